@@ -1,0 +1,255 @@
+//! Payload-free tool results.
+//!
+//! A tool result is presented as text, unless it holds native content (image, audio, video or document URLs,
+//! binary data, uploaded files, text content), which becomes ordered AG-UI content parts. Binary payloads are
+//! described (media type, size) and never carried. In the JSON source form native content is recognised by the
+//! shape its dump has: a `kind` discriminator together with that kind's defining field.
+
+use serde_json::{json, Value};
+
+use crate::agui::ToolResultContent;
+use crate::error::InputError;
+use crate::json::{Object, PyDumps};
+
+/// The metadata key under which a lowered tool result marks its execution value.
+const TOOL_CONTENT_METADATA_KEY: &str = "a13n.tool-content";
+
+/// A native content value as dumped, and the presentation metadata it carries.
+struct Native<'a> {
+    value: &'a Object,
+    kind: &'a str,
+    /// `ContentMetadata.display` (annotated content items and text content may hide themselves).
+    display: bool,
+}
+
+/// Recognise a dumped native content value (possibly wrapped in an annotated content item).
+fn native(value: &Value) -> Option<Native<'_>> {
+    let object = value.as_object()?;
+    if object.len() == 2 {
+        if let (Some(inner), Some(Value::Object(metadata))) = (object.get("value"), object.get("metadata")) {
+            if metadata.contains_key("display") {
+                if let Some(item) = native_value(inner) {
+                    let display = metadata.get("display").and_then(Value::as_bool).unwrap_or(true);
+                    return Some(Native { display, ..item });
+                }
+                if inner.is_string() {
+                    return None;
+                }
+            }
+        }
+    }
+    native_value(value)
+}
+
+fn native_value(value: &Value) -> Option<Native<'_>> {
+    let object = value.as_object()?;
+    let kind = object.get("kind")?.as_str()?;
+    let defining = match kind {
+        "image-url" | "audio-url" | "video-url" | "document-url" => "url",
+        "binary" => "data",
+        "uploaded-file" => "file_id",
+        "text-content" => "content",
+        "cache-point" => "kind",
+        _ => return None,
+    };
+    if !object.contains_key(defining) {
+        return None;
+    }
+    let display = if kind == "text-content" {
+        object.get("metadata").and_then(|m| m.get("display")).and_then(Value::as_bool).unwrap_or(true)
+    } else {
+        true
+    };
+    Some(Native { value: object, kind, display })
+}
+
+/// What an input projection yields: text, or a payload-free media description.
+enum Projection {
+    Text(String),
+    Media(Object),
+}
+
+/// Describe one native value without its payload; `None` for values that present nothing (cache points).
+fn project(item: &Native<'_>) -> Option<Projection> {
+    let object = item.value;
+    let mut media = Object::new();
+    match item.kind {
+        "text-content" => {
+            return Some(Projection::Text(object.get("content").and_then(Value::as_str).unwrap_or("").to_owned()))
+        }
+        "cache-point" => return None,
+        "binary" => {
+            media.insert("kind".into(), item.kind.into());
+            media.insert("media_type".into(), object.get("media_type").cloned().unwrap_or(Value::Null));
+            let size = object.get("data").and_then(Value::as_str).map_or(0, base64_decoded_len);
+            media.insert("size_bytes".into(), size.into());
+            media.insert("payload_omitted".into(), true.into());
+        }
+        "uploaded-file" => {
+            media.insert("kind".into(), item.kind.into());
+            media.insert("file_id".into(), object.get("file_id").cloned().unwrap_or(Value::Null));
+            media.insert("provider_name".into(), object.get("provider_name").cloned().unwrap_or(Value::Null));
+            media.insert("media_type".into(), object.get("media_type").cloned().unwrap_or(Value::Null));
+        }
+        _ => {
+            media.insert("kind".into(), item.kind.into());
+            let url = object.get("url").and_then(Value::as_str).unwrap_or("");
+            if url.starts_with("https://") || url.starts_with("http://") {
+                media.insert("url".into(), url.into());
+            } else {
+                media.insert("payload_omitted".into(), true.into());
+            }
+            if let Some(Value::String(media_type)) = object.get("media_type") {
+                media.insert("media_type".into(), media_type.clone().into());
+            }
+        }
+    }
+    Some(Projection::Media(media))
+}
+
+/// The length of the bytes a standard base64 text decodes to.
+fn base64_decoded_len(text: &str) -> usize {
+    let body = text.trim_end_matches('=');
+    let symbols = body.bytes().filter(|b| !b.is_ascii_whitespace()).count();
+    symbols * 3 / 4
+}
+
+/// The value a settled tool call presents: the marked execution value of a lowered result, or the content.
+pub(crate) fn tool_execution_value<'a>(content: &'a Value, metadata: Option<&Object>) -> Result<&'a Value, InputError> {
+    let Some(marker) = metadata.and_then(|m| m.get(TOOL_CONTENT_METADATA_KEY)) else {
+        return Ok(content);
+    };
+    let index = marker
+        .get("result_index")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| InputError::new("part.metadata.a13n.tool-content.result_index", "expected an integer"))?;
+    content
+        .as_array()
+        .and_then(|items| items.get(index as usize))
+        .ok_or_else(|| InputError::new("part.content", format!("no execution value at result_index {index}")))
+}
+
+/// Replace native content inside a JSON value by its payload-free description.
+pub(crate) fn public_tool_value(value: &Value) -> Value {
+    if let Some(item) = native(value) {
+        return match project(&item) {
+            Some(Projection::Text(text)) if item.display => Value::String(text),
+            Some(Projection::Media(media)) if item.display => Value::Object(media),
+            _ => json!({"payload_omitted": true}),
+        };
+    }
+    match value {
+        Value::Object(object) => {
+            Value::Object(object.iter().map(|(key, item)| (key.clone(), public_tool_value(item))).collect())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(public_tool_value).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Text for a non-native value: strings as they are, anything else as sorted compact JSON.
+fn text_of(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => PyDumps::SORTED_TEXT.dumps(&public_tool_value(other)),
+    }
+}
+
+fn text_part(text: String) -> Value {
+    json!({"type": "text", "text": text})
+}
+
+/// Project a tool's execution value as AG-UI tool-result content.
+pub fn tool_result_content(value: &Value) -> ToolResultContent {
+    let single = std::slice::from_ref(value);
+    let values = value.as_array().map_or(single, Vec::as_slice);
+    if !values.iter().any(|item| native(item).is_some()) {
+        return ToolResultContent::Text(text_of(value));
+    }
+    let mut parts = Vec::with_capacity(values.len());
+    for item in values {
+        let Some(native) = native(item) else {
+            match item {
+                Value::String(text) => parts.push(text_part(text.clone())),
+                other => parts.push(text_part(text_of(other))),
+            }
+            continue;
+        };
+        if !native.display {
+            continue;
+        }
+        let media = match project(&native) {
+            None => continue,
+            Some(Projection::Text(text)) => {
+                parts.push(text_part(text));
+                continue;
+            }
+            Some(Projection::Media(media)) => media,
+        };
+        let mime = media.get("media_type").and_then(Value::as_str);
+        let source = if let Some(url) = media.get("url").and_then(Value::as_str) {
+            let mut source = json!({"type": "url", "value": url});
+            if let Some(mime) = mime {
+                source["mimeType"] = mime.into();
+            }
+            source
+        } else if let Some(file_id) = media.get("file_id").and_then(Value::as_str) {
+            let mut source = json!({"type": "file", "value": file_id});
+            if let Some(provider) = media.get("provider_name").and_then(Value::as_str) {
+                source["provider"] = provider.into();
+            }
+            if let Some(mime) = mime {
+                source["mimeType"] = mime.into();
+            }
+            source
+        } else {
+            parts.push(text_part(PyDumps::SORTED_TEXT.dumps(&Value::Object(media))));
+            continue;
+        };
+        let kind = media.get("kind").and_then(Value::as_str).unwrap_or("");
+        let mime = mime.unwrap_or("");
+        let part_type = if kind == "image-url" || mime.starts_with("image/") {
+            "image"
+        } else if kind == "audio-url" || mime.starts_with("audio/") {
+            "audio"
+        } else if kind == "video-url" || mime.starts_with("video/") {
+            "video"
+        } else {
+            "document"
+        };
+        parts.push(json!({"type": part_type, "source": source}));
+    }
+    ToolResultContent::Parts(parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_values_become_sorted_text() {
+        let value = json!({"city": "東京", "a": [1, 2.0]});
+        assert_eq!(tool_result_content(&value), ToolResultContent::Text(r#"{"a":[1,2.0],"city":"東京"}"#.into()));
+        assert_eq!(tool_result_content(&json!("done")), ToolResultContent::Text("done".into()));
+        assert_eq!(tool_result_content(&Value::Null), ToolResultContent::Text("null".into()));
+    }
+
+    #[test]
+    fn native_media_becomes_parts_without_payloads() {
+        let value = json!(["A chart:",
+            {"url": "https://example.com/chart.png", "force_download": false, "vendor_metadata": null,
+             "kind": "image-url", "media_type": "image/png", "identifier": "c198f8"},
+            {"data": "iVBORy4uLi4=", "media_type": "image/png", "vendor_metadata": null, "kind": "binary",
+             "identifier": "a7ae49"}]);
+        let ToolResultContent::Parts(parts) = tool_result_content(&value) else { panic!("expected parts") };
+        assert_eq!(parts[0], json!({"type": "text", "text": "A chart:"}));
+        assert_eq!(
+            parts[1],
+            json!({"type": "image", "source": {"type": "url", "value": "https://example.com/chart.png", "mimeType": "image/png"}})
+        );
+        assert_eq!(
+            parts[2],
+            json!({"type": "text", "text": r#"{"kind":"binary","media_type":"image/png","payload_omitted":true,"size_bytes":8}"#})
+        );
+    }
+}

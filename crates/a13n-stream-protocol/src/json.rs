@@ -1,0 +1,346 @@
+//! JSON encodings that reproduce the reference runtime byte for byte.
+//!
+//! Two encoders matter for parity:
+//! - Python's `json.dumps`, used by the reference for tool-argument text, tool-result text, size limits and
+//!   failure messages (`ensure_ascii`, `sort_keys` and separators vary by call site);
+//! - Pydantic's `model_dump_json`, used for checkpoints and oversized CUSTOM events: compact, raw UTF-8.
+//!
+//! Both write floats the way Python's `repr` does (`1e-05`, `21.0`, `1e+16`), which differs from Rust's
+//! shortest-representation formatting only in layout, never in digits.
+
+use std::io;
+
+use serde::Serialize;
+use serde_json::ser::{CharEscape, Formatter};
+use serde_json::{Map, Value};
+
+/// A JSON object with insertion order preserved, as Python dicts keep it.
+pub type Object = Map<String, Value>;
+
+/// Format a finite float as Python's `repr(float)`.
+pub fn py_float_repr(value: f64) -> String {
+    if value == 0.0 {
+        return if value.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+    }
+    if !value.is_finite() {
+        // Python's json.dumps writes these non-standard tokens; serde_json values never hold them.
+        return if value.is_nan() {
+            "NaN".into()
+        } else if value > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
+    }
+    // `{:e}` yields the shortest round-trip digits: "-1.2345e-5".
+    let sci = format!("{value:e}");
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let (negative, mantissa) = match mantissa.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let mut out = String::with_capacity(digits.len() + 8);
+    if negative {
+        out.push('-');
+    }
+    if (-4..16).contains(&exponent) {
+        let point = exponent + 1; // position of the decimal point within `digits`
+        if point <= 0 {
+            out.push_str("0.");
+            for _ in 0..-point {
+                out.push('0');
+            }
+            out.push_str(&digits);
+        } else if point as usize >= digits.len() {
+            out.push_str(&digits);
+            for _ in 0..(point as usize - digits.len()) {
+                out.push('0');
+            }
+            out.push_str(".0");
+        } else {
+            out.push_str(&digits[..point as usize]);
+            out.push('.');
+            out.push_str(&digits[point as usize..]);
+        }
+    } else {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if exponent < 0 { '-' } else { '+' });
+        let magnitude = exponent.unsigned_abs();
+        if magnitude < 10 {
+            out.push('0');
+        }
+        out.push_str(&magnitude.to_string());
+    }
+    out
+}
+
+/// Options of Python's `json.dumps` that the reference varies.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PyDumps {
+    pub ensure_ascii: bool,
+    pub sort_keys: bool,
+    /// `(",", ":")` when true, Python's default `(", ", ": ")` otherwise.
+    pub compact: bool,
+}
+
+impl PyDumps {
+    /// `json.dumps(v, ensure_ascii=False, separators=(",", ":"), sort_keys=True)`.
+    pub const SORTED_TEXT: PyDumps = PyDumps { ensure_ascii: false, sort_keys: true, compact: true };
+    /// `json.dumps(v, ensure_ascii=False, separators=(",", ":"))`.
+    pub const TEXT: PyDumps = PyDumps { ensure_ascii: false, sort_keys: false, compact: true };
+    /// `json.dumps(v)`.
+    pub const DEFAULT: PyDumps = PyDumps { ensure_ascii: true, sort_keys: false, compact: false };
+
+    pub fn dumps(self, value: &Value) -> String {
+        let mut out = Vec::with_capacity(64);
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, PyFormatter { options: self });
+        let result = if self.sort_keys { Sorted(value).serialize(&mut ser) } else { value.serialize(&mut ser) };
+        // Serializing a `Value` into memory cannot fail.
+        debug_assert!(result.is_ok());
+        String::from_utf8(out).unwrap_or_default()
+    }
+}
+
+/// Serializes a value with every object's keys in code point order, like `sort_keys=True`.
+struct Sorted<'a>(&'a Value);
+
+impl Serialize for Sorted<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self.0 {
+            Value::Object(map) => {
+                let mut entries: Vec<_> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                let mut out = serializer.serialize_map(Some(entries.len()))?;
+                for (key, value) in entries {
+                    out.serialize_entry(key, &Sorted(value))?;
+                }
+                out.end()
+            }
+            Value::Array(items) => {
+                let mut out = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    out.serialize_element(&Sorted(item))?;
+                }
+                out.end()
+            }
+            other => other.serialize(serializer),
+        }
+    }
+}
+
+struct PyFormatter {
+    options: PyDumps,
+}
+
+impl Formatter for PyFormatter {
+    fn write_f64<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
+        writer.write_all(py_float_repr(value).as_bytes())
+    }
+
+    fn write_f32<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f32) -> io::Result<()> {
+        self.write_f64(writer, f64::from(value))
+    }
+
+    fn begin_array_value<W: ?Sized + io::Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
+        if first {
+            Ok(())
+        } else if self.options.compact {
+            writer.write_all(b",")
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+
+    fn begin_object_key<W: ?Sized + io::Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
+        self.begin_array_value(writer, first)
+    }
+
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        writer.write_all(if self.options.compact { b":" } else { b": " })
+    }
+
+    fn write_string_fragment<W: ?Sized + io::Write>(&mut self, writer: &mut W, fragment: &str) -> io::Result<()> {
+        if !self.options.ensure_ascii || fragment.is_ascii() {
+            return writer.write_all(fragment.as_bytes());
+        }
+        let mut units = [0u16; 2];
+        for ch in fragment.chars() {
+            if ch.is_ascii() {
+                writer.write_all(&[ch as u8])?;
+            } else {
+                for unit in ch.encode_utf16(&mut units) {
+                    write!(writer, "\\u{unit:04x}")?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn write_char_escape<W: ?Sized + io::Write>(&mut self, writer: &mut W, escape: CharEscape) -> io::Result<()> {
+        write_python_escape(writer, escape)
+    }
+}
+
+fn write_python_escape<W: ?Sized + io::Write>(writer: &mut W, escape: CharEscape) -> io::Result<()> {
+    let text: &[u8] = match escape {
+        CharEscape::Quote => b"\\\"",
+        CharEscape::ReverseSolidus => b"\\\\",
+        CharEscape::Solidus => b"/",
+        CharEscape::Backspace => b"\\b",
+        CharEscape::FormFeed => b"\\f",
+        CharEscape::LineFeed => b"\\n",
+        CharEscape::CarriageReturn => b"\\r",
+        CharEscape::Tab => b"\\t",
+        CharEscape::AsciiControl(byte) => return write!(writer, "\\u{byte:04x}"),
+    };
+    writer.write_all(text)
+}
+
+/// The formatter of Pydantic's `model_dump_json`: compact, raw UTF-8, Python float layout.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PydanticFormatter;
+
+impl Formatter for PydanticFormatter {
+    fn write_f64<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
+        writer.write_all(py_float_repr(value).as_bytes())
+    }
+
+    fn write_f32<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f32) -> io::Result<()> {
+        self.write_f64(writer, f64::from(value))
+    }
+
+    fn write_char_escape<W: ?Sized + io::Write>(&mut self, writer: &mut W, escape: CharEscape) -> io::Result<()> {
+        write_python_escape(writer, escape)
+    }
+}
+
+/// Serialize as Pydantic's `model_dump_json` would.
+pub(crate) fn to_pydantic_json<T: Serialize + ?Sized>(value: &T) -> Result<String, serde_json::Error> {
+    let mut out = Vec::with_capacity(256);
+    to_pydantic_writer(&mut out, value)?;
+    Ok(String::from_utf8(out).unwrap_or_default())
+}
+
+/// Append the Pydantic JSON form of `value` to `out`.
+pub(crate) fn to_pydantic_writer<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result<(), serde_json::Error> {
+    let mut ser = serde_json::Serializer::with_formatter(out, PydanticFormatter);
+    value.serialize(&mut ser)
+}
+
+/// `len(json.dumps(value, separators=(",", ":")))`: the ASCII-escaped compact length, without building it.
+pub(crate) fn json_size(value: &Value) -> usize {
+    match value {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(number) => number_text(number).len(),
+        Value::String(text) => escaped_str_size(text),
+        Value::Array(items) => 2 + items.len().saturating_sub(1) + items.iter().map(json_size).sum::<usize>(),
+        Value::Object(map) => {
+            2 + map.len().saturating_sub(1)
+                + map.iter().map(|(key, value)| escaped_str_size(key) + 1 + json_size(value)).sum::<usize>()
+        }
+    }
+}
+
+/// The length of a string in `json.dumps` with `ensure_ascii=True`, quotes included.
+pub(crate) fn escaped_str_size(text: &str) -> usize {
+    let mut size = 2;
+    for ch in text.chars() {
+        size += match ch {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{08}' | '\u{0c}' => 2,
+            c if (c as u32) < 0x20 => 6,
+            c if c.is_ascii() => 1,
+            c if (c as u32) > 0xFFFF => 12,
+            _ => 6,
+        };
+    }
+    size
+}
+
+fn number_text(number: &serde_json::Number) -> String {
+    if let Some(int) = number.as_i64() {
+        int.to_string()
+    } else if let Some(int) = number.as_u64() {
+        int.to_string()
+    } else {
+        py_float_repr(number.as_f64().unwrap_or(0.0))
+    }
+}
+
+/// Number of Unicode code points, Python's `len(str)`.
+#[inline]
+pub(crate) fn char_len(text: &str) -> usize {
+    if text.is_ascii() {
+        text.len()
+    } else {
+        text.chars().count()
+    }
+}
+
+/// Python's `text[:limit]` for a code point limit, as a byte index.
+pub(crate) fn char_boundary(text: &str, limit: usize) -> usize {
+    if text.len() <= limit {
+        return text.len();
+    }
+    text.char_indices().nth(limit).map_or(text.len(), |(index, _)| index)
+}
+
+/// Python's `text[:limit]`.
+pub(crate) fn char_prefix(text: &str, limit: usize) -> &str {
+    &text[..char_boundary(text, limit)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn float_repr_matches_python() {
+        for (value, expected) in [
+            (21.0, "21.0"),
+            (1e-05, "1e-05"),
+            (0.0001, "0.0001"),
+            (1e16, "1e+16"),
+            (1e15, "1000000000000000.0"),
+            (-2.5, "-2.5"),
+            (0.1, "0.1"),
+            (123456789.123, "123456789.123"),
+            (1.5e300, "1.5e+300"),
+            (-0.0, "-0.0"),
+            (5e-324, "5e-324"),
+        ] {
+            assert_eq!(py_float_repr(value), expected, "{value}");
+        }
+    }
+
+    #[test]
+    fn dumps_variants() {
+        let value = json!({"b": [1, 2.0, "é🚀"], "a": {"z": null, "y": true}});
+        assert_eq!(PyDumps::SORTED_TEXT.dumps(&value), r#"{"a":{"y":true,"z":null},"b":[1,2.0,"é🚀"]}"#);
+        assert_eq!(
+            PyDumps::DEFAULT.dumps(&value),
+            r#"{"b": [1, 2.0, "\u00e9\ud83d\ude80"], "a": {"z": null, "y": true}}"#
+        );
+        assert_eq!(json_size(&value), PyDumps { compact: true, ..PyDumps::DEFAULT }.dumps(&value).len());
+        let control = json!("a\u{1}\n\"\\");
+        assert_eq!(PyDumps::TEXT.dumps(&control), "\"a\\u0001\\n\\\"\\\\\"");
+        assert_eq!(json_size(&control), PyDumps::TEXT.dumps(&control).len());
+    }
+
+    #[test]
+    fn char_slicing_counts_code_points() {
+        assert_eq!(char_prefix("héllo", 2), "hé");
+        assert_eq!(char_prefix("ab", 5), "ab");
+        assert_eq!(char_len("東京🚀"), 3);
+    }
+}

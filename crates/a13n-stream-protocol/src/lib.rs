@@ -1,0 +1,23 @@
+//! Exact Harness-to-AG-UI stream observation, display folding and checkpoint recovery.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod agui;
+mod content;
+mod error;
+pub mod fragments;
+mod json;
+pub mod observer;
+pub mod source;
+mod time;
+
+pub use agui::Event;
+pub use content::tool_result_content;
+pub use error::{FoldError, InputError, ObserveError};
+pub use fragments::{fragment_custom_event, CustomEventAssembler};
+pub use json::py_float_repr;
+pub use observer::{
+    AguiEventProcessor, HarnessAguiObserver, HarnessAguiStreamObserver, Observer, ObserverContinuation,
+};
+pub use source::{SourceBody, SourceEvent, SourceItem};
+pub use time::{SourceTime, UtcTime};

@@ -1,0 +1,561 @@
+//! The Harness source model: one public source item per JSON line.
+//!
+//! A source item is either a native event or the terminal Run result, each behind the same correlation
+//! (`thread_id`, `run_id`, `sequence`, `occurred_at`). Decoding checks the shape of every field a conversion rule
+//! reads and classifies the event; the event object itself is kept as parsed, key order intact, so events of
+//! kinds the protocol does not map are carried through unchanged.
+
+use serde_json::Value;
+
+use crate::error::InputError;
+use crate::json::Object;
+use crate::time::SourceTime;
+
+/// One public Harness source item: a native event or the terminal Run result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceItem {
+    /// The Harness Thread this item belongs to.
+    pub thread_id: String,
+    /// The Harness Run this item belongs to (a root Run or one of its inline children).
+    pub run_id: String,
+    /// The item's position in its Run's stream.
+    pub sequence: u64,
+    /// When the item occurred, with the offset it was written with.
+    pub occurred_at: SourceTime,
+    /// The event or the terminal result.
+    pub body: SourceBody,
+}
+
+/// What a source item carries.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SourceBody {
+    /// A native observation.
+    Event(SourceEvent),
+    /// The terminal Run result.
+    Result(RunResult),
+}
+
+/// The classification of a native event: which conversion rule applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EventKind {
+    /// A Harness extension event `{schema_version, kind, payload}`.
+    Extension,
+    /// A text input observation (`a13n.input.text`).
+    InputText,
+    /// A payload-free media input observation (`a13n.input.media`).
+    InputMedia,
+    /// Delivery of enqueued messages.
+    EnqueuedMessages,
+    /// Deferred tool calls resolved by a handler.
+    DeferredToolResults,
+    /// Any other capability event.
+    Capability,
+    /// A model response part started.
+    PartStart,
+    /// A delta to an open model response part.
+    PartDelta,
+    /// A model response part ended.
+    PartEnd,
+    /// A function tool's result.
+    FunctionToolResult,
+    /// An output tool's result.
+    OutputToolResult,
+    /// An event kind without a dedicated rule: carried through as a `CUSTOM` event.
+    Other,
+}
+
+/// A native event: its classification and its original JSON object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceEvent {
+    kind: EventKind,
+    raw: Object,
+}
+
+impl SourceEvent {
+    /// Which conversion rule applies.
+    pub fn kind(&self) -> EventKind {
+        self.kind
+    }
+
+    /// The event exactly as decoded (key order preserved).
+    pub fn raw(&self) -> &Object {
+        &self.raw
+    }
+
+    /// Decode and validate one event object.
+    pub fn from_object(raw: Object) -> Result<SourceEvent, InputError> {
+        let kind = classify(&raw)?;
+        Ok(SourceEvent { kind, raw })
+    }
+
+    pub(crate) fn str_field(&self, key: &str) -> Option<&str> {
+        self.raw.get(key).and_then(Value::as_str)
+    }
+
+    pub(crate) fn index(&self) -> i64 {
+        self.raw.get("index").and_then(Value::as_i64).unwrap_or(0)
+    }
+
+    pub(crate) fn object(&self, key: &str) -> Option<&Object> {
+        self.raw.get(key).and_then(Value::as_object)
+    }
+}
+
+/// The terminal Run result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunResult {
+    /// `completed`, `suspended`, `failed` or `cancelled`.
+    pub status: RunStatus,
+    raw: Object,
+}
+
+/// How a Run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunStatus {
+    /// The Run produced its output.
+    Completed,
+    /// The Run waits for approvals or external tool results.
+    Suspended,
+    /// The Run failed.
+    Failed,
+    /// The Run was cancelled.
+    Cancelled,
+}
+
+impl RunStatus {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Completed => "completed",
+            RunStatus::Suspended => "suspended",
+            RunStatus::Failed => "failed",
+            RunStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// Token counts of a Run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Usage {
+    /// Input tokens.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Input tokens read from a provider cache.
+    pub cache_read_tokens: u64,
+    /// Input tokens written to a provider cache.
+    pub cache_write_tokens: u64,
+    /// `details.reasoning_tokens` when it is an integer.
+    pub reasoning_tokens: Option<u64>,
+}
+
+impl RunResult {
+    /// The result object exactly as decoded.
+    pub fn raw(&self) -> &Object {
+        &self.raw
+    }
+
+    /// The Run's token usage.
+    pub fn usage(&self) -> Usage {
+        let usage = self.raw.get("usage").and_then(Value::as_object);
+        let count = |key: &str| usage.and_then(|u| u.get(key)).and_then(Value::as_u64).unwrap_or(0);
+        let reasoning = usage
+            .and_then(|u| u.get("details"))
+            .and_then(|d| d.get("reasoning_tokens"))
+            .filter(|v| v.is_i64() || v.is_u64())
+            .and_then(Value::as_u64);
+        Usage {
+            input_tokens: count("input_tokens"),
+            output_tokens: count("output_tokens"),
+            cache_read_tokens: count("cache_read_tokens"),
+            cache_write_tokens: count("cache_write_tokens"),
+            reasoning_tokens: reasoning,
+        }
+    }
+
+    pub(crate) fn field(&self, key: &str) -> Option<&Value> {
+        self.raw.get(key)
+    }
+}
+
+impl SourceItem {
+    /// Decode one source line (the conformance wire form).
+    pub fn from_json(line: &str) -> Result<SourceItem, InputError> {
+        let value: Value =
+            serde_json::from_str(line).map_err(|error| InputError::new("", format!("invalid JSON: {error}")))?;
+        SourceItem::from_value(value)
+    }
+
+    /// Decode one source item from a parsed JSON value.
+    pub fn from_value(value: Value) -> Result<SourceItem, InputError> {
+        let Value::Object(mut object) = value else {
+            return Err(InputError::new("", format!("expected a source item object, found {}", type_name(&value))));
+        };
+        let thread_id = take_id(&mut object, "thread_id")?;
+        let run_id = take_id(&mut object, "run_id")?;
+        let sequence = match object.get("sequence") {
+            Some(Value::Number(number)) if number.as_u64().is_some() => number.as_u64().unwrap_or(0),
+            Some(other) => {
+                return Err(InputError::new("sequence", format!("expected a non-negative integer, found {other}")))
+            }
+            None => return Err(InputError::new("sequence", "missing field")),
+        };
+        let occurred_at = match object.get("occurred_at") {
+            Some(Value::String(text)) => SourceTime::parse(text).map_err(|e| InputError::new("occurred_at", e))?,
+            Some(other) => {
+                return Err(InputError::new("occurred_at", format!("expected an ISO 8601 string, found {other}")))
+            }
+            None => return Err(InputError::new("occurred_at", "missing field")),
+        };
+        let body = match (object.shift_remove("event"), object.shift_remove("result")) {
+            (Some(Value::Object(event)), None) => {
+                SourceBody::Event(SourceEvent::from_object(event).map_err(|e| e.nested("event"))?)
+            }
+            (None, Some(Value::Object(result))) => {
+                SourceBody::Result(decode_result(result).map_err(|e| e.nested("result"))?)
+            }
+            (Some(_), Some(_)) => return Err(InputError::new("", "a source item has either `event` or `result`, not both")),
+            (Some(other), None) => {
+                return Err(InputError::new("event", format!("expected an object, found {}", type_name(&other))))
+            }
+            (None, Some(other)) => {
+                return Err(InputError::new("result", format!("expected an object, found {}", type_name(&other))))
+            }
+            (None, None) => return Err(InputError::new("", "missing field `event` (or `result`)")),
+        };
+        Ok(SourceItem { thread_id, run_id, sequence, occurred_at, body })
+    }
+
+    /// The canonical JSON form of this item (the journal wire form).
+    pub fn to_value(&self) -> Value {
+        let mut object = Object::new();
+        object.insert("thread_id".into(), self.thread_id.clone().into());
+        object.insert("run_id".into(), self.run_id.clone().into());
+        object.insert("sequence".into(), self.sequence.into());
+        object.insert("occurred_at".into(), self.occurred_at.isoformat().into());
+        match &self.body {
+            SourceBody::Event(event) => object.insert("event".into(), Value::Object(event.raw.clone())),
+            SourceBody::Result(result) => object.insert("result".into(), Value::Object(result.raw.clone())),
+        };
+        Value::Object(object)
+    }
+
+    /// The native event, when this item is not the terminal result.
+    pub fn event(&self) -> Option<&SourceEvent> {
+        match &self.body {
+            SourceBody::Event(event) => Some(event),
+            SourceBody::Result(_) => None,
+        }
+    }
+
+    /// `{thread_id, run_id, sequence, occurred_at, event}`: the value of a carried-through `CUSTOM` event.
+    pub(crate) fn source_value(&self, event: Value) -> Value {
+        let mut object = Object::with_capacity(5);
+        object.insert("thread_id".into(), self.thread_id.clone().into());
+        object.insert("run_id".into(), self.run_id.clone().into());
+        object.insert("sequence".into(), self.sequence.into());
+        object.insert("occurred_at".into(), self.occurred_at.isoformat().into());
+        object.insert("event".into(), event);
+        Value::Object(object)
+    }
+}
+
+pub(crate) fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn take_id(object: &mut Object, key: &str) -> Result<String, InputError> {
+    match object.shift_remove(key) {
+        Some(Value::String(text)) if !text.trim().is_empty() => Ok(text),
+        Some(Value::String(_)) => Err(InputError::new(key, "must not be empty")),
+        Some(other) => Err(InputError::new(key, format!("expected a string, found {}", type_name(&other)))),
+        None => Err(InputError::new(key, "missing field")),
+    }
+}
+
+/// Shape checks for the fields the conversion rules read.
+struct Check<'a> {
+    object: &'a Object,
+    path: &'a str,
+}
+
+impl<'a> Check<'a> {
+    fn err(&self, key: &str, message: String) -> InputError {
+        let path = if self.path.is_empty() { key.to_owned() } else { format!("{}.{key}", self.path) };
+        InputError::new(path, message)
+    }
+
+    fn require(&self, key: &str) -> Result<&'a Value, InputError> {
+        self.object.get(key).ok_or_else(|| self.err(key, "missing field".into()))
+    }
+
+    fn string(&self, key: &str) -> Result<&'a str, InputError> {
+        match self.require(key)? {
+            Value::String(text) => Ok(text),
+            other => Err(self.err(key, format!("expected a string, found {}", type_name(other)))),
+        }
+    }
+
+    /// Absent, null or a string.
+    fn opt_string(&self, key: &str) -> Result<Option<&'a str>, InputError> {
+        match self.object.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text)),
+            Some(other) => Err(self.err(key, format!("expected a string or null, found {}", type_name(other)))),
+        }
+    }
+
+    fn int(&self, key: &str) -> Result<i64, InputError> {
+        match self.require(key)? {
+            Value::Number(number) if number.is_i64() => Ok(number.as_i64().unwrap_or(0)),
+            other => Err(self.err(key, format!("expected an integer, found {other}"))),
+        }
+    }
+
+    fn object(&self, key: &str) -> Result<&'a Object, InputError> {
+        match self.require(key)? {
+            Value::Object(object) => Ok(object),
+            other => Err(self.err(key, format!("expected an object, found {}", type_name(other)))),
+        }
+    }
+
+    fn opt_object(&self, key: &str) -> Result<Option<&'a Object>, InputError> {
+        match self.object.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Object(object)) => Ok(Some(object)),
+            Some(other) => Err(self.err(key, format!("expected an object or null, found {}", type_name(other)))),
+        }
+    }
+
+    fn nested(&self, key: &str, path: &'a mut String) -> Result<Check<'a>, InputError> {
+        let object = self.object(key)?;
+        *path = if self.path.is_empty() { key.to_owned() } else { format!("{}.{key}", self.path) };
+        Ok(Check { object, path })
+    }
+}
+
+fn classify(raw: &Object) -> Result<EventKind, InputError> {
+    let check = Check { object: raw, path: "" };
+    let Some(event_kind) = raw.get("event_kind") else {
+        // A Harness extension event.
+        check.string("kind")?;
+        check.require("payload")?;
+        if let Some(version) = raw.get("schema_version") {
+            if !version.is_string() {
+                return Err(check.err("schema_version", "expected a string".into()));
+            }
+        }
+        return Ok(EventKind::Extension);
+    };
+    let Some(event_kind) = event_kind.as_str() else {
+        return Err(check.err("event_kind", format!("expected a string, found {}", type_name(event_kind))));
+    };
+    Ok(match event_kind {
+        "capability" => {
+            let kind = check.string("kind")?;
+            match kind {
+                "a13n.input.text" | "a13n.input.media" => {
+                    check.string("input_id")?;
+                    check.string("source")?;
+                    check.opt_object("metadata")?;
+                    if kind == "a13n.input.text" {
+                        check.string("content")?;
+                        EventKind::InputText
+                    } else {
+                        check.object("content")?;
+                        EventKind::InputMedia
+                    }
+                }
+                _ => EventKind::Capability,
+            }
+        }
+        "enqueued_messages" => {
+            check.string("enqueue_id")?;
+            EventKind::EnqueuedMessages
+        }
+        "deferred_tool_results" => {
+            let mut path = String::new();
+            let results = check.nested("results", &mut path)?;
+            results.object("calls")?;
+            results.object("approvals")?;
+            EventKind::DeferredToolResults
+        }
+        "part_start" | "part_end" => {
+            check.int("index")?;
+            let mut path = String::new();
+            let part = check.nested("part", &mut path)?;
+            check_part(&part)?;
+            if event_kind == "part_start" {
+                EventKind::PartStart
+            } else {
+                EventKind::PartEnd
+            }
+        }
+        "part_delta" => {
+            check.int("index")?;
+            let mut path = String::new();
+            let delta = check.nested("delta", &mut path)?;
+            match delta.string("part_delta_kind")? {
+                "text" => {
+                    delta.string("content_delta")?;
+                }
+                "thinking" => {
+                    delta.opt_string("content_delta")?;
+                    delta.opt_string("signature_delta")?;
+                }
+                "tool_call" => {
+                    delta.opt_string("tool_name_delta")?;
+                    delta.opt_string("tool_call_id")?;
+                }
+                _ => {}
+            }
+            EventKind::PartDelta
+        }
+        "function_tool_result" | "output_tool_result" => {
+            let mut path = String::new();
+            let part = check.nested("part", &mut path)?;
+            match part.string("part_kind")? {
+                "tool-return" => {
+                    part.string("tool_call_id")?;
+                    part.require("content")?;
+                    part.opt_object("metadata")?;
+                    if let Some(outcome) = part.object.get("outcome") {
+                        if !outcome.is_string() {
+                            return Err(part.err("outcome", "expected a string".into()));
+                        }
+                    }
+                }
+                "retry-prompt" => {
+                    part.string("tool_call_id")?;
+                    part.require("content")?;
+                }
+                other => {
+                    return Err(part.err("part_kind", format!("expected `tool-return` or `retry-prompt`, found {other:?}")))
+                }
+            }
+            if event_kind == "function_tool_result" {
+                EventKind::FunctionToolResult
+            } else {
+                EventKind::OutputToolResult
+            }
+        }
+        _ => EventKind::Other,
+    })
+}
+
+fn check_part(part: &Check<'_>) -> Result<(), InputError> {
+    match part.string("part_kind")? {
+        "text" => {
+            part.string("content")?;
+            part.opt_string("id")?;
+        }
+        "thinking" => {
+            part.string("content")?;
+            part.opt_string("signature")?;
+        }
+        "tool-call" | "builtin-tool-call" => {
+            part.string("tool_name")?;
+            part.string("tool_call_id")?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn decode_result(raw: Object) -> Result<RunResult, InputError> {
+    let check = Check { object: &raw, path: "" };
+    let status = match check.string("status")? {
+        "completed" => RunStatus::Completed,
+        "suspended" => RunStatus::Suspended,
+        "failed" => RunStatus::Failed,
+        "cancelled" => RunStatus::Cancelled,
+        other => {
+            return Err(check.err(
+                "status",
+                format!("expected one of completed, suspended, failed, cancelled; found {other:?}"),
+            ))
+        }
+    };
+    let mut path = String::new();
+    let usage = check.nested("usage", &mut path)?;
+    for key in ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"] {
+        match usage.require(key)? {
+            Value::Number(number) if number.as_u64().is_some() => {}
+            other => return Err(usage.err(key, format!("expected a non-negative integer, found {other}"))),
+        }
+    }
+    usage.opt_object("details")?;
+    match status {
+        RunStatus::Failed => {
+            let mut path = String::new();
+            let failure = check.nested("failure", &mut path)?;
+            failure.string("message")?;
+            failure.opt_string("code")?;
+        }
+        RunStatus::Suspended => {
+            let mut path = String::new();
+            let deferred = check.nested("deferred", &mut path)?;
+            deferred.opt_object("metadata")?;
+            for list in ["approvals", "calls"] {
+                let entries = match deferred.object.get(list) {
+                    None => continue,
+                    Some(Value::Array(entries)) => entries,
+                    Some(other) => return Err(deferred.err(list, format!("expected an array, found {}", type_name(other)))),
+                };
+                for (index, entry) in entries.iter().enumerate() {
+                    let entry_path = format!("deferred.{list}.{index}");
+                    let Value::Object(entry) = entry else {
+                        return Err(InputError::new(entry_path, "expected an object"));
+                    };
+                    let entry = Check { object: entry, path: &entry_path };
+                    let mut model_path = String::new();
+                    entry.nested("model_call", &mut model_path)?.string("tool_call_id")?;
+                    let mut target_path = String::new();
+                    let target = entry.nested("target_call", &mut target_path)?;
+                    target.string("tool_call_id")?;
+                    target.string("tool_name")?;
+                }
+            }
+        }
+        RunStatus::Completed | RunStatus::Cancelled => {}
+    }
+    Ok(RunResult { status, raw })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_name_the_field() {
+        let error = SourceItem::from_json(
+            r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-01-01T00:00:00+00:00",
+               "event":{"index":0,"part":{"part_kind":"text","content":5},"event_kind":"part_start"}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(error.path(), "event.part.content");
+        assert!(error.to_string().contains("expected a string"), "{error}");
+        let error = SourceItem::from_json(r#"{"thread_id":" ","run_id":"r"}"#).unwrap_err();
+        assert_eq!(error.path(), "thread_id");
+        let error = SourceItem::from_json("{not json").unwrap_err();
+        assert!(error.to_string().starts_with("invalid JSON"), "{error}");
+    }
+
+    #[test]
+    fn round_trips_the_wire_form() {
+        let line = r#"{"thread_id":"t","run_id":"r","sequence":3,"occurred_at":"2026-11-29T12:00:00.5+00:00","event":{"z":1,"kind":"state","payload":{"b":1,"a":2}}}"#;
+        let item = SourceItem::from_json(line).unwrap();
+        assert_eq!(item.event().unwrap().kind(), EventKind::Extension);
+        let text = serde_json::to_string(&item.to_value()).unwrap();
+        assert!(text.contains(r#""occurred_at":"2026-11-29T12:00:00.500000+00:00""#), "{text}");
+        assert!(text.contains(r#"{"z":1,"kind":"state","payload":{"b":1,"a":2}}"#), "{text}");
+    }
+}

@@ -1,0 +1,306 @@
+//! Instants as the reference's runtime computes and writes them.
+//!
+//! The library never reads a clock: every instant comes from an event. Source items carry an ISO 8601
+//! `occurred_at` with its UTC offset, which the observer echoes back with Python's `isoformat()` and converts to
+//! AG-UI epoch milliseconds in binary floating point, exactly as `int(dt.timestamp() * 1000)` does. Display items
+//! write UTC instants as Pydantic does: `…T…Z`, microseconds only when non-zero.
+
+use std::fmt;
+
+const MICROS_PER_SECOND: i64 = 1_000_000;
+const SECONDS_PER_DAY: i64 = 86_400;
+/// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z, Python's datetime range, as Unix microseconds.
+const MIN_MICROS: i64 = -62_135_596_800 * MICROS_PER_SECOND;
+const MAX_MICROS: i64 = 253_402_300_800 * MICROS_PER_SECOND - 1;
+
+/// An instant with the UTC offset it was written with (a source item's `occurred_at`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SourceTime {
+    /// Microseconds since the Unix epoch, UTC.
+    micros: i64,
+    /// The written offset in seconds east of UTC; `None` for a naive time, read as UTC.
+    offset: Option<i32>,
+}
+
+impl SourceTime {
+    /// Parse an ISO 8601 date-time such as `2026-11-29T17:59:24.176246+00:00` or `…Z`.
+    pub fn parse(text: &str) -> Result<SourceTime, String> {
+        parse_datetime(text)
+    }
+
+    /// Microseconds since the Unix epoch.
+    pub fn unix_micros(self) -> i64 {
+        self.micros
+    }
+
+    /// `int(dt.timestamp() * 1000)`, computed in binary floating point as Python does.
+    pub fn timestamp_ms(self) -> i64 {
+        let seconds = self.micros as f64 / 1e6;
+        (seconds * 1000.0).trunc() as i64
+    }
+
+    /// Python's `dt.isoformat()`: local fields, `.ffffff` only when non-zero, then `+HH:MM`.
+    pub fn isoformat(self) -> String {
+        let offset = self.offset.unwrap_or(0);
+        let mut out = String::with_capacity(32);
+        write_civil(&mut out, self.micros + i64::from(offset) * MICROS_PER_SECOND);
+        if let Some(offset) = self.offset {
+            let sign = if offset < 0 { '-' } else { '+' };
+            let magnitude = offset.unsigned_abs();
+            let (hours, minutes, seconds) = (magnitude / 3600, magnitude / 60 % 60, magnitude % 60);
+            out.push_str(&format!("{sign}{hours:02}:{minutes:02}"));
+            if seconds != 0 {
+                out.push_str(&format!(":{seconds:02}"));
+            }
+        }
+        out
+    }
+}
+
+impl fmt::Display for SourceTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.isoformat())
+    }
+}
+
+/// A UTC instant written as Pydantic writes an aware datetime: `2026-11-29T12:00:00.124000Z`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct UtcTime {
+    micros: i64,
+}
+
+impl UtcTime {
+    /// The instant `micros` microseconds after the Unix epoch, if Python can represent it.
+    pub fn from_unix_micros(micros: i64) -> Option<UtcTime> {
+        (MIN_MICROS..=MAX_MICROS).contains(&micros).then_some(UtcTime { micros })
+    }
+
+    /// `datetime.fromtimestamp(ms / 1000, UTC)`: float seconds, microseconds rounded half to even.
+    pub fn from_epoch_ms(ms: i64) -> Option<UtcTime> {
+        let seconds = ms as f64 / 1000.0;
+        let whole = seconds.trunc();
+        let mut fraction = ((seconds - whole) * 1e6).round_ties_even();
+        let mut whole = whole;
+        if fraction >= 1e6 {
+            fraction -= 1e6;
+            whole += 1.0;
+        } else if fraction < 0.0 {
+            fraction += 1e6;
+            whole -= 1.0;
+        }
+        if !whole.is_finite() || whole.abs() > 1e15 {
+            return None;
+        }
+        UtcTime::from_unix_micros((whole as i64).checked_mul(MICROS_PER_SECOND)?.checked_add(fraction as i64)?)
+    }
+
+    /// Microseconds since the Unix epoch.
+    pub fn unix_micros(self) -> i64 {
+        self.micros
+    }
+
+    /// Parse Pydantic's JSON form of an aware datetime (any ISO 8601 offset is accepted and normalized).
+    pub fn parse(text: &str) -> Result<UtcTime, String> {
+        let parsed = parse_datetime(text)?;
+        UtcTime::from_unix_micros(parsed.micros).ok_or_else(|| format!("datetime out of range: {text}"))
+    }
+}
+
+impl fmt::Display for UtcTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::with_capacity(28);
+        write_civil(&mut out, self.micros);
+        out.push('Z');
+        f.write_str(&out)
+    }
+}
+
+impl serde::Serialize for UtcTime {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for UtcTime {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        UtcTime::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+fn write_civil(out: &mut String, micros: i64) {
+    let seconds = micros.div_euclid(MICROS_PER_SECOND);
+    let fraction = micros.rem_euclid(MICROS_PER_SECOND);
+    let days = seconds.div_euclid(SECONDS_PER_DAY);
+    let second_of_day = seconds.rem_euclid(SECONDS_PER_DAY);
+    let (year, month, day) = civil_from_days(days);
+    out.push_str(&format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
+        second_of_day / 3600,
+        second_of_day / 60 % 60,
+        second_of_day % 60
+    ));
+    if fraction != 0 {
+        out.push_str(&format!(".{fraction:06}"));
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let month_index = (month + 9) % 12;
+    let day_of_year = (153 * month_index + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let days = days + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days - era * 146_097;
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+fn days_in_month(year: i64, month: i64) -> i64 {
+    match month {
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+fn parse_datetime(text: &str) -> Result<SourceTime, String> {
+    let bad = || format!("invalid ISO 8601 datetime {text:?}");
+    let bytes = text.as_bytes();
+    let mut at = 0usize;
+    let number = |width: usize, at: &mut usize| -> Result<i64, String> {
+        let digits = bytes.get(*at..*at + width).ok_or_else(bad)?;
+        if !digits.iter().all(u8::is_ascii_digit) {
+            return Err(bad());
+        }
+        *at += width;
+        Ok(digits.iter().fold(0i64, |acc, digit| acc * 10 + i64::from(digit - b'0')))
+    };
+    let expect = |at: &mut usize, options: &[u8]| -> Result<u8, String> {
+        match bytes.get(*at) {
+            Some(byte) if options.contains(byte) => {
+                *at += 1;
+                Ok(*byte)
+            }
+            _ => Err(bad()),
+        }
+    };
+    let year = number(4, &mut at)?;
+    expect(&mut at, b"-")?;
+    let month = number(2, &mut at)?;
+    expect(&mut at, b"-")?;
+    let day = number(2, &mut at)?;
+    expect(&mut at, b"Tt ")?;
+    let hour = number(2, &mut at)?;
+    expect(&mut at, b":")?;
+    let minute = number(2, &mut at)?;
+    let mut second = 0;
+    let mut micros = 0;
+    if bytes.get(at) == Some(&b':') {
+        at += 1;
+        second = number(2, &mut at)?;
+        if matches!(bytes.get(at), Some(b'.') | Some(b',')) {
+            at += 1;
+            let start = at;
+            while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+                at += 1;
+            }
+            let digits = &text[start..at];
+            if digits.is_empty() || digits.len() > 9 {
+                return Err(bad());
+            }
+            let mut padded: String = digits.chars().take(6).collect();
+            while padded.len() < 6 {
+                padded.push('0');
+            }
+            micros = padded.parse::<i64>().map_err(|_| bad())?;
+        }
+    }
+    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) || hour > 23 || minute > 59 || second > 59
+    {
+        return Err(format!("datetime field out of range in {text:?}"));
+    }
+    let offset = match bytes.get(at) {
+        None => None,
+        Some(b'Z') | Some(b'z') => {
+            at += 1;
+            Some(0)
+        }
+        Some(b'+') | Some(b'-') => {
+            let negative = bytes[at] == b'-';
+            at += 1;
+            let hours = number(2, &mut at)?;
+            let _ = expect(&mut at, b":");
+            let minutes = number(2, &mut at)?;
+            let mut seconds = 0;
+            if bytes.get(at) == Some(&b':') {
+                at += 1;
+                seconds = number(2, &mut at)?;
+            }
+            if hours > 23 || minutes > 59 || seconds > 59 {
+                return Err(format!("UTC offset out of range in {text:?}"));
+            }
+            let total = (hours * 3600 + minutes * 60 + seconds) as i32;
+            Some(if negative { -total } else { total })
+        }
+        Some(_) => return Err(bad()),
+    };
+    if at != bytes.len() {
+        return Err(bad());
+    }
+    let local = (days_from_civil(year, month, day) * SECONDS_PER_DAY + hour * 3600 + minute * 60 + second)
+        * MICROS_PER_SECOND
+        + micros;
+    let utc = local - i64::from(offset.unwrap_or(0)) * MICROS_PER_SECOND;
+    Ok(SourceTime { micros: utc, offset })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn isoformat_round_trips_python_forms() {
+        for text in [
+            "2026-11-29T18:05:39.742828+00:00",
+            "2026-11-29T12:00:00+00:00",
+            "1999-12-31T23:59:59.000001-05:30",
+            "2024-02-29T00:00:00+14:00",
+        ] {
+            assert_eq!(SourceTime::parse(text).unwrap().isoformat(), text);
+        }
+        assert_eq!(SourceTime::parse("2026-11-29T12:00:00.5Z").unwrap().isoformat(), "2026-11-29T12:00:00.500000+00:00");
+    }
+
+    #[test]
+    fn timestamp_ms_uses_float_arithmetic() {
+        let time = SourceTime::parse("2026-11-29T12:00:00.124457+00:00").unwrap();
+        assert_eq!(time.timestamp_ms(), 1_795_953_600_124);
+        let time = SourceTime::parse("2026-11-29T18:05:39.742828+00:00").unwrap();
+        assert_eq!(time.timestamp_ms(), 1_795_975_539_742);
+    }
+
+    #[test]
+    fn utc_from_ms_and_display() {
+        assert_eq!(UtcTime::from_epoch_ms(1_700_000_000_000).unwrap().to_string(), "2023-11-14T22:13:20Z");
+        assert_eq!(UtcTime::from_epoch_ms(1_700_000_000_002).unwrap().to_string(), "2023-11-14T22:13:20.002000Z");
+        assert_eq!(UtcTime::from_epoch_ms(-1).unwrap().to_string(), "1969-12-31T23:59:59.999000Z");
+        assert!(UtcTime::from_epoch_ms(i64::MAX).is_none());
+        let parsed = UtcTime::parse("2023-11-14T22:13:20.002000Z").unwrap();
+        assert_eq!(parsed, UtcTime::from_epoch_ms(1_700_000_000_002).unwrap());
+    }
+}

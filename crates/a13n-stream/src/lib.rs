@@ -1,0 +1,5 @@
+//! The `a13n-stream` command-line tool's library: the conformance runner and the corpus's named processors.
+
+pub mod conformance;
+mod conformance_display;
+pub mod processors;
