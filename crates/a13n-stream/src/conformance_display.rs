@@ -1,2 +1,179 @@
-use crate::conformance::{Case, Report};
-pub(crate) fn check_display(_case: &Case, _report: &mut Report) {}
+//! Display-fold checks of a conformance case: `observed.jsonl`, `display.json` and every cut.
+
+use a13n_stream_protocol::{DisplayFold, DisplayOptions, DisplaySnapshot, FoldError, SourceItem};
+use serde_json::Value;
+
+use crate::conformance::{first_difference, lines, text_difference, Case, Line, Report};
+use crate::processors;
+
+/// One input of a display case: a source line, or an AG-UI event line.
+enum Input<'a> {
+    Source(&'a str),
+    Agui(&'a str),
+}
+
+fn fold_line(fold: &mut DisplayFold, input: &Input<'_>) -> Line {
+    let result: Result<_, FoldError> = match input {
+        Input::Source(line) => SourceItem::from_json(line)
+            .map_err(FoldError::from)
+            .and_then(|item| fold.fold_source(&item)),
+        Input::Agui(line) => match serde_json::from_str::<Value>(line) {
+            Ok(Value::Object(event)) => fold.fold(vec![event], None),
+            Ok(_) => Err(a13n_stream_protocol::InputError::new(
+                "",
+                "expected an AG-UI event object",
+            )
+            .into()),
+            Err(error) => Err(a13n_stream_protocol::InputError::new("", error.to_string()).into()),
+        },
+    };
+    match result {
+        Ok(observed) => Line::Events(Value::Array(
+            observed
+                .iter()
+                .map(|o| serde_json::to_value(o).unwrap_or(Value::Null))
+                .collect(),
+        )),
+        Err(error) => Line::Error {
+            observation: error.is_observation(),
+        },
+    }
+}
+
+fn new_fold(case: &Case, run_id: &str) -> Result<DisplayFold, String> {
+    let processor = processors::optional(case.processor_name())?;
+    Ok(DisplayFold::with_options(
+        run_id,
+        DisplayOptions {
+            full_content: case.flag("full_content"),
+            retain_content: case.flag("retain_content"),
+            processor,
+            ..DisplayOptions::default()
+        },
+    ))
+}
+
+fn run_id(case: &Case) -> Option<String> {
+    if case.agui_only() {
+        return case
+            .options
+            .get("run_id")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+    }
+    let first = case.source_lines.first()?;
+    let value: Value = serde_json::from_str(first).ok()?;
+    value
+        .get("run_id")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+pub(crate) fn check_display(case: &Case, report: &mut Report) {
+    let name = &case.name;
+    let event_lines;
+    let inputs: Vec<Input<'_>> = if case.agui_only() {
+        event_lines = match std::fs::read_to_string(case.dir.join("events.jsonl")) {
+            Ok(text) => lines(&text),
+            Err(error) => return report.fail(format!("{name}/events.jsonl: {error}")),
+        };
+        event_lines.iter().map(|line| Input::Agui(line)).collect()
+    } else {
+        case.source_lines
+            .iter()
+            .map(|line| Input::Source(line))
+            .collect()
+    };
+    let expected = match std::fs::read_to_string(case.dir.join("observed.jsonl")) {
+        Ok(text) => lines(&text),
+        Err(error) => return report.fail(format!("{name}/observed.jsonl: {error}")),
+    };
+    let final_reference = match std::fs::read_to_string(case.dir.join("display.json")) {
+        Ok(text) => text,
+        Err(error) => return report.fail(format!("{name}/display.json: {error}")),
+    };
+    let run_id = run_id(case).unwrap_or_else(|| "run".into());
+    let mut fold = match new_fold(case, &run_id) {
+        Ok(fold) => fold,
+        Err(error) => return report.fail(format!("{name}/case.json: {error}")),
+    };
+    let cuts = case.cuts();
+    let mut checkpoints = Vec::new();
+    for (index, input) in inputs.iter().enumerate() {
+        if cuts.contains(&index) {
+            let file = format!("cuts/{index}.display.json");
+            let ours = fold.export().to_json();
+            match std::fs::read_to_string(case.dir.join(&file)) {
+                Ok(reference) => {
+                    report.check(ours == reference, || {
+                        format!(
+                            "{name}/{file}: export differs: {}",
+                            text_difference(&reference, &ours)
+                        )
+                    });
+                    checkpoints.push((index, file, reference, ours));
+                }
+                Err(error) => report.fail(format!("{name}/{file}: {error}")),
+            }
+        }
+        let Some(want) = expected.get(index) else {
+            report.fail(format!(
+                "{name}/observed.jsonl:{}: missing expected line",
+                index + 1
+            ));
+            continue;
+        };
+        let want = match Line::expected(want) {
+            Ok(want) => want,
+            Err(error) => {
+                return report.fail(format!("{name}/observed.jsonl:{}: {error}", index + 1))
+            }
+        };
+        let got = fold_line(&mut fold, input);
+        report.check(got == want, || {
+            format!(
+                "{name}/observed.jsonl:{}: {}",
+                index + 1,
+                first_difference(&want, &got)
+            )
+        });
+    }
+    let ours = fold.export().to_json();
+    report.check(ours == final_reference, || {
+        format!(
+            "{name}/display.json: export differs: {}",
+            text_difference(&final_reference, &ours)
+        )
+    });
+    // Restore the reference's checkpoint, and our own, at every cut; folding the rest must finish identically.
+    for (cut, file, reference, own) in checkpoints {
+        for (whose, text) in [("reference", reference), ("own", own)] {
+            let outcome = DisplaySnapshot::from_json(&text)
+                .map_err(FoldError::from)
+                .and_then(|snapshot| {
+                    let processor = processors::optional(case.processor_name())
+                        .map_err(|e| FoldError::Continuation(e))?;
+                    DisplayFold::restore(snapshot, case.flag("retain_content"), processor)
+                });
+            let mut restored = match outcome {
+                Ok(restored) => restored,
+                Err(error) => {
+                    report.fail(format!(
+                        "{name}/{file}: restoring the {whose} checkpoint failed: {error}"
+                    ));
+                    continue;
+                }
+            };
+            for input in &inputs[cut..] {
+                fold_line(&mut restored, input);
+            }
+            let finished = restored.export().to_json();
+            report.check(finished == final_reference, || {
+                format!(
+                    "{name}/{file}: {whose} checkpoint restored and continued differs from display.json: {}",
+                    text_difference(&final_reference, &finished)
+                )
+            });
+        }
+    }
+}
