@@ -85,6 +85,55 @@ pub fn py_float_repr(value: f64) -> String {
     out
 }
 
+/// Format a finite float as Pydantic's JSON serializer does: ryu's layout (plain decimals while the decimal
+/// point falls within 16 digits of the value, `0.0000d` down to five leading zeros), with `e+` for positive
+/// exponents as Python writes them.
+pub fn pydantic_float_repr(value: f64) -> String {
+    if value == 0.0 || !value.is_finite() {
+        return py_float_repr(value);
+    }
+    let sci = format!("{value:e}");
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let (negative, mantissa) = match mantissa.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let length = digits.len() as i32;
+    let point = exponent + 1; // the decimal point's position within `digits`
+    let last = point - length; // the power of ten of the last digit
+    let mut out = String::with_capacity(digits.len() + 24);
+    if negative {
+        out.push('-');
+    }
+    if last >= 0 && point <= 16 {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat_n('0', last as usize));
+        out.push_str(".0");
+    } else if point > 0 && point <= 16 {
+        out.push_str(&digits[..point as usize]);
+        out.push('.');
+        out.push_str(&digits[point as usize..]);
+    } else if point > -5 && point <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-point) as usize));
+        out.push_str(&digits);
+    } else {
+        out.push_str(&digits[..1]);
+        if length > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        if exponent >= 0 {
+            out.push('+');
+        }
+        out.push_str(&exponent.to_string());
+    }
+    out
+}
+
 /// Options of Python's `json.dumps` that the reference varies.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PyDumps {
@@ -250,7 +299,7 @@ pub(crate) struct PydanticFormatter;
 
 impl Formatter for PydanticFormatter {
     fn write_f64<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
-        writer.write_all(py_float_repr(value).as_bytes())
+        writer.write_all(pydantic_float_repr(value).as_bytes())
     }
 
     fn write_f32<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f32) -> io::Result<()> {
@@ -376,6 +425,32 @@ mod tests {
             (5e-324, "5e-324"),
         ] {
             assert_eq!(py_float_repr(value), expected, "{value}");
+        }
+    }
+
+    #[test]
+    fn pydantic_float_layout() {
+        // Recorded from pydantic_core.to_json.
+        for (value, expected) in [
+            (1e-4, "0.0001"),
+            (1e-5, "0.00001"),
+            (1.5e-6, "1.5e-6"),
+            (1e-7, "1e-7"),
+            (1.234e-10, "1.234e-10"),
+            (2.5e-5, "0.000025"),
+            (1e15, "1000000000000000.0"),
+            (9.99e15, "9990000000000000.0"),
+            (1e16, "1e+16"),
+            (1.5e16, "1.5e+16"),
+            (123.0, "123.0"),
+            (3.14159, "3.14159"),
+            (-1e-5, "-0.00001"),
+            (-1e16, "-1e+16"),
+            (12345678901234567.0, "1.2345678901234568e+16"),
+            (-0.0, "-0.0"),
+            (5e-324, "5e-324"),
+        ] {
+            assert_eq!(pydantic_float_repr(value), expected, "{value}");
         }
     }
 

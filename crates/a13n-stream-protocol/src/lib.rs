@@ -20,7 +20,7 @@ pub use display::{
 };
 pub use error::{FoldError, InputError, ObserveError};
 pub use fragments::{fragment_custom_event, CustomEventAssembler};
-pub use json::py_float_repr;
+pub use json::{py_float_repr, pydantic_float_repr};
 pub use memory::MemorySource;
 pub use observer::{
     AguiEventProcessor, HarnessAguiObserver, HarnessAguiStreamObserver, Observer,
