@@ -237,6 +237,28 @@ impl DisplaySnapshot {
         Ok(snapshot)
     }
 
+    /// Whether no later event can change `item`, so a host may page it out before restoring: an observation
+    /// other than the one still collecting streamed tool arguments. Messages and tool calls stay changeable
+    /// (a failed tool result can still arrive for a completed call).
+    pub fn is_immutable(&self, item: &Item) -> bool {
+        item.kind == ItemKind::Observation
+            && self
+                .continuation
+                .arguments
+                .as_ref()
+                .is_none_or(|held| held.key != item.id)
+    }
+
+    /// Page out every immutable item (see [`DisplaySnapshot::is_immutable`]), returning them in order. The
+    /// continuation keeps the next ordinal, so items created later keep dense, increasing ordinals.
+    pub fn retire_immutable(&mut self) -> Vec<Item> {
+        let (retired, kept) = std::mem::take(&mut self.items)
+            .into_iter()
+            .partition(|item| self.is_immutable(item));
+        self.items = kept;
+        retired
+    }
+
     fn validate(&self) -> Result<(), InputError> {
         if self.continuation.next_ordinal < 1 {
             return Err(InputError::new(
@@ -549,18 +571,16 @@ fn validate_event(payload: &Object) -> Result<(), InputError> {
             require_str("delta")?;
         }
         t if message_kind(t).is_some() => require_str("messageId")?,
-        "CUSTOM" => {
-            if payload.get("name").and_then(Value::as_str) == Some(PART_DELTA) {
-                let delta = payload
-                    .get("value")
-                    .and_then(|v| v.get("event"))
-                    .and_then(|e| e.get("delta"));
-                if !delta.is_some_and(Value::is_object) {
-                    return Err(InputError::new(
-                        "value.event.delta",
-                        "a part_delta observation needs its source delta",
-                    ));
-                }
+        "CUSTOM" if payload.get("name").and_then(Value::as_str) == Some(PART_DELTA) => {
+            let delta = payload
+                .get("value")
+                .and_then(|v| v.get("event"))
+                .and_then(|e| e.get("delta"));
+            if !delta.is_some_and(Value::is_object) {
+                return Err(InputError::new(
+                    "value.event.delta",
+                    "a part_delta observation needs its source delta",
+                ));
             }
         }
         _ => {}
@@ -860,12 +880,7 @@ impl DisplayFold {
     fn occurred(&self, payload: &Object) -> UtcTime {
         integer_timestamp(payload)
             .and_then(UtcTime::from_epoch_ms)
-            .unwrap_or_else(|| {
-                self.clock.as_ref().map_or(
-                    UtcTime::from_unix_micros(0).unwrap_or_else(|| unreachable_time()),
-                    |c| c(),
-                )
-            })
+            .unwrap_or_else(|| self.clock.as_ref().map_or(UtcTime::EPOCH, |clock| clock()))
     }
 
     fn scoped(&self, kind: ItemKind, scope: Option<&Value>, source_id: &str) -> String {
@@ -1526,12 +1541,6 @@ impl Store {
         self.checkpoint_changed.insert(key);
         reference
     }
-}
-
-fn unreachable_time() -> UtcTime {
-    // The Unix epoch is always representable; this keeps `occurred` total without a panic path.
-    UtcTime::from_epoch_ms(0)
-        .unwrap_or_else(|| UtcTime::from_unix_micros(0).unwrap_or_else(unreachable_time))
 }
 
 fn observer_with(processor: Option<AguiEventProcessor>) -> HarnessAguiStreamObserver {

@@ -121,19 +121,10 @@ impl Default for FragmentState {
 }
 
 /// Reassembles fragment frames into whole `CUSTOM` events, within bounds.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CustomEventAssembler {
     state: FragmentState,
     size: u64,
-}
-
-impl Default for CustomEventAssembler {
-    fn default() -> Self {
-        CustomEventAssembler {
-            state: FragmentState::default(),
-            size: 0,
-        }
-    }
 }
 
 /// What [`CustomEventAssembler::accept`] made of one event.

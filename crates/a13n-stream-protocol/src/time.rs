@@ -73,6 +73,9 @@ pub struct UtcTime {
 }
 
 impl UtcTime {
+    /// 1970-01-01T00:00:00Z.
+    pub const EPOCH: UtcTime = UtcTime { micros: 0 };
+
     /// The instant `micros` microseconds after the Unix epoch, if Python can represent it.
     pub fn from_unix_micros(micros: i64) -> Option<UtcTime> {
         (MIN_MICROS..=MAX_MICROS)

@@ -152,7 +152,7 @@ pub(crate) fn check_display(case: &Case, report: &mut Report) {
                 .map_err(FoldError::from)
                 .and_then(|snapshot| {
                     let processor = processors::optional(case.processor_name())
-                        .map_err(|e| FoldError::Continuation(e))?;
+                        .map_err(FoldError::Continuation)?;
                     DisplayFold::restore(snapshot, case.flag("retain_content"), processor)
                 });
             let mut restored = match outcome {

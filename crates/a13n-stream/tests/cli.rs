@@ -1,0 +1,231 @@
+//! The command-line tool, run as a user runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use a13n_testkit::{own_cases, workspace_root};
+
+fn binary() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_a13n-stream"))
+}
+
+fn run(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut command = binary();
+    command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().expect("the binary starts");
+    if let Some(input) = stdin {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+    } else {
+        drop(child.stdin.take());
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn example() -> PathBuf {
+    workspace_root().join("examples/streams/tools.jsonl")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("a13n-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn observe_prints_agui_events() {
+    let output = run(&["observe", example().to_str().unwrap()], None);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    let first: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(first["type"], "RUN_STARTED");
+    assert!(stdout
+        .lines()
+        .any(|line| line.contains("\"TOOL_CALL_RESULT\"")));
+}
+
+#[test]
+fn per_item_output_reports_errors_and_goes_on() {
+    let good = std::fs::read_to_string(example()).unwrap();
+    let mut lines: Vec<&str> = good.lines().take(3).collect();
+    lines.insert(1, "{\"thread_id\": 5}");
+    let input = lines.join("\n") + "\n";
+    let output = run(&["observe", "--per-item", "-"], Some(&input));
+    assert_eq!(output.status.code(), Some(3), "malformed input exits 3");
+    let stdout = text(&output.stdout);
+    let rows: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 4, "one line per source line");
+    assert_eq!(rows[1]["error"]["kind"], "input");
+    assert!(rows[1]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("thread_id"));
+    assert!(rows[2]["events"].is_array());
+    assert!(
+        text(&output.stderr).contains("line 2:"),
+        "stderr names the line: {}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn observation_errors_exit_4() {
+    let case = own_cases().join("extra-parts/source.jsonl");
+    let output = run(&["observe", "--per-item", case.to_str().unwrap()], None);
+    assert_eq!(output.status.code(), Some(4));
+    assert!(text(&output.stdout).contains("\"kind\":\"observation\""));
+}
+
+#[test]
+fn fold_checkpoint_restore_and_continue_equals_uninterrupted() {
+    let dir = temp_dir("fold");
+    let path = example();
+    let example = path.to_str().unwrap();
+    let checkpoint = dir.join("cut.json");
+    let whole = dir.join("whole.json");
+    let resumed = dir.join("resumed.json");
+    let observed = dir.join("observed.jsonl");
+    let out = run(
+        &[
+            "fold",
+            example,
+            "--stop",
+            "20",
+            "--export",
+            checkpoint.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = run(
+        &[
+            "fold",
+            example,
+            "--restore",
+            checkpoint.to_str().unwrap(),
+            "--start",
+            "20",
+            "--export",
+            resumed.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = run(
+        &[
+            "fold",
+            example,
+            "--export",
+            whole.to_str().unwrap(),
+            "--observed",
+            observed.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        std::fs::read(&resumed).unwrap(),
+        std::fs::read(&whole).unwrap()
+    );
+    let source_lines = std::fs::read_to_string(&path).unwrap().lines().count();
+    assert_eq!(
+        std::fs::read_to_string(&observed).unwrap().lines().count(),
+        source_lines
+    );
+}
+
+#[test]
+fn fold_agui_events_directly() {
+    let input = concat!(
+        r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant","timestamp":1000}"#,
+        "\n",
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"Hi","timestamp":1001}"#,
+        "\n"
+    );
+    let output = run(&["fold", "--agui", "--run-id", "r"], Some(input));
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let snapshot: serde_json::Value = serde_json::from_str(text(&output.stdout).trim()).unwrap();
+    assert_eq!(snapshot["items"][0]["content"]["text"], "Hi");
+    assert_eq!(snapshot["items"][0]["state"], "in_progress");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(run(&["observe", "--bogus"], None).status.code(), Some(2));
+    assert_eq!(run(&["nonsense"], None).status.code(), Some(2));
+    assert_eq!(run(&["fold", "--agui"], None).status.code(), Some(2));
+    assert_eq!(
+        run(&["observe", "/no/such/file"], None).status.code(),
+        Some(5)
+    );
+    assert!(run(&["help"], None).status.success());
+}
+
+#[test]
+fn a_corrupted_expected_file_fails_conformance() {
+    let dir = temp_dir("corrupt");
+    let case = dir.join("extra-failed");
+    copy_dir(&own_cases().join("extra-failed"), &case);
+    let output = run(&["conformance", dir.to_str().unwrap()], None);
+    assert!(
+        output.status.success(),
+        "the intact copy passes: {}",
+        text(&output.stdout)
+    );
+    let agui = case.join("agui.jsonl");
+    let corrupted =
+        std::fs::read_to_string(&agui)
+            .unwrap()
+            .replacen("RUN_STARTED", "RUN_FINISHED", 1);
+    std::fs::write(&agui, corrupted).unwrap();
+    let checkpoint = case.join("display.json");
+    let corrupted =
+        std::fs::read_to_string(&checkpoint)
+            .unwrap()
+            .replacen("\"ordinal\":1", "\"ordinal\":9", 1);
+    std::fs::write(&checkpoint, corrupted).unwrap();
+    let output = run(&["conformance", dir.to_str().unwrap()], None);
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains("FAIL extra-failed/agui.jsonl:1"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("FAIL extra-failed/display.json"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.lines().last().unwrap().ends_with("failed") && !stdout.contains(" 0 failed"),
+        "{stdout}"
+    );
+}
