@@ -1,0 +1,145 @@
+//! Behaviour of the public API beyond the recorded corpus.
+
+use a13n_stream_protocol::display::ItemState;
+use a13n_stream_protocol::{
+    DisplayFold, FoldError, HarnessAguiObserver, HarnessAguiStreamObserver, SourceItem,
+};
+use a13n_testkit::random_stream;
+use serde_json::json;
+
+fn with_run(item: &SourceItem, thread: &str, run: &str) -> SourceItem {
+    let mut value = item.to_value();
+    value["thread_id"] = thread.into();
+    value["run_id"] = run.into();
+    SourceItem::from_value(value).unwrap()
+}
+
+#[test]
+fn a_single_run_observer_rejects_another_run_or_thread() {
+    let items = random_stream(1);
+    let mut observer = HarnessAguiObserver::new();
+    observer.observe(&items[0]).unwrap();
+    let other_run = observer
+        .observe(&with_run(&items[1], &items[1].thread_id, "run-other"))
+        .unwrap_err();
+    assert_eq!(
+        other_run.to_string(),
+        "observation rejected: Harness Run correlation changed within one observer"
+    );
+    let other_thread = observer
+        .observe(&with_run(&items[1], "thread-other", &items[1].run_id))
+        .unwrap_err();
+    assert!(other_thread
+        .to_string()
+        .contains("Thread correlation changed"));
+    assert_eq!(observer.run_id(), Some(items[0].run_id.as_str()));
+    // The stream observer accepts another run as an inline child, attributed to it.
+    let mut stream = HarnessAguiStreamObserver::new();
+    stream.observe(&items[0]).unwrap();
+    let child_text = SourceItem::from_value(json!({
+        "thread_id": "thread-child", "run_id": "run-child", "sequence": 0,
+        "occurred_at": "2026-11-29T12:00:00+00:00",
+        "event": {"index": 0, "part": {"content": "hi", "id": null, "part_kind": "text"}, "event_kind": "part_start"}
+    }))
+    .unwrap();
+    let events = stream.observe(&child_text).unwrap();
+    assert!(events
+        .iter()
+        .all(|event| event.subagent_run_id() == Some("run-child")));
+}
+
+#[test]
+fn capture_delta_returns_changes_since_the_last_capture_only() {
+    let items = random_stream(2);
+    let mut fold = DisplayFold::new(items[0].run_id.clone());
+    for item in &items[..5] {
+        fold.fold_source(item).unwrap();
+    }
+    let first = fold.capture_delta();
+    assert_eq!(first.items.len(), fold.items().count());
+    fold.clear_changed();
+    assert!(
+        fold.capture_delta().items.is_empty(),
+        "nothing changed since"
+    );
+    fold.fold_source(&items[5]).unwrap();
+    let second = fold.capture_delta();
+    assert!(!second.items.is_empty());
+    assert!(second
+        .items
+        .windows(2)
+        .all(|pair| pair[0].ordinal < pair[1].ordinal));
+    assert_eq!(second.continuation, fold.export_continuation());
+    assert!(
+        !fold.changed().is_empty(),
+        "live changes are tracked separately"
+    );
+}
+
+#[test]
+fn a_checkpoint_of_another_run_attempt_or_policy_is_rejected() {
+    let mut fold = DisplayFold::new("run-a");
+    fold.fold(
+        vec![
+            json!({"type": "RUN_STARTED", "threadId": "t", "runId": "run-a", "timestamp": 1})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        ],
+        None,
+    )
+    .unwrap();
+    let snapshot = fold.export();
+    for (run, attempt, full) in [("run-b", 0, false), ("run-a", 1, false), ("run-a", 0, true)] {
+        let error = DisplayFold::restore_checked(run, attempt, full, snapshot.clone(), false, None)
+            .unwrap_err();
+        assert!(matches!(error, FoldError::Continuation(_)), "{error}");
+    }
+    let restored = DisplayFold::restore_checked("run-a", 0, false, snapshot, false, None).unwrap();
+    assert_eq!(restored.position().sequence, 1);
+}
+
+#[test]
+fn failed_tool_results_mark_the_call_failed_with_the_message() {
+    let lines = [
+        r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00+00:00","event":{"index":0,"part":{"tool_name":"edit","args":{"p":1},"tool_call_id":"c1","part_kind":"tool-call"},"event_kind":"part_end"}}"#,
+        r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01+00:00","event":{"part":{"tool_name":"edit","content":"disk full","tool_call_id":"c1","metadata":null,"outcome":"failed","part_kind":"tool-return"},"content":null,"event_kind":"function_tool_result"}}"#,
+    ];
+    let mut fold = DisplayFold::new("r");
+    let mut last = Vec::new();
+    for line in lines {
+        last = fold
+            .fold_source(&SourceItem::from_json(line).unwrap())
+            .unwrap();
+    }
+    let reference = last.last().unwrap().item.as_ref().unwrap();
+    assert_eq!(reference.state, ItemState::Failed);
+    assert_eq!(reference.failure.as_ref().unwrap()["message"], "disk full");
+    let call = fold
+        .items()
+        .find(|item| item.content.get("toolCallId") == Some(&json!("c1")))
+        .unwrap();
+    assert_eq!(call.content["arguments"], r#"{"p":1}"#);
+    assert_eq!(call.content["failure"]["code"], "tool_failed");
+}
+
+#[test]
+fn events_without_a_timestamp_take_the_hosts_clock() {
+    let clock = a13n_stream_protocol::UtcTime::from_epoch_ms(1_700_000_000_000).unwrap();
+    let mut fold = DisplayFold::with_options(
+        "r",
+        a13n_stream_protocol::DisplayOptions {
+            clock: Some(Box::new(move || clock)),
+            ..Default::default()
+        },
+    );
+    fold.fold(
+        vec![json!({"type": "TEXT_MESSAGE_START", "messageId": "m"})
+            .as_object()
+            .cloned()
+            .unwrap()],
+        None,
+    )
+    .unwrap();
+    assert_eq!(fold.items().next().unwrap().started_at, clock);
+}
