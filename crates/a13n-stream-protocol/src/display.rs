@@ -283,6 +283,12 @@ impl Observed {
     pub fn to_json(&self) -> String {
         crate::json::to_pydantic_json(self).unwrap_or_default()
     }
+
+    /// Append the observed line's JSON to `out` (no intermediate string).
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        // Serializing into memory cannot fail for these types.
+        let _ = crate::json::to_pydantic_writer(out, self);
+    }
 }
 
 /// A stable item id: `itm_` and the first 32 hex digits of SHA-256 over run, kind and source identity.

@@ -143,3 +143,55 @@ fn events_without_a_timestamp_take_the_hosts_clock() {
     .unwrap();
     assert_eq!(fold.items().next().unwrap().started_at, clock);
 }
+
+/// Regression: atomicity once relied on cloning every Run's state per item (quadratic with many children).
+/// The narrower rollback must still remove a child's entry and thread binding created by a rejected item.
+#[test]
+fn a_rejected_first_item_of_a_child_leaves_no_child_state() {
+    use a13n_stream_protocol::agui::CustomEvent;
+    use a13n_stream_protocol::Event;
+    let items = random_stream(4);
+    let reject_child_text: a13n_stream_protocol::AguiEventProcessor =
+        Box::new(|_, event| match event {
+            Event::TextMessageStart(start) if start.subagent_run_id.is_some() => {
+                Some(Event::Custom(CustomEvent {
+                    name: "swapped".into(),
+                    ..CustomEvent::default()
+                }))
+            }
+            other => Some(other),
+        });
+    let mut observer = HarnessAguiStreamObserver::new().with_processor(reject_child_text);
+    observer.observe(&items[0]).unwrap();
+    let before = observer.export();
+    let child_text = SourceItem::from_value(json!({
+        "thread_id": "thread-new-child", "run_id": "run-new-child", "sequence": 0,
+        "occurred_at": "2026-11-29T12:00:00+00:00",
+        "event": {"index": 0, "part": {"content": "hi", "id": null, "part_kind": "text"}, "event_kind": "part_start"}
+    }))
+    .unwrap();
+    assert!(observer.observe(&child_text).unwrap_err().is_observation());
+    assert_eq!(observer.export(), before);
+    assert_eq!(
+        observer.export().to_json(),
+        before.to_json(),
+        "entry order is restored too"
+    );
+    // A rejected delegation (invalid payload) leaves no child entry either.
+    let bad_delegation = SourceItem::from_value(json!({
+        "thread_id": items[0].thread_id, "run_id": items[0].run_id, "sequence": 1,
+        "occurred_at": "2026-11-29T12:00:00+00:00",
+        "event": {"schema_version": "1", "kind": "delegation", "payload": {"type": "inline_delegation", "invocation_id": "nope",
+            "action": "started", "child_instance_id": "i", "subagent": "s", "status": "running", "parent_run_id": "p",
+            "parent_agent_instance_id": "a", "child_run_id": "run-z"}}
+    }))
+    .unwrap();
+    assert!(
+        !observer
+            .observe(&bad_delegation)
+            .unwrap_err()
+            .is_observation(),
+        "a malformed payload is bad input"
+    );
+    assert_eq!(observer.export().to_json(), before.to_json());
+}

@@ -1,5 +1,6 @@
 //! The `a13n-stream` command-line tool's library: the conformance runner and the corpus's named processors.
 
+pub mod bench;
 pub mod cli;
 pub mod conformance;
 mod conformance_display;

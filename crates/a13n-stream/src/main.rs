@@ -21,6 +21,8 @@ USAGE:
     a13n-stream fold [FILE|-] [--agui --run-id ID] [--observed OUT] [--export OUT] [--stop K]
                      [--restore CHECKPOINT --start K] [--full-content] [--retain-content] [--processor NAME]
     a13n-stream conformance [--only observer|display] DIR...
+    a13n-stream bench [--sizes N,N,...] [--kinds text,short,tools,subagents] [--runs N] [--json]
+    a13n-stream bench --emit KIND N
     a13n-stream help
 
 COMMANDS:
@@ -31,6 +33,9 @@ COMMANDS:
                   checkpoint JSON (--export, default stdout). --observed writes one line per input line.
                   --stop K folds only the first K lines; --restore continues a checkpoint from line K.
     conformance   Run every recorded case under the given directories; ends with `N passed, M failed`.
+    bench         Measure json_baseline, observe and fold on generated streams (default sizes 10000, 100000,
+                  1000000), export and restore of 64/1024/4096-item displays, and peak memory folding the
+                  largest stream. --json prints one JSON object per figure. --emit prints a generated stream.
 
 A rejected or malformed line is reported on stderr with its line number and skipped, as the reference
 does; the exit status then says what went wrong.
@@ -54,16 +59,25 @@ fn run() -> Result<ExitCode, Failure> {
     let mut args = Args::new(std::env::args().skip(1).collect());
     match args.command().as_deref() {
         None | Some("help" | "--help" | "-h") => {
-            print!("{HELP}");
+            say(HELP)?;
             Ok(ExitCode::SUCCESS)
         }
         Some("observe") => observe(args),
         Some("fold") => fold(args),
         Some("conformance") => run_conformance(args),
+        Some("bench") => bench(args),
         Some(other) => Err(Failure::Usage(format!(
             "unknown command {other:?}; see `a13n-stream help`"
         ))),
     }
+}
+
+/// Write to stdout; a closed pipe is an I/O failure, never a panic.
+fn say(text: &str) -> Result<(), Failure> {
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(io_error)
 }
 
 fn open_input(path: Option<&str>) -> Result<Box<dyn BufRead>, Failure> {
@@ -413,4 +427,241 @@ fn run_conformance(mut args: Args) -> Result<ExitCode, Failure> {
     } else {
         ExitCode::from(1)
     })
+}
+
+fn bench(mut args: Args) -> Result<ExitCode, Failure> {
+    use a13n_stream::bench::{self, Figure, StreamKind};
+    let kind_of = |name: &str| {
+        StreamKind::parse(name)
+            .ok_or_else(|| Failure::Usage(format!("unknown stream kind {name:?}")))
+    };
+    if let Some(kind) = args.value("--emit")? {
+        let kind = kind_of(&kind)?;
+        let total: u64 = args
+            .positional()
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| Failure::Usage("--emit KIND N".into()))?;
+        args.finish()?;
+        let mut out = BufWriter::new(io::stdout().lock());
+        let mut generator = bench::Generator::new(kind, total);
+        while let Some(line) = generator.next_line() {
+            out.write_all(line.as_bytes()).map_err(io_error)?;
+            out.write_all(b"\n").map_err(io_error)?;
+        }
+        out.flush().map_err(io_error)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(spec) = args.value("--peak-child")? {
+        // Internal: fold a generated stream without holding it and report this process's peak memory.
+        let retain = args.flag("--retain-content");
+        args.finish()?;
+        let (kind, total) = spec
+            .split_once(':')
+            .ok_or_else(|| Failure::Usage("--peak-child KIND:N".into()))?;
+        let total: u64 = total
+            .parse()
+            .map_err(|_| Failure::Usage("--peak-child KIND:N".into()))?;
+        let fold = bench::fold_streaming(kind_of(kind)?, total, retain);
+        let checkpoint = fold.export().to_json().len();
+        say(&format!(
+            "{}\n",
+            serde_json::json!({"peak": bench::peak_memory(), "checkpoint": checkpoint})
+        ))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let json = args.flag("--json");
+    let sizes: Vec<u64> = match args.value("--sizes")? {
+        Some(list) => list
+            .split(',')
+            .map(|n| {
+                n.trim()
+                    .parse()
+                    .map_err(|_| Failure::Usage(format!("--sizes takes numbers, not {n:?}")))
+            })
+            .collect::<Result<_, _>>()?,
+        None => vec![10_000, 100_000, 1_000_000],
+    };
+    let kinds: Vec<StreamKind> = match args.value("--kinds")? {
+        Some(list) => list
+            .split(',')
+            .map(|k| kind_of(k.trim()))
+            .collect::<Result<_, _>>()?,
+        None => StreamKind::ALL.to_vec(),
+    };
+    let runs = args.number("--runs")?.unwrap_or(3);
+    args.finish()?;
+    let mut figures: Vec<Figure> = Vec::new();
+    let emit = |figure: Figure, figures: &mut Vec<Figure>| -> Result<(), Failure> {
+        if json {
+            say(&format!("{}\n", figure.to_json()))?;
+        } else {
+            let extra = figure
+                .bytes
+                .map_or(String::new(), |b| format!("  {:.1} KiB", b as f64 / 1024.0));
+            say(&format!(
+                "{:<32} {:>9} items {:>10.4} s {:>12.0} items/s{extra}\n",
+                figure.name,
+                figure.items,
+                figure.seconds,
+                figure.rate()
+            ))?;
+        }
+        figures.push(figure);
+        Ok(())
+    };
+    let mut buffer = Vec::with_capacity(1 << 16);
+    for &size in &sizes {
+        for &kind in &kinds {
+            let lines = bench::lines(kind, size);
+            let runs = if size >= 1_000_000 { 1 } else { runs };
+            let name = |what: &str| format!("{what}/{}/{size}", kind.name());
+            let seconds =
+                bench::time(runs, || bench::json_baseline(&lines, &mut buffer)).as_secs_f64();
+            emit(
+                Figure {
+                    name: name("json_baseline"),
+                    items: size,
+                    seconds,
+                    bytes: None,
+                },
+                &mut figures,
+            )?;
+            let seconds = bench::time(runs, || bench::observe(&lines, &mut buffer)).as_secs_f64();
+            emit(
+                Figure {
+                    name: name("observe"),
+                    items: size,
+                    seconds,
+                    bytes: None,
+                },
+                &mut figures,
+            )?;
+            let seconds =
+                bench::time(runs, || bench::fold(&lines, false, &mut buffer)).as_secs_f64();
+            emit(
+                Figure {
+                    name: name("fold"),
+                    items: size,
+                    seconds,
+                    bytes: None,
+                },
+                &mut figures,
+            )?;
+            if kind == StreamKind::Text {
+                let seconds =
+                    bench::time(runs, || bench::fold(&lines, true, &mut buffer)).as_secs_f64();
+                emit(
+                    Figure {
+                        name: name("fold_retain"),
+                        items: size,
+                        seconds,
+                        bytes: None,
+                    },
+                    &mut figures,
+                )?;
+            }
+        }
+    }
+    for size in [64, 1024, 4096] {
+        for figure in bench::checkpoint_figures(size, runs.max(5)) {
+            emit(figure, &mut figures)?;
+        }
+    }
+    if let Some(&largest) = sizes.iter().max() {
+        let exe = std::env::current_exe().map_err(io_error)?;
+        for &kind in &kinds {
+            for retain in [false, true] {
+                if retain && kind != StreamKind::Text {
+                    continue;
+                }
+                let mut command = std::process::Command::new(&exe);
+                command.args([
+                    "bench",
+                    "--peak-child",
+                    &format!("{}:{largest}", kind.name()),
+                ]);
+                if retain {
+                    command.arg("--retain-content");
+                }
+                let output = command.output().map_err(io_error)?;
+                let report: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+                let peak = report.get("peak").and_then(Value::as_u64);
+                let checkpoint = report
+                    .get("checkpoint")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+                let policy = if retain { "_retain" } else { "" };
+                let name = format!("peak_memory{policy}/{}/{largest}", kind.name());
+                emit(
+                    Figure {
+                        name,
+                        items: largest,
+                        seconds: 0.0,
+                        bytes: peak,
+                    },
+                    &mut figures,
+                )?;
+                let name = format!("checkpoint{policy}/{}/{largest}", kind.name());
+                emit(
+                    Figure {
+                        name,
+                        items: largest,
+                        seconds: 0.0,
+                        bytes: Some(checkpoint),
+                    },
+                    &mut figures,
+                )?;
+            }
+        }
+    }
+    if !json {
+        say(&summarize(&figures))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The ratios the performance targets are stated in.
+fn summarize(figures: &[a13n_stream::bench::Figure]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::from("\n");
+    let find = |name: &str| figures.iter().find(|f| f.name == name);
+    for figure in figures.iter().filter(|f| f.name.starts_with("fold/")) {
+        let baseline = figure.name.replacen("fold/", "json_baseline/", 1);
+        if let Some(base) = find(&baseline) {
+            let _ = writeln!(
+                out,
+                "{:<32} {:.2}x the time per item of json_baseline",
+                figure.name,
+                figure.seconds / base.seconds
+            );
+        }
+    }
+    let retain: Vec<_> = figures
+        .iter()
+        .filter(|f| f.name.starts_with("fold_retain/text/"))
+        .collect();
+    if let (Some(small), Some(large)) = (retain.first(), retain.last()) {
+        if small.items != large.items {
+            let ratio = (large.seconds / large.items as f64) / (small.seconds / small.items as f64);
+            let _ = writeln!(
+                out,
+                "fold_retain per-item cost, {} vs {} deltas: {ratio:.2}x",
+                large.items, small.items
+            );
+        }
+    }
+    for peak in figures.iter().filter(|f| f.name.starts_with("peak_memory")) {
+        let checkpoint = peak.name.replacen("peak_memory", "checkpoint", 1);
+        if let (Some(bytes), Some(check)) = (peak.bytes, find(&checkpoint).and_then(|c| c.bytes)) {
+            let budget = 3 * check + 50 * 1024 * 1024;
+            let _ = writeln!(
+                out,
+                "{:<32} {:.1} MiB peak; budget 3 x checkpoint + 50 MiB = {:.1} MiB",
+                peak.name,
+                bytes as f64 / 1048576.0,
+                budget as f64 / 1048576.0
+            );
+        }
+    }
+    out
 }
