@@ -13,17 +13,11 @@ fn event(value: Value) -> Map<String, Value> {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let prefix = vec![
-        event(
-            json!({"type": "TEXT_MESSAGE_START", "messageId": "message-1", "role": "assistant", "timestamp": 1000}),
-        ),
-        event(
-            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "message-1", "delta": "Hello", "timestamp": 1001}),
-        ),
+        event(json!({"type": "TEXT_MESSAGE_START", "messageId": "message-1", "role": "assistant", "timestamp": 1000})),
+        event(json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "message-1", "delta": "Hello", "timestamp": 1001})),
     ];
     let suffix = vec![
-        event(
-            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "message-1", "delta": " world", "timestamp": 1002}),
-        ),
+        event(json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "message-1", "delta": " world", "timestamp": 1002})),
         event(json!({"type": "TEXT_MESSAGE_END", "messageId": "message-1", "timestamp": 1003})),
     ];
 
@@ -32,16 +26,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let checkpoint_json = fold.export().to_json();
     println!("checkpoint: {checkpoint_json}");
 
-    let mut restored =
-        DisplayFold::restore(DisplaySnapshot::from_json(&checkpoint_json)?, false, None)?;
+    let mut restored = DisplayFold::restore(DisplaySnapshot::from_json(&checkpoint_json)?, false, None)?;
     restored.fold(suffix.clone(), None)?;
 
     let mut uninterrupted = DisplayFold::new("run-example");
     uninterrupted.fold(prefix.into_iter().chain(suffix).collect(), None)?;
-    assert_eq!(
-        restored.export().to_json(),
-        uninterrupted.export().to_json()
-    );
+    assert_eq!(restored.export().to_json(), uninterrupted.export().to_json());
 
     let item = restored.items().next().expect("one item");
     assert_eq!(item.content["text"], "Hello world");

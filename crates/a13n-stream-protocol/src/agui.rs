@@ -419,11 +419,7 @@ pub enum RunFinishedOutcome {
     /// The run completed.
     Success {
         /// Tool calls still pending, when any.
-        #[serde(
-            rename = "pendingToolCallIds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(rename = "pendingToolCallIds", default, skip_serializing_if = "Option::is_none")]
         pending_tool_call_ids: Option<Vec<String>>,
     },
     /// The run stopped for human input or external execution.
@@ -513,9 +509,7 @@ impl Event {
     /// The fields a host processor may change for this event type (wire names).
     pub(crate) fn mutable_fields(&self) -> &'static [&'static str] {
         match self {
-            Event::TextMessageContent(_)
-            | Event::ReasoningMessageContent(_)
-            | Event::ToolCallArgs(_) => &["delta"],
+            Event::TextMessageContent(_) | Event::ReasoningMessageContent(_) | Event::ToolCallArgs(_) => &["delta"],
             Event::ReasoningEncryptedValue(_) => &["encryptedValue"],
             Event::ToolCallResult(_) => &["content"],
             Event::RunFinished(_) => &["result"],
@@ -547,9 +541,7 @@ mod tests {
             timestamp: Some(1),
             thread_id: "t".into(),
             run_id: "r".into(),
-            outcome: Some(RunFinishedOutcome::Success {
-                pending_tool_call_ids: None,
-            }),
+            outcome: Some(RunFinishedOutcome::Success { pending_tool_call_ids: None }),
             ..RunFinishedEvent::default()
         });
         assert_eq!(

@@ -26,15 +26,10 @@ struct Native<'a> {
 fn native(value: &Value) -> Option<Native<'_>> {
     let object = value.as_object()?;
     if object.len() == 2 {
-        if let (Some(inner), Some(Value::Object(metadata))) =
-            (object.get("value"), object.get("metadata"))
-        {
+        if let (Some(inner), Some(Value::Object(metadata))) = (object.get("value"), object.get("metadata")) {
             if metadata.contains_key("display") {
                 if let Some(item) = native_value(inner) {
-                    let display = metadata
-                        .get("display")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(true);
+                    let display = metadata.get("display").and_then(Value::as_bool).unwrap_or(true);
                     return Some(Native { display, ..item });
                 }
                 if inner.is_string() {
@@ -61,19 +56,11 @@ fn native_value(value: &Value) -> Option<Native<'_>> {
         return None;
     }
     let display = if kind == "text-content" {
-        object
-            .get("metadata")
-            .and_then(|m| m.get("display"))
-            .and_then(Value::as_bool)
-            .unwrap_or(true)
+        object.get("metadata").and_then(|m| m.get("display")).and_then(Value::as_bool).unwrap_or(true)
     } else {
         true
     };
-    Some(Native {
-        value: object,
-        kind,
-        display,
-    })
+    Some(Native { value: object, kind, display })
 }
 
 /// What an input projection yields: text, or a payload-free media description.
@@ -88,42 +75,21 @@ fn project(item: &Native<'_>) -> Option<Projection> {
     let mut media = Object::new();
     match item.kind {
         "text-content" => {
-            return Some(Projection::Text(
-                object
-                    .get("content")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-            ))
+            return Some(Projection::Text(object.get("content").and_then(Value::as_str).unwrap_or("").to_owned()))
         }
         "cache-point" => return None,
         "binary" => {
             media.insert("kind".into(), item.kind.into());
-            media.insert(
-                "media_type".into(),
-                object.get("media_type").cloned().unwrap_or(Value::Null),
-            );
-            let size = object
-                .get("data")
-                .and_then(Value::as_str)
-                .map_or(0, base64_decoded_len);
+            media.insert("media_type".into(), object.get("media_type").cloned().unwrap_or(Value::Null));
+            let size = object.get("data").and_then(Value::as_str).map_or(0, base64_decoded_len);
             media.insert("size_bytes".into(), size.into());
             media.insert("payload_omitted".into(), true.into());
         }
         "uploaded-file" => {
             media.insert("kind".into(), item.kind.into());
-            media.insert(
-                "file_id".into(),
-                object.get("file_id").cloned().unwrap_or(Value::Null),
-            );
-            media.insert(
-                "provider_name".into(),
-                object.get("provider_name").cloned().unwrap_or(Value::Null),
-            );
-            media.insert(
-                "media_type".into(),
-                object.get("media_type").cloned().unwrap_or(Value::Null),
-            );
+            media.insert("file_id".into(), object.get("file_id").cloned().unwrap_or(Value::Null));
+            media.insert("provider_name".into(), object.get("provider_name").cloned().unwrap_or(Value::Null));
+            media.insert("media_type".into(), object.get("media_type").cloned().unwrap_or(Value::Null));
         }
         _ => {
             media.insert("kind".into(), item.kind.into());
@@ -149,31 +115,18 @@ fn base64_decoded_len(text: &str) -> usize {
 }
 
 /// The value a settled tool call presents: the marked execution value of a lowered result, or the content.
-pub(crate) fn tool_execution_value<'a>(
-    content: &'a Value,
-    metadata: Option<&Object>,
-) -> Result<&'a Value, InputError> {
+pub(crate) fn tool_execution_value<'a>(content: &'a Value, metadata: Option<&Object>) -> Result<&'a Value, InputError> {
     let Some(marker) = metadata.and_then(|m| m.get(TOOL_CONTENT_METADATA_KEY)) else {
         return Ok(content);
     };
     let index = marker
         .get("result_index")
         .and_then(Value::as_u64)
-        .ok_or_else(|| {
-            InputError::new(
-                "part.metadata.a13n.tool-content.result_index",
-                "expected an integer",
-            )
-        })?;
+        .ok_or_else(|| InputError::new("part.metadata.a13n.tool-content.result_index", "expected an integer"))?;
     content
         .as_array()
         .and_then(|items| items.get(index as usize))
-        .ok_or_else(|| {
-            InputError::new(
-                "part.content",
-                format!("no execution value at result_index {index}"),
-            )
-        })
+        .ok_or_else(|| InputError::new("part.content", format!("no execution value at result_index {index}")))
 }
 
 /// Replace native content inside a JSON value by its payload-free description.
@@ -186,12 +139,9 @@ pub(crate) fn public_tool_value(value: &Value) -> Value {
         };
     }
     match value {
-        Value::Object(object) => Value::Object(
-            object
-                .iter()
-                .map(|(key, item)| (key.clone(), public_tool_value(item)))
-                .collect(),
-        ),
+        Value::Object(object) => {
+            Value::Object(object.iter().map(|(key, item)| (key.clone(), public_tool_value(item))).collect())
+        }
         Value::Array(items) => Value::Array(items.iter().map(public_tool_value).collect()),
         other => other.clone(),
     }
@@ -279,18 +229,9 @@ mod tests {
     #[test]
     fn plain_values_become_sorted_text() {
         let value = json!({"city": "東京", "a": [1, 2.0]});
-        assert_eq!(
-            tool_result_content(&value),
-            ToolResultContent::Text(r#"{"a":[1,2.0],"city":"東京"}"#.into())
-        );
-        assert_eq!(
-            tool_result_content(&json!("done")),
-            ToolResultContent::Text("done".into())
-        );
-        assert_eq!(
-            tool_result_content(&Value::Null),
-            ToolResultContent::Text("null".into())
-        );
+        assert_eq!(tool_result_content(&value), ToolResultContent::Text(r#"{"a":[1,2.0],"city":"東京"}"#.into()));
+        assert_eq!(tool_result_content(&json!("done")), ToolResultContent::Text("done".into()));
+        assert_eq!(tool_result_content(&Value::Null), ToolResultContent::Text("null".into()));
     }
 
     #[test]
@@ -300,9 +241,7 @@ mod tests {
              "kind": "image-url", "media_type": "image/png", "identifier": "c198f8"},
             {"data": "iVBORy4uLi4=", "media_type": "image/png", "vendor_metadata": null, "kind": "binary",
              "identifier": "a7ae49"}]);
-        let ToolResultContent::Parts(parts) = tool_result_content(&value) else {
-            panic!("expected parts")
-        };
+        let ToolResultContent::Parts(parts) = tool_result_content(&value) else { panic!("expected parts") };
         assert_eq!(parts[0], json!({"type": "text", "text": "A chart:"}));
         assert_eq!(
             parts[1],

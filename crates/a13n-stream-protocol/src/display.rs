@@ -231,8 +231,8 @@ impl DisplaySnapshot {
 
     /// Read a checkpoint written by this library or the reference.
     pub fn from_json(text: &str) -> Result<DisplaySnapshot, InputError> {
-        let snapshot: DisplaySnapshot = serde_json::from_str(text)
-            .map_err(|error| InputError::new("checkpoint", error.to_string()))?;
+        let snapshot: DisplaySnapshot =
+            serde_json::from_str(text).map_err(|error| InputError::new("checkpoint", error.to_string()))?;
         snapshot.validate()?;
         Ok(snapshot)
     }
@@ -242,36 +242,24 @@ impl DisplaySnapshot {
     /// (a failed tool result can still arrive for a completed call).
     pub fn is_immutable(&self, item: &Item) -> bool {
         item.kind == ItemKind::Observation
-            && self
-                .continuation
-                .arguments
-                .as_ref()
-                .is_none_or(|held| held.key != item.id)
+            && self.continuation.arguments.as_ref().is_none_or(|held| held.key != item.id)
     }
 
     /// Page out every immutable item (see [`DisplaySnapshot::is_immutable`]), returning them in order. The
     /// continuation keeps the next ordinal, so items created later keep dense, increasing ordinals.
     pub fn retire_immutable(&mut self) -> Vec<Item> {
-        let (retired, kept) = std::mem::take(&mut self.items)
-            .into_iter()
-            .partition(|item| self.is_immutable(item));
+        let (retired, kept) = std::mem::take(&mut self.items).into_iter().partition(|item| self.is_immutable(item));
         self.items = kept;
         retired
     }
 
     fn validate(&self) -> Result<(), InputError> {
         if self.continuation.next_ordinal < 1 {
-            return Err(InputError::new(
-                "continuation.next_ordinal",
-                "must be at least 1",
-            ));
+            return Err(InputError::new("continuation.next_ordinal", "must be at least 1"));
         }
         for (index, item) in self.items.iter().enumerate() {
             if item.ordinal < 1 {
-                return Err(InputError::new(
-                    format!("items.{index}.ordinal"),
-                    "must be at least 1",
-                ));
+                return Err(InputError::new(format!("items.{index}.ordinal"), "must be at least 1"));
             }
         }
         Ok(())
@@ -355,6 +343,8 @@ pub struct DisplayFold {
     assembler: CustomEventAssembler,
     observer: HarnessAguiStreamObserver,
     clock: Option<Box<dyn Fn() -> UtcTime + Send>>,
+    /// The last item id computed: consecutive events of one message or call hash their source identity once.
+    last_id: Option<(ItemKind, String, String)>,
 }
 
 /// Code point counts of accumulated fields by (item id, field), so appending never rescans a text.
@@ -380,19 +370,6 @@ impl std::fmt::Debug for DisplayFold {
     }
 }
 
-fn bounding_processor(
-    user: Option<AguiEventProcessor>,
-    bounded: bool,
-) -> Option<AguiEventProcessor> {
-    if !bounded {
-        return user;
-    }
-    Some(match user {
-        Some(mut user) => Box::new(move |source, event| user(source, event).map(bound_event)),
-        None => Box::new(|_, event| Some(bound_event(event))),
-    })
-}
-
 /// Cap the payloads the observer hands on; one character over the bound survives so the fold sees truncation.
 fn bound_event(event: Event) -> Event {
     match event {
@@ -407,9 +384,8 @@ fn bound_event(event: Event) -> Event {
                 ToolResultContent::Parts(_) => {
                     let encoded = Event::ToolCallResult(result.clone()).to_json();
                     if char_len(&encoded) > MAX_FIELD_CHARS {
-                        result.content = ToolResultContent::Parts(vec![
-                            json!({"type": "text", "text": TRUNCATED_PARTS_NOTICE}),
-                        ]);
+                        result.content =
+                            ToolResultContent::Parts(vec![json!({"type": "text", "text": TRUNCATED_PARTS_NOTICE})]);
                     }
                 }
             }
@@ -456,11 +432,7 @@ fn py_repr(value: &Value) -> String {
             _ => number.to_string(),
         },
         Value::String(text) => {
-            let quote = if text.contains('\'') && !text.contains('"') {
-                '"'
-            } else {
-                '\''
-            };
+            let quote = if text.contains('\'') && !text.contains('"') { '"' } else { '\'' };
             let mut out = String::with_capacity(text.len() + 2);
             out.push(quote);
             for ch in text.chars() {
@@ -473,27 +445,18 @@ fn py_repr(value: &Value) -> String {
                         out.push('\\');
                         out.push(c);
                     }
-                    c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                        out.push_str(&format!("\\x{:02x}", c as u32))
-                    }
+                    c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
                     c => out.push(c),
                 }
             }
             out.push(quote);
             out
         }
-        Value::Array(items) => format!(
-            "[{}]",
-            items.iter().map(py_repr).collect::<Vec<_>>().join(", ")
-        ),
+        Value::Array(items) => format!("[{}]", items.iter().map(py_repr).collect::<Vec<_>>().join(", ")),
         Value::Object(map) => format!(
             "{{{}}}",
             map.iter()
-                .map(|(key, value)| format!(
-                    "{}: {}",
-                    py_repr(&Value::String(key.clone())),
-                    py_repr(value)
-                ))
+                .map(|(key, value)| format!("{}: {}", py_repr(&Value::String(key.clone())), py_repr(value)))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
@@ -503,16 +466,12 @@ fn py_repr(value: &Value) -> String {
 /// The message kinds and the item kind each folds into.
 fn message_kind(event_type: &str) -> Option<ItemKind> {
     match event_type {
-        "TEXT_MESSAGE_START" | "TEXT_MESSAGE_CONTENT" | "TEXT_MESSAGE_END" => {
-            Some(ItemKind::TextMessage)
-        }
+        "TEXT_MESSAGE_START" | "TEXT_MESSAGE_CONTENT" | "TEXT_MESSAGE_END" => Some(ItemKind::TextMessage),
         "REASONING_MESSAGE_START"
         | "REASONING_MESSAGE_CONTENT"
         | "REASONING_MESSAGE_END"
         | "REASONING_ENCRYPTED_VALUE" => Some(ItemKind::ReasoningMessage),
-        "TOOL_CALL_START" | "TOOL_CALL_ARGS" | "TOOL_CALL_END" | "TOOL_CALL_RESULT" => {
-            Some(ItemKind::ToolCall)
-        }
+        "TOOL_CALL_START" | "TOOL_CALL_ARGS" | "TOOL_CALL_END" | "TOOL_CALL_RESULT" => Some(ItemKind::ToolCall),
         _ => None,
     }
 }
@@ -546,23 +505,14 @@ fn validate_event(payload: &Object) -> Result<(), InputError> {
     };
     if let Some(ms) = integer_timestamp(payload) {
         if UtcTime::from_epoch_ms(ms).is_none() {
-            return Err(InputError::new(
-                "timestamp",
-                format!("{ms} ms is outside the representable datetimes"),
-            ));
+            return Err(InputError::new("timestamp", format!("{ms} ms is outside the representable datetimes")));
         }
     }
     let require_str = |key: &str| -> Result<(), InputError> {
         match payload.get(key) {
             Some(Value::String(_)) => Ok(()),
-            Some(other) => Err(InputError::new(
-                key,
-                format!("expected a string, found {other}"),
-            )),
-            None => Err(InputError::new(
-                key,
-                format!("missing field for {event_type}"),
-            )),
+            Some(other) => Err(InputError::new(key, format!("expected a string, found {other}"))),
+            None => Err(InputError::new(key, format!("missing field for {event_type}"))),
         }
     };
     match event_type {
@@ -578,15 +528,9 @@ fn validate_event(payload: &Object) -> Result<(), InputError> {
         }
         t if message_kind(t).is_some() => require_str("messageId")?,
         "CUSTOM" if payload.get("name").and_then(Value::as_str) == Some(PART_DELTA) => {
-            let delta = payload
-                .get("value")
-                .and_then(|v| v.get("event"))
-                .and_then(|e| e.get("delta"));
+            let delta = payload.get("value").and_then(|v| v.get("event")).and_then(|e| e.get("delta"));
             if !delta.is_some_and(Value::is_object) {
-                return Err(InputError::new(
-                    "value.event.delta",
-                    "a part_delta observation needs its source delta",
-                ));
+                return Err(InputError::new("value.event.delta", "a part_delta observation needs its source delta"));
             }
         }
         _ => {}
@@ -599,11 +543,7 @@ fn streamed_arguments(payload: &Object) -> Option<&Object> {
     if payload.get("name").and_then(Value::as_str) != Some(PART_DELTA) {
         return None;
     }
-    let delta = payload
-        .get("value")?
-        .get("event")?
-        .get("delta")?
-        .as_object()?;
+    let delta = payload.get("value")?.get("event")?.get("delta")?.as_object()?;
     let arguments = delta.get("part_delta_kind").and_then(Value::as_str) == Some("tool_call")
         && delta.get("args_delta").is_some_and(Value::is_string);
     (arguments && !delta.get("tool_name_delta").is_some_and(truthy)).then_some(delta)
@@ -612,21 +552,12 @@ fn streamed_arguments(payload: &Object) -> Option<&Object> {
 /// A tool result the observer does not present (retry prompts, failures, denials): its call and message.
 fn failed_tool_call(source: &SourceItem) -> Option<(String, String)> {
     let event = source.event()?;
-    if !matches!(
-        event.kind(),
-        EventKind::FunctionToolResult | EventKind::OutputToolResult
-    ) {
+    if !matches!(event.kind(), EventKind::FunctionToolResult | EventKind::OutputToolResult) {
         return None;
     }
     let part = event.object("part")?;
     let is_return = part.get("part_kind").and_then(Value::as_str) == Some("tool-return");
-    if is_return
-        && part
-            .get("outcome")
-            .and_then(Value::as_str)
-            .unwrap_or("success")
-            == "success"
-    {
+    if is_return && part.get("outcome").and_then(Value::as_str).unwrap_or("success") == "success" {
         return None;
     }
     let content = part.get("content").unwrap_or(&Value::Null);
@@ -640,10 +571,7 @@ fn failed_tool_call(source: &SourceItem) -> Option<(String, String)> {
         ToolResultContent::Parts(parts) => PyDumps::DEFAULT.dumps(&Value::Array(parts)),
     };
     let end = char_boundary(&message, 4096);
-    Some((
-        part.get("tool_call_id")?.as_str()?.to_owned(),
-        message[..end].to_owned(),
-    ))
+    Some((part.get("tool_call_id")?.as_str()?.to_owned(), message[..end].to_owned()))
 }
 
 impl DisplayFold {
@@ -656,22 +584,12 @@ impl DisplayFold {
     pub fn with_options(run_id: impl Into<String>, options: DisplayOptions) -> DisplayFold {
         let bounded = !(options.full_content || options.retain_content);
         let next = options.first + options.items.len() as u64;
-        let items: IndexMap<String, Item> = options
-            .items
-            .into_iter()
-            .map(|item| (item.id.clone(), item))
-            .collect();
+        let items: IndexMap<String, Item> = options.items.into_iter().map(|item| (item.id.clone(), item)).collect();
         let changed: HashSet<String> = items.keys().cloned().collect();
         DisplayFold {
             run_id: run_id.into(),
             attempt: options.attempt,
-            store: Store {
-                items,
-                next,
-                checkpoint_changed: changed.clone(),
-                changed,
-                char_counts: HashMap::new(),
-            },
+            store: Store { items, next, checkpoint_changed: changed.clone(), changed, char_counts: HashMap::new() },
             sequence: 0,
             full_content: options.full_content,
             retain_content: options.retain_content,
@@ -679,8 +597,9 @@ impl DisplayFold {
             memory_sources: IndexMap::new(),
             arguments: None,
             assembler: CustomEventAssembler::default(),
-            observer: observer_with(bounding_processor(options.processor, bounded)),
+            observer: observer_with(options.processor, bounded),
             clock: options.clock,
+            last_id: None,
         }
     }
 
@@ -710,10 +629,11 @@ impl DisplayFold {
         fold.memory_sources = state.memory_sources;
         fold.arguments = state.arguments;
         fold.assembler = CustomEventAssembler::restore(state.fragments)?;
-        fold.observer = HarnessAguiStreamObserver::restore(
-            state.observer,
-            bounding_processor(processor, bounded),
-        );
+        let mut observer = HarnessAguiStreamObserver::restore(state.observer, processor);
+        if bounded {
+            observer = observer.with_finish(bound_event);
+        }
+        fold.observer = observer;
         Ok(fold)
     }
 
@@ -727,10 +647,7 @@ impl DisplayFold {
         processor: Option<AguiEventProcessor>,
     ) -> Result<DisplayFold, FoldError> {
         let state = &snapshot.continuation;
-        if state.run_id != run_id
-            || state.position.attempt != attempt
-            || state.full_content != full_content
-        {
+        if state.run_id != run_id || state.position.attempt != attempt || state.full_content != full_content {
             return Err(FoldError::Continuation(format!(
                 "the checkpoint is for run {:?}, attempt {}, full_content {}; this fold is for run {run_id:?}, \
                  attempt {attempt}, full_content {full_content}",
@@ -747,10 +664,7 @@ impl DisplayFold {
 
     /// The last folded position.
     pub fn position(&self) -> StreamPosition {
-        StreamPosition {
-            attempt: self.attempt,
-            sequence: self.sequence,
-        }
+        StreamPosition { attempt: self.attempt, sequence: self.sequence }
     }
 
     /// The items, in order of creation.
@@ -785,18 +699,11 @@ impl DisplayFold {
     /// publication.
     pub fn capture_delta(&mut self) -> DisplaySnapshot {
         let store = &mut self.store;
-        let mut items: Vec<Item> = store
-            .checkpoint_changed
-            .iter()
-            .filter_map(|key| store.items.get(key))
-            .cloned()
-            .collect();
+        let mut items: Vec<Item> =
+            store.checkpoint_changed.iter().filter_map(|key| store.items.get(key)).cloned().collect();
         items.sort_by_key(|item| item.ordinal);
         store.checkpoint_changed.clear();
-        DisplaySnapshot {
-            items,
-            continuation: self.export_continuation(),
-        }
+        DisplaySnapshot { items, continuation: self.export_continuation() }
     }
 
     /// The parser state alone, without the accumulated display.
@@ -836,11 +743,7 @@ impl DisplayFold {
     /// Give each event the next sequence and fold it. When `source` is a tool result the observer does not
     /// present, its call's item fails and the last event reports it. Atomic: a malformed event rejects the whole
     /// batch before anything changes.
-    pub fn fold(
-        &mut self,
-        events: Vec<Object>,
-        source: Option<&SourceItem>,
-    ) -> Result<Vec<Observed>, FoldError> {
+    pub fn fold(&mut self, events: Vec<Object>, source: Option<&SourceItem>) -> Result<Vec<Observed>, FoldError> {
         for (index, payload) in events.iter().enumerate() {
             validate_event(payload).map_err(|error| error.nested(&format!("events.{index}")))?;
         }
@@ -850,31 +753,20 @@ impl DisplayFold {
             let mut item = self.fold_one(&payload);
             if let Some(reference) = item.as_mut() {
                 if payload.get("type").and_then(Value::as_str) == Some("TEXT_MESSAGE_END") {
-                    let sources = self
-                        .store
-                        .items
-                        .get(&reference.id)
-                        .and_then(|i| i.content.get("memory_sources"));
+                    let sources = self.store.items.get(&reference.id).and_then(|i| i.content.get("memory_sources"));
                     if let Some(Value::Array(sources)) = sources {
-                        reference.memory_sources = sources
-                            .iter()
-                            .map(|s| serde_json::from_value(s.clone()))
-                            .collect::<Result<_, _>>()
-                            .ok();
+                        reference.memory_sources =
+                            sources.iter().map(|s| serde_json::from_value(s.clone())).collect::<Result<_, _>>().ok();
                     }
                 }
             }
-            observed.push(Observed {
-                sequence: self.sequence,
-                event: payload,
-                item,
-            });
+            observed.push(Observed { sequence: self.sequence, event: payload, item });
         }
         if let (Some(last), Some(source)) = (observed.last_mut(), source) {
             if let Some((call_id, message)) = failed_tool_call(source) {
                 let at = self.occurred(&last.event);
-                let subagent = (Some(source.run_id.as_str()) != self.observer.run_id())
-                    .then_some(source.run_id.as_str());
+                let subagent =
+                    (Some(source.run_id.as_str()) != self.observer.run_id()).then_some(source.run_id.as_str());
                 if let Some(reference) = self.fail_tool_call(&call_id, message, at, subagent) {
                     last.item = Some(reference);
                 }
@@ -889,15 +781,19 @@ impl DisplayFold {
             .unwrap_or_else(|| self.clock.as_ref().map_or(UtcTime::EPOCH, |clock| clock()))
     }
 
-    fn scoped(&self, kind: ItemKind, scope: Option<&Value>, source_id: &str) -> String {
-        match scope.filter(|s| truthy(s)) {
-            Some(scope) => item_id(
-                &self.run_id,
-                kind,
-                &format!("{}:{source_id}", py_str(scope)),
-            ),
-            None => item_id(&self.run_id, kind, source_id),
+    fn scoped(&mut self, kind: ItemKind, scope: Option<&Value>, source_id: &str) -> String {
+        let identity = match scope.filter(|s| truthy(s)) {
+            Some(scope) => std::borrow::Cow::Owned(format!("{}:{source_id}", py_str(scope))),
+            None => std::borrow::Cow::Borrowed(source_id),
+        };
+        if let Some((last_kind, last_identity, key)) = &self.last_id {
+            if *last_kind == kind && *last_identity == *identity {
+                return key.clone();
+            }
         }
+        let key = item_id(&self.run_id, kind, &identity);
+        self.last_id = Some((kind, identity.into_owned(), key.clone()));
+        key
     }
 
     fn fold_one(&mut self, payload: &Object) -> Option<ItemRef> {
@@ -908,18 +804,9 @@ impl DisplayFold {
         let position = self.position().to_string();
         if matches!(
             event_type,
-            "RUN_STARTED"
-                | "RUN_FINISHED"
-                | "RUN_ERROR"
-                | "SUBAGENT_STARTED"
-                | "SUBAGENT_FINISHED"
-                | "SUBAGENT_ERROR"
+            "RUN_STARTED" | "RUN_FINISHED" | "RUN_ERROR" | "SUBAGENT_STARTED" | "SUBAGENT_FINISHED" | "SUBAGENT_ERROR"
         ) {
-            let key = item_id(
-                &self.run_id,
-                ItemKind::Observation,
-                &format!("{}:{}", self.attempt, self.sequence),
-            );
+            let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{}", self.attempt, self.sequence));
             let at = self.occurred(payload);
             let content = Some(payload.clone());
             return Some(self.store.put(
@@ -938,21 +825,12 @@ impl DisplayFold {
             _ if kind == ItemKind::ToolCall => "toolCallId",
             _ => "messageId",
         };
-        let source_id = payload
-            .get(id_field)
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let source_id = payload.get(id_field).and_then(Value::as_str).unwrap_or_default();
         let key = self.scoped(kind, payload.get("subagentRunId"), source_id);
-        let state = if matches!(
-            event_type,
-            "TEXT_MESSAGE_END" | "REASONING_MESSAGE_END" | "TOOL_CALL_RESULT"
-        ) {
+        let state = if matches!(event_type, "TEXT_MESSAGE_END" | "REASONING_MESSAGE_END" | "TOOL_CALL_RESULT") {
             ItemState::Completed
         } else {
-            self.store
-                .items
-                .get(&key)
-                .map_or(ItemState::InProgress, |item| item.state)
+            self.store.items.get(&key).map_or(ItemState::InProgress, |item| item.state)
         };
         let at = self.occurred(payload);
         let full = self.full_content || self.retain_content;
@@ -964,23 +842,15 @@ impl DisplayFold {
                     content.insert(name.into(), value.clone());
                 }
             }
-            let scope = content
-                .get("subagentRunId")
-                .filter(|s| truthy(s))
-                .map_or_else(|| "root".to_owned(), py_str);
+            let scope = content.get("subagentRunId").filter(|s| truthy(s)).map_or_else(|| "root".to_owned(), py_str);
             if let Some(group) = response_groups.get(&scope) {
                 if !content.contains_key("responseGroup") {
                     content.insert("responseGroup".into(), group.clone().into());
                 }
             }
-            if event_type == "TEXT_MESSAGE_END"
-                && content.get("role").and_then(Value::as_str) == Some("assistant")
-            {
+            if event_type == "TEXT_MESSAGE_END" && content.get("role").and_then(Value::as_str) == Some("assistant") {
                 if let Some(sources) = memory_sources.get(&scope) {
-                    content.insert(
-                        "memory_sources".into(),
-                        serde_json::to_value(sources).unwrap_or(Value::Null),
-                    );
+                    content.insert("memory_sources".into(), serde_json::to_value(sources).unwrap_or(Value::Null));
                 }
             }
             if event_type == "TOOL_CALL_END" {
@@ -992,20 +862,11 @@ impl DisplayFold {
                 _ => None,
             };
             if let Some(field) = accumulated {
-                let delta = payload
-                    .get("delta")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
+                let delta = payload.get("delta").and_then(Value::as_str).unwrap_or_default();
                 append_bounded(content, field, delta, full, counts, key);
             }
             if event_type == "REASONING_ENCRYPTED_VALUE" {
-                content.insert(
-                    "encrypted_value".into(),
-                    payload
-                        .get("encryptedValue")
-                        .cloned()
-                        .unwrap_or(Value::Null),
-                );
+                content.insert("encrypted_value".into(), payload.get("encryptedValue").cloned().unwrap_or(Value::Null));
             }
             if event_type == "TOOL_CALL_RESULT" {
                 match payload.get("content") {
@@ -1041,26 +902,14 @@ impl DisplayFold {
             Accepted::Passed(event) => std::borrow::Cow::Borrowed(event),
             Accepted::Assembled(event) => std::borrow::Cow::Owned(event),
         };
-        let name = assembled
-            .get("name")
-            .map(py_str)
-            .unwrap_or_else(|| "None".into());
+        let name = assembled.get("name").map(py_str).unwrap_or_else(|| "None".into());
         let value = assembled.get("value").cloned().unwrap_or(Value::Null);
         let input_event = value.get("event").and_then(Value::as_object);
-        let lifecycle = input_event
-            .and_then(|e| e.get("payload"))
-            .and_then(Value::as_object);
-        let scope_key = || {
-            assembled
-                .get("subagentRunId")
-                .filter(|s| truthy(s))
-                .map_or_else(|| "root".to_owned(), py_str)
-        };
+        let lifecycle = input_event.and_then(|e| e.get("payload")).and_then(Value::as_object);
+        let scope_key =
+            || assembled.get("subagentRunId").filter(|s| truthy(s)).map_or_else(|| "root".to_owned(), py_str);
         if name == "a13n.harness.lifecycle"
-            && lifecycle
-                .and_then(|l| l.get("type"))
-                .and_then(Value::as_str)
-                == Some("model_request_started")
+            && lifecycle.and_then(|l| l.get("type")).and_then(Value::as_str) == Some("model_request_started")
         {
             let group = format!("{}:{}:{}", self.run_id, self.attempt, self.sequence);
             self.response_groups.insert(scope_key(), group);
@@ -1072,13 +921,7 @@ impl DisplayFold {
                 let mut merged: Vec<MemorySource> = self
                     .memory_sources
                     .get(&scope)
-                    .map(|existing| {
-                        existing
-                            .iter()
-                            .filter(|s| !kinds.contains(s.kind.as_str()))
-                            .cloned()
-                            .collect()
-                    })
+                    .map(|existing| existing.iter().filter(|s| !kinds.contains(s.kind.as_str())).cloned().collect())
                     .unwrap_or_default();
                 merged.extend(sources);
                 self.memory_sources.insert(scope, merged);
@@ -1091,10 +934,7 @@ impl DisplayFold {
                 .and_then(Value::as_str)
                 .is_some_and(|s| s == "user" || s == "steering");
         let authored = name == "a13n.input.user" || name == "a13n.input.steering" || media_input;
-        if let (true, Some(input)) = (
-            authored,
-            input_event.filter(|e| e.contains_key("message_id")),
-        ) {
+        if let (true, Some(input)) = (authored, input_event.filter(|e| e.contains_key("message_id"))) {
             let message_id = input.get("message_id").map(py_str).unwrap_or_default();
             let mut content = Object::new();
             content.insert("messageId".into(), message_id.clone().into());
@@ -1106,49 +946,17 @@ impl DisplayFold {
                 content.insert("metadata".into(), metadata.clone());
             }
             if media_input {
-                content.insert(
-                    "input_media".into(),
-                    input.get("content").cloned().unwrap_or(Value::Null),
-                );
+                content.insert("input_media".into(), input.get("content").cloned().unwrap_or(Value::Null));
             } else {
-                let text = input
-                    .get("content")
-                    .map(py_str)
-                    .unwrap_or_else(|| "None".into());
-                set_bounded(
-                    &mut content,
-                    "text",
-                    text,
-                    self.full_content || self.retain_content,
-                );
+                let text = input.get("content").map(py_str).unwrap_or_else(|| "None".into());
+                set_bounded(&mut content, "text", text, self.full_content || self.retain_content);
             }
-            content.insert(
-                "input_source".into(),
-                input
-                    .get("source")
-                    .cloned()
-                    .unwrap_or_else(|| "user".into()),
-            );
-            content.insert(
-                "input_group".into(),
-                input.get("input_id").cloned().unwrap_or(Value::Null),
-            );
-            let key = self.scoped(
-                ItemKind::TextMessage,
-                assembled.get("subagentRunId"),
-                &message_id,
-            );
+            content.insert("input_source".into(), input.get("source").cloned().unwrap_or_else(|| "user".into()));
+            content.insert("input_group".into(), input.get("input_id").cloned().unwrap_or(Value::Null));
+            let key = self.scoped(ItemKind::TextMessage, assembled.get("subagentRunId"), &message_id);
             let at = self.occurred(&assembled);
             let kind = ItemKind::TextMessage;
-            return Some(self.store.put(
-                key,
-                kind,
-                ItemState::Completed,
-                Some(content),
-                position,
-                at,
-                |_, _, _| {},
-            ));
+            return Some(self.store.put(key, kind, ItemState::Completed, Some(content), position, at, |_, _, _| {}));
         }
         if let Some(input) = input_event {
             if let Some(reference) = self.tool_observation(&assembled, &name, input) {
@@ -1156,28 +964,15 @@ impl DisplayFold {
             }
         }
         if self.full_content
-            && matches!(
-                name.as_str(),
-                "a13n.pydantic_ai.part_start" | "a13n.pydantic_ai.part_end" | PART_DELTA
-            )
+            && matches!(name.as_str(), "a13n.pydantic_ai.part_start" | "a13n.pydantic_ai.part_end" | PART_DELTA)
         {
             return None;
         }
-        let summary = matches!(
-            name.as_str(),
-            "a13n.context.handoff_summary" | "a13n.context.compaction_summary"
-        );
+        let summary = matches!(name.as_str(), "a13n.context.handoff_summary" | "a13n.context.compaction_summary");
         let keep_whole = self.retain_content || (self.full_content && summary);
-        let value = if !keep_whole && json_size(&value) > MAX_OBSERVATION_BYTES {
-            json!({"omitted": true})
-        } else {
-            value
-        };
-        let key = item_id(
-            &self.run_id,
-            ItemKind::Observation,
-            &format!("{}:{}", self.attempt, self.sequence),
-        );
+        let value =
+            if !keep_whole && json_size(&value) > MAX_OBSERVATION_BYTES { json!({"omitted": true}) } else { value };
+        let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{}", self.attempt, self.sequence));
         let mut content = Object::new();
         content.insert("name".into(), name.into());
         content.insert("value".into(), value);
@@ -1201,20 +996,12 @@ impl DisplayFold {
 
     fn tool_observation(&mut self, event: &Object, name: &str, value: &Object) -> Option<ItemRef> {
         let part = value.get("part").and_then(Value::as_object);
-        let part_kind = |source: &Object| {
-            source
-                .get("part_kind")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        };
+        let part_kind = |source: &Object| source.get("part_kind").and_then(Value::as_str).map(str::to_owned);
         let native = part
             .and_then(|p| p.get("part_kind"))
             .and_then(Value::as_str)
             .is_some_and(|kind| kind == "builtin-tool-call" || kind == "builtin-tool-return");
-        let result = matches!(
-            name,
-            "a13n.pydantic_ai.function_tool_result" | "a13n.pydantic_ai.output_tool_result"
-        );
+        let result = matches!(name, "a13n.pydantic_ai.function_tool_result" | "a13n.pydantic_ai.output_tool_result");
         let supplement = matches!(
             name,
             "a13n.filesystem.edit_applied"
@@ -1232,33 +1019,23 @@ impl DisplayFold {
         };
         let call_id = source.get("tool_call_id")?.as_str()?.to_owned();
         let scope = event.get("subagentRunId");
-        let provider = native.then(|| {
-            source
-                .get("provider_name")
-                .filter(|p| truthy(p))
-                .map_or_else(|| "provider".to_owned(), py_str)
-        });
+        let provider = native
+            .then(|| source.get("provider_name").filter(|p| truthy(p)).map_or_else(|| "provider".to_owned(), py_str));
         let identity = match &provider {
             Some(provider) => format!("native:{provider}:{call_id}"),
             None => call_id.clone(),
         };
         let key = self.scoped(ItemKind::ToolCall, scope, &identity);
         let full = self.full_content || self.retain_content;
-        let scope_key = scope
-            .filter(|s| truthy(s))
-            .map_or_else(|| "root".to_owned(), py_str);
+        let scope_key = scope.filter(|s| truthy(s)).map_or_else(|| "root".to_owned(), py_str);
         let group = self.response_groups.get(&scope_key).cloned();
         // A result settles the call; arguments and supplements keep its state.
         let is_arguments = !supplement && part_kind(source).as_deref() == Some("builtin-tool-call");
         let state = if supplement || is_arguments {
-            self.store
-                .items
-                .get(&key)
-                .map_or(ItemState::InProgress, |item| item.state)
+            self.store.items.get(&key).map_or(ItemState::InProgress, |item| item.state)
         } else {
             let outcome = source.get("outcome").and_then(Value::as_str);
-            let retry =
-                part_kind(source).as_deref() == Some("retry-prompt") || outcome == Some("retried");
+            let retry = part_kind(source).as_deref() == Some("retry-prompt") || outcome == Some("retried");
             if retry || matches!(outcome, Some("failed" | "denied" | "interrupted")) {
                 ItemState::Failed
             } else {
@@ -1285,24 +1062,15 @@ impl DisplayFold {
                 if name == "a13n.filesystem.edit_applied" {
                     let mut edit = Object::new();
                     for field in ["file_path", "before", "after"] {
-                        edit.insert(
-                            field.into(),
-                            source.get(field).cloned().unwrap_or(Value::Null),
-                        );
+                        edit.insert(field.into(), source.get(field).cloned().unwrap_or(Value::Null));
                     }
                     content.insert("applied_edit".into(), Value::Object(edit));
                 } else if name == "a13n.tool_images" || name == "a13n.harness-ui.tool_images" {
-                    content.insert(
-                        "tool_images".into(),
-                        source.get("images").cloned().unwrap_or_else(|| json!([])),
-                    );
+                    content.insert("tool_images".into(), source.get("images").cloned().unwrap_or_else(|| json!([])));
                     let unavailable = source.get("unavailable").cloned().unwrap_or(false.into());
                     content.insert("tool_image_unavailable".into(), unavailable);
                 } else {
-                    content.insert(
-                        "mcp_apps".into(),
-                        source.get("apps").cloned().unwrap_or_else(|| json!([])),
-                    );
+                    content.insert("mcp_apps".into(), source.get("apps").cloned().unwrap_or_else(|| json!([])));
                 }
             } else if is_arguments {
                 let arguments = match source.get("args") {
@@ -1320,30 +1088,20 @@ impl DisplayFold {
                     content.insert("truncated".into(), true.into());
                 }
                 let outcome = source.get("outcome").cloned().unwrap_or(Value::Null);
-                let retry = part_kind(source).as_deref() == Some("retry-prompt")
-                    || outcome.as_str() == Some("retried");
+                let retry = part_kind(source).as_deref() == Some("retry-prompt") || outcome.as_str() == Some("retried");
                 content.insert("outcome".into(), outcome);
                 content.insert("retry".into(), retry.into());
             }
         };
-        Some(
-            self.store
-                .put(key, ItemKind::ToolCall, state, None, position, at, update),
-        )
+        Some(self.store.put(key, ItemKind::ToolCall, state, None, position, at, update))
     }
 
     /// Consecutive argument deltas of one tool-call part fold into one observation: the first delta's, with the
     /// argument text of all of them and the first one's time.
     fn arguments(&mut self, payload: &Object, delta: &Object) -> ItemRef {
-        let text = delta
-            .get("args_delta")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let text = delta.get("args_delta").and_then(Value::as_str).unwrap_or_default();
         let value = payload.get("value");
-        let mut source = value
-            .and_then(|v| v.get("event"))
-            .cloned()
-            .unwrap_or(Value::Null);
+        let mut source = value.and_then(|v| v.get("event")).cloned().unwrap_or(Value::Null);
         let mut stripped = delta.clone();
         stripped.insert("args_delta".into(), Value::Null);
         if let Value::Object(source) = &mut source {
@@ -1351,14 +1109,8 @@ impl DisplayFold {
         }
         let stream = json!([
             PART_DELTA,
-            value
-                .and_then(|v| v.get("thread_id"))
-                .cloned()
-                .unwrap_or(Value::Null),
-            value
-                .and_then(|v| v.get("run_id"))
-                .cloned()
-                .unwrap_or(Value::Null),
+            value.and_then(|v| v.get("thread_id")).cloned().unwrap_or(Value::Null),
+            value.and_then(|v| v.get("run_id")).cloned().unwrap_or(Value::Null),
             source
         ]);
         let position = self.position().to_string();
@@ -1367,35 +1119,21 @@ impl DisplayFold {
             Some(held) if held.stream == stream && held.sequence + 1 == sequence => {
                 if let Some(event) = held.event.as_mut() {
                     append_args_delta(event, text);
-                    held.size = held
-                        .size
-                        .saturating_add((escaped_str_size(text) - 2) as u64);
+                    held.size = held.size.saturating_add((escaped_str_size(text) - 2) as u64);
                 }
                 true
             }
             _ => false,
         };
         if !continued {
-            let key = item_id(
-                &self.run_id,
-                ItemKind::Observation,
-                &format!("{}:{sequence}", self.attempt),
-            );
+            let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{sequence}", self.attempt));
             let size = json_size(value.unwrap_or(&Value::Null)) as u64;
             let at = self.occurred(payload);
-            self.arguments = Some(StreamedArguments {
-                stream,
-                key,
-                at,
-                sequence: 0,
-                event: Some(payload.clone()),
-                size,
-            });
+            self.arguments =
+                Some(StreamedArguments { stream, key, at, sequence: 0, event: Some(payload.clone()), size });
         }
         let retain = self.retain_content;
-        let Some(held) = self.arguments.as_mut() else {
-            unreachable!("set above")
-        };
+        let Some(held) = self.arguments.as_mut() else { unreachable!("set above") };
         held.sequence = sequence;
         if !retain && held.size > MAX_OBSERVATION_BYTES as u64 {
             held.event = None;
@@ -1417,33 +1155,16 @@ impl DisplayFold {
                     content.insert("subagentRunId".into(), subagent);
                 }
             };
-            return self
-                .store
-                .put(key, kind, ItemState::Completed, None, position, at, update);
+            return self.store.put(key, kind, ItemState::Completed, None, position, at, update);
         }
-        let held_value = held
-            .event
-            .as_ref()
-            .and_then(|event| event.get("value"))
-            .cloned();
+        let held_value = held.event.as_ref().and_then(|event| event.get("value")).cloned();
         let mut content = Object::new();
         content.insert("name".into(), PART_DELTA.into());
-        content.insert(
-            "value".into(),
-            held_value.unwrap_or_else(|| json!({"omitted": true})),
-        );
+        content.insert("value".into(), held_value.unwrap_or_else(|| json!({"omitted": true})));
         if let Some(subagent) = subagent {
             content.insert("subagentRunId".into(), subagent);
         }
-        self.store.put(
-            key,
-            kind,
-            ItemState::Completed,
-            Some(content),
-            position,
-            at,
-            |_, _, _| {},
-        )
+        self.store.put(key, kind, ItemState::Completed, Some(content), position, at, |_, _, _| {})
     }
 
     fn fail_tool_call(
@@ -1454,27 +1175,15 @@ impl DisplayFold {
         subagent: Option<&str>,
     ) -> Option<ItemRef> {
         let key = match subagent {
-            Some(scope) => item_id(
-                &self.run_id,
-                ItemKind::ToolCall,
-                &format!("{scope}:{call_id}"),
-            ),
+            Some(scope) => item_id(&self.run_id, ItemKind::ToolCall, &format!("{scope}:{call_id}")),
             None => item_id(&self.run_id, ItemKind::ToolCall, call_id),
         };
         self.store.items.get(&key)?;
         let position = self.position().to_string();
         let failure = json!({"code": "tool_failed", "message": message});
-        Some(self.store.put(
-            key,
-            ItemKind::ToolCall,
-            ItemState::Failed,
-            None,
-            position,
-            at,
-            move |content, _, _| {
-                content.insert("failure".into(), failure);
-            },
-        ))
+        Some(self.store.put(key, ItemKind::ToolCall, ItemState::Failed, None, position, at, move |content, _, _| {
+            content.insert("failure".into(), failure);
+        }))
     }
 }
 
@@ -1531,16 +1240,8 @@ impl Store {
             kind,
             state,
             ordinal: Some(item.ordinal),
-            response_group: item
-                .content
-                .get("responseGroup")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            failure: item
-                .content
-                .get("failure")
-                .and_then(Value::as_object)
-                .cloned(),
+            response_group: item.content.get("responseGroup").and_then(Value::as_str).map(str::to_owned),
+            failure: item.content.get("failure").and_then(Value::as_object).cloned(),
             memory_sources: None,
         };
         self.changed.insert(key.clone());
@@ -1549,12 +1250,16 @@ impl Store {
     }
 }
 
-fn observer_with(processor: Option<AguiEventProcessor>) -> HarnessAguiStreamObserver {
-    let observer = HarnessAguiStreamObserver::new().retain_events(false);
-    match processor {
-        Some(processor) => observer.with_processor(processor),
-        None => observer,
+/// The fold's own observer: no journal, the host's processor, then the payload bounds unless content is kept.
+fn observer_with(processor: Option<AguiEventProcessor>, bounded: bool) -> HarnessAguiStreamObserver {
+    let mut observer = HarnessAguiStreamObserver::new().retain_events(false);
+    if let Some(processor) = processor {
+        observer = observer.with_processor(processor);
     }
+    if bounded {
+        observer = observer.with_finish(bound_event);
+    }
+    observer
 }
 
 /// `content[field] = value[:MAX]` (and `truncated` when cut), or the whole value for a full-content fold.
@@ -1578,9 +1283,7 @@ fn append_bounded(
     counts: &mut CharCounts,
     key: &str,
 ) {
-    let slot = content
-        .entry(field)
-        .or_insert_with(|| Value::String(String::new()));
+    let slot = content.entry(field).or_insert_with(|| Value::String(String::new()));
     if !slot.is_string() {
         *slot = Value::String(py_str(slot));
     }
@@ -1595,9 +1298,7 @@ fn append_bounded(
         return;
     }
     let count_key = (key.to_owned(), field);
-    let current = *counts
-        .entry(count_key.clone())
-        .or_insert_with(|| char_len(text));
+    let current = *counts.entry(count_key.clone()).or_insert_with(|| char_len(text));
     let delta_chars = char_len(delta);
     let total = current + delta_chars;
     if total <= MAX_FIELD_CHARS {
@@ -1618,10 +1319,7 @@ fn append_args_delta(event: &mut Object, text: &str) {
 }
 
 fn append_value_args_delta(value: &mut Object, text: &str) {
-    let slot = value
-        .get_mut("event")
-        .and_then(|e| e.get_mut("delta"))
-        .and_then(|d| d.get_mut("args_delta"));
+    let slot = value.get_mut("event").and_then(|e| e.get_mut("delta")).and_then(|d| d.get_mut("args_delta"));
     if let Some(Value::String(args)) = slot {
         args.push_str(text);
     }
@@ -1654,21 +1352,11 @@ mod tests {
         let mut fold = DisplayFold::new("run-example");
         fold.fold(prefix.clone(), None).unwrap();
         let checkpoint = fold.export().to_json();
-        let mut restored = DisplayFold::restore(
-            DisplaySnapshot::from_json(&checkpoint).unwrap(),
-            false,
-            None,
-        )
-        .unwrap();
+        let mut restored = DisplayFold::restore(DisplaySnapshot::from_json(&checkpoint).unwrap(), false, None).unwrap();
         restored.fold(suffix.clone(), None).unwrap();
         let mut uninterrupted = DisplayFold::new("run-example");
-        uninterrupted
-            .fold(prefix.into_iter().chain(suffix).collect(), None)
-            .unwrap();
-        assert_eq!(
-            restored.export().to_json(),
-            uninterrupted.export().to_json()
-        );
+        uninterrupted.fold(prefix.into_iter().chain(suffix).collect(), None).unwrap();
+        assert_eq!(restored.export().to_json(), uninterrupted.export().to_json());
         let item = restored.items().next().unwrap();
         assert_eq!(item.content["text"], "Hello world");
         assert_eq!(item.state, ItemState::Completed);
@@ -1706,10 +1394,7 @@ mod tests {
 
     #[test]
     fn item_ids_are_stable_hashes() {
-        assert_eq!(
-            item_id("run-agui", ItemKind::Observation, "0:1"),
-            "itm_a1810a2cc7d273f62ff5f1b8e94b22dd"
-        );
+        assert_eq!(item_id("run-agui", ItemKind::Observation, "0:1"), "itm_a1810a2cc7d273f62ff5f1b8e94b22dd");
     }
 
     #[test]

@@ -20,11 +20,7 @@ pub struct InputError {
 impl InputError {
     /// An error at `path` (a dotted field path such as `event.part.content`; empty for the whole value).
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> InputError {
-        InputError {
-            line: None,
-            path: path.into(),
-            message: message.into(),
-        }
+        InputError { line: None, path: path.into(), message: message.into() }
     }
 
     /// The same error, attributed to a 1-based input line.
@@ -127,9 +123,7 @@ impl FoldError {
 impl From<ObserveError> for FoldError {
     fn from(error: ObserveError) -> FoldError {
         match error {
-            ObserveError::Observation(message) | ObserveError::Usage(message) => {
-                FoldError::Observation(message)
-            }
+            ObserveError::Observation(message) | ObserveError::Usage(message) => FoldError::Observation(message),
             ObserveError::Input(input) => FoldError::Input(input),
         }
     }

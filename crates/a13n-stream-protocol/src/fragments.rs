@@ -142,17 +142,10 @@ impl CustomEventAssembler {
     /// An assembler with a byte budget and a bound on pending events (both at least 1).
     pub fn new(max_bytes: u64, max_pending: u64) -> Result<CustomEventAssembler, InputError> {
         if max_bytes < 1 || max_pending < 1 {
-            return Err(InputError::new(
-                "",
-                "custom event assembly bounds must be positive",
-            ));
+            return Err(InputError::new("", "custom event assembly bounds must be positive"));
         }
         Ok(CustomEventAssembler {
-            state: FragmentState {
-                max_bytes,
-                max_pending,
-                ..FragmentState::default()
-            },
+            state: FragmentState { max_bytes, max_pending, ..FragmentState::default() },
             size: 0,
         })
     }
@@ -170,10 +163,7 @@ impl CustomEventAssembler {
     /// Continue from an exported state.
     pub fn restore(state: FragmentState) -> Result<CustomEventAssembler, InputError> {
         if state.max_bytes < 1 || state.max_pending < 1 {
-            return Err(InputError::new(
-                "fragments",
-                "custom event assembly bounds must be positive",
-            ));
+            return Err(InputError::new("fragments", "custom event assembly bounds must be positive"));
         }
         let size = state.pending.values().map(|assembly| assembly.size).sum();
         Ok(CustomEventAssembler { state, size })
@@ -198,8 +188,7 @@ impl CustomEventAssembler {
         let index = value.get("index").and_then(python_int);
         let count = value.get("count").and_then(python_int);
         let data = value.get("data").and_then(Value::as_str);
-        let (Some(identity), Some(index), Some(count), Some(data)) = (identity, index, count, data)
-        else {
+        let (Some(identity), Some(index), Some(count), Some(data)) = (identity, index, count, data) else {
             self.state.gap = true;
             return Accepted::Pending;
         };
@@ -215,23 +204,14 @@ impl CustomEventAssembler {
                 }
                 self.state.gap = true;
             }
-            self.state.pending.insert(
-                identity.to_owned(),
-                Assembly {
-                    count: count as u64,
-                    parts: Vec::new(),
-                    size: 0,
-                },
-            );
+            self.state
+                .pending
+                .insert(identity.to_owned(), Assembly { count: count as u64, parts: Vec::new(), size: 0 });
         }
         let size = data.len() as u64;
         let fits = self.size + size <= self.state.max_bytes;
         let complete = match self.state.pending.get_mut(identity) {
-            Some(assembly)
-                if fits
-                    && assembly.count == count as u64
-                    && assembly.parts.len() as i128 == index =>
-            {
+            Some(assembly) if fits && assembly.count == count as u64 && assembly.parts.len() as i128 == index => {
                 assembly.parts.push(data.to_owned());
                 assembly.size += size;
                 assembly.parts.len() as u64 == assembly.count
@@ -246,15 +226,8 @@ impl CustomEventAssembler {
         if !complete {
             return Accepted::Pending;
         }
-        let assembly = self
-            .state
-            .pending
-            .shift_remove(identity)
-            .unwrap_or(Assembly {
-                count: 0,
-                parts: vec![],
-                size: 0,
-            });
+        let assembly =
+            self.state.pending.shift_remove(identity).unwrap_or(Assembly { count: 0, parts: vec![], size: 0 });
         self.size -= assembly.size;
         match reassemble(&assembly.parts.concat()) {
             Some(event) => Accepted::Assembled(event),
@@ -270,10 +243,7 @@ impl CustomEventAssembler {
 fn python_int(value: &Value) -> Option<i128> {
     match value {
         Value::Bool(flag) => Some(i128::from(*flag)),
-        Value::Number(number) => number
-            .as_i64()
-            .map(i128::from)
-            .or_else(|| number.as_u64().map(i128::from)),
+        Value::Number(number) => number.as_i64().map(i128::from).or_else(|| number.as_u64().map(i128::from)),
         _ => None,
     }
 }
@@ -301,14 +271,10 @@ fn reassemble(text: &str) -> Option<Object> {
         ("metadata", "metadata"),
         ("subagentRunId", "subagent_run_id"),
     ] {
-        let field = object
-            .shift_remove(key)
-            .or_else(|| object.shift_remove(alias));
+        let field = object.shift_remove(key).or_else(|| object.shift_remove(alias));
         match (key, field) {
             (_, None | Some(Value::Null)) => {}
-            ("timestamp", Some(Value::Number(number)))
-                if number.as_i64().is_some_and(|t| t.abs() < (1 << 53)) =>
-            {
+            ("timestamp", Some(Value::Number(number))) if number.as_i64().is_some_and(|t| t.abs() < (1 << 53)) => {
                 out.insert(key.into(), Value::Number(number));
             }
             ("metadata", Some(Value::Object(metadata))) => {
@@ -345,30 +311,19 @@ mod tests {
 
     #[test]
     fn small_events_stay_whole_and_large_ones_round_trip() {
-        let small = CustomEvent {
-            name: "s".into(),
-            ..CustomEvent::default()
-        };
-        assert_eq!(
-            fragment_custom_event(small.clone(), "x"),
-            vec![Event::Custom(small)]
-        );
+        let small = CustomEvent { name: "s".into(), ..CustomEvent::default() };
+        assert_eq!(fragment_custom_event(small.clone(), "x"), vec![Event::Custom(small)]);
         let frames = fragment_custom_event(big_event(), "t:r:1:0");
         assert!(frames.len() > 1);
         let mut assembler = CustomEventAssembler::default();
         let mut out = None;
         for frame in &frames {
-            let Value::Object(payload) = frame.to_value() else {
-                unreachable!()
-            };
+            let Value::Object(payload) = frame.to_value() else { unreachable!() };
             if let Accepted::Assembled(event) = assembler.accept(&payload) {
                 out = Some(event);
             }
         }
-        assert_eq!(
-            Value::Object(out.unwrap()),
-            Event::Custom(big_event()).to_value()
-        );
+        assert_eq!(Value::Object(out.unwrap()), Event::Custom(big_event()).to_value());
         assert!(!assembler.gap());
         assert_eq!(assembler.export(), FragmentState::default());
     }
@@ -381,9 +336,7 @@ mod tests {
             if index == 1 {
                 continue;
             }
-            let Value::Object(payload) = frame.to_value() else {
-                unreachable!()
-            };
+            let Value::Object(payload) = frame.to_value() else { unreachable!() };
             assert_eq!(assembler.accept(&payload), Accepted::Pending);
         }
         assert!(assembler.gap());
@@ -394,17 +347,16 @@ mod tests {
     fn pending_and_byte_bounds_hold() {
         let mut assembler = CustomEventAssembler::new(10, 2).unwrap();
         for id in ["a", "b", "c"] {
-            let frame = json!({"name": FRAGMENT_EVENT_NAME, "value": {"id": id, "index": 0, "count": 2, "data": "abc"}});
+            let frame =
+                json!({"name": FRAGMENT_EVENT_NAME, "value": {"id": id, "index": 0, "count": 2, "data": "abc"}});
             assembler.accept(frame.as_object().unwrap());
         }
         let state = assembler.export();
         assert_eq!(state.pending.keys().collect::<Vec<_>>(), ["b", "c"]);
         assert!(state.gap);
-        let frame = json!({"name": FRAGMENT_EVENT_NAME, "value": {"id": "b", "index": 1, "count": 2, "data": "0123456789"}});
-        assert_eq!(
-            assembler.accept(frame.as_object().unwrap()),
-            Accepted::Pending
-        );
+        let frame =
+            json!({"name": FRAGMENT_EVENT_NAME, "value": {"id": "b", "index": 1, "count": 2, "data": "0123456789"}});
+        assert_eq!(assembler.accept(frame.as_object().unwrap()), Accepted::Pending);
         assert_eq!(assembler.export().pending.len(), 1);
         assert!(CustomEventAssembler::new(0, 1).is_err());
     }

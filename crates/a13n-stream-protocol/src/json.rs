@@ -20,11 +20,7 @@ pub type Object = Map<String, Value>;
 /// Format a finite float as Python's `repr(float)`.
 pub fn py_float_repr(value: f64) -> String {
     if value == 0.0 {
-        return if value.is_sign_negative() {
-            "-0.0".into()
-        } else {
-            "0.0".into()
-        };
+        return if value.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
     }
     if !value.is_finite() {
         // Python's json.dumps writes these non-standard tokens; serde_json values never hold them.
@@ -145,33 +141,16 @@ pub(crate) struct PyDumps {
 
 impl PyDumps {
     /// `json.dumps(v, ensure_ascii=False, separators=(",", ":"), sort_keys=True)`.
-    pub const SORTED_TEXT: PyDumps = PyDumps {
-        ensure_ascii: false,
-        sort_keys: true,
-        compact: true,
-    };
+    pub const SORTED_TEXT: PyDumps = PyDumps { ensure_ascii: false, sort_keys: true, compact: true };
     /// `json.dumps(v, ensure_ascii=False, separators=(",", ":"))`.
-    pub const TEXT: PyDumps = PyDumps {
-        ensure_ascii: false,
-        sort_keys: false,
-        compact: true,
-    };
+    pub const TEXT: PyDumps = PyDumps { ensure_ascii: false, sort_keys: false, compact: true };
     /// `json.dumps(v)`.
-    pub const DEFAULT: PyDumps = PyDumps {
-        ensure_ascii: true,
-        sort_keys: false,
-        compact: false,
-    };
+    pub const DEFAULT: PyDumps = PyDumps { ensure_ascii: true, sort_keys: false, compact: false };
 
     pub fn dumps(self, value: &Value) -> String {
         let mut out = Vec::with_capacity(64);
-        let mut ser =
-            serde_json::Serializer::with_formatter(&mut out, PyFormatter { options: self });
-        let result = if self.sort_keys {
-            Sorted(value).serialize(&mut ser)
-        } else {
-            value.serialize(&mut ser)
-        };
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, PyFormatter { options: self });
+        let result = if self.sort_keys { Sorted(value).serialize(&mut ser) } else { value.serialize(&mut ser) };
         // Serializing a `Value` into memory cannot fail.
         debug_assert!(result.is_ok());
         String::from_utf8(out).unwrap_or_default()
@@ -219,11 +198,7 @@ impl Formatter for PyFormatter {
         self.write_f64(writer, f64::from(value))
     }
 
-    fn begin_array_value<W: ?Sized + io::Write>(
-        &mut self,
-        writer: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
+    fn begin_array_value<W: ?Sized + io::Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
         if first {
             Ok(())
         } else if self.options.compact {
@@ -233,11 +208,7 @@ impl Formatter for PyFormatter {
         }
     }
 
-    fn begin_object_key<W: ?Sized + io::Write>(
-        &mut self,
-        writer: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
+    fn begin_object_key<W: ?Sized + io::Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
         self.begin_array_value(writer, first)
     }
 
@@ -245,11 +216,7 @@ impl Formatter for PyFormatter {
         writer.write_all(if self.options.compact { b":" } else { b": " })
     }
 
-    fn write_string_fragment<W: ?Sized + io::Write>(
-        &mut self,
-        writer: &mut W,
-        fragment: &str,
-    ) -> io::Result<()> {
+    fn write_string_fragment<W: ?Sized + io::Write>(&mut self, writer: &mut W, fragment: &str) -> io::Result<()> {
         if !self.options.ensure_ascii || fragment.is_ascii() {
             return writer.write_all(fragment.as_bytes());
         }
@@ -266,19 +233,12 @@ impl Formatter for PyFormatter {
         Ok(())
     }
 
-    fn write_char_escape<W: ?Sized + io::Write>(
-        &mut self,
-        writer: &mut W,
-        escape: CharEscape,
-    ) -> io::Result<()> {
+    fn write_char_escape<W: ?Sized + io::Write>(&mut self, writer: &mut W, escape: CharEscape) -> io::Result<()> {
         write_python_escape(writer, escape)
     }
 }
 
-fn write_python_escape<W: ?Sized + io::Write>(
-    writer: &mut W,
-    escape: CharEscape,
-) -> io::Result<()> {
+fn write_python_escape<W: ?Sized + io::Write>(writer: &mut W, escape: CharEscape) -> io::Result<()> {
     let text: &[u8] = match escape {
         CharEscape::Quote => b"\\\"",
         CharEscape::ReverseSolidus => b"\\\\",
@@ -306,29 +266,20 @@ impl Formatter for PydanticFormatter {
         self.write_f64(writer, f64::from(value))
     }
 
-    fn write_char_escape<W: ?Sized + io::Write>(
-        &mut self,
-        writer: &mut W,
-        escape: CharEscape,
-    ) -> io::Result<()> {
+    fn write_char_escape<W: ?Sized + io::Write>(&mut self, writer: &mut W, escape: CharEscape) -> io::Result<()> {
         write_python_escape(writer, escape)
     }
 }
 
 /// Serialize as Pydantic's `model_dump_json` would.
-pub(crate) fn to_pydantic_json<T: Serialize + ?Sized>(
-    value: &T,
-) -> Result<String, serde_json::Error> {
+pub(crate) fn to_pydantic_json<T: Serialize + ?Sized>(value: &T) -> Result<String, serde_json::Error> {
     let mut out = Vec::with_capacity(256);
     to_pydantic_writer(&mut out, value)?;
     Ok(String::from_utf8(out).unwrap_or_default())
 }
 
 /// Append the Pydantic JSON form of `value` to `out`.
-pub(crate) fn to_pydantic_writer<T: Serialize + ?Sized>(
-    out: &mut Vec<u8>,
-    value: &T,
-) -> Result<(), serde_json::Error> {
+pub(crate) fn to_pydantic_writer<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result<(), serde_json::Error> {
     let mut ser = serde_json::Serializer::with_formatter(out, PydanticFormatter);
     value.serialize(&mut ser)
 }
@@ -341,15 +292,10 @@ pub(crate) fn json_size(value: &Value) -> usize {
         Value::Bool(false) => 5,
         Value::Number(number) => number_text(number).len(),
         Value::String(text) => escaped_str_size(text),
-        Value::Array(items) => {
-            2 + items.len().saturating_sub(1) + items.iter().map(json_size).sum::<usize>()
-        }
+        Value::Array(items) => 2 + items.len().saturating_sub(1) + items.iter().map(json_size).sum::<usize>(),
         Value::Object(map) => {
             2 + map.len().saturating_sub(1)
-                + map
-                    .iter()
-                    .map(|(key, value)| escaped_str_size(key) + 1 + json_size(value))
-                    .sum::<usize>()
+                + map.iter().map(|(key, value)| escaped_str_size(key) + 1 + json_size(value)).sum::<usize>()
         }
     }
 }
@@ -394,9 +340,7 @@ pub(crate) fn char_boundary(text: &str, limit: usize) -> usize {
     if text.len() <= limit {
         return text.len();
     }
-    text.char_indices()
-        .nth(limit)
-        .map_or(text.len(), |(index, _)| index)
+    text.char_indices().nth(limit).map_or(text.len(), |(index, _)| index)
 }
 
 #[cfg(test)]
@@ -452,23 +396,12 @@ mod tests {
     #[test]
     fn dumps_variants() {
         let value = json!({"b": [1, 2.0, "é🚀"], "a": {"z": null, "y": true}});
-        assert_eq!(
-            PyDumps::SORTED_TEXT.dumps(&value),
-            r#"{"a":{"y":true,"z":null},"b":[1,2.0,"é🚀"]}"#
-        );
+        assert_eq!(PyDumps::SORTED_TEXT.dumps(&value), r#"{"a":{"y":true,"z":null},"b":[1,2.0,"é🚀"]}"#);
         assert_eq!(
             PyDumps::DEFAULT.dumps(&value),
             r#"{"b": [1, 2.0, "\u00e9\ud83d\ude80"], "a": {"z": null, "y": true}}"#
         );
-        assert_eq!(
-            json_size(&value),
-            PyDumps {
-                compact: true,
-                ..PyDumps::DEFAULT
-            }
-            .dumps(&value)
-            .len()
-        );
+        assert_eq!(json_size(&value), PyDumps { compact: true, ..PyDumps::DEFAULT }.dumps(&value).len());
         let control = json!("a\u{1}\n\"\\");
         assert_eq!(PyDumps::TEXT.dumps(&control), "\"a\\u0001\\n\\\"\\\\\"");
         assert_eq!(json_size(&control), PyDumps::TEXT.dumps(&control).len());

@@ -57,16 +57,7 @@ pub struct MemorySource {
     pub sources_truncated: bool,
 }
 
-const STATUSES: [&str; 8] = [
-    "recalled",
-    "failed",
-    "timeout",
-    "full",
-    "changes",
-    "unchanged",
-    "omitted",
-    "unavailable",
-];
+const STATUSES: [&str; 8] = ["recalled", "failed", "timeout", "full", "changes", "unchanged", "omitted", "unavailable"];
 const NEED_SOURCES: [&str; 5] = ["recalled", "full", "changes", "unchanged", "omitted"];
 
 /// The sources a `memory_recall` / `memory_context` payload reports, or `None` when the payload lacks evidence
@@ -77,11 +68,7 @@ pub(crate) fn memory_sources(payload: &Object) -> Option<Vec<MemorySource>> {
         "memory_context" => "file",
         _ => return None,
     };
-    let (status_key, list_key) = if kind == "record" {
-        ("recall", "records")
-    } else {
-        ("context", "files")
-    };
+    let (status_key, list_key) = if kind == "record" { ("recall", "records") } else { ("context", "files") };
     let memories = payload.get("memories")?.as_array()?;
     let mut sources = Vec::with_capacity(memories.len());
     for memory in memories {
@@ -170,15 +157,10 @@ mod tests {
 
     #[test]
     fn missing_evidence_is_not_an_empty_result() {
-        let payload =
-            json!({"type": "memory_recall", "memories": [{"memory": "m", "recall": "recalled"}]});
+        let payload = json!({"type": "memory_recall", "memories": [{"memory": "m", "recall": "recalled"}]});
         assert_eq!(memory_sources(payload.as_object().unwrap()), None);
-        let payload =
-            json!({"type": "memory_recall", "memories": [{"memory": "m", "recall": "failed"}]});
-        assert_eq!(
-            memory_sources(payload.as_object().unwrap()).unwrap()[0].status,
-            "failed"
-        );
+        let payload = json!({"type": "memory_recall", "memories": [{"memory": "m", "recall": "failed"}]});
+        assert_eq!(memory_sources(payload.as_object().unwrap()).unwrap()[0].status, "failed");
         let payload = json!({"type": "memory_context", "memories": [{"memory": "f", "context": "full",
             "files": [{"path": "a", "sha256": "b", "bytes": -1}]}]});
         assert_eq!(memory_sources(payload.as_object().unwrap()), None);

@@ -21,10 +21,10 @@ use serde_json::Value;
 
 use crate::agui::{
     CustomEvent, Event, Interrupt, ReasoningEncryptedValueEvent, ReasoningMessageContentEvent,
-    ReasoningMessageEndEvent, ReasoningMessageStartEvent, RunErrorEvent, RunFinishedEvent,
-    RunFinishedOutcome, RunStartedEvent, SubagentErrorEvent, SubagentFinishedEvent,
-    SubagentStartedEvent, TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent,
-    TokenUsage, ToolCallArgsEvent, ToolCallEndEvent, ToolCallResultEvent, ToolCallStartEvent,
+    ReasoningMessageEndEvent, ReasoningMessageStartEvent, RunErrorEvent, RunFinishedEvent, RunFinishedOutcome,
+    RunStartedEvent, SubagentErrorEvent, SubagentFinishedEvent, SubagentStartedEvent, TextMessageContentEvent,
+    TextMessageEndEvent, TextMessageStartEvent, TokenUsage, ToolCallArgsEvent, ToolCallEndEvent, ToolCallResultEvent,
+    ToolCallStartEvent,
 };
 use crate::content::{public_tool_value, tool_execution_value, tool_result_content};
 use crate::error::{InputError, ObserveError};
@@ -111,8 +111,7 @@ impl ObserverContinuation {
 
     /// Read a continuation written by this library or the reference.
     pub fn from_json(text: &str) -> Result<ObserverContinuation, InputError> {
-        serde_json::from_str(text)
-            .map_err(|error| InputError::new("observer continuation", error.to_string()))
+        serde_json::from_str(text).map_err(|error| InputError::new("observer continuation", error.to_string()))
     }
 }
 
@@ -158,6 +157,9 @@ struct Core {
 /// The AG-UI observer state machine; see the [module documentation](self) for the call order.
 pub struct Observer<M: Mode> {
     processor: Option<AguiEventProcessor>,
+    /// A library-internal step after the processor (the display fold's payload bounds); it changes only mutable
+    /// fields by construction, so it needs no validation.
+    finish: Option<fn(Event) -> Event>,
     retain_events: bool,
     core: Core,
     resume_completed: bool,
@@ -188,6 +190,7 @@ impl<M: Mode> Observer<M> {
     pub fn new() -> Self {
         Observer {
             processor: None,
+            finish: None,
             retain_events: true,
             core: Core::default(),
             resume_completed: false,
@@ -202,6 +205,13 @@ impl<M: Mode> Observer<M> {
         self
     }
 
+    /// Apply `finish` to every kept event after the processor.
+    #[must_use]
+    pub(crate) fn with_finish(mut self, finish: fn(Event) -> Event) -> Self {
+        self.finish = Some(finish);
+        self
+    }
+
     /// Whether to keep every emitted event for [`Observer::snapshot`] (default `true`). A live-only host turns
     /// this off so memory does not grow with the stream.
     #[must_use]
@@ -212,12 +222,10 @@ impl<M: Mode> Observer<M> {
 
     /// Continue conversion from an exported continuation, without the old event journal. Supply the same
     /// processor policy the exporting observer had.
-    pub fn restore(
-        continuation: ObserverContinuation,
-        processor: Option<AguiEventProcessor>,
-    ) -> Self {
+    pub fn restore(continuation: ObserverContinuation, processor: Option<AguiEventProcessor>) -> Self {
         Observer {
             processor,
+            finish: None,
             retain_events: false,
             core: Core {
                 thread_id: continuation.thread_id,
@@ -257,9 +265,7 @@ impl<M: Mode> Observer<M> {
     /// Retained events in `start..stop` (`stop = None` for all). Requires `retain_events`.
     pub fn snapshot(&self, start: usize, stop: Option<usize>) -> Result<Vec<Event>, ObserveError> {
         if !self.retain_events {
-            return Err(ObserveError::observation(
-                "Snapshots require retain_events=True",
-            ));
+            return Err(ObserveError::observation("Snapshots require retain_events=True"));
         }
         let end = stop.unwrap_or(self.core.events.len());
         if end < start || end > self.core.events.len() {
@@ -273,19 +279,12 @@ impl<M: Mode> Observer<M> {
 
     /// Convert one source item and commit it atomically; on error nothing changes.
     pub fn observe(&mut self, item: &SourceItem) -> Result<Vec<Event>, ObserveError> {
-        observe_into::<M>(
-            &mut self.core,
-            self.processor.as_mut(),
-            self.retain_events,
-            item,
-        )
+        observe_into::<M>(&mut self.core, self.processor.as_mut(), self.finish, self.retain_events, item)
     }
 
     fn check_fresh(&self) -> Result<(), ObserveError> {
         if self.resume_completed || self.core.thread_id.is_some() || self.core.run_id.is_some() {
-            return Err(ObserveError::observation(
-                "Observer resumption requires a fresh observer",
-            ));
+            return Err(ObserveError::observation("Observer resumption requires a fresh observer"));
         }
         Ok(())
     }
@@ -302,12 +301,7 @@ impl<M: Mode> Observer<M> {
         self.check_fresh()?;
         let mut staged = Core::default();
         for item in history {
-            observe_into::<M>(
-                &mut staged,
-                self.processor.as_mut(),
-                self.retain_events,
-                item.borrow(),
-            )?;
+            observe_into::<M>(&mut staged, self.processor.as_mut(), self.finish, self.retain_events, item.borrow())?;
         }
         self.core = staged;
         self.resume_completed = true;
@@ -325,12 +319,7 @@ impl<M: Mode> Observer<M> {
         let mut history = std::pin::pin!(history);
         let mut staged = Core::default();
         while let Some(item) = std::future::poll_fn(|cx| history.as_mut().poll_next(cx)).await {
-            observe_into::<M>(
-                &mut staged,
-                self.processor.as_mut(),
-                self.retain_events,
-                item.borrow(),
-            )?;
+            observe_into::<M>(&mut staged, self.processor.as_mut(), self.finish, self.retain_events, item.borrow())?;
         }
         self.core = staged;
         self.resume_completed = true;
@@ -341,6 +330,7 @@ impl<M: Mode> Observer<M> {
 fn observe_into<M: Mode>(
     core: &mut Core,
     processor: Option<&mut AguiEventProcessor>,
+    finish: Option<fn(Event) -> Event>,
     retain: bool,
     item: &SourceItem,
 ) -> Result<Vec<Event>, ObserveError> {
@@ -348,11 +338,8 @@ fn observe_into<M: Mode>(
     let root_run_id = core.run_id.as_deref().unwrap_or(&item.run_id).to_owned();
     // Convert in place, keeping copies of exactly the entries this item can touch; a failure puts them back.
     let undo = Undo::capture::<M>(&core.state, item, &root_run_id);
-    let converted = if M::STREAM {
-        convert_stream(item, &mut core.state, &root_run_id)
-    } else {
-        convert(item, &mut core.state)
-    };
+    let converted =
+        if M::STREAM { convert_stream(item, &mut core.state, &root_run_id) } else { convert(item, &mut core.state) };
     let processed = converted.and_then(|converted| match processor {
         None => Ok(converted),
         Some(processor) => {
@@ -366,6 +353,9 @@ fn observe_into<M: Mode>(
         }
     });
     let processed = match processed {
+        Ok(processed) if finish.is_some() => {
+            processed.into_iter().map(finish.unwrap_or(std::convert::identity)).collect()
+        }
         Ok(processed) => processed,
         Err(error) => {
             undo.apply(&mut core.state);
@@ -408,10 +398,7 @@ struct Undo {
 impl Undo {
     fn capture<M: Mode>(state: &ObserverState, item: &SourceItem, root_run_id: &str) -> Undo {
         let child_entry = |key: &str| {
-            let previous = state
-                .children
-                .get_full(key)
-                .map(|(index, _, value)| (index, value.clone()));
+            let previous = state.children.get_full(key).map(|(index, _, value)| (index, value.clone()));
             (key.to_owned(), previous)
         };
         let mut children = Vec::new();
@@ -422,27 +409,16 @@ impl Undo {
             root_parts = Some(state.parts.clone());
         }
         if M::STREAM {
-            let delegated = item
-                .event()
-                .and_then(inline_delegation)
-                .and_then(|p| p.get("child_run_id")?.as_str());
+            let delegated = item.event().and_then(inline_delegation).and_then(|p| p.get("child_run_id")?.as_str());
             if let Some(child) = delegated {
                 children.push(child_entry(child));
             }
         }
         let thread = M::STREAM.then(|| {
-            let previous = state
-                .threads
-                .get_full(&item.run_id)
-                .map(|(index, _, value)| (index, value.clone()));
+            let previous = state.threads.get_full(&item.run_id).map(|(index, _, value)| (index, value.clone()));
             (item.run_id.clone(), previous)
         });
-        Undo {
-            request_index: state.request_index,
-            root_parts,
-            children,
-            thread,
-        }
+        Undo { request_index: state.request_index, root_parts, children, thread }
     }
 
     fn apply(self, state: &mut ObserverState) {
@@ -479,10 +455,7 @@ fn frame_custom(event: CustomEvent, item: &SourceItem, index: usize, out: &mut V
     let event = Event::Custom(event);
     let encoded = event.to_json();
     let Event::Custom(event) = event else { return };
-    let identity = format!(
-        "{}:{}:{}:{index}",
-        item.thread_id, item.run_id, item.sequence
-    );
+    let identity = format!("{}:{}:{}:{index}", item.thread_id, item.run_id, item.sequence);
     out.extend(split_encoded(event, &encoded, &identity));
 }
 
@@ -490,49 +463,32 @@ fn validate_correlation<M: Mode>(core: &Core, item: &SourceItem) -> Result<(), O
     if M::STREAM {
         if let Some(expected) = core.state.threads.get(&item.run_id) {
             if *expected != item.thread_id {
-                return Err(ObserveError::observation(
-                    "Harness Thread correlation changed for a Run",
-                ));
+                return Err(ObserveError::observation("Harness Thread correlation changed for a Run"));
             }
         }
         return Ok(());
     }
-    if core
-        .thread_id
-        .as_ref()
-        .is_some_and(|thread| *thread != item.thread_id)
-    {
-        return Err(ObserveError::observation(
-            "Harness Thread correlation changed within one observer",
-        ));
+    if core.thread_id.as_ref().is_some_and(|thread| *thread != item.thread_id) {
+        return Err(ObserveError::observation("Harness Thread correlation changed within one observer"));
     }
     if core.run_id.as_ref().is_some_and(|run| *run != item.run_id) {
-        return Err(ObserveError::observation(
-            "Harness Run correlation changed within one observer",
-        ));
+        return Err(ObserveError::observation("Harness Run correlation changed within one observer"));
     }
     Ok(())
 }
 
 fn validate_processor_result(original: &Event, candidate: Event) -> Result<Event, ObserveError> {
+    if candidate == *original {
+        return Ok(candidate);
+    }
     if candidate.event_type() != original.event_type() {
-        return Err(ObserveError::observation(
-            "The event processor changed the AG-UI event type",
-        ));
+        return Err(ObserveError::observation("The event processor changed the AG-UI event type"));
     }
-    if candidate
-        .timestamp()
-        .is_some_and(|t| t.abs() > (1 << 53) - 1)
-    {
-        return Err(ObserveError::observation(
-            "The event processor returned an invalid AG-UI event",
-        ));
+    if candidate.timestamp().is_some_and(|t| t.abs() > (1 << 53) - 1) {
+        return Err(ObserveError::observation("The event processor returned an invalid AG-UI event"));
     }
-    let (Value::Object(before), Value::Object(after)) = (original.to_value(), candidate.to_value())
-    else {
-        return Err(ObserveError::observation(
-            "The event processor returned a non-AG-UI value",
-        ));
+    let (Value::Object(before), Value::Object(after)) = (original.to_value(), candidate.to_value()) else {
+        return Err(ObserveError::observation("The event processor returned a non-AG-UI value"));
     };
     let mutable = original.mutable_fields();
     for key in before.keys().chain(after.keys()) {
@@ -561,14 +517,8 @@ fn snake_case(camel: &str) -> String {
 
 // ------------------------------------------------------------------------------------------ conversion rules
 
-fn convert_stream(
-    item: &SourceItem,
-    state: &mut ObserverState,
-    root_run_id: &str,
-) -> Result<Vec<Event>, ObserveError> {
-    state
-        .threads
-        .insert(item.run_id.clone(), item.thread_id.clone());
+fn convert_stream(item: &SourceItem, state: &mut ObserverState, root_run_id: &str) -> Result<Vec<Event>, ObserveError> {
+    state.threads.insert(item.run_id.clone(), item.thread_id.clone());
     let is_child = item.run_id != root_run_id;
     if is_child {
         state.children.entry(item.run_id.clone()).or_default();
@@ -578,11 +528,7 @@ fn convert_stream(
             return convert_delegation(item, event, payload, state, root_run_id, is_child);
         }
     }
-    let cursor = if is_child {
-        state.children.entry(item.run_id.clone()).or_default()
-    } else {
-        state
-    };
+    let cursor = if is_child { state.children.entry(item.run_id.clone()).or_default() } else { state };
     let events = convert(item, cursor)?;
     if !is_child {
         return Ok(events);
@@ -590,12 +536,7 @@ fn convert_stream(
     Ok(attribute(
         events
             .into_iter()
-            .filter(|e| {
-                !matches!(
-                    e,
-                    Event::RunStarted(_) | Event::RunFinished(_) | Event::RunError(_)
-                )
-            })
+            .filter(|e| !matches!(e, Event::RunStarted(_) | Event::RunFinished(_) | Event::RunError(_)))
             .collect(),
         &item.run_id,
     ))
@@ -620,9 +561,7 @@ struct Delegation<'a> {
 }
 
 fn validate_delegation(payload: &Object) -> Result<Delegation<'_>, InputError> {
-    let err = |field: &str, message: &str| {
-        InputError::new(format!("event.payload.{field}"), message.to_owned())
-    };
+    let err = |field: &str, message: &str| InputError::new(format!("event.payload.{field}"), message.to_owned());
     const FIELDS: [&str; 11] = [
         "type",
         "invocation_id",
@@ -636,14 +575,8 @@ fn validate_delegation(payload: &Object) -> Result<Delegation<'_>, InputError> {
         "child_run_id",
         "__unused",
     ];
-    if let Some(extra) = payload
-        .keys()
-        .find(|key| !FIELDS[..10].contains(&key.as_str()))
-    {
-        return Err(err(
-            extra,
-            "extra fields are not permitted in an inline delegation payload",
-        ));
+    if let Some(extra) = payload.keys().find(|key| !FIELDS[..10].contains(&key.as_str())) {
+        return Err(err(extra, "extra fields are not permitted in an inline delegation payload"));
     }
     let text = |field: &'static str, max: usize| -> Result<&str, InputError> {
         match payload.get(field) {
@@ -661,15 +594,8 @@ fn validate_delegation(payload: &Object) -> Result<Delegation<'_>, InputError> {
     };
     let invocation = text("invocation_id", 128)?;
     let suffix = invocation.strip_prefix("delegation-").unwrap_or("");
-    if suffix.is_empty()
-        || !suffix
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    {
-        return Err(err(
-            "invocation_id",
-            "must match ^delegation-[A-Za-z0-9_-]+$",
-        ));
+    if suffix.is_empty() || !suffix.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+        return Err(err("invocation_id", "must match ^delegation-[A-Za-z0-9_-]+$"));
     }
     let action = text("action", 16)?;
     if !matches!(action, "started" | "completed" | "failed") {
@@ -686,10 +612,7 @@ fn validate_delegation(payload: &Object) -> Result<Delegation<'_>, InputError> {
     };
     text("parent_agent_instance_id", 256)?;
     if delegation.action != "failed" && delegation.child_run_id.is_none() {
-        return Err(err(
-            "child_run_id",
-            "started and completed inline delegation events require child_run_id",
-        ));
+        return Err(err("child_run_id", "started and completed inline delegation events require child_run_id"));
     }
     Ok(delegation)
 }
@@ -803,15 +726,10 @@ fn convert(item: &SourceItem, state: &mut ObserverState) -> Result<Vec<Event>, O
                     ..RunStartedEvent::default()
                 })]);
             }
-            if event.str_field("kind") == Some("lifecycle")
-                && payload_type == Some("model_request_started")
-            {
+            if event.str_field("kind") == Some("lifecycle") && payload_type == Some("model_request_started") {
                 // Steering can announce the next request before the previous stream ends its parts: open parts
                 // keep their identity until their own end or a replacing start.
-                if let Some(index) = payload
-                    .and_then(|p| p.get("request_index"))
-                    .and_then(Value::as_i64)
-                {
+                if let Some(index) = payload.and_then(|p| p.get("request_index")).and_then(Value::as_i64) {
                     if index >= 0 {
                         state.request_index = index;
                     }
@@ -819,60 +737,26 @@ fn convert(item: &SourceItem, state: &mut ObserverState) -> Result<Vec<Event>, O
             }
             return Ok(vec![custom_harness_event(item, event)]);
         }
-        EventKind::InputText | EventKind::InputMedia => {
-            return Ok(vec![convert_input(item, event)])
-        }
+        EventKind::InputText | EventKind::InputMedia => return Ok(vec![convert_input(item, event)]),
         EventKind::EnqueuedMessages => {
             // Delivered messages may hold binary payloads: carry only the delivery's identity.
             let mut value = Object::new();
-            value.insert(
-                "event_kind".into(),
-                event
-                    .raw()
-                    .get("event_kind")
-                    .cloned()
-                    .unwrap_or(Value::Null),
-            );
-            value.insert(
-                "enqueue_id".into(),
-                event
-                    .raw()
-                    .get("enqueue_id")
-                    .cloned()
-                    .unwrap_or(Value::Null),
-            );
-            return Ok(vec![custom(
-                item,
-                "a13n.pydantic_ai.enqueued_messages".into(),
-                Value::Object(value),
-            )]);
+            value.insert("event_kind".into(), event.raw().get("event_kind").cloned().unwrap_or(Value::Null));
+            value.insert("enqueue_id".into(), event.raw().get("enqueue_id").cloned().unwrap_or(Value::Null));
+            return Ok(vec![custom(item, "a13n.pydantic_ai.enqueued_messages".into(), Value::Object(value))]);
         }
         EventKind::DeferredToolResults => {
             // Each resolved value arrives later as its own tool result; the batch carries identities only.
             let results = event.object("results");
             let ids = |key: &str| -> Value {
                 let keys = results.and_then(|r| r.get(key)).and_then(Value::as_object);
-                Value::Array(
-                    keys.map(|m| m.keys().map(|k| Value::String(k.clone())).collect())
-                        .unwrap_or_default(),
-                )
+                Value::Array(keys.map(|m| m.keys().map(|k| Value::String(k.clone())).collect()).unwrap_or_default())
             };
             let mut value = Object::new();
-            value.insert(
-                "event_kind".into(),
-                event
-                    .raw()
-                    .get("event_kind")
-                    .cloned()
-                    .unwrap_or(Value::Null),
-            );
+            value.insert("event_kind".into(), event.raw().get("event_kind").cloned().unwrap_or(Value::Null));
             value.insert("call_ids".into(), ids("calls"));
             value.insert("approval_ids".into(), ids("approvals"));
-            return Ok(vec![custom(
-                item,
-                "a13n.pydantic_ai.deferred_tool_results".into(),
-                Value::Object(value),
-            )]);
+            return Ok(vec![custom(item, "a13n.pydantic_ai.deferred_tool_results".into(), Value::Object(value))]);
         }
         EventKind::Capability => {
             let name = event.str_field("kind").unwrap_or_default().to_owned();
@@ -881,9 +765,7 @@ fn convert(item: &SourceItem, state: &mut ObserverState) -> Result<Vec<Event>, O
         EventKind::PartStart => convert_part_start(item, event, state),
         EventKind::PartDelta => convert_part_delta(item, event, state)?,
         EventKind::PartEnd => convert_part_end(item, event, state)?,
-        EventKind::FunctionToolResult | EventKind::OutputToolResult => {
-            return convert_tool_result(item, event)
-        }
+        EventKind::FunctionToolResult | EventKind::OutputToolResult => return convert_tool_result(item, event),
         EventKind::Other => Vec::new(),
     };
     if events.is_empty() {
@@ -902,10 +784,7 @@ fn custom(item: &SourceItem, name: String, event: Value) -> Event {
 }
 
 fn custom_pydantic_event(item: &SourceItem, raw: Object) -> Event {
-    let kind = raw
-        .get("event_kind")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let kind = raw.get("event_kind").and_then(Value::as_str).unwrap_or_default();
     custom(item, format!("a13n.pydantic_ai.{kind}"), Value::Object(raw))
 }
 
@@ -914,48 +793,26 @@ fn custom_harness_event(item: &SourceItem, event: &SourceEvent) -> Event {
     let raw = event.raw();
     let mut name = format!("a13n.harness.{kind}");
     if kind == "tool" {
-        if let Some(tool) = raw
-            .get("payload")
-            .and_then(Value::as_object)
-            .and_then(tool_extra_name)
-        {
+        if let Some(tool) = raw.get("payload").and_then(Value::as_object).and_then(tool_extra_name) {
             name.push('.');
             name.push_str(tool);
         }
     }
     // The extension event's own dump: schema_version, kind, payload.
     let mut value = Object::with_capacity(3);
-    value.insert(
-        "schema_version".into(),
-        raw.get("schema_version")
-            .cloned()
-            .unwrap_or_else(|| "1".into()),
-    );
+    value.insert("schema_version".into(), raw.get("schema_version").cloned().unwrap_or_else(|| "1".into()));
     value.insert("kind".into(), kind.into());
-    value.insert(
-        "payload".into(),
-        raw.get("payload").cloned().unwrap_or(Value::Null),
-    );
+    value.insert("payload".into(), raw.get("payload").cloned().unwrap_or(Value::Null));
     custom(item, name, Value::Object(value))
 }
 
 /// The `name` of a valid Tool extra payload (`ToolExtraEventPayload`), which names the observation.
 fn tool_extra_name(payload: &Object) -> Option<&str> {
-    const FIELDS: [&str; 6] = [
-        "type",
-        "tool_call_id",
-        "tool_name",
-        "tool_id",
-        "name",
-        "value",
-    ];
+    const FIELDS: [&str; 6] = ["type", "tool_call_id", "tool_name", "tool_id", "name", "value"];
     if payload.keys().any(|key| !FIELDS.contains(&key.as_str())) || !payload.contains_key("value") {
         return None;
     }
-    if payload
-        .get("type")
-        .is_some_and(|t| t.as_str() != Some("tool_extra"))
-    {
+    if payload.get("type").is_some_and(|t| t.as_str() != Some("tool_extra")) {
         return None;
     }
     for field in ["tool_call_id", "tool_name", "tool_id"] {
@@ -990,27 +847,9 @@ fn convert_input(item: &SourceItem, event: &SourceEvent) -> Event {
     let source = event.str_field("source").unwrap_or_default();
     let mut metadata = Object::new();
     let raw_metadata = event.object("metadata");
-    metadata.insert(
-        "display".into(),
-        raw_metadata
-            .and_then(|m| m.get("display"))
-            .cloned()
-            .unwrap_or(true.into()),
-    );
-    metadata.insert(
-        "source_id".into(),
-        raw_metadata
-            .and_then(|m| m.get("source_id"))
-            .cloned()
-            .unwrap_or(Value::Null),
-    );
-    metadata.insert(
-        "media".into(),
-        raw_metadata
-            .and_then(|m| m.get("media"))
-            .cloned()
-            .unwrap_or(media.into()),
-    );
+    metadata.insert("display".into(), raw_metadata.and_then(|m| m.get("display")).cloned().unwrap_or(true.into()));
+    metadata.insert("source_id".into(), raw_metadata.and_then(|m| m.get("source_id")).cloned().unwrap_or(Value::Null));
+    metadata.insert("media".into(), raw_metadata.and_then(|m| m.get("media")).cloned().unwrap_or(media.into()));
     if let Some(raw_metadata) = raw_metadata {
         for (key, value) in raw_metadata {
             if !metadata.contains_key(key) {
@@ -1019,36 +858,15 @@ fn convert_input(item: &SourceItem, event: &SourceEvent) -> Event {
         }
     }
     let mut value = Object::with_capacity(5);
-    value.insert(
-        "input_id".into(),
-        event.raw().get("input_id").cloned().unwrap_or(Value::Null),
-    );
+    value.insert("input_id".into(), event.raw().get("input_id").cloned().unwrap_or(Value::Null));
     value.insert("source".into(), source.into());
-    value.insert(
-        "content".into(),
-        event.raw().get("content").cloned().unwrap_or(Value::Null),
-    );
-    value.insert(
-        "message_id".into(),
-        format!("{}:input:{}", item.run_id, item.sequence).into(),
-    );
-    value.insert(
-        "role".into(),
-        (if matches!(source, "user" | "steering") {
-            "user"
-        } else {
-            "system"
-        })
-        .into(),
-    );
+    value.insert("content".into(), event.raw().get("content").cloned().unwrap_or(Value::Null));
+    value.insert("message_id".into(), format!("{}:input:{}", item.run_id, item.sequence).into());
+    value.insert("role".into(), (if matches!(source, "user" | "steering") { "user" } else { "system" }).into());
     Event::Custom(CustomEvent {
         timestamp: Some(item.occurred_at.timestamp_ms()),
         metadata: Some(metadata),
-        name: if media {
-            "a13n.input.media".into()
-        } else {
-            format!("a13n.input.{source}")
-        },
+        name: if media { "a13n.input.media".into() } else { format!("a13n.input.{source}") },
         value: item.source_value(Value::Object(value)),
         ..CustomEvent::default()
     })
@@ -1059,10 +877,7 @@ fn part_id(run_id: &str, request_index: i64, part_index: i64, kind: &str) -> Str
 }
 
 fn non_empty<'a>(object: &'a Object, key: &str) -> Option<&'a str> {
-    object
-        .get(key)
-        .and_then(Value::as_str)
-        .filter(|text| !text.is_empty())
+    object.get(key).and_then(Value::as_str).filter(|text| !text.is_empty())
 }
 
 fn text_start(timestamp: Option<i64>, message_id: &str) -> Event {
@@ -1111,11 +926,7 @@ fn encrypted(timestamp: Option<i64>, message_id: &str, value: &str) -> Event {
     })
 }
 
-fn convert_part_start(
-    item: &SourceItem,
-    event: &SourceEvent,
-    state: &mut ObserverState,
-) -> Vec<Event> {
+fn convert_part_start(item: &SourceItem, event: &SourceEvent, state: &mut ObserverState) -> Vec<Event> {
     let timestamp = Some(item.occurred_at.timestamp_ms());
     let index = event.index();
     let Some(part) = event.object("part") else {
@@ -1123,10 +934,8 @@ fn convert_part_start(
     };
     match part.get("part_kind").and_then(Value::as_str) {
         Some("text") => {
-            let message_id = non_empty(part, "id").map_or_else(
-                || part_id(&item.run_id, state.request_index, index, "text"),
-                str::to_owned,
-            );
+            let message_id = non_empty(part, "id")
+                .map_or_else(|| part_id(&item.run_id, state.request_index, index, "text"), str::to_owned);
             let content = non_empty(part, "content");
             let mut events = vec![text_start(timestamp, &message_id)];
             if let Some(content) = content {
@@ -1175,15 +984,8 @@ fn convert_part_start(
                 index,
                 PartCursor {
                     kind: PartKind::ToolCall,
-                    part_id: part
-                        .get("tool_call_id")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned(),
-                    tool_name: part
-                        .get("tool_name")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned),
+                    part_id: part.get("tool_call_id").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                    tool_name: part.get("tool_name").and_then(Value::as_str).map(str::to_owned),
                     emitted_content: false,
                     emitted_signature: false,
                 },
@@ -1207,11 +1009,7 @@ fn ensure_part_cursor<'a>(
     let mut opened = false;
     let cursor = state.parts.entry(index).or_insert_with(|| {
         opened = true;
-        let suffix = if kind == PartKind::Text {
-            "text"
-        } else {
-            "reasoning"
-        };
+        let suffix = if kind == PartKind::Text { "text" } else { "reasoning" };
         PartCursor {
             kind,
             part_id: part_id(&item.run_id, request_index, index, suffix),
@@ -1268,10 +1066,7 @@ fn convert_part_delta(
             let request_index = state.request_index;
             let cursor = state.parts.entry(index).or_insert_with(|| PartCursor {
                 kind: PartKind::ToolCall,
-                part_id: call_id.map_or_else(
-                    || part_id(&item.run_id, request_index, index, "tool"),
-                    str::to_owned,
-                ),
+                part_id: call_id.map_or_else(|| part_id(&item.run_id, request_index, index, "tool"), str::to_owned),
                 tool_name: None,
                 emitted_content: false,
                 emitted_signature: false,
@@ -1280,15 +1075,10 @@ fn convert_part_delta(
                 return Err(ObserveError::observation(KIND_CHANGED));
             }
             if call_id.is_some_and(|id| id != cursor.part_id) {
-                return Err(ObserveError::observation(
-                    "Pydantic tool-call identity changed before its end event",
-                ));
+                return Err(ObserveError::observation("Pydantic tool-call identity changed before its end event"));
             }
             if let Some(name) = non_empty(delta, "tool_name_delta") {
-                cursor
-                    .tool_name
-                    .get_or_insert_with(String::new)
-                    .push_str(name);
+                cursor.tool_name.get_or_insert_with(String::new).push_str(name);
             }
         }
         _ => {}
@@ -1314,9 +1104,9 @@ fn ending_cursor(
             true,
         )),
         Some(cursor) if cursor.kind != kind => Err(ObserveError::observation(KIND_CHANGED)),
-        Some(cursor) if cursor.part_id != part_id => Err(ObserveError::observation(
-            "Pydantic part identity changed before its end event",
-        )),
+        Some(cursor) if cursor.part_id != part_id => {
+            Err(ObserveError::observation("Pydantic part identity changed before its end event"))
+        }
         Some(cursor) => Ok((cursor, false)),
     }
 }
@@ -1337,12 +1127,7 @@ fn convert_part_end(
         Some("text") => {
             let message_id = non_empty(part, "id")
                 .map(str::to_owned)
-                .or_else(|| {
-                    existing
-                        .as_ref()
-                        .map(|cursor| cursor.part_id.clone())
-                        .filter(|id| !id.is_empty())
-                })
+                .or_else(|| existing.as_ref().map(|cursor| cursor.part_id.clone()).filter(|id| !id.is_empty()))
                 .unwrap_or_else(|| part_id(&item.run_id, state.request_index, index, "text"));
             let (cursor, opened) = ending_cursor(existing, PartKind::Text, &message_id)?;
             if opened {
@@ -1358,10 +1143,9 @@ fn convert_part_end(
             }));
         }
         Some("thinking") => {
-            let message_id = existing.as_ref().map_or_else(
-                || part_id(&item.run_id, state.request_index, index, "reasoning"),
-                |c| c.part_id.clone(),
-            );
+            let message_id = existing
+                .as_ref()
+                .map_or_else(|| part_id(&item.run_id, state.request_index, index, "reasoning"), |c| c.part_id.clone());
             let (cursor, opened) = ending_cursor(existing, PartKind::Reasoning, &message_id)?;
             if opened {
                 events.push(reasoning_start(timestamp, &message_id));
@@ -1369,9 +1153,7 @@ fn convert_part_end(
             if let Some(content) = non_empty(part, "content").filter(|_| !cursor.emitted_content) {
                 events.push(reasoning_content(timestamp, &message_id, content));
             }
-            if let Some(signature) =
-                non_empty(part, "signature").filter(|_| !cursor.emitted_signature)
-            {
+            if let Some(signature) = non_empty(part, "signature").filter(|_| !cursor.emitted_signature) {
                 events.push(encrypted(timestamp, &message_id, signature));
             }
             events.push(Event::ReasoningMessageEnd(ReasoningMessageEndEvent {
@@ -1382,23 +1164,14 @@ fn convert_part_end(
         }
         Some("tool-call") => {
             let tool_call_id = existing.as_ref().map_or_else(
-                || {
-                    part.get("tool_call_id")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned()
-                },
+                || part.get("tool_call_id").and_then(Value::as_str).unwrap_or_default().to_owned(),
                 |cursor| cursor.part_id.clone(),
             );
             ending_cursor(existing, PartKind::ToolCall, &tool_call_id)?;
             events.push(Event::ToolCallStart(ToolCallStartEvent {
                 timestamp,
                 tool_call_id: tool_call_id.clone(),
-                tool_call_name: part
-                    .get("tool_name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned(),
+                tool_call_name: part.get("tool_name").and_then(Value::as_str).unwrap_or_default().to_owned(),
                 ..ToolCallStartEvent::default()
             }));
             match part.get("args") {
@@ -1433,19 +1206,14 @@ fn convert_tool_result(item: &SourceItem, event: &SourceEvent) -> Result<Vec<Eve
         return Ok(Vec::new());
     };
     let is_return = part.get("part_kind").and_then(Value::as_str) == Some("tool-return");
-    let outcome = part
-        .get("outcome")
-        .and_then(Value::as_str)
-        .unwrap_or("success");
+    let outcome = part.get("outcome").and_then(Value::as_str).unwrap_or("success");
     let content = part.get("content").unwrap_or(&Value::Null);
     let metadata = part.get("metadata").and_then(Value::as_object);
     if !is_return || outcome != "success" {
         // Keep the native failure or retry correlation, never model-only media.
         let mut projected = event.raw().clone();
         if is_return {
-            let public = public_tool_value(
-                tool_execution_value(content, metadata).map_err(|e| e.nested("event"))?,
-            );
+            let public = public_tool_value(tool_execution_value(content, metadata).map_err(|e| e.nested("event"))?);
             if let Some(Value::Object(part)) = projected.get_mut("part") {
                 part.insert("content".into(), public);
             }
@@ -1455,10 +1223,7 @@ fn convert_tool_result(item: &SourceItem, event: &SourceEvent) -> Result<Vec<Eve
         }
         return Ok(vec![custom_pydantic_event(item, projected)]);
     }
-    let tool_call_id = part
-        .get("tool_call_id")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let tool_call_id = part.get("tool_call_id").and_then(Value::as_str).unwrap_or_default();
     let value = tool_execution_value(content, metadata).map_err(|e| e.nested("event"))?;
     Ok(vec![Event::ToolCallResult(ToolCallResultEvent {
         timestamp: Some(item.occurred_at.timestamp_ms()),
@@ -1514,40 +1279,19 @@ fn convert_terminal(item: &SourceItem, result: &RunResult) -> Event {
             if omitted {
                 raw.insert("result_omitted".into(), true.into());
             }
-            let output = if omitted {
-                None
-            } else {
-                result.field("output").cloned().filter(|v| !v.is_null())
-            };
-            finished(
-                raw,
-                output,
-                RunFinishedOutcome::Success {
-                    pending_tool_call_ids: None,
-                },
-                usage,
-            )
+            let output = if omitted { None } else { result.field("output").cloned().filter(|v| !v.is_null()) };
+            finished(raw, output, RunFinishedOutcome::Success { pending_tool_call_ids: None }, usage)
         }
         RunStatus::Suspended => {
             let deferred = result.field("deferred").and_then(Value::as_object);
-            let metadata = deferred
-                .and_then(|d| d.get("metadata"))
-                .and_then(Value::as_object);
+            let metadata = deferred.and_then(|d| d.get("metadata")).and_then(Value::as_object);
             let mut interrupts = Vec::new();
             for (reason, key) in [("approval", "approvals"), ("external", "calls")] {
                 let entries = deferred.and_then(|d| d.get(key)).and_then(Value::as_array);
                 for entry in entries.into_iter().flatten() {
                     let target = entry.get("target_call").and_then(Value::as_object);
-                    let target_field = |name: &str| {
-                        target
-                            .and_then(|t| t.get(name))
-                            .cloned()
-                            .unwrap_or(Value::Null)
-                    };
-                    let target_id = target_field("tool_call_id")
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_owned();
+                    let target_field = |name: &str| target.and_then(|t| t.get(name)).cloned().unwrap_or(Value::Null);
+                    let target_id = target_field("tool_call_id").as_str().unwrap_or_default().to_owned();
                     let tool_metadata = metadata.and_then(|m| m.get(&target_id)).cloned();
                     let mut tool_name = target_field("tool_name");
                     if reason == "external" {
@@ -1564,8 +1308,7 @@ fn convert_terminal(item: &SourceItem, result: &RunResult) -> Event {
                     let mut interrupt_metadata = Object::new();
                     interrupt_metadata.insert("tool_name".into(), tool_name);
                     interrupt_metadata.insert("args".into(), target_field("args"));
-                    interrupt_metadata
-                        .insert("tool_metadata".into(), tool_metadata.unwrap_or(Value::Null));
+                    interrupt_metadata.insert("tool_metadata".into(), tool_metadata.unwrap_or(Value::Null));
                     interrupts.push(Interrupt {
                         subagent_run_id: None,
                         id: target_id,
@@ -1582,24 +1325,12 @@ fn convert_terminal(item: &SourceItem, result: &RunResult) -> Event {
                     });
                 }
             }
-            finished(
-                raw,
-                None,
-                RunFinishedOutcome::Interrupt { interrupts },
-                usage,
-            )
+            finished(raw, None, RunFinishedOutcome::Interrupt { interrupts }, usage)
         }
         RunStatus::Failed => {
             let failure = result.field("failure").cloned().unwrap_or(Value::Null);
-            let message = failure
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let code = failure
-                .get("code")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
+            let message = failure.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
+            let code = failure.get("code").and_then(Value::as_str).map(str::to_owned);
             raw.insert("failure".into(), failure);
             Event::RunError(RunErrorEvent {
                 timestamp,
@@ -1640,19 +1371,12 @@ mod tests {
                 emitted_signature: false,
             },
         );
-        let continuation = ObserverContinuation {
-            thread_id: None,
-            run_id: Some("r".into()),
-            state,
-        };
+        let continuation = ObserverContinuation { thread_id: None, run_id: Some("r".into()), state };
         let text = continuation.to_json();
         assert_eq!(
             text,
             r#"{"thread_id":null,"run_id":"r","state":{"request_index":0,"parts":{"0":{"kind":"tool_call","part_id":"c","tool_name":null,"emitted_content":false,"emitted_signature":false}},"children":{},"threads":{}}}"#
         );
-        assert_eq!(
-            ObserverContinuation::from_json(&text).unwrap(),
-            continuation
-        );
+        assert_eq!(ObserverContinuation::from_json(&text).unwrap(), continuation);
     }
 }

@@ -159,12 +159,7 @@ impl RunResult {
     /// The Run's token usage.
     pub fn usage(&self) -> Usage {
         let usage = self.raw.get("usage").and_then(Value::as_object);
-        let count = |key: &str| {
-            usage
-                .and_then(|u| u.get(key))
-                .and_then(Value::as_u64)
-                .unwrap_or(0)
-        };
+        let count = |key: &str| usage.and_then(|u| u.get(key)).and_then(Value::as_u64).unwrap_or(0);
         let reasoning = usage
             .and_then(|u| u.get("details"))
             .and_then(|d| d.get("reasoning_tokens"))
@@ -187,42 +182,29 @@ impl RunResult {
 impl SourceItem {
     /// Decode one source line (the conformance wire form).
     pub fn from_json(line: &str) -> Result<SourceItem, InputError> {
-        let value: Value = serde_json::from_str(line)
-            .map_err(|error| InputError::new("", format!("invalid JSON: {error}")))?;
+        let value: Value =
+            serde_json::from_str(line).map_err(|error| InputError::new("", format!("invalid JSON: {error}")))?;
         SourceItem::from_value(value)
     }
 
     /// Decode one source item from a parsed JSON value.
     pub fn from_value(value: Value) -> Result<SourceItem, InputError> {
         let Value::Object(mut object) = value else {
-            return Err(InputError::new(
-                "",
-                format!("expected a source item object, found {}", type_name(&value)),
-            ));
+            return Err(InputError::new("", format!("expected a source item object, found {}", type_name(&value))));
         };
         let thread_id = take_id(&mut object, "thread_id")?;
         let run_id = take_id(&mut object, "run_id")?;
         let sequence = match object.get("sequence") {
-            Some(Value::Number(number)) if number.as_u64().is_some() => {
-                number.as_u64().unwrap_or(0)
-            }
+            Some(Value::Number(number)) if number.as_u64().is_some() => number.as_u64().unwrap_or(0),
             Some(other) => {
-                return Err(InputError::new(
-                    "sequence",
-                    format!("expected a non-negative integer, found {other}"),
-                ))
+                return Err(InputError::new("sequence", format!("expected a non-negative integer, found {other}")))
             }
             None => return Err(InputError::new("sequence", "missing field")),
         };
         let occurred_at = match object.get("occurred_at") {
-            Some(Value::String(text)) => {
-                SourceTime::parse(text).map_err(|e| InputError::new("occurred_at", e))?
-            }
+            Some(Value::String(text)) => SourceTime::parse(text).map_err(|e| InputError::new("occurred_at", e))?,
             Some(other) => {
-                return Err(InputError::new(
-                    "occurred_at",
-                    format!("expected an ISO 8601 string, found {other}"),
-                ))
+                return Err(InputError::new("occurred_at", format!("expected an ISO 8601 string, found {other}")))
             }
             None => return Err(InputError::new("occurred_at", "missing field")),
         };
@@ -234,32 +216,17 @@ impl SourceItem {
                 SourceBody::Result(decode_result(result).map_err(|e| e.nested("result"))?)
             }
             (Some(_), Some(_)) => {
-                return Err(InputError::new(
-                    "",
-                    "a source item has either `event` or `result`, not both",
-                ))
+                return Err(InputError::new("", "a source item has either `event` or `result`, not both"))
             }
             (Some(other), None) => {
-                return Err(InputError::new(
-                    "event",
-                    format!("expected an object, found {}", type_name(&other)),
-                ))
+                return Err(InputError::new("event", format!("expected an object, found {}", type_name(&other))))
             }
             (None, Some(other)) => {
-                return Err(InputError::new(
-                    "result",
-                    format!("expected an object, found {}", type_name(&other)),
-                ))
+                return Err(InputError::new("result", format!("expected an object, found {}", type_name(&other))))
             }
             (None, None) => return Err(InputError::new("", "missing field `event` (or `result`)")),
         };
-        Ok(SourceItem {
-            thread_id,
-            run_id,
-            sequence,
-            occurred_at,
-            body,
-        })
+        Ok(SourceItem { thread_id, run_id, sequence, occurred_at, body })
     }
 
     /// The canonical JSON form of this item (the journal wire form).
@@ -270,12 +237,8 @@ impl SourceItem {
         object.insert("sequence".into(), self.sequence.into());
         object.insert("occurred_at".into(), self.occurred_at.isoformat().into());
         match &self.body {
-            SourceBody::Event(event) => {
-                object.insert("event".into(), Value::Object(event.raw.clone()))
-            }
-            SourceBody::Result(result) => {
-                object.insert("result".into(), Value::Object(result.raw.clone()))
-            }
+            SourceBody::Event(event) => object.insert("event".into(), Value::Object(event.raw.clone())),
+            SourceBody::Result(result) => object.insert("result".into(), Value::Object(result.raw.clone())),
         };
         Value::Object(object)
     }
@@ -315,10 +278,7 @@ fn take_id(object: &mut Object, key: &str) -> Result<String, InputError> {
     match object.shift_remove(key) {
         Some(Value::String(text)) if !text.trim().is_empty() => Ok(text),
         Some(Value::String(_)) => Err(InputError::new(key, "must not be empty")),
-        Some(other) => Err(InputError::new(
-            key,
-            format!("expected a string, found {}", type_name(&other)),
-        )),
+        Some(other) => Err(InputError::new(key, format!("expected a string, found {}", type_name(&other)))),
         None => Err(InputError::new(key, "missing field")),
     }
 }
@@ -331,27 +291,18 @@ struct Check<'a> {
 
 impl<'a> Check<'a> {
     fn err(&self, key: &str, message: String) -> InputError {
-        let path = if self.path.is_empty() {
-            key.to_owned()
-        } else {
-            format!("{}.{key}", self.path)
-        };
+        let path = if self.path.is_empty() { key.to_owned() } else { format!("{}.{key}", self.path) };
         InputError::new(path, message)
     }
 
     fn require(&self, key: &str) -> Result<&'a Value, InputError> {
-        self.object
-            .get(key)
-            .ok_or_else(|| self.err(key, "missing field".into()))
+        self.object.get(key).ok_or_else(|| self.err(key, "missing field".into()))
     }
 
     fn string(&self, key: &str) -> Result<&'a str, InputError> {
         match self.require(key)? {
             Value::String(text) => Ok(text),
-            other => Err(self.err(
-                key,
-                format!("expected a string, found {}", type_name(other)),
-            )),
+            other => Err(self.err(key, format!("expected a string, found {}", type_name(other)))),
         }
     }
 
@@ -360,10 +311,7 @@ impl<'a> Check<'a> {
         match self.object.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(text)) => Ok(Some(text)),
-            Some(other) => Err(self.err(
-                key,
-                format!("expected a string or null, found {}", type_name(other)),
-            )),
+            Some(other) => Err(self.err(key, format!("expected a string or null, found {}", type_name(other)))),
         }
     }
 
@@ -377,10 +325,7 @@ impl<'a> Check<'a> {
     fn object(&self, key: &str) -> Result<&'a Object, InputError> {
         match self.require(key)? {
             Value::Object(object) => Ok(object),
-            other => Err(self.err(
-                key,
-                format!("expected an object, found {}", type_name(other)),
-            )),
+            other => Err(self.err(key, format!("expected an object, found {}", type_name(other)))),
         }
     }
 
@@ -388,29 +333,19 @@ impl<'a> Check<'a> {
         match self.object.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Object(object)) => Ok(Some(object)),
-            Some(other) => Err(self.err(
-                key,
-                format!("expected an object or null, found {}", type_name(other)),
-            )),
+            Some(other) => Err(self.err(key, format!("expected an object or null, found {}", type_name(other)))),
         }
     }
 
     fn nested(&self, key: &str, path: &'a mut String) -> Result<Check<'a>, InputError> {
         let object = self.object(key)?;
-        *path = if self.path.is_empty() {
-            key.to_owned()
-        } else {
-            format!("{}.{key}", self.path)
-        };
+        *path = if self.path.is_empty() { key.to_owned() } else { format!("{}.{key}", self.path) };
         Ok(Check { object, path })
     }
 }
 
 fn classify(raw: &Object) -> Result<EventKind, InputError> {
-    let check = Check {
-        object: raw,
-        path: "",
-    };
+    let check = Check { object: raw, path: "" };
     let Some(event_kind) = raw.get("event_kind") else {
         // A Harness extension event.
         check.string("kind")?;
@@ -423,10 +358,7 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
         return Ok(EventKind::Extension);
     };
     let Some(event_kind) = event_kind.as_str() else {
-        return Err(check.err(
-            "event_kind",
-            format!("expected a string, found {}", type_name(event_kind)),
-        ));
+        return Err(check.err("event_kind", format!("expected a string, found {}", type_name(event_kind))));
     };
     Ok(match event_kind {
         "capability" => {
@@ -508,10 +440,9 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
                     part.require("content")?;
                 }
                 other => {
-                    return Err(part.err(
-                        "part_kind",
-                        format!("expected `tool-return` or `retry-prompt`, found {other:?}"),
-                    ))
+                    return Err(
+                        part.err("part_kind", format!("expected `tool-return` or `retry-prompt`, found {other:?}"))
+                    )
                 }
             }
             if event_kind == "function_tool_result" {
@@ -544,38 +475,23 @@ fn check_part(part: &Check<'_>) -> Result<(), InputError> {
 }
 
 fn decode_result(raw: Object) -> Result<RunResult, InputError> {
-    let check = Check {
-        object: &raw,
-        path: "",
-    };
+    let check = Check { object: &raw, path: "" };
     let status = match check.string("status")? {
         "completed" => RunStatus::Completed,
         "suspended" => RunStatus::Suspended,
         "failed" => RunStatus::Failed,
         "cancelled" => RunStatus::Cancelled,
         other => {
-            return Err(check.err(
-                "status",
-                format!("expected one of completed, suspended, failed, cancelled; found {other:?}"),
-            ))
+            return Err(check
+                .err("status", format!("expected one of completed, suspended, failed, cancelled; found {other:?}")))
         }
     };
     let mut path = String::new();
     let usage = check.nested("usage", &mut path)?;
-    for key in [
-        "input_tokens",
-        "output_tokens",
-        "cache_read_tokens",
-        "cache_write_tokens",
-    ] {
+    for key in ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"] {
         match usage.require(key)? {
             Value::Number(number) if number.as_u64().is_some() => {}
-            other => {
-                return Err(usage.err(
-                    key,
-                    format!("expected a non-negative integer, found {other}"),
-                ))
-            }
+            other => return Err(usage.err(key, format!("expected a non-negative integer, found {other}"))),
         }
     }
     usage.opt_object("details")?;
@@ -595,10 +511,7 @@ fn decode_result(raw: Object) -> Result<RunResult, InputError> {
                     None => continue,
                     Some(Value::Array(entries)) => entries,
                     Some(other) => {
-                        return Err(deferred.err(
-                            list,
-                            format!("expected an array, found {}", type_name(other)),
-                        ))
+                        return Err(deferred.err(list, format!("expected an array, found {}", type_name(other))))
                     }
                 };
                 for (index, entry) in entries.iter().enumerate() {
@@ -606,14 +519,9 @@ fn decode_result(raw: Object) -> Result<RunResult, InputError> {
                     let Value::Object(entry) = entry else {
                         return Err(InputError::new(entry_path, "expected an object"));
                     };
-                    let entry = Check {
-                        object: entry,
-                        path: &entry_path,
-                    };
+                    let entry = Check { object: entry, path: &entry_path };
                     let mut model_path = String::new();
-                    entry
-                        .nested("model_call", &mut model_path)?
-                        .string("tool_call_id")?;
+                    entry.nested("model_call", &mut model_path)?.string("tool_call_id")?;
                     let mut target_path = String::new();
                     let target = entry.nested("target_call", &mut target_path)?;
                     target.string("tool_call_id")?;
@@ -651,13 +559,7 @@ mod tests {
         let item = SourceItem::from_json(line).unwrap();
         assert_eq!(item.event().unwrap().kind(), EventKind::Extension);
         let text = serde_json::to_string(&item.to_value()).unwrap();
-        assert!(
-            text.contains(r#""occurred_at":"2026-11-29T12:00:00.500000+00:00""#),
-            "{text}"
-        );
-        assert!(
-            text.contains(r#"{"z":1,"kind":"state","payload":{"b":1,"a":2}}"#),
-            "{text}"
-        );
+        assert!(text.contains(r#""occurred_at":"2026-11-29T12:00:00.500000+00:00""#), "{text}");
+        assert!(text.contains(r#"{"z":1,"kind":"state","payload":{"b":1,"a":2}}"#), "{text}");
     }
 }

@@ -43,10 +43,7 @@ impl SourceTime {
     pub fn isoformat(self) -> String {
         let offset = self.offset.unwrap_or(0);
         let mut out = String::with_capacity(32);
-        write_civil(
-            &mut out,
-            self.micros + i64::from(offset) * MICROS_PER_SECOND,
-        );
+        write_civil(&mut out, self.micros + i64::from(offset) * MICROS_PER_SECOND);
         if let Some(offset) = self.offset {
             let sign = if offset < 0 { '-' } else { '+' };
             let magnitude = offset.unsigned_abs();
@@ -78,9 +75,7 @@ impl UtcTime {
 
     /// The instant `micros` microseconds after the Unix epoch, if Python can represent it.
     pub fn from_unix_micros(micros: i64) -> Option<UtcTime> {
-        (MIN_MICROS..=MAX_MICROS)
-            .contains(&micros)
-            .then_some(UtcTime { micros })
+        (MIN_MICROS..=MAX_MICROS).contains(&micros).then_some(UtcTime { micros })
     }
 
     /// `datetime.fromtimestamp(ms / 1000, UTC)`: float seconds, microseconds rounded half to even.
@@ -99,11 +94,7 @@ impl UtcTime {
         if !whole.is_finite() || whole.abs() > 1e15 {
             return None;
         }
-        UtcTime::from_unix_micros(
-            (whole as i64)
-                .checked_mul(MICROS_PER_SECOND)?
-                .checked_add(fraction as i64)?,
-        )
+        UtcTime::from_unix_micros((whole as i64).checked_mul(MICROS_PER_SECOND)?.checked_add(fraction as i64)?)
     }
 
     /// Microseconds since the Unix epoch.
@@ -114,8 +105,7 @@ impl UtcTime {
     /// Parse Pydantic's JSON form of an aware datetime (any ISO 8601 offset is accepted and normalized).
     pub fn parse(text: &str) -> Result<UtcTime, String> {
         let parsed = parse_datetime(text)?;
-        UtcTime::from_unix_micros(parsed.micros)
-            .ok_or_else(|| format!("datetime out of range: {text}"))
+        UtcTime::from_unix_micros(parsed.micros).ok_or_else(|| format!("datetime out of range: {text}"))
     }
 }
 
@@ -173,16 +163,11 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let days = days + 719_468;
     let era = days.div_euclid(146_097);
     let day_of_era = days - era * 146_097;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
     let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
     let month_index = (5 * day_of_year + 2) / 153;
     let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 {
-        month_index + 3
-    } else {
-        month_index - 9
-    };
+    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
     let year = year_of_era + era * 400 + i64::from(month <= 2);
     (year, month, day)
 }
@@ -206,9 +191,7 @@ fn parse_datetime(text: &str) -> Result<SourceTime, String> {
             return Err(bad());
         }
         *at += width;
-        Ok(digits
-            .iter()
-            .fold(0i64, |acc, digit| acc * 10 + i64::from(digit - b'0')))
+        Ok(digits.iter().fold(0i64, |acc, digit| acc * 10 + i64::from(digit - b'0')))
     };
     let expect = |at: &mut usize, options: &[u8]| -> Result<u8, String> {
         match bytes.get(*at) {
@@ -287,15 +270,11 @@ fn parse_datetime(text: &str) -> Result<SourceTime, String> {
     if at != bytes.len() {
         return Err(bad());
     }
-    let local =
-        (days_from_civil(year, month, day) * SECONDS_PER_DAY + hour * 3600 + minute * 60 + second)
-            * MICROS_PER_SECOND
-            + micros;
+    let local = (days_from_civil(year, month, day) * SECONDS_PER_DAY + hour * 3600 + minute * 60 + second)
+        * MICROS_PER_SECOND
+        + micros;
     let utc = local - i64::from(offset.unwrap_or(0)) * MICROS_PER_SECOND;
-    Ok(SourceTime {
-        micros: utc,
-        offset,
-    })
+    Ok(SourceTime { micros: utc, offset })
 }
 
 #[cfg(test)]
@@ -313,9 +292,7 @@ mod tests {
             assert_eq!(SourceTime::parse(text).unwrap().isoformat(), text);
         }
         assert_eq!(
-            SourceTime::parse("2026-11-29T12:00:00.5Z")
-                .unwrap()
-                .isoformat(),
+            SourceTime::parse("2026-11-29T12:00:00.5Z").unwrap().isoformat(),
             "2026-11-29T12:00:00.500000+00:00"
         );
     }
@@ -330,22 +307,9 @@ mod tests {
 
     #[test]
     fn utc_from_ms_and_display() {
-        assert_eq!(
-            UtcTime::from_epoch_ms(1_700_000_000_000)
-                .unwrap()
-                .to_string(),
-            "2023-11-14T22:13:20Z"
-        );
-        assert_eq!(
-            UtcTime::from_epoch_ms(1_700_000_000_002)
-                .unwrap()
-                .to_string(),
-            "2023-11-14T22:13:20.002000Z"
-        );
-        assert_eq!(
-            UtcTime::from_epoch_ms(-1).unwrap().to_string(),
-            "1969-12-31T23:59:59.999000Z"
-        );
+        assert_eq!(UtcTime::from_epoch_ms(1_700_000_000_000).unwrap().to_string(), "2023-11-14T22:13:20Z");
+        assert_eq!(UtcTime::from_epoch_ms(1_700_000_000_002).unwrap().to_string(), "2023-11-14T22:13:20.002000Z");
+        assert_eq!(UtcTime::from_epoch_ms(-1).unwrap().to_string(), "1969-12-31T23:59:59.999000Z");
         assert!(UtcTime::from_epoch_ms(i64::MAX).is_none());
         let parsed = UtcTime::parse("2023-11-14T22:13:20.002000Z").unwrap();
         assert_eq!(parsed, UtcTime::from_epoch_ms(1_700_000_000_002).unwrap());

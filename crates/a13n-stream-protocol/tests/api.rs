@@ -1,9 +1,7 @@
 //! Behaviour of the public API beyond the recorded corpus.
 
 use a13n_stream_protocol::display::ItemState;
-use a13n_stream_protocol::{
-    DisplayFold, FoldError, HarnessAguiObserver, HarnessAguiStreamObserver, SourceItem,
-};
+use a13n_stream_protocol::{DisplayFold, FoldError, HarnessAguiObserver, HarnessAguiStreamObserver, SourceItem};
 use a13n_testkit::random_stream;
 use serde_json::json;
 
@@ -19,19 +17,10 @@ fn a_single_run_observer_rejects_another_run_or_thread() {
     let items = random_stream(1);
     let mut observer = HarnessAguiObserver::new();
     observer.observe(&items[0]).unwrap();
-    let other_run = observer
-        .observe(&with_run(&items[1], &items[1].thread_id, "run-other"))
-        .unwrap_err();
-    assert_eq!(
-        other_run.to_string(),
-        "observation rejected: Harness Run correlation changed within one observer"
-    );
-    let other_thread = observer
-        .observe(&with_run(&items[1], "thread-other", &items[1].run_id))
-        .unwrap_err();
-    assert!(other_thread
-        .to_string()
-        .contains("Thread correlation changed"));
+    let other_run = observer.observe(&with_run(&items[1], &items[1].thread_id, "run-other")).unwrap_err();
+    assert_eq!(other_run.to_string(), "observation rejected: Harness Run correlation changed within one observer");
+    let other_thread = observer.observe(&with_run(&items[1], "thread-other", &items[1].run_id)).unwrap_err();
+    assert!(other_thread.to_string().contains("Thread correlation changed"));
     assert_eq!(observer.run_id(), Some(items[0].run_id.as_str()));
     // The stream observer accepts another run as an inline child, attributed to it.
     let mut stream = HarnessAguiStreamObserver::new();
@@ -43,9 +32,7 @@ fn a_single_run_observer_rejects_another_run_or_thread() {
     }))
     .unwrap();
     let events = stream.observe(&child_text).unwrap();
-    assert!(events
-        .iter()
-        .all(|event| event.subagent_run_id() == Some("run-child")));
+    assert!(events.iter().all(|event| event.subagent_run_id() == Some("run-child")));
 }
 
 #[test]
@@ -58,41 +45,29 @@ fn capture_delta_returns_changes_since_the_last_capture_only() {
     let first = fold.capture_delta();
     assert_eq!(first.items.len(), fold.items().count());
     fold.clear_changed();
-    assert!(
-        fold.capture_delta().items.is_empty(),
-        "nothing changed since"
-    );
+    assert!(fold.capture_delta().items.is_empty(), "nothing changed since");
     fold.fold_source(&items[5]).unwrap();
     let second = fold.capture_delta();
     assert!(!second.items.is_empty());
-    assert!(second
-        .items
-        .windows(2)
-        .all(|pair| pair[0].ordinal < pair[1].ordinal));
+    assert!(second.items.windows(2).all(|pair| pair[0].ordinal < pair[1].ordinal));
     assert_eq!(second.continuation, fold.export_continuation());
-    assert!(
-        !fold.changed().is_empty(),
-        "live changes are tracked separately"
-    );
+    assert!(!fold.changed().is_empty(), "live changes are tracked separately");
 }
 
 #[test]
 fn a_checkpoint_of_another_run_attempt_or_policy_is_rejected() {
     let mut fold = DisplayFold::new("run-a");
     fold.fold(
-        vec![
-            json!({"type": "RUN_STARTED", "threadId": "t", "runId": "run-a", "timestamp": 1})
-                .as_object()
-                .cloned()
-                .unwrap(),
-        ],
+        vec![json!({"type": "RUN_STARTED", "threadId": "t", "runId": "run-a", "timestamp": 1})
+            .as_object()
+            .cloned()
+            .unwrap()],
         None,
     )
     .unwrap();
     let snapshot = fold.export();
     for (run, attempt, full) in [("run-b", 0, false), ("run-a", 1, false), ("run-a", 0, true)] {
-        let error = DisplayFold::restore_checked(run, attempt, full, snapshot.clone(), false, None)
-            .unwrap_err();
+        let error = DisplayFold::restore_checked(run, attempt, full, snapshot.clone(), false, None).unwrap_err();
         assert!(matches!(error, FoldError::Continuation(_)), "{error}");
     }
     let restored = DisplayFold::restore_checked("run-a", 0, false, snapshot, false, None).unwrap();
@@ -108,17 +83,12 @@ fn failed_tool_results_mark_the_call_failed_with_the_message() {
     let mut fold = DisplayFold::new("r");
     let mut last = Vec::new();
     for line in lines {
-        last = fold
-            .fold_source(&SourceItem::from_json(line).unwrap())
-            .unwrap();
+        last = fold.fold_source(&SourceItem::from_json(line).unwrap()).unwrap();
     }
     let reference = last.last().unwrap().item.as_ref().unwrap();
     assert_eq!(reference.state, ItemState::Failed);
     assert_eq!(reference.failure.as_ref().unwrap()["message"], "disk full");
-    let call = fold
-        .items()
-        .find(|item| item.content.get("toolCallId") == Some(&json!("c1")))
-        .unwrap();
+    let call = fold.items().find(|item| item.content.get("toolCallId") == Some(&json!("c1"))).unwrap();
     assert_eq!(call.content["arguments"], r#"{"p":1}"#);
     assert_eq!(call.content["failure"]["code"], "tool_failed");
 }
@@ -128,19 +98,10 @@ fn events_without_a_timestamp_take_the_hosts_clock() {
     let clock = a13n_stream_protocol::UtcTime::from_epoch_ms(1_700_000_000_000).unwrap();
     let mut fold = DisplayFold::with_options(
         "r",
-        a13n_stream_protocol::DisplayOptions {
-            clock: Some(Box::new(move || clock)),
-            ..Default::default()
-        },
+        a13n_stream_protocol::DisplayOptions { clock: Some(Box::new(move || clock)), ..Default::default() },
     );
-    fold.fold(
-        vec![json!({"type": "TEXT_MESSAGE_START", "messageId": "m"})
-            .as_object()
-            .cloned()
-            .unwrap()],
-        None,
-    )
-    .unwrap();
+    fold.fold(vec![json!({"type": "TEXT_MESSAGE_START", "messageId": "m"}).as_object().cloned().unwrap()], None)
+        .unwrap();
     assert_eq!(fold.items().next().unwrap().started_at, clock);
 }
 
@@ -151,16 +112,12 @@ fn a_rejected_first_item_of_a_child_leaves_no_child_state() {
     use a13n_stream_protocol::agui::CustomEvent;
     use a13n_stream_protocol::Event;
     let items = random_stream(4);
-    let reject_child_text: a13n_stream_protocol::AguiEventProcessor =
-        Box::new(|_, event| match event {
-            Event::TextMessageStart(start) if start.subagent_run_id.is_some() => {
-                Some(Event::Custom(CustomEvent {
-                    name: "swapped".into(),
-                    ..CustomEvent::default()
-                }))
-            }
-            other => Some(other),
-        });
+    let reject_child_text: a13n_stream_protocol::AguiEventProcessor = Box::new(|_, event| match event {
+        Event::TextMessageStart(start) if start.subagent_run_id.is_some() => {
+            Some(Event::Custom(CustomEvent { name: "swapped".into(), ..CustomEvent::default() }))
+        }
+        other => Some(other),
+    });
     let mut observer = HarnessAguiStreamObserver::new().with_processor(reject_child_text);
     observer.observe(&items[0]).unwrap();
     let before = observer.export();
@@ -172,11 +129,7 @@ fn a_rejected_first_item_of_a_child_leaves_no_child_state() {
     .unwrap();
     assert!(observer.observe(&child_text).unwrap_err().is_observation());
     assert_eq!(observer.export(), before);
-    assert_eq!(
-        observer.export().to_json(),
-        before.to_json(),
-        "entry order is restored too"
-    );
+    assert_eq!(observer.export().to_json(), before.to_json(), "entry order is restored too");
     // A rejected delegation (invalid payload) leaves no child entry either.
     let bad_delegation = SourceItem::from_value(json!({
         "thread_id": items[0].thread_id, "run_id": items[0].run_id, "sequence": 1,
@@ -186,12 +139,6 @@ fn a_rejected_first_item_of_a_child_leaves_no_child_state() {
             "parent_agent_instance_id": "a", "child_run_id": "run-z"}}
     }))
     .unwrap();
-    assert!(
-        !observer
-            .observe(&bad_delegation)
-            .unwrap_err()
-            .is_observation(),
-        "a malformed payload is bad input"
-    );
+    assert!(!observer.observe(&bad_delegation).unwrap_err().is_observation(), "a malformed payload is bad input");
     assert_eq!(observer.export().to_json(), before.to_json());
 }

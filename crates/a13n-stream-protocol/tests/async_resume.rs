@@ -14,20 +14,13 @@ fn resume_from_a_stream_equals_resume_from_an_iterator() {
     let items = random_stream(5);
     let cut = items.len() / 2;
     let mut from_stream = HarnessAguiStreamObserver::new();
-    futures::executor::block_on(from_stream.resume_stream(stream::iter(items[..cut].to_vec())))
-        .unwrap();
+    futures::executor::block_on(from_stream.resume_stream(stream::iter(items[..cut].to_vec()))).unwrap();
     let mut from_iter = HarnessAguiStreamObserver::new();
     from_iter.resume(&items[..cut]).unwrap();
     assert_eq!(from_stream.export(), from_iter.export());
-    assert_eq!(
-        from_stream.snapshot(0, None).unwrap(),
-        from_iter.snapshot(0, None).unwrap()
-    );
+    assert_eq!(from_stream.snapshot(0, None).unwrap(), from_iter.snapshot(0, None).unwrap());
     for item in &items[cut..] {
-        assert_eq!(
-            from_stream.observe(item).unwrap(),
-            from_iter.observe(item).unwrap()
-        );
+        assert_eq!(from_stream.observe(item).unwrap(), from_iter.observe(item).unwrap());
     }
 }
 
@@ -44,7 +37,5 @@ fn a_dropped_resume_leaves_the_observer_fresh() {
     }
     assert_eq!(observer.export(), HarnessAguiStreamObserver::new().export());
     assert_eq!(observer.event_count(), 0);
-    observer
-        .resume(&items[..2])
-        .expect("a fresh observer resumes");
+    observer.resume(&items[..2]).expect("a fresh observer resumes");
 }

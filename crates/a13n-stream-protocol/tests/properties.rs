@@ -1,8 +1,7 @@
 //! Recovery and atomicity laws over generated Harness streams.
 
 use a13n_stream_protocol::{
-    DisplayFold, DisplayOptions, DisplaySnapshot, HarnessAguiStreamObserver, ObserverContinuation,
-    SourceItem,
+    DisplayFold, DisplayOptions, DisplaySnapshot, HarnessAguiStreamObserver, ObserverContinuation, SourceItem,
 };
 use a13n_testkit::random_stream;
 use proptest::prelude::*;
@@ -131,10 +130,7 @@ fn a_contradicting_delta_is_rejected_without_a_trace() {
                 let before = probe.export();
                 let mut value = contradicting(item).to_value();
                 value["event"]["delta"]["part_delta_kind"] = kind.into();
-                if probe
-                    .observe(&SourceItem::from_value(value).unwrap())
-                    .is_err()
-                {
+                if probe.observe(&SourceItem::from_value(value).unwrap()).is_err() {
                     rejected += 1;
                     assert_eq!(probe.export(), before);
                 }
@@ -142,10 +138,7 @@ fn a_contradicting_delta_is_rejected_without_a_trace() {
             let _ = observer.observe(item);
         }
     }
-    assert!(
-        rejected > 0,
-        "no generated stream opened a conflicting part"
-    );
+    assert!(rejected > 0, "no generated stream opened a conflicting part");
 }
 
 #[test]
@@ -166,10 +159,7 @@ fn resume_is_rejected_on_a_used_observer_and_failure_leaves_it_fresh() {
     assert_eq!(fresh.export(), HarnessAguiStreamObserver::new().export());
     assert_eq!(fresh.event_count(), 0);
     fresh.resume(&items[..3]).unwrap();
-    assert!(
-        fresh.resume(&items[..3]).is_err(),
-        "a second resume is rejected"
-    );
+    assert!(fresh.resume(&items[..3]).is_err(), "a second resume is rejected");
 }
 
 #[test]
@@ -187,8 +177,5 @@ fn snapshots_need_retained_events() {
     let live = HarnessAguiStreamObserver::new().retain_events(false);
     assert!(live.snapshot(0, None).unwrap_err().is_observation());
     let restored = HarnessAguiStreamObserver::restore(retaining.export(), None);
-    assert!(
-        restored.snapshot(0, None).is_err(),
-        "a restored observer keeps no journal"
-    );
+    assert!(restored.snapshot(0, None).is_err(), "a restored observer keeps no journal");
 }

@@ -7,9 +7,7 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use a13n_stream_protocol::{
-    DisplayFold, DisplayOptions, DisplaySnapshot, HarnessAguiStreamObserver, SourceItem,
-};
+use a13n_stream_protocol::{DisplayFold, DisplayOptions, DisplaySnapshot, HarnessAguiStreamObserver, SourceItem};
 use serde_json::Value;
 
 /// The shapes of stream the benchmark generates.
@@ -27,12 +25,7 @@ pub enum StreamKind {
 
 impl StreamKind {
     /// All kinds.
-    pub const ALL: [StreamKind; 4] = [
-        StreamKind::Text,
-        StreamKind::Short,
-        StreamKind::Tools,
-        StreamKind::Subagents,
-    ];
+    pub const ALL: [StreamKind; 4] = [StreamKind::Text, StreamKind::Short, StreamKind::Tools, StreamKind::Subagents];
 
     /// The kind's name on the command line and in reports.
     pub fn name(self) -> &'static str {
@@ -50,16 +43,7 @@ impl StreamKind {
     }
 }
 
-const PIECES: [&str; 8] = [
-    "The ",
-    "agent ",
-    "streams ",
-    "tokens, ",
-    "résumé ",
-    "東京 ",
-    "\"quoted\" ",
-    "done.\n",
-];
+const PIECES: [&str; 8] = ["The ", "agent ", "streams ", "tokens, ", "résumé ", "東京 ", "\"quoted\" ", "done.\n"];
 
 /// Generates the lines of one stream, one at a time (constant memory).
 #[derive(Debug)]
@@ -98,12 +82,7 @@ impl Generator {
         let fraction = self.micros % 1_000_000;
         let day = seconds % 86_400;
         let date_day = 29 + (seconds / 86_400 - 20_786);
-        format!(
-            "2026-11-{date_day:02}T{:02}:{:02}:{:02}.{fraction:06}+00:00",
-            day / 3600,
-            day / 60 % 60,
-            day % 60
-        )
+        format!("2026-11-{date_day:02}T{:02}:{:02}:{:02}.{fraction:06}+00:00", day / 3600, day / 60 % 60, day % 60)
     }
 
     fn push(&mut self, run: (&str, &str), body: &str) {
@@ -139,9 +118,7 @@ impl Generator {
         self.micros += 997;
         let index = self.emitted;
         if index == 0 {
-            self.event(
-                r#"{"schema_version":"1","kind":"lifecycle","payload":{"type":"run_started"}}"#,
-            );
+            self.event(r#"{"schema_version":"1","kind":"lifecycle","payload":{"type":"run_started"}}"#);
         } else if index == self.total - 1 {
             let body = r#""result":{"status":"completed","output":"done","usage":{"input_tokens":100,"output_tokens":50,"cache_read_tokens":0,"cache_write_tokens":0,"details":{}}}"#;
             self.push((THREAD, RUN), body);
@@ -347,13 +324,7 @@ pub fn observe(lines: &[String], out: &mut Vec<u8>) {
 
 /// Decode, convert, fold and serialize the observed lines of every line.
 pub fn fold(lines: &[String], retain_content: bool, out: &mut Vec<u8>) -> DisplayFold {
-    let mut fold = DisplayFold::with_options(
-        RUN,
-        DisplayOptions {
-            retain_content,
-            ..DisplayOptions::default()
-        },
-    );
+    let mut fold = DisplayFold::with_options(RUN, DisplayOptions { retain_content, ..DisplayOptions::default() });
     for line in lines {
         out.clear();
         if let Ok(item) = SourceItem::from_json(line) {
@@ -371,13 +342,7 @@ pub fn fold(lines: &[String], retain_content: bool, out: &mut Vec<u8>) -> Displa
 /// Fold generated lines without holding the stream (the memory figure).
 pub fn fold_streaming(kind: StreamKind, total: u64, retain_content: bool) -> DisplayFold {
     let mut generator = Generator::new(kind, total);
-    let mut fold = DisplayFold::with_options(
-        RUN,
-        DisplayOptions {
-            retain_content,
-            ..DisplayOptions::default()
-        },
-    );
+    let mut fold = DisplayFold::with_options(RUN, DisplayOptions { retain_content, ..DisplayOptions::default() });
     let mut out = Vec::with_capacity(4096);
     while let Some(line) = generator.next_line() {
         out.clear();
@@ -421,12 +386,7 @@ pub fn checkpoint_figures(size: usize, runs: usize) -> Vec<Figure> {
     let json = fold.export().to_json();
     let export = time(runs, || fold.export().to_json());
     let restore = time(runs, || {
-        DisplayFold::restore(
-            DisplaySnapshot::from_json(&json).expect("own checkpoint"),
-            false,
-            None,
-        )
-        .expect("restores")
+        DisplayFold::restore(DisplaySnapshot::from_json(&json).expect("own checkpoint"), false, None).expect("restores")
     });
     vec![
         Figure {

@@ -79,19 +79,14 @@ impl Args {
     pub fn number(&mut self, name: &str) -> Result<Option<usize>, Failure> {
         self.value(name)?
             .map(|text| {
-                text.parse().map_err(|_| {
-                    Failure::Usage(format!("{name} takes a non-negative integer, not {text:?}"))
-                })
+                text.parse().map_err(|_| Failure::Usage(format!("{name} takes a non-negative integer, not {text:?}")))
             })
             .transpose()
     }
 
     /// Take the next positional argument (`-` counts as one).
     pub fn positional(&mut self) -> Option<String> {
-        let index = self
-            .items
-            .iter()
-            .position(|item| item == "-" || !item.starts_with('-'))?;
+        let index = self.items.iter().position(|item| item == "-" || !item.starts_with('-'))?;
         Some(self.items.remove(index))
     }
 

@@ -6,9 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use a13n_stream_protocol::{
-    HarnessAguiStreamObserver, ObserveError, ObserverContinuation, SourceItem,
-};
+use a13n_stream_protocol::{HarnessAguiStreamObserver, ObserveError, ObserverContinuation, SourceItem};
 use serde_json::Value;
 
 use crate::processors;
@@ -87,32 +85,17 @@ pub struct Case {
 impl Case {
     /// Load `case.json` and the source lines of a case directory.
     pub fn load(dir: &Path) -> Result<Case, String> {
-        let name = dir.file_name().map_or_else(
-            || dir.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        let options: Value = serde_json::from_str(&read(&dir.join("case.json"))?)
-            .map_err(|e| format!("{name}/case.json: {e}"))?;
+        let name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let options: Value =
+            serde_json::from_str(&read(&dir.join("case.json"))?).map_err(|e| format!("{name}/case.json: {e}"))?;
         let source = dir.join("source.jsonl");
-        let source_lines = if source.is_file() {
-            lines(&read(&source)?)
-        } else {
-            Vec::new()
-        };
-        Ok(Case {
-            name,
-            dir: dir.to_owned(),
-            options,
-            source_lines,
-        })
+        let source_lines = if source.is_file() { lines(&read(&source)?) } else { Vec::new() };
+        Ok(Case { name, dir: dir.to_owned(), options, source_lines })
     }
 
     /// Whether the case feeds AG-UI events straight to a display fold.
     pub fn agui_only(&self) -> bool {
-        self.options
-            .get("agui_only")
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
+        self.options.get("agui_only").and_then(Value::as_bool).unwrap_or(false)
     }
 
     /// The named processor, if any.
@@ -125,21 +108,13 @@ impl Case {
         self.options
             .get("cuts")
             .and_then(Value::as_array)
-            .map(|cuts| {
-                cuts.iter()
-                    .filter_map(Value::as_u64)
-                    .map(|k| k as usize)
-                    .collect()
-            })
+            .map(|cuts| cuts.iter().filter_map(Value::as_u64).map(|k| k as usize).collect())
             .unwrap_or_default()
     }
 
     /// A boolean option.
     pub fn flag(&self, key: &str) -> bool {
-        self.options
-            .get(key)
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
+        self.options.get(key).and_then(Value::as_bool).unwrap_or(false)
     }
 
     fn file(&self, name: &str) -> Result<String, String> {
@@ -153,10 +128,7 @@ fn read(path: &Path) -> Result<String, String> {
 
 /// Non-empty lines.
 pub fn lines(text: &str) -> Vec<String> {
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(str::to_owned)
-        .collect()
+    text.lines().filter(|l| !l.trim().is_empty()).map(str::to_owned).collect()
 }
 
 /// Run every case under `paths`.
@@ -186,20 +158,12 @@ pub(crate) enum Line {
 
 impl Line {
     pub(crate) fn expected(text: &str) -> Result<Line, String> {
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| format!("unreadable expected line: {e}"))?;
+        let value: Value = serde_json::from_str(text).map_err(|e| format!("unreadable expected line: {e}"))?;
         if let Some(error) = value.get("error") {
-            let observation =
-                error.get("type").and_then(Value::as_str) == Some("AguiObservationError");
+            let observation = error.get("type").and_then(Value::as_str) == Some("AguiObservationError");
             return Ok(Line::Error { observation });
         }
-        Ok(Line::Events(
-            value
-                .get("events")
-                .or_else(|| value.get("observed"))
-                .cloned()
-                .unwrap_or(Value::Null),
-        ))
+        Ok(Line::Events(value.get("events").or_else(|| value.get("observed")).cloned().unwrap_or(Value::Null)))
     }
 
     fn describe(&self) -> String {
@@ -224,11 +188,7 @@ pub(crate) fn truncate(text: &str) -> String {
 
 /// Where two texts first differ, with a little context on each side.
 pub(crate) fn text_difference(expected: &str, actual: &str) -> String {
-    let offset = expected
-        .bytes()
-        .zip(actual.bytes())
-        .take_while(|(a, b)| a == b)
-        .count();
+    let offset = expected.bytes().zip(actual.bytes()).take_while(|(a, b)| a == b).count();
     let window = |text: &str| {
         let mut start = offset.saturating_sub(80);
         while !text.is_char_boundary(start) {
@@ -250,22 +210,14 @@ pub(crate) fn text_difference(expected: &str, actual: &str) -> String {
 }
 
 pub(crate) fn first_difference(expected: &Line, actual: &Line) -> String {
-    format!(
-        "expected {}, got {}",
-        expected.describe(),
-        actual.describe()
-    )
+    format!("expected {}, got {}", expected.describe(), actual.describe())
 }
 
 fn observe_line(observer: &mut HarnessAguiStreamObserver, line: &str) -> Line {
-    let result = SourceItem::from_json(line)
-        .map_err(ObserveError::from)
-        .and_then(|item| observer.observe(&item));
+    let result = SourceItem::from_json(line).map_err(ObserveError::from).and_then(|item| observer.observe(&item));
     match result {
         Ok(events) => Line::Events(Value::Array(events.iter().map(|e| e.to_value()).collect())),
-        Err(error) => Line::Error {
-            observation: error.is_observation(),
-        },
+        Err(error) => Line::Error { observation: error.is_observation() },
     }
 }
 
@@ -293,10 +245,7 @@ fn check_observer(case: &Case, report: &mut Report) {
                 Ok(reference) => {
                     let ours = observer.export().to_json();
                     report.check(ours == reference, || {
-                        format!(
-                            "{name}/{file}: export differs: {}",
-                            text_difference(&reference, &ours)
-                        )
+                        format!("{name}/{file}: export differs: {}", text_difference(&reference, &ours))
                     });
                     exports.push((index, reference));
                 }
@@ -304,10 +253,7 @@ fn check_observer(case: &Case, report: &mut Report) {
             }
         }
         let Some(want) = expected.get(index) else {
-            report.fail(format!(
-                "{name}/agui.jsonl:{}: missing expected line",
-                index + 1
-            ));
+            report.fail(format!("{name}/agui.jsonl:{}: missing expected line", index + 1));
             continue;
         };
         let want = match Line::expected(want) {
@@ -315,20 +261,12 @@ fn check_observer(case: &Case, report: &mut Report) {
             Err(error) => return report.fail(format!("{name}/agui.jsonl:{}: {error}", index + 1)),
         };
         let got = observe_line(&mut observer, line);
-        report.check(got == want, || {
-            format!(
-                "{name}/agui.jsonl:{}: {}",
-                index + 1,
-                first_difference(&want, &got)
-            )
-        });
+        report.check(got == want, || format!("{name}/agui.jsonl:{}: {}", index + 1, first_difference(&want, &got)));
     }
     // Recovery: resumed from the prefix, or restored from the reference's export, then the suffix.
     for (cut, reference) in exports {
-        let items: Result<Vec<SourceItem>, _> = case.source_lines[..cut]
-            .iter()
-            .map(|line| SourceItem::from_json(line))
-            .collect();
+        let items: Result<Vec<SourceItem>, _> =
+            case.source_lines[..cut].iter().map(|line| SourceItem::from_json(line)).collect();
         let mut candidates = Vec::new();
         if let (Ok(items), Ok(processor)) = (items, make()) {
             let mut resumed = HarnessAguiStreamObserver::new();
@@ -342,10 +280,9 @@ fn check_observer(case: &Case, report: &mut Report) {
         }
         match ObserverContinuation::from_json(&reference) {
             Ok(continuation) => match make() {
-                Ok(processor) => candidates.push((
-                    "restored",
-                    HarnessAguiStreamObserver::restore(continuation, processor),
-                )),
+                Ok(processor) => {
+                    candidates.push(("restored", HarnessAguiStreamObserver::restore(continuation, processor)))
+                }
                 Err(error) => report.fail(error),
             },
             Err(error) => report.fail(format!("{name}/cuts/{cut}.observer.json: {error}")),
@@ -363,11 +300,7 @@ fn check_observer(case: &Case, report: &mut Report) {
             report.check(first_bad.is_none(), || {
                 let (index, want, got) = first_bad.unwrap_or((0, None, Line::Events(Value::Null)));
                 let want = want.unwrap_or(Line::Events(Value::Null));
-                format!(
-                    "{name}/agui.jsonl:{}: {how} at cut {cut}: {}",
-                    index + 1,
-                    first_difference(&want, &got)
-                )
+                format!("{name}/agui.jsonl:{}: {how} at cut {cut}: {}", index + 1, first_difference(&want, &got))
             });
         }
     }

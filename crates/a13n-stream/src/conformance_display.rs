@@ -14,29 +14,20 @@ enum Input<'a> {
 
 fn fold_line(fold: &mut DisplayFold, input: &Input<'_>) -> Line {
     let result: Result<_, FoldError> = match input {
-        Input::Source(line) => SourceItem::from_json(line)
-            .map_err(FoldError::from)
-            .and_then(|item| fold.fold_source(&item)),
+        Input::Source(line) => {
+            SourceItem::from_json(line).map_err(FoldError::from).and_then(|item| fold.fold_source(&item))
+        }
         Input::Agui(line) => match serde_json::from_str::<Value>(line) {
             Ok(Value::Object(event)) => fold.fold(vec![event], None),
-            Ok(_) => Err(a13n_stream_protocol::InputError::new(
-                "",
-                "expected an AG-UI event object",
-            )
-            .into()),
+            Ok(_) => Err(a13n_stream_protocol::InputError::new("", "expected an AG-UI event object").into()),
             Err(error) => Err(a13n_stream_protocol::InputError::new("", error.to_string()).into()),
         },
     };
     match result {
         Ok(observed) => Line::Events(Value::Array(
-            observed
-                .iter()
-                .map(|o| serde_json::to_value(o).unwrap_or(Value::Null))
-                .collect(),
+            observed.iter().map(|o| serde_json::to_value(o).unwrap_or(Value::Null)).collect(),
         )),
-        Err(error) => Line::Error {
-            observation: error.is_observation(),
-        },
+        Err(error) => Line::Error { observation: error.is_observation() },
     }
 }
 
@@ -55,18 +46,11 @@ fn new_fold(case: &Case, run_id: &str) -> Result<DisplayFold, String> {
 
 fn run_id(case: &Case) -> Option<String> {
     if case.agui_only() {
-        return case
-            .options
-            .get("run_id")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        return case.options.get("run_id").and_then(Value::as_str).map(str::to_owned);
     }
     let first = case.source_lines.first()?;
     let value: Value = serde_json::from_str(first).ok()?;
-    value
-        .get("run_id")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
+    value.get("run_id").and_then(Value::as_str).map(str::to_owned)
 }
 
 pub(crate) fn check_display(case: &Case, report: &mut Report) {
@@ -79,10 +63,7 @@ pub(crate) fn check_display(case: &Case, report: &mut Report) {
         };
         event_lines.iter().map(|line| Input::Agui(line)).collect()
     } else {
-        case.source_lines
-            .iter()
-            .map(|line| Input::Source(line))
-            .collect()
+        case.source_lines.iter().map(|line| Input::Source(line)).collect()
     };
     let expected = match std::fs::read_to_string(case.dir.join("observed.jsonl")) {
         Ok(text) => lines(&text),
@@ -106,10 +87,7 @@ pub(crate) fn check_display(case: &Case, report: &mut Report) {
             match std::fs::read_to_string(case.dir.join(&file)) {
                 Ok(reference) => {
                     report.check(ours == reference, || {
-                        format!(
-                            "{name}/{file}: export differs: {}",
-                            text_difference(&reference, &ours)
-                        )
+                        format!("{name}/{file}: export differs: {}", text_difference(&reference, &ours))
                     });
                     checkpoints.push((index, file, reference, ours));
                 }
@@ -117,50 +95,31 @@ pub(crate) fn check_display(case: &Case, report: &mut Report) {
             }
         }
         let Some(want) = expected.get(index) else {
-            report.fail(format!(
-                "{name}/observed.jsonl:{}: missing expected line",
-                index + 1
-            ));
+            report.fail(format!("{name}/observed.jsonl:{}: missing expected line", index + 1));
             continue;
         };
         let want = match Line::expected(want) {
             Ok(want) => want,
-            Err(error) => {
-                return report.fail(format!("{name}/observed.jsonl:{}: {error}", index + 1))
-            }
+            Err(error) => return report.fail(format!("{name}/observed.jsonl:{}: {error}", index + 1)),
         };
         let got = fold_line(&mut fold, input);
-        report.check(got == want, || {
-            format!(
-                "{name}/observed.jsonl:{}: {}",
-                index + 1,
-                first_difference(&want, &got)
-            )
-        });
+        report.check(got == want, || format!("{name}/observed.jsonl:{}: {}", index + 1, first_difference(&want, &got)));
     }
     let ours = fold.export().to_json();
     report.check(ours == final_reference, || {
-        format!(
-            "{name}/display.json: export differs: {}",
-            text_difference(&final_reference, &ours)
-        )
+        format!("{name}/display.json: export differs: {}", text_difference(&final_reference, &ours))
     });
     // Restore the reference's checkpoint, and our own, at every cut; folding the rest must finish identically.
     for (cut, file, reference, own) in checkpoints {
         for (whose, text) in [("reference", reference), ("own", own)] {
-            let outcome = DisplaySnapshot::from_json(&text)
-                .map_err(FoldError::from)
-                .and_then(|snapshot| {
-                    let processor = processors::optional(case.processor_name())
-                        .map_err(FoldError::Continuation)?;
-                    DisplayFold::restore(snapshot, case.flag("retain_content"), processor)
-                });
+            let outcome = DisplaySnapshot::from_json(&text).map_err(FoldError::from).and_then(|snapshot| {
+                let processor = processors::optional(case.processor_name()).map_err(FoldError::Continuation)?;
+                DisplayFold::restore(snapshot, case.flag("retain_content"), processor)
+            });
             let mut restored = match outcome {
                 Ok(restored) => restored,
                 Err(error) => {
-                    report.fail(format!(
-                        "{name}/{file}: restoring the {whose} checkpoint failed: {error}"
-                    ));
+                    report.fail(format!("{name}/{file}: restoring the {whose} checkpoint failed: {error}"));
                     continue;
                 }
             };

@@ -8,10 +8,14 @@ use std::process::ExitCode;
 use a13n_stream::cli::{Args, Failure};
 use a13n_stream::{conformance, processors};
 use a13n_stream_protocol::{
-    DisplayFold, DisplayOptions, DisplaySnapshot, FoldError, HarnessAguiStreamObserver, InputError,
-    ObserveError, SourceItem,
+    DisplayFold, DisplayOptions, DisplaySnapshot, FoldError, HarnessAguiStreamObserver, InputError, ObserveError,
+    SourceItem,
 };
 use serde_json::Value;
+
+// The CLI allocates per event; mimalloc's thread-local size classes cut that cost for every command alike.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const HELP: &str = "\
 a13n-stream: exact Agent Stream Protocol conversion, display folding and recovery
@@ -66,18 +70,14 @@ fn run() -> Result<ExitCode, Failure> {
         Some("fold") => fold(args),
         Some("conformance") => run_conformance(args),
         Some("bench") => bench(args),
-        Some(other) => Err(Failure::Usage(format!(
-            "unknown command {other:?}; see `a13n-stream help`"
-        ))),
+        Some(other) => Err(Failure::Usage(format!("unknown command {other:?}; see `a13n-stream help`"))),
     }
 }
 
 /// Write to stdout; a closed pipe is an I/O failure, never a panic.
 fn say(text: &str) -> Result<(), Failure> {
     let mut out = io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(io_error)
+    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(io_error)
 }
 
 fn open_input(path: Option<&str>) -> Result<Box<dyn BufRead>, Failure> {
@@ -112,21 +112,14 @@ struct Lines {
 
 impl Lines {
     fn new(input: Box<dyn BufRead>) -> Lines {
-        Lines {
-            input,
-            number: 0,
-            progress: io::stderr().is_terminal(),
-            buffer: String::new(),
-        }
+        Lines { input, number: 0, progress: io::stderr().is_terminal(), buffer: String::new() }
     }
 
     fn next_line(&mut self) -> Result<Option<(u64, &str)>, Failure> {
         loop {
             self.buffer.clear();
-            let read = self
-                .input
-                .read_line(&mut self.buffer)
-                .map_err(|e| Failure::Io(format!("reading input: {e}")))?;
+            let read =
+                self.input.read_line(&mut self.buffer).map_err(|e| Failure::Io(format!("reading input: {e}")))?;
             if read == 0 {
                 if self.progress && self.number >= 10_000 {
                     let _ = writeln!(io::stderr(), "\r{} lines", self.number);
@@ -139,10 +132,7 @@ impl Lines {
             }
             let line = self.buffer.trim_end_matches(['\n', '\r']);
             if !line.trim().is_empty() {
-                return Ok(Some((
-                    self.number,
-                    self.buffer.trim_end_matches(['\n', '\r']),
-                )));
+                return Ok(Some((self.number, self.buffer.trim_end_matches(['\n', '\r']))));
             }
         }
     }
@@ -194,9 +184,7 @@ fn observe(mut args: Args) -> Result<ExitCode, Failure> {
     let mut outcome = Outcome::default();
     let mut buffer = Vec::with_capacity(4096);
     while let Some((number, line)) = lines.next_line()? {
-        let result = SourceItem::from_json(line)
-            .map_err(ObserveError::Input)
-            .and_then(|item| observer.observe(&item));
+        let result = SourceItem::from_json(line).map_err(ObserveError::Input).and_then(|item| observer.observe(&item));
         buffer.clear();
         match result {
             Ok(events) if per_item => {
@@ -219,11 +207,8 @@ fn observe(mut args: Args) -> Result<ExitCode, Failure> {
                 let message = error.to_string();
                 outcome.report(number, error.is_observation(), &message);
                 if per_item {
-                    serde_json::to_writer(
-                        &mut buffer,
-                        &error_line(error.is_observation(), &message),
-                    )
-                    .map_err(|e| Failure::Io(e.to_string()))?;
+                    serde_json::to_writer(&mut buffer, &error_line(error.is_observation(), &message))
+                        .map_err(|e| Failure::Io(e.to_string()))?;
                     buffer.push(b'\n');
                 }
             }
@@ -248,9 +233,7 @@ fn fold(mut args: Args) -> Result<ExitCode, Failure> {
     let path = args.positional();
     args.finish()?;
     if agui && run_id.is_none() && restore_path.is_none() {
-        return Err(Failure::Usage(
-            "--agui needs --run-id (or --restore)".into(),
-        ));
+        return Err(Failure::Usage("--agui needs --run-id (or --restore)".into()));
     }
     if start > 0 && restore_path.is_none() {
         return Err(Failure::Usage("--start needs --restore".into()));
@@ -263,24 +246,17 @@ fn fold(mut args: Args) -> Result<ExitCode, Failure> {
             File::open(checkpoint)
                 .and_then(|mut file| file.read_to_string(&mut text))
                 .map_err(|e| Failure::Io(format!("{checkpoint}: {e}")))?;
-            let snapshot = DisplaySnapshot::from_json(&text)
-                .map_err(|e| Failure::Input(format!("{checkpoint}: {e}")))?;
+            let snapshot =
+                DisplaySnapshot::from_json(&text).map_err(|e| Failure::Input(format!("{checkpoint}: {e}")))?;
             if full_content != snapshot.continuation.full_content && full_content {
-                return Err(Failure::Usage(
-                    "--full-content does not match the checkpoint's content policy".into(),
-                ));
+                return Err(Failure::Usage("--full-content does not match the checkpoint's content policy".into()));
             }
             let restored = DisplayFold::restore(snapshot, retain_content, processor.take());
             Some(restored.map_err(|e| Failure::Input(format!("{checkpoint}: {e}")))?)
         }
         None if agui => Some(DisplayFold::with_options(
             run_id.clone().unwrap_or_default(),
-            DisplayOptions {
-                full_content,
-                retain_content,
-                processor: processor.take(),
-                ..DisplayOptions::default()
-            },
+            DisplayOptions { full_content, retain_content, processor: processor.take(), ..DisplayOptions::default() },
         )),
         // A source fold belongs to the run of its first item.
         None => None,
@@ -299,14 +275,8 @@ fn fold(mut args: Args) -> Result<ExitCode, Failure> {
         }
         let result: Result<_, FoldError> = if agui {
             match serde_json::from_str::<Value>(line) {
-                Ok(Value::Object(event)) => fold
-                    .as_mut()
-                    .map_or(Ok(Vec::new()), |f| f.fold(vec![event], None)),
-                Ok(other) => Err(InputError::new(
-                    "",
-                    format!("expected an AG-UI event object, found {other}"),
-                )
-                .into()),
+                Ok(Value::Object(event)) => fold.as_mut().map_or(Ok(Vec::new()), |f| f.fold(vec![event], None)),
+                Ok(other) => Err(InputError::new("", format!("expected an AG-UI event object, found {other}")).into()),
                 Err(error) => Err(InputError::new("", format!("invalid JSON: {error}")).into()),
             }
         } else {
@@ -346,11 +316,8 @@ fn fold(mut args: Args) -> Result<ExitCode, Failure> {
                 let message = error.to_string();
                 outcome.report(number, error.is_observation(), &message);
                 if observed.is_some() {
-                    serde_json::to_writer(
-                        &mut buffer,
-                        &error_line(error.is_observation(), &message),
-                    )
-                    .map_err(|e| Failure::Io(e.to_string()))?;
+                    serde_json::to_writer(&mut buffer, &error_line(error.is_observation(), &message))
+                        .map_err(|e| Failure::Io(e.to_string()))?;
                     buffer.push(b'\n');
                 }
             }
@@ -365,17 +332,11 @@ fn fold(mut args: Args) -> Result<ExitCode, Failure> {
     let fold = fold.unwrap_or_else(|| {
         DisplayFold::with_options(
             run_id.unwrap_or_else(|| "run".into()),
-            DisplayOptions {
-                full_content,
-                retain_content,
-                ..DisplayOptions::default()
-            },
+            DisplayOptions { full_content, retain_content, ..DisplayOptions::default() },
         )
     });
     let mut export = create_output(&export_path)?;
-    export
-        .write_all(fold.export().to_json().as_bytes())
-        .map_err(io_error)?;
+    export.write_all(fold.export().to_json().as_bytes()).map_err(io_error)?;
     export.write_all(b"\n").map_err(io_error)?;
     export.flush().map_err(io_error)?;
     Ok(outcome.exit())
@@ -386,11 +347,7 @@ fn run_conformance(mut args: Args) -> Result<ExitCode, Failure> {
         None => conformance::Only::All,
         Some("observer") => conformance::Only::Observer,
         Some("display") => conformance::Only::Display,
-        Some(other) => {
-            return Err(Failure::Usage(format!(
-                "--only takes observer or display, not {other:?}"
-            )))
-        }
+        Some(other) => return Err(Failure::Usage(format!("--only takes observer or display, not {other:?}"))),
     };
     let mut paths = Vec::new();
     while let Some(path) = args.positional() {
@@ -398,9 +355,7 @@ fn run_conformance(mut args: Args) -> Result<ExitCode, Failure> {
     }
     args.finish()?;
     if paths.is_empty() {
-        return Err(Failure::Usage(
-            "conformance needs at least one case directory".into(),
-        ));
+        return Err(Failure::Usage("conformance needs at least one case directory".into()));
     }
     let report = conformance::run(&paths, only).map_err(Failure::Io)?;
     let mut out = io::stdout().lock();
@@ -408,39 +363,22 @@ fn run_conformance(mut args: Args) -> Result<ExitCode, Failure> {
         writeln!(out, "FAIL {failure}").map_err(io_error)?;
     }
     writeln!(out, "{} cases", report.cases).map_err(io_error)?;
-    writeln!(
-        out,
-        "{} passed, {} failed",
-        report.passed,
-        report.failures.len()
-    )
-    .map_err(io_error)?;
+    writeln!(out, "{} passed, {} failed", report.passed, report.failures.len()).map_err(io_error)?;
     if report.cases == 0 {
-        let _ = writeln!(
-            io::stderr(),
-            "a13n-stream: no case directories (with case.json) under the given paths"
-        );
+        let _ = writeln!(io::stderr(), "a13n-stream: no case directories (with case.json) under the given paths");
         return Ok(ExitCode::from(1));
     }
-    Ok(if report.failures.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(if report.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 fn bench(mut args: Args) -> Result<ExitCode, Failure> {
     use a13n_stream::bench::{self, Figure, StreamKind};
-    let kind_of = |name: &str| {
-        StreamKind::parse(name)
-            .ok_or_else(|| Failure::Usage(format!("unknown stream kind {name:?}")))
-    };
+    let kind_of =
+        |name: &str| StreamKind::parse(name).ok_or_else(|| Failure::Usage(format!("unknown stream kind {name:?}")));
     if let Some(kind) = args.value("--emit")? {
         let kind = kind_of(&kind)?;
-        let total: u64 = args
-            .positional()
-            .and_then(|n| n.parse().ok())
-            .ok_or_else(|| Failure::Usage("--emit KIND N".into()))?;
+        let total: u64 =
+            args.positional().and_then(|n| n.parse().ok()).ok_or_else(|| Failure::Usage("--emit KIND N".into()))?;
         args.finish()?;
         let mut out = BufWriter::new(io::stdout().lock());
         let mut generator = bench::Generator::new(kind, total);
@@ -455,37 +393,23 @@ fn bench(mut args: Args) -> Result<ExitCode, Failure> {
         // Internal: fold a generated stream without holding it and report this process's peak memory.
         let retain = args.flag("--retain-content");
         args.finish()?;
-        let (kind, total) = spec
-            .split_once(':')
-            .ok_or_else(|| Failure::Usage("--peak-child KIND:N".into()))?;
-        let total: u64 = total
-            .parse()
-            .map_err(|_| Failure::Usage("--peak-child KIND:N".into()))?;
+        let (kind, total) = spec.split_once(':').ok_or_else(|| Failure::Usage("--peak-child KIND:N".into()))?;
+        let total: u64 = total.parse().map_err(|_| Failure::Usage("--peak-child KIND:N".into()))?;
         let fold = bench::fold_streaming(kind_of(kind)?, total, retain);
         let checkpoint = fold.export().to_json().len();
-        say(&format!(
-            "{}\n",
-            serde_json::json!({"peak": bench::peak_memory(), "checkpoint": checkpoint})
-        ))?;
+        say(&format!("{}\n", serde_json::json!({"peak": bench::peak_memory(), "checkpoint": checkpoint})))?;
         return Ok(ExitCode::SUCCESS);
     }
     let json = args.flag("--json");
     let sizes: Vec<u64> = match args.value("--sizes")? {
         Some(list) => list
             .split(',')
-            .map(|n| {
-                n.trim()
-                    .parse()
-                    .map_err(|_| Failure::Usage(format!("--sizes takes numbers, not {n:?}")))
-            })
+            .map(|n| n.trim().parse().map_err(|_| Failure::Usage(format!("--sizes takes numbers, not {n:?}"))))
             .collect::<Result<_, _>>()?,
         None => vec![10_000, 100_000, 1_000_000],
     };
     let kinds: Vec<StreamKind> = match args.value("--kinds")? {
-        Some(list) => list
-            .split(',')
-            .map(|k| kind_of(k.trim()))
-            .collect::<Result<_, _>>()?,
+        Some(list) => list.split(',').map(|k| kind_of(k.trim())).collect::<Result<_, _>>()?,
         None => StreamKind::ALL.to_vec(),
     };
     let runs = args.number("--runs")?.unwrap_or(3);
@@ -495,9 +419,7 @@ fn bench(mut args: Args) -> Result<ExitCode, Failure> {
         if json {
             say(&format!("{}\n", figure.to_json()))?;
         } else {
-            let extra = figure
-                .bytes
-                .map_or(String::new(), |b| format!("  {:.1} KiB", b as f64 / 1024.0));
+            let extra = figure.bytes.map_or(String::new(), |b| format!("  {:.1} KiB", b as f64 / 1024.0));
             say(&format!(
                 "{:<32} {:>9} items {:>10.4} s {:>12.0} items/s{extra}\n",
                 figure.name,
@@ -515,50 +437,15 @@ fn bench(mut args: Args) -> Result<ExitCode, Failure> {
             let lines = bench::lines(kind, size);
             let runs = if size >= 1_000_000 { 1 } else { runs };
             let name = |what: &str| format!("{what}/{}/{size}", kind.name());
-            let seconds =
-                bench::time(runs, || bench::json_baseline(&lines, &mut buffer)).as_secs_f64();
-            emit(
-                Figure {
-                    name: name("json_baseline"),
-                    items: size,
-                    seconds,
-                    bytes: None,
-                },
-                &mut figures,
-            )?;
+            let seconds = bench::time(runs, || bench::json_baseline(&lines, &mut buffer)).as_secs_f64();
+            emit(Figure { name: name("json_baseline"), items: size, seconds, bytes: None }, &mut figures)?;
             let seconds = bench::time(runs, || bench::observe(&lines, &mut buffer)).as_secs_f64();
-            emit(
-                Figure {
-                    name: name("observe"),
-                    items: size,
-                    seconds,
-                    bytes: None,
-                },
-                &mut figures,
-            )?;
-            let seconds =
-                bench::time(runs, || bench::fold(&lines, false, &mut buffer)).as_secs_f64();
-            emit(
-                Figure {
-                    name: name("fold"),
-                    items: size,
-                    seconds,
-                    bytes: None,
-                },
-                &mut figures,
-            )?;
+            emit(Figure { name: name("observe"), items: size, seconds, bytes: None }, &mut figures)?;
+            let seconds = bench::time(runs, || bench::fold(&lines, false, &mut buffer)).as_secs_f64();
+            emit(Figure { name: name("fold"), items: size, seconds, bytes: None }, &mut figures)?;
             if kind == StreamKind::Text {
-                let seconds =
-                    bench::time(runs, || bench::fold(&lines, true, &mut buffer)).as_secs_f64();
-                emit(
-                    Figure {
-                        name: name("fold_retain"),
-                        items: size,
-                        seconds,
-                        bytes: None,
-                    },
-                    &mut figures,
-                )?;
+                let seconds = bench::time(runs, || bench::fold(&lines, true, &mut buffer)).as_secs_f64();
+                emit(Figure { name: name("fold_retain"), items: size, seconds, bytes: None }, &mut figures)?;
             }
         }
     }
@@ -575,42 +462,19 @@ fn bench(mut args: Args) -> Result<ExitCode, Failure> {
                     continue;
                 }
                 let mut command = std::process::Command::new(&exe);
-                command.args([
-                    "bench",
-                    "--peak-child",
-                    &format!("{}:{largest}", kind.name()),
-                ]);
+                command.args(["bench", "--peak-child", &format!("{}:{largest}", kind.name())]);
                 if retain {
                     command.arg("--retain-content");
                 }
                 let output = command.output().map_err(io_error)?;
                 let report: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
                 let peak = report.get("peak").and_then(Value::as_u64);
-                let checkpoint = report
-                    .get("checkpoint")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
+                let checkpoint = report.get("checkpoint").and_then(Value::as_u64).unwrap_or(0);
                 let policy = if retain { "_retain" } else { "" };
                 let name = format!("peak_memory{policy}/{}/{largest}", kind.name());
-                emit(
-                    Figure {
-                        name,
-                        items: largest,
-                        seconds: 0.0,
-                        bytes: peak,
-                    },
-                    &mut figures,
-                )?;
+                emit(Figure { name, items: largest, seconds: 0.0, bytes: peak }, &mut figures)?;
                 let name = format!("checkpoint{policy}/{}/{largest}", kind.name());
-                emit(
-                    Figure {
-                        name,
-                        items: largest,
-                        seconds: 0.0,
-                        bytes: Some(checkpoint),
-                    },
-                    &mut figures,
-                )?;
+                emit(Figure { name, items: largest, seconds: 0.0, bytes: Some(checkpoint) }, &mut figures)?;
             }
         }
     }
@@ -636,18 +500,11 @@ fn summarize(figures: &[a13n_stream::bench::Figure]) -> String {
             );
         }
     }
-    let retain: Vec<_> = figures
-        .iter()
-        .filter(|f| f.name.starts_with("fold_retain/text/"))
-        .collect();
+    let retain: Vec<_> = figures.iter().filter(|f| f.name.starts_with("fold_retain/text/")).collect();
     if let (Some(small), Some(large)) = (retain.first(), retain.last()) {
         if small.items != large.items {
             let ratio = (large.seconds / large.items as f64) / (small.seconds / small.items as f64);
-            let _ = writeln!(
-                out,
-                "fold_retain per-item cost, {} vs {} deltas: {ratio:.2}x",
-                large.items, small.items
-            );
+            let _ = writeln!(out, "fold_retain per-item cost, {} vs {} deltas: {ratio:.2}x", large.items, small.items);
         }
     }
     for peak in figures.iter().filter(|f| f.name.starts_with("peak_memory")) {

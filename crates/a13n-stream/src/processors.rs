@@ -7,7 +7,9 @@ use a13n_stream_protocol::{AguiEventProcessor, Event};
 pub fn named(name: &str) -> Result<AguiEventProcessor, String> {
     Ok(match name {
         "drop_usage" => Box::new(|_, event| match &event {
-            Event::Custom(custom) if matches!(custom.name.as_str(), "a13n.harness.usage" | "a13n.harness.diagnostic") => {
+            Event::Custom(custom)
+                if matches!(custom.name.as_str(), "a13n.harness.usage" | "a13n.harness.diagnostic") =>
+            {
                 None
             }
             _ => Some(event),
@@ -35,7 +37,11 @@ pub fn named(name: &str) -> Result<AguiEventProcessor, String> {
             })),
             other => Some(other),
         }),
-        other => return Err(format!("unknown processor {other:?} (known: drop_usage, redact_text, bad_structural, bad_type)")),
+        other => {
+            return Err(format!(
+                "unknown processor {other:?} (known: drop_usage, redact_text, bad_structural, bad_type)"
+            ))
+        }
     })
 }
 

@@ -11,20 +11,11 @@ fn binary() -> Command {
 
 fn run(args: &[&str], stdin: Option<&str>) -> Output {
     let mut command = binary();
-    command
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    command.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = command.spawn().expect("the binary starts");
     if let Some(input) = stdin {
         use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     } else {
         drop(child.stdin.take());
     }
@@ -65,9 +56,7 @@ fn observe_prints_agui_events() {
     let stdout = text(&output.stdout);
     let first: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
     assert_eq!(first["type"], "RUN_STARTED");
-    assert!(stdout
-        .lines()
-        .any(|line| line.contains("\"TOOL_CALL_RESULT\"")));
+    assert!(stdout.lines().any(|line| line.contains("\"TOOL_CALL_RESULT\"")));
 }
 
 #[test]
@@ -79,22 +68,12 @@ fn per_item_output_reports_errors_and_goes_on() {
     let output = run(&["observe", "--per-item", "-"], Some(&input));
     assert_eq!(output.status.code(), Some(3), "malformed input exits 3");
     let stdout = text(&output.stdout);
-    let rows: Vec<serde_json::Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(rows.len(), 4, "one line per source line");
     assert_eq!(rows[1]["error"]["kind"], "input");
-    assert!(rows[1]["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("thread_id"));
+    assert!(rows[1]["error"]["message"].as_str().unwrap().contains("thread_id"));
     assert!(rows[2]["events"].is_array());
-    assert!(
-        text(&output.stderr).contains("line 2:"),
-        "stderr names the line: {}",
-        text(&output.stderr)
-    );
+    assert!(text(&output.stderr).contains("line 2:"), "stderr names the line: {}", text(&output.stderr));
 }
 
 #[test]
@@ -114,17 +93,7 @@ fn fold_checkpoint_restore_and_continue_equals_uninterrupted() {
     let whole = dir.join("whole.json");
     let resumed = dir.join("resumed.json");
     let observed = dir.join("observed.jsonl");
-    let out = run(
-        &[
-            "fold",
-            example,
-            "--stop",
-            "20",
-            "--export",
-            checkpoint.to_str().unwrap(),
-        ],
-        None,
-    );
+    let out = run(&["fold", example, "--stop", "20", "--export", checkpoint.to_str().unwrap()], None);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let out = run(
         &[
@@ -140,27 +109,12 @@ fn fold_checkpoint_restore_and_continue_equals_uninterrupted() {
         None,
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let out = run(
-        &[
-            "fold",
-            example,
-            "--export",
-            whole.to_str().unwrap(),
-            "--observed",
-            observed.to_str().unwrap(),
-        ],
-        None,
-    );
+    let out =
+        run(&["fold", example, "--export", whole.to_str().unwrap(), "--observed", observed.to_str().unwrap()], None);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(
-        std::fs::read(&resumed).unwrap(),
-        std::fs::read(&whole).unwrap()
-    );
+    assert_eq!(std::fs::read(&resumed).unwrap(), std::fs::read(&whole).unwrap());
     let source_lines = std::fs::read_to_string(&path).unwrap().lines().count();
-    assert_eq!(
-        std::fs::read_to_string(&observed).unwrap().lines().count(),
-        source_lines
-    );
+    assert_eq!(std::fs::read_to_string(&observed).unwrap().lines().count(), source_lines);
 }
 
 #[test]
@@ -183,10 +137,7 @@ fn usage_errors_exit_2() {
     assert_eq!(run(&["observe", "--bogus"], None).status.code(), Some(2));
     assert_eq!(run(&["nonsense"], None).status.code(), Some(2));
     assert_eq!(run(&["fold", "--agui"], None).status.code(), Some(2));
-    assert_eq!(
-        run(&["observe", "/no/such/file"], None).status.code(),
-        Some(5)
-    );
+    assert_eq!(run(&["observe", "/no/such/file"], None).status.code(), Some(5));
     assert!(run(&["help"], None).status.success());
 }
 
@@ -196,36 +147,17 @@ fn a_corrupted_expected_file_fails_conformance() {
     let case = dir.join("extra-failed");
     copy_dir(&own_cases().join("extra-failed"), &case);
     let output = run(&["conformance", dir.to_str().unwrap()], None);
-    assert!(
-        output.status.success(),
-        "the intact copy passes: {}",
-        text(&output.stdout)
-    );
+    assert!(output.status.success(), "the intact copy passes: {}", text(&output.stdout));
     let agui = case.join("agui.jsonl");
-    let corrupted =
-        std::fs::read_to_string(&agui)
-            .unwrap()
-            .replacen("RUN_STARTED", "RUN_FINISHED", 1);
+    let corrupted = std::fs::read_to_string(&agui).unwrap().replacen("RUN_STARTED", "RUN_FINISHED", 1);
     std::fs::write(&agui, corrupted).unwrap();
     let checkpoint = case.join("display.json");
-    let corrupted =
-        std::fs::read_to_string(&checkpoint)
-            .unwrap()
-            .replacen("\"ordinal\":1", "\"ordinal\":9", 1);
+    let corrupted = std::fs::read_to_string(&checkpoint).unwrap().replacen("\"ordinal\":1", "\"ordinal\":9", 1);
     std::fs::write(&checkpoint, corrupted).unwrap();
     let output = run(&["conformance", dir.to_str().unwrap()], None);
     assert_eq!(output.status.code(), Some(1));
     let stdout = text(&output.stdout);
-    assert!(
-        stdout.contains("FAIL extra-failed/agui.jsonl:1"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("FAIL extra-failed/display.json"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.lines().last().unwrap().ends_with("failed") && !stdout.contains(" 0 failed"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("FAIL extra-failed/agui.jsonl:1"), "{stdout}");
+    assert!(stdout.contains("FAIL extra-failed/display.json"), "{stdout}");
+    assert!(stdout.lines().last().unwrap().ends_with("failed") && !stdout.contains(" 0 failed"), "{stdout}");
 }

@@ -6,18 +6,8 @@ use a13n_testkit::{own_cases, shared_cases};
 fn assert_passes(path: std::path::PathBuf) {
     let report = run(std::slice::from_ref(&path), Only::All).expect("cases are readable");
     assert!(report.cases > 0, "no cases under {}", path.display());
-    assert!(
-        report.failures.is_empty(),
-        "{} failures:\n{}",
-        report.failures.len(),
-        report.failures.join("\n")
-    );
-    eprintln!(
-        "{}: {} cases, {} checks passed",
-        path.display(),
-        report.cases,
-        report.passed
-    );
+    assert!(report.failures.is_empty(), "{} failures:\n{}", report.failures.len(), report.failures.join("\n"));
+    eprintln!("{}: {} cases, {} checks passed", path.display(), report.cases, report.passed);
 }
 
 #[test]
@@ -29,6 +19,8 @@ fn repository_cases_pass() {
 fn shared_public_corpus_passes() {
     match shared_cases() {
         Some(path) => assert_passes(path),
-        None => eprintln!("skipped: no shared corpus beside this checkout (set A13N_CONFORMANCE to its cases/ directory)"),
+        None => {
+            eprintln!("skipped: no shared corpus beside this checkout (set A13N_CONFORMANCE to its cases/ directory)")
+        }
     }
 }

@@ -8,10 +8,7 @@ use serde_json::{json, Value};
 
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap_or_else(|_| PathBuf::from("../.."))
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap_or_else(|_| PathBuf::from("../.."))
 }
 
 /// The repository's own recorded cases (always present).
@@ -60,8 +57,7 @@ pub fn load_source(dir: &Path) -> Vec<SourceItem> {
         .filter(|line| !line.trim().is_empty())
         .enumerate()
         .map(|(index, line)| {
-            SourceItem::from_json(line)
-                .unwrap_or_else(|e| panic!("{}:{}: {e}", dir.display(), index + 1))
+            SourceItem::from_json(line).unwrap_or_else(|e| panic!("{}:{}: {e}", dir.display(), index + 1))
         })
         .collect()
 }
@@ -91,20 +87,8 @@ impl Rng {
     }
 }
 
-const WORDS: [&str; 12] = [
-    "the",
-    "agent",
-    "streams",
-    "résumé",
-    "東京",
-    "🚀",
-    "\"quoted\"",
-    "back\\slash",
-    "tab\t",
-    "line\n",
-    "ok",
-    "x",
-];
+const WORDS: [&str; 12] =
+    ["the", "agent", "streams", "résumé", "東京", "🚀", "\"quoted\"", "back\\slash", "tab\t", "line\n", "ok", "x"];
 
 /// Builds Harness source items with a deterministic clock.
 #[derive(Debug)]
@@ -169,19 +153,13 @@ impl StreamBuilder {
 
     /// The decoded items.
     pub fn items(&self) -> Vec<SourceItem> {
-        self.items
-            .iter()
-            .map(|line| SourceItem::from_json(line).expect("generated items decode"))
-            .collect()
+        self.items.iter().map(|line| SourceItem::from_json(line).expect("generated items decode")).collect()
     }
 }
 
 /// A random sentence.
 pub fn sentence(rng: &mut Rng, words: usize) -> String {
-    (0..words)
-        .map(|_| WORDS[rng.below(WORDS.len() as u64) as usize])
-        .collect::<Vec<_>>()
-        .join(" ")
+    (0..words).map(|_| WORDS[rng.below(WORDS.len() as u64) as usize]).collect::<Vec<_>>().join(" ")
 }
 
 /// Split a text into random pieces of 1 to `max` characters.
@@ -202,10 +180,7 @@ pub fn chunks(rng: &mut Rng, text: &str, max: u64) -> Vec<String> {
 pub fn random_stream(seed: u64) -> Vec<SourceItem> {
     let mut rng = Rng::new(seed);
     let mut s = StreamBuilder::new("thread-g", &format!("run-g{seed}"));
-    s.event(
-        json!({"schema_version": "1", "kind": "lifecycle", "payload": {"type": "run_started"}}),
-        None,
-    );
+    s.event(json!({"schema_version": "1", "kind": "lifecycle", "payload": {"type": "run_started"}}), None);
     let requests = 1 + rng.below(3);
     for request in 0..requests {
         s.event(json!({"schema_version": "1", "kind": "lifecycle", "payload": {"type": "model_request_started", "request_id": format!("model-request-{}", request + 1), "request_index": request, "message_count": 1}}), None);
@@ -242,19 +217,14 @@ pub fn random_stream(seed: u64) -> Vec<SourceItem> {
         index += 1;
         for call in 0..rng.below(3) {
             let call_id = format!("call-{request}-{call}");
-            let args =
-                json!({"q": sentence(&mut rng, 2), "n": rng.below(100), "w": 0.25}).to_string();
+            let args = json!({"q": sentence(&mut rng, 2), "n": rng.below(100), "w": 0.25}).to_string();
             let pieces = chunks(&mut rng, &args, 9);
             s.event(json!({"index": index, "part": {"tool_name": "search", "args": pieces[0], "tool_call_id": call_id, "tool_kind": null, "id": null, "provider_name": null, "provider_details": null, "part_kind": "tool-call"}, "previous_part_kind": null, "event_kind": "part_start"}), None);
             for piece in &pieces[1..] {
                 s.event(json!({"index": index, "delta": {"tool_name_delta": null, "args_delta": piece, "tool_call_id": call_id, "provider_name": null, "provider_details": null, "part_delta_kind": "tool_call"}, "event_kind": "part_delta"}), None);
             }
             s.event(json!({"index": index, "part": {"tool_name": "search", "args": args, "tool_call_id": call_id, "tool_kind": null, "id": null, "provider_name": null, "provider_details": null, "part_kind": "tool-call"}, "next_part_kind": null, "event_kind": "part_end"}), None);
-            let outcome = if rng.below(4) == 0 {
-                "failed"
-            } else {
-                "success"
-            };
+            let outcome = if rng.below(4) == 0 { "failed" } else { "success" };
             s.event(json!({"part": {"tool_name": "search", "content": {"hits": [sentence(&mut rng, 2)], "score": 0.5}, "tool_call_id": call_id, "tool_kind": null, "metadata": null, "timestamp": "2026-11-29T18:05:40.919206Z", "outcome": outcome, "retry": null, "part_kind": "tool-return"}, "content": null, "event_kind": "function_tool_result"}), None);
             index += 1;
         }
@@ -264,10 +234,7 @@ pub fn random_stream(seed: u64) -> Vec<SourceItem> {
         let base = json!({"type": "inline_delegation", "child_instance_id": "inst", "subagent": "helper", "status": "running", "parent_run_id": s.run_id, "parent_agent_instance_id": "agent", "invocation_id": "delegation-1", "parent_tool_call_id": "call-d", "child_run_id": child});
         let mut started = base.clone();
         started["action"] = "started".into();
-        s.event(
-            json!({"schema_version": "1", "kind": "delegation", "payload": started}),
-            None,
-        );
+        s.event(json!({"schema_version": "1", "kind": "delegation", "payload": started}), None);
         let child_run = (String::from("thread-child"), child.clone());
         let said = sentence(&mut rng, 6);
         for piece in chunks(&mut rng, &said, 5) {
@@ -276,10 +243,7 @@ pub fn random_stream(seed: u64) -> Vec<SourceItem> {
         let mut done = base;
         done["action"] = "completed".into();
         done["status"] = "completed".into();
-        s.event(
-            json!({"schema_version": "1", "kind": "delegation", "payload": done}),
-            None,
-        );
+        s.event(json!({"schema_version": "1", "kind": "delegation", "payload": done}), None);
     }
     if rng.below(5) != 0 {
         s.result(json!({"status": "completed", "output": "done", "usage": {"input_tokens": 10, "output_tokens": 5, "cache_read_tokens": 0, "cache_write_tokens": 0, "details": {}}}));
