@@ -382,9 +382,9 @@ pub fn time<T>(runs: usize, mut work: impl FnMut() -> T) -> Duration {
 /// Export and restore figures for a display of `size` items.
 pub fn checkpoint_figures(size: usize, runs: usize) -> Vec<Figure> {
     let fold = display_of(size);
-    let count = fold.items().count() as u64;
-    let json = fold.export().to_json();
-    let export = time(runs, || fold.export().to_json());
+    let count = fold.item_count() as u64;
+    let json = fold.export_json();
+    let export = time(runs, || fold.export_json());
     let restore = time(runs, || {
         DisplayFold::restore(DisplaySnapshot::from_json(&json).expect("own checkpoint"), false, None).expect("restores")
     });
@@ -410,4 +410,22 @@ pub fn peak_memory() -> Option<u64> {
     let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
+}
+
+/// A writer that only counts bytes: the checkpoint size without holding the checkpoint.
+#[derive(Debug, Default)]
+pub struct ByteCounter {
+    /// Bytes written so far.
+    pub bytes: u64,
+}
+
+impl std::io::Write for ByteCounter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.bytes += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

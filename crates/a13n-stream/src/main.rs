@@ -336,7 +336,7 @@ fn fold(mut args: Args) -> Result<ExitCode, Failure> {
         )
     });
     let mut export = create_output(&export_path)?;
-    export.write_all(fold.export().to_json().as_bytes()).map_err(io_error)?;
+    fold.write_export(&mut export).map_err(io_error)?;
     export.write_all(b"\n").map_err(io_error)?;
     export.flush().map_err(io_error)?;
     Ok(outcome.exit())
@@ -396,7 +396,9 @@ fn bench(mut args: Args) -> Result<ExitCode, Failure> {
         let (kind, total) = spec.split_once(':').ok_or_else(|| Failure::Usage("--peak-child KIND:N".into()))?;
         let total: u64 = total.parse().map_err(|_| Failure::Usage("--peak-child KIND:N".into()))?;
         let fold = bench::fold_streaming(kind_of(kind)?, total, retain);
-        let checkpoint = fold.export().to_json().len();
+        let mut counter = bench::ByteCounter::default();
+        fold.write_export(&mut counter).map_err(io_error)?;
+        let checkpoint = counter.bytes;
         say(&format!("{}\n", serde_json::json!({"peak": bench::peak_memory(), "checkpoint": checkpoint})))?;
         return Ok(ExitCode::SUCCESS);
     }

@@ -90,7 +90,9 @@ fn display_checkpoints_restore_exactly_at_every_cut() {
         let mut whole = new_fold(&options, &run_id);
         let mut checkpoints = Vec::new();
         for item in &items {
-            checkpoints.push(whole.export().to_json());
+            let checkpoint = whole.export().to_json();
+            assert_eq!(whole.export_json(), checkpoint, "{}: export_json differs from export", dir.display());
+            checkpoints.push(checkpoint);
             let before = whole.export().to_json();
             if whole.fold_source(item).is_err() {
                 assert_eq!(whole.export().to_json(), before, "{}: a rejected item changed the fold", dir.display());

@@ -11,7 +11,11 @@
 //! [`DisplayFold::fold_source`] (or [`DisplayFold::events`] followed by [`DisplayFold::fold`]); AG-UI events from
 //! elsewhere go to [`DisplayFold::fold`] directly. Export whenever a checkpoint is due.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+mod store;
+
+use store::{CharCounts, ItemsView, Store, StreamId};
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -345,18 +349,8 @@ pub struct DisplayFold {
     clock: Option<Box<dyn Fn() -> UtcTime + Send>>,
     /// The last item id computed: consecutive events of one message or call hash their source identity once.
     last_id: Option<(ItemKind, String, String)>,
-}
-
-/// Code point counts of accumulated fields by (item id, field), so appending never rescans a text.
-type CharCounts = HashMap<(String, &'static str), usize>;
-
-/// The items and their change tracking.
-struct Store {
-    items: IndexMap<String, Item>,
-    next: u64,
-    changed: HashSet<String>,
-    checkpoint_changed: HashSet<String>,
-    char_counts: CharCounts,
+    /// Whether the held argument stream's observation is still live (unsealed) in the store.
+    arguments_open: bool,
 }
 
 impl std::fmt::Debug for DisplayFold {
@@ -364,7 +358,7 @@ impl std::fmt::Debug for DisplayFold {
         f.debug_struct("DisplayFold")
             .field("run_id", &self.run_id)
             .field("position", &self.position())
-            .field("items", &self.store.items.len())
+            .field("items", &self.store.len())
             .field("next_ordinal", &self.store.next)
             .finish()
     }
@@ -584,12 +578,10 @@ impl DisplayFold {
     pub fn with_options(run_id: impl Into<String>, options: DisplayOptions) -> DisplayFold {
         let bounded = !(options.full_content || options.retain_content);
         let next = options.first + options.items.len() as u64;
-        let items: IndexMap<String, Item> = options.items.into_iter().map(|item| (item.id.clone(), item)).collect();
-        let changed: HashSet<String> = items.keys().cloned().collect();
         DisplayFold {
             run_id: run_id.into(),
             attempt: options.attempt,
-            store: Store { items, next, checkpoint_changed: changed.clone(), changed, char_counts: HashMap::new() },
+            store: Store::new(options.items, next, None),
             sequence: 0,
             full_content: options.full_content,
             retain_content: options.retain_content,
@@ -600,6 +592,7 @@ impl DisplayFold {
             observer: observer_with(options.processor, bounded),
             clock: options.clock,
             last_id: None,
+            arguments_open: false,
         }
     }
 
@@ -617,13 +610,14 @@ impl DisplayFold {
             state.run_id.clone(),
             DisplayOptions {
                 attempt: state.position.attempt,
-                items: snapshot.items,
                 full_content: state.full_content,
                 retain_content,
                 ..DisplayOptions::default()
             },
         );
-        fold.store.next = state.next_ordinal;
+        let open = state.arguments.as_ref().map(|held| held.key.as_str());
+        fold.store = Store::new(snapshot.items, state.next_ordinal, open);
+        fold.arguments_open = open.is_some();
         fold.sequence = state.position.sequence;
         fold.response_groups = state.response_groups;
         fold.memory_sources = state.memory_sources;
@@ -667,42 +661,65 @@ impl DisplayFold {
         StreamPosition { attempt: self.attempt, sequence: self.sequence }
     }
 
-    /// The items, in order of creation.
-    pub fn items(&self) -> impl Iterator<Item = &Item> {
-        self.store.items.values()
+    fn stream_id(&self) -> StreamId {
+        StreamId::At { attempt: self.attempt, sequence: self.sequence }
+    }
+
+    /// The items, in order of creation (materialized: sealed items are read back from their text).
+    pub fn items(&self) -> impl Iterator<Item = Item> + '_ {
+        self.store.items()
+    }
+
+    /// How many items the display holds.
+    pub fn item_count(&self) -> usize {
+        self.store.len()
     }
 
     /// One item by id.
-    pub fn item(&self, id: &str) -> Option<&Item> {
-        self.store.items.get(id)
+    pub fn item(&self, id: &str) -> Option<Item> {
+        self.store.item(id)
     }
 
-    /// Ids of items changed since [`DisplayFold::clear_changed`] (live publication).
-    pub fn changed(&self) -> &HashSet<String> {
-        &self.store.changed
+    /// Ids of items changed since [`DisplayFold::clear_changed`] (live publication), in order of creation.
+    pub fn changed(&self) -> Vec<String> {
+        self.store.changed_ids()
     }
 
     /// Forget live changes; checkpoint deltas ([`DisplayFold::capture_delta`]) are unaffected.
     pub fn clear_changed(&mut self) {
-        self.store.changed.clear();
+        self.store.clear_changed();
     }
 
     /// A detached checkpoint. Export never ends, interrupts or pages active content.
     pub fn export(&self) -> DisplaySnapshot {
-        DisplaySnapshot {
-            items: self.store.items.values().cloned().collect(),
-            continuation: self.export_continuation(),
+        DisplaySnapshot { items: self.store.items().collect(), continuation: self.export_continuation() }
+    }
+
+    /// The checkpoint JSON of [`DisplayFold::export`], written straight from the fold's state (no copy of the
+    /// items; sealed items are copied as text).
+    pub fn export_json(&self) -> String {
+        let mut out = Vec::with_capacity(self.store.sealed_bytes() + 4096);
+        // Writing into memory cannot fail.
+        let _ = self.write_export(&mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// Write the checkpoint JSON of [`DisplayFold::export`] to `writer` as it is produced, holding no copy of it.
+    pub fn write_export<W: std::io::Write>(&self, writer: W) -> std::io::Result<()> {
+        #[derive(Serialize)]
+        struct View<'a> {
+            items: ItemsView<'a>,
+            continuation: DisplayContinuation,
         }
+        let view = View { items: ItemsView(&self.store), continuation: self.export_continuation() };
+        let mut serializer = serde_json::Serializer::with_formatter(writer, crate::json::PydanticFormatter);
+        view.serialize(&mut serializer).map_err(std::io::Error::other)
     }
 
     /// The items changed since the last capture (by ordinal) and the parser state, independently of live
     /// publication.
     pub fn capture_delta(&mut self) -> DisplaySnapshot {
-        let store = &mut self.store;
-        let mut items: Vec<Item> =
-            store.checkpoint_changed.iter().filter_map(|key| store.items.get(key)).cloned().collect();
-        items.sort_by_key(|item| item.ordinal);
-        store.checkpoint_changed.clear();
+        let items = self.store.take_checkpoint_changed();
         DisplaySnapshot { items, continuation: self.export_continuation() }
     }
 
@@ -753,7 +770,7 @@ impl DisplayFold {
             let mut item = self.fold_one(&payload);
             if let Some(reference) = item.as_mut() {
                 if payload.get("type").and_then(Value::as_str) == Some("TEXT_MESSAGE_END") {
-                    let sources = self.store.items.get(&reference.id).and_then(|i| i.content.get("memory_sources"));
+                    let sources = self.store.live_content(&reference.id).and_then(|c| c.get("memory_sources"));
                     if let Some(Value::Array(sources)) = sources {
                         reference.memory_sources =
                             sources.iter().map(|s| serde_json::from_value(s.clone())).collect::<Result<_, _>>().ok();
@@ -796,12 +813,23 @@ impl DisplayFold {
         key
     }
 
+    /// Seal the observation of a finished argument stream: no later event can extend it.
+    fn seal_arguments(&mut self) {
+        if let (Some(held), true) = (&self.arguments, self.arguments_open) {
+            self.store.seal(&held.key);
+            self.arguments_open = false;
+        }
+    }
+
     fn fold_one(&mut self, payload: &Object) -> Option<ItemRef> {
+        if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < self.sequence) {
+            self.seal_arguments();
+        }
         let event_type = payload.get("type")?.as_str()?;
         if event_type == "CUSTOM" {
             return self.observation(payload);
         }
-        let position = self.position().to_string();
+        let position = self.stream_id();
         if matches!(
             event_type,
             "RUN_STARTED" | "RUN_FINISHED" | "RUN_ERROR" | "SUBAGENT_STARTED" | "SUBAGENT_FINISHED" | "SUBAGENT_ERROR"
@@ -809,15 +837,8 @@ impl DisplayFold {
             let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{}", self.attempt, self.sequence));
             let at = self.occurred(payload);
             let content = Some(payload.clone());
-            return Some(self.store.put(
-                key,
-                ItemKind::Observation,
-                ItemState::Completed,
-                content,
-                position,
-                at,
-                |_, _, _| {},
-            ));
+            let kind = ItemKind::Observation;
+            return Some(self.store.put(key, kind, ItemState::Completed, content, position, at, true, |_, _, _| {}));
         }
         let kind = message_kind(event_type)?;
         let id_field = match event_type {
@@ -830,13 +851,13 @@ impl DisplayFold {
         let state = if matches!(event_type, "TEXT_MESSAGE_END" | "REASONING_MESSAGE_END" | "TOOL_CALL_RESULT") {
             ItemState::Completed
         } else {
-            self.store.items.get(&key).map_or(ItemState::InProgress, |item| item.state)
+            self.store.state(&key).unwrap_or(ItemState::InProgress)
         };
         let at = self.occurred(payload);
         let full = self.full_content || self.retain_content;
         let response_groups = &self.response_groups;
         let memory_sources = &self.memory_sources;
-        let update = |content: &mut Object, counts: &mut CharCounts, key: &str| {
+        let update = |content: &mut Object, counts: &mut CharCounts, key: usize| {
             for name in COPIED {
                 if let Some(value) = payload.get(name) {
                     content.insert(name.into(), value.clone());
@@ -880,14 +901,14 @@ impl DisplayFold {
                         }
                     }
                     other => {
-                        counts.remove(&(key.to_owned(), "result"));
+                        counts.remove(&(key, "result"));
                         let text = other.map_or_else(String::new, py_str);
                         set_bounded(content, "result", text, full);
                     }
                 }
             }
         };
-        Some(self.store.put(key, kind, state, None, position, at, update))
+        Some(self.store.put(key, kind, state, None, position, at, false, update))
     }
 
     fn observation(&mut self, payload: &Object) -> Option<ItemRef> {
@@ -927,7 +948,7 @@ impl DisplayFold {
                 self.memory_sources.insert(scope, merged);
             }
         }
-        let position = self.position().to_string();
+        let position = self.stream_id();
         let media_input = name == "a13n.input.media"
             && input_event
                 .and_then(|e| e.get("source"))
@@ -956,7 +977,16 @@ impl DisplayFold {
             let key = self.scoped(ItemKind::TextMessage, assembled.get("subagentRunId"), &message_id);
             let at = self.occurred(&assembled);
             let kind = ItemKind::TextMessage;
-            return Some(self.store.put(key, kind, ItemState::Completed, Some(content), position, at, |_, _, _| {}));
+            return Some(self.store.put(
+                key,
+                kind,
+                ItemState::Completed,
+                Some(content),
+                position,
+                at,
+                false,
+                |_, _, _| {},
+            ));
         }
         if let Some(input) = input_event {
             if let Some(reference) = self.tool_observation(&assembled, &name, input) {
@@ -983,15 +1013,8 @@ impl DisplayFold {
             content.insert("subagentRunId".into(), scope.clone());
         }
         let at = self.occurred(payload);
-        Some(self.store.put(
-            key,
-            ItemKind::Observation,
-            ItemState::Completed,
-            Some(content),
-            position,
-            at,
-            |_, _, _| {},
-        ))
+        let kind = ItemKind::Observation;
+        Some(self.store.put(key, kind, ItemState::Completed, Some(content), position, at, true, |_, _, _| {}))
     }
 
     fn tool_observation(&mut self, event: &Object, name: &str, value: &Object) -> Option<ItemRef> {
@@ -1032,7 +1055,7 @@ impl DisplayFold {
         // A result settles the call; arguments and supplements keep its state.
         let is_arguments = !supplement && part_kind(source).as_deref() == Some("builtin-tool-call");
         let state = if supplement || is_arguments {
-            self.store.items.get(&key).map_or(ItemState::InProgress, |item| item.state)
+            self.store.state(&key).unwrap_or(ItemState::InProgress)
         } else {
             let outcome = source.get("outcome").and_then(Value::as_str);
             let retry = part_kind(source).as_deref() == Some("retry-prompt") || outcome == Some("retried");
@@ -1043,8 +1066,8 @@ impl DisplayFold {
             }
         };
         let at = self.occurred(event);
-        let position = self.position().to_string();
-        let update = |content: &mut Object, counts: &mut CharCounts, key: &str| {
+        let position = self.stream_id();
+        let update = |content: &mut Object, counts: &mut CharCounts, key: usize| {
             content.insert("toolCallId".into(), call_id.clone().into());
             if let Some(Value::String(scope)) = scope {
                 content.insert("subagentRunId".into(), scope.clone().into());
@@ -1077,7 +1100,7 @@ impl DisplayFold {
                     Some(Value::String(text)) => text.clone(),
                     other => PyDumps::TEXT.dumps(other.unwrap_or(&Value::Null)),
                 };
-                counts.remove(&(key.to_owned(), "arguments"));
+                counts.remove(&(key, "arguments"));
                 set_bounded(content, "arguments", arguments, full);
                 content.insert("arguments_complete".into(), true.into());
             } else {
@@ -1093,7 +1116,7 @@ impl DisplayFold {
                 content.insert("retry".into(), retry.into());
             }
         };
-        Some(self.store.put(key, ItemKind::ToolCall, state, None, position, at, update))
+        Some(self.store.put(key, ItemKind::ToolCall, state, None, position, at, false, update))
     }
 
     /// Consecutive argument deltas of one tool-call part fold into one observation: the first delta's, with the
@@ -1113,7 +1136,7 @@ impl DisplayFold {
             value.and_then(|v| v.get("run_id")).cloned().unwrap_or(Value::Null),
             source
         ]);
-        let position = self.position().to_string();
+        let position = self.stream_id();
         let sequence = self.sequence;
         let continued = match self.arguments.as_mut() {
             Some(held) if held.stream == stream && held.sequence + 1 == sequence => {
@@ -1126,6 +1149,8 @@ impl DisplayFold {
             _ => false,
         };
         if !continued {
+            self.seal_arguments();
+            self.arguments_open = true;
             let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{sequence}", self.attempt));
             let size = json_size(value.unwrap_or(&Value::Null)) as u64;
             let at = self.occurred(payload);
@@ -1142,10 +1167,10 @@ impl DisplayFold {
         let whole = held.event.is_some();
         let subagent = payload.get("subagentRunId").cloned();
         let kind = ItemKind::Observation;
-        if continued && self.store.items.contains_key(&key) {
+        if continued && self.store.contains(&key) {
             // The item's copy grows by the delta alone, like the held event.
             let omitted = !whole;
-            let update = move |content: &mut Object, _: &mut CharCounts, _: &str| {
+            let update = move |content: &mut Object, _: &mut CharCounts, _: usize| {
                 if omitted {
                     content.insert("value".into(), json!({"omitted": true}));
                 } else if let Some(Value::Object(value)) = content.get_mut("value") {
@@ -1155,7 +1180,7 @@ impl DisplayFold {
                     content.insert("subagentRunId".into(), subagent);
                 }
             };
-            return self.store.put(key, kind, ItemState::Completed, None, position, at, update);
+            return self.store.put(key, kind, ItemState::Completed, None, position, at, false, update);
         }
         let held_value = held.event.as_ref().and_then(|event| event.get("value")).cloned();
         let mut content = Object::new();
@@ -1164,7 +1189,7 @@ impl DisplayFold {
         if let Some(subagent) = subagent {
             content.insert("subagentRunId".into(), subagent);
         }
-        self.store.put(key, kind, ItemState::Completed, Some(content), position, at, |_, _, _| {})
+        self.store.put(key, kind, ItemState::Completed, Some(content), position, at, false, |_, _, _| {})
     }
 
     fn fail_tool_call(
@@ -1178,75 +1203,21 @@ impl DisplayFold {
             Some(scope) => item_id(&self.run_id, ItemKind::ToolCall, &format!("{scope}:{call_id}")),
             None => item_id(&self.run_id, ItemKind::ToolCall, call_id),
         };
-        self.store.items.get(&key)?;
-        let position = self.position().to_string();
+        self.store.state(&key)?;
+        let position = self.stream_id();
         let failure = json!({"code": "tool_failed", "message": message});
-        Some(self.store.put(key, ItemKind::ToolCall, ItemState::Failed, None, position, at, move |content, _, _| {
-            content.insert("failure".into(), failure);
-        }))
-    }
-}
-
-impl Store {
-    /// Record one change to an item at `position`: `replace` sets its whole content, then `update` edits it in
-    /// place (with the field code point counts and the item id).
-    #[allow(clippy::too_many_arguments)]
-    fn put(
-        &mut self,
-        key: String,
-        kind: ItemKind,
-        state: ItemState,
-        replace: Option<Object>,
-        position: String,
-        at: UtcTime,
-        update: impl FnOnce(&mut Object, &mut CharCounts, &str),
-    ) -> ItemRef {
-        let ended_at = matches!(state, ItemState::Completed | ItemState::Failed).then_some(at);
-        let item = match self.items.get_mut(&key) {
-            Some(item) => {
-                if let Some(content) = replace {
-                    item.content = content;
-                    self.char_counts.retain(|(id, _), _| *id != key);
-                }
-                update(&mut item.content, &mut self.char_counts, &key);
-                item.kind = kind;
-                item.state = state;
-                item.last_stream_id = position;
-                item.ended_at = ended_at;
-                item
-            }
-            None => {
-                let mut content = replace.unwrap_or_default();
-                update(&mut content, &mut self.char_counts, &key);
-                let ordinal = self.next;
-                self.next += 1;
-                let item = Item {
-                    id: key.clone(),
-                    ordinal,
-                    kind,
-                    state,
-                    first_stream_id: position.clone(),
-                    last_stream_id: position,
-                    started_at: at,
-                    ended_at,
-                    content,
-                    content_refs: IndexMap::new(),
-                };
-                self.items.entry(key.clone()).or_insert(item)
-            }
-        };
-        let reference = ItemRef {
-            id: key.clone(),
-            kind,
-            state,
-            ordinal: Some(item.ordinal),
-            response_group: item.content.get("responseGroup").and_then(Value::as_str).map(str::to_owned),
-            failure: item.content.get("failure").and_then(Value::as_object).cloned(),
-            memory_sources: None,
-        };
-        self.changed.insert(key.clone());
-        self.checkpoint_changed.insert(key);
-        reference
+        Some(self.store.put(
+            key,
+            ItemKind::ToolCall,
+            ItemState::Failed,
+            None,
+            position,
+            at,
+            false,
+            move |content, _, _| {
+                content.insert("failure".into(), failure);
+            },
+        ))
     }
 }
 
@@ -1281,7 +1252,7 @@ fn append_bounded(
     delta: &str,
     full: bool,
     counts: &mut CharCounts,
-    key: &str,
+    key: usize,
 ) {
     let slot = content.entry(field).or_insert_with(|| Value::String(String::new()));
     if !slot.is_string() {
@@ -1297,7 +1268,7 @@ fn append_bounded(
         text.push_str(delta);
         return;
     }
-    let count_key = (key.to_owned(), field);
+    let count_key = (key, field);
     let current = *counts.entry(count_key.clone()).or_insert_with(|| char_len(text));
     let delta_chars = char_len(delta);
     let total = current + delta_chars;
@@ -1364,11 +1335,11 @@ mod tests {
 
     #[test]
     fn bounded_append_equals_bounding_the_concatenation() {
-        let mut counts = CharCounts::new();
+        let mut counts = CharCounts::default();
         let mut content = Object::new();
         let piece = "é".repeat(100_000);
         for _ in 0..3 {
-            append_bounded(&mut content, "text", &piece, false, &mut counts, "k");
+            append_bounded(&mut content, "text", &piece, false, &mut counts, 0);
         }
         let text = content["text"].as_str().unwrap();
         assert_eq!(char_len(text), MAX_FIELD_CHARS);

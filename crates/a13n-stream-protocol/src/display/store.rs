@@ -1,0 +1,371 @@
+//! Compact storage of display items.
+//!
+//! A long run accumulates many items, most of them observations that no later event can change. Holding those as
+//! JSON value trees costs about ten times their text, so an item is *sealed* into its canonical JSON text (exactly
+//! the bytes a checkpoint carries) as soon as it is immutable, and written back verbatim on export. Items that can
+//! still change (messages, tool calls, the observation collecting streamed arguments) stay live. Stream positions
+//! are numbers, and change tracking holds item positions rather than copies of ids.
+
+use indexmap::IndexMap;
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::{ContentRef, Item, ItemKind, ItemRef, ItemState};
+use crate::json::Object;
+use crate::time::UtcTime;
+
+/// Code point counts of accumulated fields by (item position, field), so appending never rescans a text.
+pub(super) type CharCounts = FxHashMap<(usize, &'static str), usize>;
+
+/// An item's stream position as written in `first_stream_id` / `last_stream_id`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum StreamId {
+    /// `attempt-sequence`.
+    At { attempt: u64, sequence: u64 },
+    /// Any other text a restored checkpoint carried.
+    Text(Box<str>),
+}
+
+impl StreamId {
+    fn parse(text: &str) -> StreamId {
+        let parsed = text.split_once('-').and_then(|(attempt, sequence)| {
+            let canonical = |digits: &str| !digits.is_empty() && (digits == "0" || !digits.starts_with('0'));
+            if !canonical(attempt) || !canonical(sequence) {
+                return None;
+            }
+            Some(StreamId::At { attempt: attempt.parse().ok()?, sequence: sequence.parse().ok()? })
+        });
+        parsed.unwrap_or_else(|| StreamId::Text(text.into()))
+    }
+}
+
+impl std::fmt::Display for StreamId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StreamId::At { attempt, sequence } => write!(f, "{attempt}-{sequence}"),
+            StreamId::Text(text) => f.write_str(text),
+        }
+    }
+}
+
+impl Serialize for StreamId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// Item content: a live object, or the sealed canonical JSON text of one.
+#[derive(Clone, Debug)]
+enum Content {
+    Live(Object),
+    Sealed(Box<RawValue>),
+}
+
+impl Content {
+    fn to_object(&self) -> Object {
+        match self {
+            Content::Live(object) => object.clone(),
+            Content::Sealed(raw) => serde_json::from_str(raw.get()).unwrap_or_default(),
+        }
+    }
+
+    fn seal(&mut self) {
+        if let Content::Live(object) = self {
+            let text = crate::json::to_pydantic_json(object).unwrap_or_else(|_| "{}".into());
+            if let Ok(raw) = RawValue::from_string(text) {
+                *self = Content::Sealed(raw);
+            }
+        }
+    }
+
+    fn live(&mut self) -> &mut Object {
+        if let Content::Sealed(raw) = self {
+            *self = Content::Live(serde_json::from_str(raw.get()).unwrap_or_default());
+        }
+        match self {
+            Content::Live(object) => object,
+            Content::Sealed(_) => unreachable!("unsealed above"),
+        }
+    }
+}
+
+impl Serialize for Content {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Content::Live(object) => object.serialize(serializer),
+            Content::Sealed(raw) => raw.serialize(serializer),
+        }
+    }
+}
+
+/// One item as stored; its id is the map key.
+#[derive(Clone, Debug)]
+struct Stored {
+    ordinal: u64,
+    kind: ItemKind,
+    state: ItemState,
+    first: StreamId,
+    last: StreamId,
+    started_at: UtcTime,
+    ended_at: Option<UtcTime>,
+    content: Content,
+    content_refs: IndexMap<String, ContentRef>,
+}
+
+/// The items of a fold and their change tracking.
+#[derive(Debug, Default)]
+pub(super) struct Store {
+    items: IndexMap<String, Stored, FxBuildHasher>,
+    pub(super) next: u64,
+    changed: FxHashSet<usize>,
+    checkpoint_changed: FxHashSet<usize>,
+    char_counts: CharCounts,
+}
+
+/// Whether an item can be sealed at once: observations never change after their event, except the one that
+/// collects streamed tool arguments (sealed by the fold when its stream ends).
+fn sealable(kind: ItemKind) -> bool {
+    kind == ItemKind::Observation
+}
+
+impl Store {
+    /// Storage holding committed items (all marked changed), the next new item taking ordinal `next`.
+    /// `open` names an item that must stay live (the observation still collecting arguments).
+    pub(super) fn new(items: Vec<Item>, next: u64, open: Option<&str>) -> Store {
+        let mut store = Store { next, ..Store::default() };
+        for item in items {
+            let mut content = Content::Live(item.content);
+            if sealable(item.kind) && open != Some(item.id.as_str()) {
+                content.seal();
+            }
+            let stored = Stored {
+                ordinal: item.ordinal,
+                kind: item.kind,
+                state: item.state,
+                first: StreamId::parse(&item.first_stream_id),
+                last: StreamId::parse(&item.last_stream_id),
+                started_at: item.started_at,
+                ended_at: item.ended_at,
+                content,
+                content_refs: item.content_refs,
+            };
+            let (index, _) = store.items.insert_full(item.id, stored);
+            store.changed.insert(index);
+            store.checkpoint_changed.insert(index);
+        }
+        store
+    }
+
+    /// The bytes of sealed content (most of a checkpoint's size).
+    pub(super) fn sealed_bytes(&self) -> usize {
+        self.items
+            .values()
+            .map(|item| match &item.content {
+                Content::Sealed(raw) => raw.get().len(),
+                Content::Live(_) => 0,
+            })
+            .sum()
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub(super) fn state(&self, key: &str) -> Option<ItemState> {
+        self.items.get(key).map(|item| item.state)
+    }
+
+    pub(super) fn contains(&self, key: &str) -> bool {
+        self.items.contains_key(key)
+    }
+
+    /// A live item's content (`None` for absent or sealed items).
+    pub(super) fn live_content(&self, key: &str) -> Option<&Object> {
+        match &self.items.get(key)?.content {
+            Content::Live(object) => Some(object),
+            Content::Sealed(_) => None,
+        }
+    }
+
+    /// Seal an item whose content no later event can change.
+    pub(super) fn seal(&mut self, key: &str) {
+        if let Some(item) = self.items.get_mut(key) {
+            item.content.seal();
+        }
+    }
+
+    fn materialize(key: &str, item: &Stored) -> Item {
+        Item {
+            id: key.to_owned(),
+            ordinal: item.ordinal,
+            kind: item.kind,
+            state: item.state,
+            first_stream_id: item.first.to_string(),
+            last_stream_id: item.last.to_string(),
+            started_at: item.started_at,
+            ended_at: item.ended_at,
+            content: item.content.to_object(),
+            content_refs: item.content_refs.clone(),
+        }
+    }
+
+    /// Every item, materialized, in order of creation.
+    pub(super) fn items(&self) -> impl Iterator<Item = Item> + '_ {
+        self.items.iter().map(|(key, item)| Store::materialize(key, item))
+    }
+
+    pub(super) fn item(&self, key: &str) -> Option<Item> {
+        self.items.get(key).map(|item| Store::materialize(key, item))
+    }
+
+    /// Ids of items changed since the live tracking was last cleared.
+    pub(super) fn changed_ids(&self) -> Vec<String> {
+        let mut indices: Vec<usize> = self.changed.iter().copied().collect();
+        indices.sort_unstable();
+        indices.into_iter().filter_map(|index| self.items.get_index(index).map(|(key, _)| key.clone())).collect()
+    }
+
+    pub(super) fn clear_changed(&mut self) {
+        self.changed.clear();
+    }
+
+    /// Items changed since the last capture, by ordinal; the checkpoint tracking restarts.
+    pub(super) fn take_checkpoint_changed(&mut self) -> Vec<Item> {
+        let mut items: Vec<Item> = self
+            .checkpoint_changed
+            .iter()
+            .filter_map(|&index| self.items.get_index(index))
+            .map(|(key, item)| Store::materialize(key, item))
+            .collect();
+        items.sort_by_key(|item| item.ordinal);
+        self.checkpoint_changed.clear();
+        items
+    }
+
+    /// Record one change to an item at `position`: `replace` sets its whole content, then `update` edits it in
+    /// place (with the field code point counts and the item's position). `seal` stores the result as text.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn put(
+        &mut self,
+        key: String,
+        kind: ItemKind,
+        state: ItemState,
+        replace: Option<Object>,
+        position: StreamId,
+        at: UtcTime,
+        seal: bool,
+        update: impl FnOnce(&mut Object, &mut CharCounts, usize),
+    ) -> ItemRef {
+        let ended_at = matches!(state, ItemState::Completed | ItemState::Failed).then_some(at);
+        let (index, item) = match self.items.get_full_mut(&key) {
+            Some((index, _, item)) => {
+                if let Some(content) = replace {
+                    item.content = Content::Live(content);
+                    self.char_counts.retain(|(position, _), _| *position != index);
+                }
+                update(item.content.live(), &mut self.char_counts, index);
+                item.kind = kind;
+                item.state = state;
+                item.last = position;
+                item.ended_at = ended_at;
+                (index, item)
+            }
+            None => {
+                let mut content = replace.unwrap_or_default();
+                let index = self.items.len();
+                update(&mut content, &mut self.char_counts, index);
+                let ordinal = self.next;
+                self.next += 1;
+                let stored = Stored {
+                    ordinal,
+                    kind,
+                    state,
+                    first: position.clone(),
+                    last: position,
+                    started_at: at,
+                    ended_at,
+                    content: Content::Live(content),
+                    content_refs: IndexMap::new(),
+                };
+                let (index, _) = self.items.insert_full(key.clone(), stored);
+                let item = &mut self.items[index];
+                (index, item)
+            }
+        };
+        let (response_group, failure) = match &item.content {
+            Content::Live(content) => (
+                content.get("responseGroup").and_then(Value::as_str).map(str::to_owned),
+                content.get("failure").and_then(Value::as_object).cloned(),
+            ),
+            Content::Sealed(_) => (None, None),
+        };
+        if seal {
+            item.content.seal();
+        }
+        let reference = ItemRef {
+            id: key,
+            kind,
+            state,
+            ordinal: Some(item.ordinal),
+            response_group,
+            failure,
+            memory_sources: None,
+        };
+        self.changed.insert(index);
+        self.checkpoint_changed.insert(index);
+        reference
+    }
+}
+
+/// The items as a checkpoint writes them, without copying them.
+pub(super) struct ItemsView<'a>(pub(super) &'a Store);
+
+struct StoredView<'a>(&'a str, &'a Stored);
+
+impl Serialize for ItemsView<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.items.len()))?;
+        for (key, item) in &self.0.items {
+            seq.serialize_element(&StoredView(key, item))?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for StoredView<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let StoredView(key, item) = self;
+        let fields = if item.content_refs.is_empty() { 9 } else { 10 };
+        let mut map = serializer.serialize_map(Some(fields))?;
+        map.serialize_entry("id", key)?;
+        map.serialize_entry("ordinal", &item.ordinal)?;
+        map.serialize_entry("kind", &item.kind)?;
+        map.serialize_entry("state", &item.state)?;
+        map.serialize_entry("first_stream_id", &item.first)?;
+        map.serialize_entry("last_stream_id", &item.last)?;
+        map.serialize_entry("started_at", &item.started_at)?;
+        map.serialize_entry("ended_at", &item.ended_at)?;
+        map.serialize_entry("content", &item.content)?;
+        if !item.content_refs.is_empty() {
+            map.serialize_entry("content_refs", &item.content_refs)?;
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_ids_parse_only_canonical_positions() {
+        assert_eq!(StreamId::parse("0-15"), StreamId::At { attempt: 0, sequence: 15 });
+        for odd in ["01-2", "1-", "-1", "a-b", "1-2-3", ""] {
+            assert_eq!(StreamId::parse(odd).to_string(), odd);
+            assert!(matches!(StreamId::parse(odd), StreamId::Text(_)), "{odd}");
+        }
+    }
+}
