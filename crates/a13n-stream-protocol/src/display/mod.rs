@@ -1269,7 +1269,7 @@ fn append_bounded(
         return;
     }
     let count_key = (key, field);
-    let current = *counts.entry(count_key.clone()).or_insert_with(|| char_len(text));
+    let current = *counts.entry(count_key).or_insert_with(|| char_len(text));
     let delta_chars = char_len(delta);
     let total = current + delta_chars;
     if total <= MAX_FIELD_CHARS {
