@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use a13n_stream_protocol::{DisplayFold, DisplayOptions, DisplaySnapshot, HarnessAguiStreamObserver, SourceItem};
+use a13n_stream_protocol::{DisplayFold, DisplayOptions, HarnessAguiStreamObserver, SourceItem};
 use serde_json::Value;
 
 /// The shapes of stream the benchmark generates.
@@ -385,9 +385,7 @@ pub fn checkpoint_figures(size: usize, runs: usize) -> Vec<Figure> {
     let count = fold.item_count() as u64;
     let json = fold.export_json();
     let export = time(runs, || fold.export_json());
-    let restore = time(runs, || {
-        DisplayFold::restore(DisplaySnapshot::from_json(&json).expect("own checkpoint"), false, None).expect("restores")
-    });
+    let restore = time(runs, || DisplayFold::restore_json(&json, false, None).expect("own checkpoint restores"));
     vec![
         Figure {
             name: format!("export/{size}"),

@@ -112,9 +112,15 @@ pub(crate) fn check_display(case: &Case, report: &mut Report) {
     // Restore the reference's checkpoint, and our own, at every cut; folding the rest must finish identically.
     for (cut, file, reference, own) in checkpoints {
         for (whose, text) in [("reference", reference), ("own", own)] {
-            let outcome = DisplaySnapshot::from_json(&text).map_err(FoldError::from).and_then(|snapshot| {
-                let processor = processors::optional(case.processor_name()).map_err(FoldError::Continuation)?;
-                DisplayFold::restore(snapshot, case.flag("retain_content"), processor)
+            // The reference's checkpoint goes through the raw-JSON restore, ours through the typed one.
+            let processor = processors::optional(case.processor_name()).map_err(FoldError::Continuation);
+            let outcome = processor.and_then(|processor| {
+                if whose == "reference" {
+                    DisplayFold::restore_json(&text, case.flag("retain_content"), processor)
+                } else {
+                    let snapshot = DisplaySnapshot::from_json(&text)?;
+                    DisplayFold::restore(snapshot, case.flag("retain_content"), processor)
+                }
             });
             let mut restored = match outcome {
                 Ok(restored) => restored,

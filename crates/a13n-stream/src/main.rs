@@ -8,8 +8,7 @@ use std::process::ExitCode;
 use a13n_stream::cli::{Args, Failure};
 use a13n_stream::{conformance, processors};
 use a13n_stream_protocol::{
-    DisplayFold, DisplayOptions, DisplaySnapshot, FoldError, HarnessAguiStreamObserver, InputError, ObserveError,
-    SourceItem,
+    DisplayFold, DisplayOptions, FoldError, HarnessAguiStreamObserver, InputError, ObserveError, SourceItem,
 };
 use serde_json::Value;
 
@@ -246,13 +245,12 @@ fn fold(mut args: Args) -> Result<ExitCode, Failure> {
             File::open(checkpoint)
                 .and_then(|mut file| file.read_to_string(&mut text))
                 .map_err(|e| Failure::Io(format!("{checkpoint}: {e}")))?;
-            let snapshot =
-                DisplaySnapshot::from_json(&text).map_err(|e| Failure::Input(format!("{checkpoint}: {e}")))?;
-            if full_content != snapshot.continuation.full_content && full_content {
+            let restored = DisplayFold::restore_json(&text, retain_content, processor.take())
+                .map_err(|e| Failure::Input(format!("{checkpoint}: {e}")))?;
+            if full_content && !restored.export_continuation().full_content {
                 return Err(Failure::Usage("--full-content does not match the checkpoint's content policy".into()));
             }
-            let restored = DisplayFold::restore(snapshot, retain_content, processor.take());
-            Some(restored.map_err(|e| Failure::Input(format!("{checkpoint}: {e}")))?)
+            Some(restored)
         }
         None if agui => Some(DisplayFold::with_options(
             run_id.clone().unwrap_or_default(),

@@ -102,10 +102,14 @@ fn display_checkpoints_restore_exactly_at_every_cut() {
         for (cut, checkpoint) in checkpoints.iter().enumerate() {
             let snapshot = DisplaySnapshot::from_json(checkpoint).unwrap();
             let mut restored = DisplayFold::restore(snapshot, retain, processor(&options)).unwrap();
+            let mut from_text = DisplayFold::restore_json(checkpoint, retain, processor(&options)).unwrap();
+            assert_eq!(from_text.export_json(), *checkpoint, "{}: restore_json at {cut}", dir.display());
             for item in &items[cut..] {
                 let _ = restored.fold_source(item);
+                let _ = from_text.fold_source(item);
             }
             assert_eq!(restored.export().to_json(), expected, "{}: restore at {cut}", dir.display());
+            assert_eq!(from_text.export_json(), expected, "{}: restore_json at {cut}", dir.display());
         }
     }
 }

@@ -15,7 +15,7 @@ use std::collections::HashSet;
 
 mod store;
 
-use store::{CharCounts, ItemsView, Store, StreamId};
+use store::{CharCounts, ItemsView, RawItem, Store, StreamId};
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -628,6 +628,41 @@ impl DisplayFold {
             observer = observer.with_finish(bound_event);
         }
         fold.observer = observer;
+        Ok(fold)
+    }
+
+    /// Continue from checkpoint JSON directly: [`DisplaySnapshot::from_json`] and [`DisplayFold::restore`] in
+    /// one step, keeping immutable items' text as it is instead of rebuilding it.
+    pub fn restore_json(
+        text: &str,
+        retain_content: bool,
+        processor: Option<AguiEventProcessor>,
+    ) -> Result<DisplayFold, FoldError> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct RawSnapshot<'a> {
+            #[serde(borrow)]
+            items: Vec<RawItem<'a>>,
+            continuation: DisplayContinuation,
+        }
+        let snapshot: RawSnapshot<'_> =
+            serde_json::from_str(text).map_err(|error| InputError::new("checkpoint", error.to_string()))?;
+        if snapshot.continuation.next_ordinal < 1 {
+            return Err(InputError::new("continuation.next_ordinal", "must be at least 1").into());
+        }
+        if let Some(index) = snapshot.items.iter().position(|item| item.ordinal < 1) {
+            return Err(InputError::new(format!("items.{index}.ordinal"), "must be at least 1").into());
+        }
+        let state = snapshot.continuation;
+        let open = state.arguments.as_ref().map(|held| held.key.clone());
+        let store = Store::from_raw(snapshot.items, state.next_ordinal, open.as_deref())?;
+        let mut fold = DisplayFold::restore(
+            DisplaySnapshot { items: Vec::new(), continuation: state },
+            retain_content,
+            processor,
+        )?;
+        fold.store = store;
+        fold.arguments_open = open.is_some();
         Ok(fold)
     }
 

@@ -8,12 +8,15 @@
 
 use indexmap::IndexMap;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+use std::borrow::Cow;
+
 use serde::ser::{SerializeMap, SerializeSeq};
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::{ContentRef, Item, ItemKind, ItemRef, ItemState};
+use crate::error::InputError;
 use crate::json::Object;
 use crate::time::UtcTime;
 
@@ -174,6 +177,45 @@ impl Store {
         self.items.len()
     }
 
+    /// Storage from a checkpoint's items read as raw JSON: immutable observations keep their text as it is
+    /// (when canonical), so restoring does not rebuild and re-serialize them.
+    pub(super) fn from_raw(items: Vec<RawItem<'_>>, next: u64, open: Option<&str>) -> Result<Store, InputError> {
+        let mut store = Store { next, ..Store::default() };
+        store.items.reserve(items.len());
+        for (position, item) in items.into_iter().enumerate() {
+            let text = item.content.get();
+            let object_text = text.trim_start().starts_with('{');
+            let content = if object_text && sealable(item.kind) && open != Some(item.id.as_str()) && is_canonical(text)
+            {
+                Content::Sealed(item.content.to_owned())
+            } else {
+                let object: Object = serde_json::from_str(text).map_err(|e| {
+                    InputError::new(format!("items.{position}.content"), format!("expected an object: {e}"))
+                })?;
+                let mut content = Content::Live(object);
+                if sealable(item.kind) && open != Some(item.id.as_str()) {
+                    content.seal();
+                }
+                content
+            };
+            let stored = Stored {
+                ordinal: item.ordinal,
+                kind: item.kind,
+                state: item.state,
+                first: StreamId::parse(&item.first_stream_id),
+                last: StreamId::parse(&item.last_stream_id),
+                started_at: item.started_at,
+                ended_at: item.ended_at,
+                content,
+                content_refs: item.content_refs,
+            };
+            let (index, _) = store.items.insert_full(item.id, stored);
+            store.changed.insert(index);
+            store.checkpoint_changed.insert(index);
+        }
+        Ok(store)
+    }
+
     pub(super) fn state(&self, key: &str) -> Option<ItemState> {
         self.items.get(key).map(|item| item.state)
     }
@@ -320,6 +362,83 @@ impl Store {
     }
 }
 
+/// A checkpoint item whose content is still the checkpoint's JSON text.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawItem<'a> {
+    pub(super) id: String,
+    pub(super) ordinal: u64,
+    pub(super) kind: ItemKind,
+    pub(super) state: ItemState,
+    #[serde(borrow)]
+    first_stream_id: Cow<'a, str>,
+    #[serde(borrow)]
+    last_stream_id: Cow<'a, str>,
+    started_at: UtcTime,
+    ended_at: Option<UtcTime>,
+    #[serde(borrow)]
+    content: &'a RawValue,
+    #[serde(default)]
+    content_refs: IndexMap<String, ContentRef>,
+}
+
+/// Whether JSON text is already in the canonical form this library writes (compact, raw UTF-8, escapes only
+/// for quotes, backslashes and control characters), so it can be kept byte for byte.
+fn is_canonical(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut in_string = false;
+    let mut index = 0;
+    while index < bytes.len() {
+        let byte = bytes[index];
+        if in_string {
+            match byte {
+                b'"' => in_string = false,
+                b'\\' => {
+                    match bytes.get(index + 1) {
+                        Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => {}
+                        // Only control characters are written as \u00XX.
+                        Some(b'u') => {
+                            let hex = text.get(index + 2..index + 6).and_then(|h| u32::from_str_radix(h, 16).ok());
+                            if !hex.is_some_and(|code| code < 0x20 && !matches!(code, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d))
+                            {
+                                return false;
+                            }
+                            if text.get(index + 2..index + 6).is_some_and(|h| h.bytes().any(|b| b.is_ascii_uppercase()))
+                            {
+                                return false;
+                            }
+                            index += 4;
+                        }
+                        _ => return false,
+                    }
+                    index += 1;
+                }
+                _ => {}
+            }
+        } else {
+            match byte {
+                b'"' => in_string = true,
+                b' ' | b'\n' | b'\r' | b'\t' => return false,
+                b'-' | b'0'..=b'9' => {
+                    // Numbers with an exponent or a fraction may be laid out differently: re-serialize them.
+                    let end = bytes[index..]
+                        .iter()
+                        .position(|b| !matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                        .map_or(bytes.len(), |offset| index + offset);
+                    if bytes[index..end].iter().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+                        return false;
+                    }
+                    index = end;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        index += 1;
+    }
+    true
+}
+
 /// The items as a checkpoint writes them, without copying them.
 pub(super) struct ItemsView<'a>(pub(super) &'a Store);
 
@@ -359,6 +478,16 @@ impl Serialize for StoredView<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn canonical_text_is_recognised() {
+        assert!(is_canonical(r#"{"a":"x y\n","b":[1,null,true],"c":"\u001f é"}"#));
+        for odd in
+            [r#"{"a": 1}"#, r#"{"a":"\u00e9"}"#, r#"{"a":1.5}"#, r#"{"a":1e5}"#, r#"{"a":"\/"}"#, r#"{"a":"\u001F"}"#]
+        {
+            assert!(!is_canonical(odd), "{odd}");
+        }
+    }
 
     #[test]
     fn stream_ids_parse_only_canonical_positions() {
