@@ -97,6 +97,8 @@
 //! (transport fragmentation of large custom events), [`display`] (items and checkpoints).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// Input never decides whether the library panics: no unwrap, expect or panic outside tests.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable))]
 
 pub mod agui;
 mod content;
@@ -119,5 +121,5 @@ pub use memory::MemorySource;
 pub use observer::{
     AguiEventProcessor, HarnessAguiObserver, HarnessAguiStreamObserver, Observer, ObserverContinuation,
 };
-pub use source::{SourceBody, SourceEvent, SourceItem};
+pub use source::{SourceBody, SourceEvent, SourceItem, MAX_SOURCE_LINE_BYTES};
 pub use time::{SourceTime, UtcTime};

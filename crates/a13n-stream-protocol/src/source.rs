@@ -180,10 +180,17 @@ impl RunResult {
 }
 
 impl SourceItem {
-    /// Decode one source line (the conformance wire form).
+    /// Decode one source line (the conformance wire form), of at most [`MAX_SOURCE_LINE_BYTES`].
     pub fn from_json(line: &str) -> Result<SourceItem, InputError> {
-        let value: Value =
-            serde_json::from_str(line).map_err(|error| InputError::new("", format!("invalid JSON: {error}")))?;
+        SourceItem::from_json_limited(line, MAX_SOURCE_LINE_BYTES)
+    }
+
+    /// Decode one source line of at most `max_bytes`. JSON nesting is bounded at 128 levels.
+    pub fn from_json_limited(line: &str, max_bytes: usize) -> Result<SourceItem, InputError> {
+        if line.len() > max_bytes {
+            return Err(InputError::new("", format!("the line is {} bytes; the limit is {max_bytes}", line.len())));
+        }
+        let value: Value = serde_json::from_str(line).map_err(json_error)?;
         SourceItem::from_value(value)
     }
 
@@ -261,6 +268,18 @@ impl SourceItem {
         object.insert("event".into(), event);
         Value::Object(object)
     }
+}
+
+/// The largest source line [`SourceItem::from_json`] accepts (64 MiB).
+pub const MAX_SOURCE_LINE_BYTES: usize = 64 * 1024 * 1024;
+
+/// A JSON syntax error as an input error, naming the column (and the nesting bound when that was hit).
+pub(crate) fn json_error(error: serde_json::Error) -> InputError {
+    let message = error.to_string();
+    if message.starts_with("recursion limit exceeded") {
+        return InputError::new("", format!("JSON nested deeper than 128 levels (column {})", error.column()));
+    }
+    InputError::new("", format!("invalid JSON: {message}"))
 }
 
 pub(crate) fn type_name(value: &Value) -> &'static str {

@@ -101,25 +101,55 @@ fn io_error(error: io::Error) -> Failure {
     Failure::Io(error.to_string())
 }
 
-/// Read lines, numbering them from 1, skipping blank ones; reports progress on a terminal.
+/// Read lines, numbering them from 1, skipping blank ones; reports progress on a terminal. A line longer than
+/// the source-line limit is skipped without being held in memory and reported as malformed.
 struct Lines {
     input: Box<dyn BufRead>,
     number: u64,
     progress: bool,
-    buffer: String,
+    buffer: Vec<u8>,
+}
+
+/// One input line, or a line that could not be read as text within the bound.
+enum Line<'a> {
+    Text(&'a str),
+    Bad(String),
 }
 
 impl Lines {
     fn new(input: Box<dyn BufRead>) -> Lines {
-        Lines { input, number: 0, progress: io::stderr().is_terminal(), buffer: String::new() }
+        Lines { input, number: 0, progress: io::stderr().is_terminal(), buffer: Vec::new() }
     }
 
-    fn next_line(&mut self) -> Result<Option<(u64, &str)>, Failure> {
+    fn next_line(&mut self) -> Result<Option<(u64, Line<'_>)>, Failure> {
+        let limit = a13n_stream_protocol::MAX_SOURCE_LINE_BYTES;
         loop {
             self.buffer.clear();
-            let read =
-                self.input.read_line(&mut self.buffer).map_err(|e| Failure::Io(format!("reading input: {e}")))?;
-            if read == 0 {
+            let mut oversized = false;
+            let mut read_any = false;
+            loop {
+                let available = self.input.fill_buf().map_err(|e| Failure::Io(format!("reading input: {e}")))?;
+                if available.is_empty() {
+                    break;
+                }
+                read_any = true;
+                let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+                    Some(end) => (&available[..end], Some(end + 1)),
+                    None => (available, None),
+                };
+                if !oversized && self.buffer.len() + chunk.len() <= limit {
+                    self.buffer.extend_from_slice(chunk);
+                } else {
+                    oversized = true;
+                    self.buffer.clear();
+                }
+                let consumed = done.unwrap_or(available.len());
+                self.input.consume(consumed);
+                if done.is_some() {
+                    break;
+                }
+            }
+            if !read_any {
                 if self.progress && self.number >= 10_000 {
                     let _ = writeln!(io::stderr(), "\r{} lines", self.number);
                 }
@@ -129,10 +159,19 @@ impl Lines {
             if self.progress && self.number % 10_000 == 0 {
                 let _ = write!(io::stderr(), "\r{} lines", self.number);
             }
-            let line = self.buffer.trim_end_matches(['\n', '\r']);
-            if !line.trim().is_empty() {
-                return Ok(Some((self.number, self.buffer.trim_end_matches(['\n', '\r']))));
+            if oversized {
+                return Ok(Some((self.number, Line::Bad(format!("the line exceeds the {limit}-byte limit")))));
             }
+            while self.buffer.last().is_some_and(|b| *b == b'\r') {
+                self.buffer.pop();
+            }
+            if self.buffer.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            return Ok(Some(match std::str::from_utf8(&self.buffer) {
+                Ok(text) => (self.number, Line::Text(text)),
+                Err(error) => (self.number, Line::Bad(format!("the line is not UTF-8: {error}"))),
+            }));
         }
     }
 }
@@ -183,7 +222,11 @@ fn observe(mut args: Args) -> Result<ExitCode, Failure> {
     let mut outcome = Outcome::default();
     let mut buffer = Vec::with_capacity(4096);
     while let Some((number, line)) = lines.next_line()? {
-        let result = SourceItem::from_json(line).map_err(ObserveError::Input).and_then(|item| observer.observe(&item));
+        let result = match line {
+            Line::Text(line) => SourceItem::from_json(line).map_err(ObserveError::Input),
+            Line::Bad(message) => Err(ObserveError::Input(InputError::new("", message))),
+        }
+        .and_then(|item| observer.observe(&item));
         buffer.clear();
         match result {
             Ok(events) if per_item => {
@@ -264,6 +307,10 @@ fn fold(mut args: Args) -> Result<ExitCode, Failure> {
     let mut buffer = Vec::with_capacity(4096);
     let mut index = 0u64;
     while let Some((number, line)) = lines.next_line()? {
+        let line = match line {
+            Line::Text(line) => Ok(line),
+            Line::Bad(message) => Err(InputError::new("", message)),
+        };
         index += 1;
         if index <= start as u64 {
             continue;
@@ -271,14 +318,14 @@ fn fold(mut args: Args) -> Result<ExitCode, Failure> {
         if stop.is_some_and(|stop| index > stop as u64) {
             break;
         }
-        let result: Result<_, FoldError> = if agui {
-            match serde_json::from_str::<Value>(line) {
+        let result: Result<_, FoldError> = match line {
+            Err(error) => Err(error.into()),
+            Ok(line) if agui => match serde_json::from_str::<Value>(line) {
                 Ok(Value::Object(event)) => fold.as_mut().map_or(Ok(Vec::new()), |f| f.fold(vec![event], None)),
                 Ok(other) => Err(InputError::new("", format!("expected an AG-UI event object, found {other}")).into()),
                 Err(error) => Err(InputError::new("", format!("invalid JSON: {error}")).into()),
-            }
-        } else {
-            match SourceItem::from_json(line) {
+            },
+            Ok(line) => match SourceItem::from_json(line) {
                 Ok(item) => {
                     let fold = fold.get_or_insert_with(|| {
                         DisplayFold::with_options(
@@ -294,7 +341,7 @@ fn fold(mut args: Args) -> Result<ExitCode, Failure> {
                     fold.fold_source(&item)
                 }
                 Err(error) => Err(error.into()),
-            }
+            },
         };
         buffer.clear();
         match result {

@@ -235,8 +235,7 @@ impl DisplaySnapshot {
 
     /// Read a checkpoint written by this library or the reference.
     pub fn from_json(text: &str) -> Result<DisplaySnapshot, InputError> {
-        let snapshot: DisplaySnapshot =
-            serde_json::from_str(text).map_err(|error| InputError::new("checkpoint", error.to_string()))?;
+        let snapshot: DisplaySnapshot = serde_json::from_str(text).map_err(|error| checkpoint_error(&error))?;
         snapshot.validate()?;
         Ok(snapshot)
     }
@@ -281,6 +280,11 @@ impl Observed {
         // Serializing into memory cannot fail for these types.
         let _ = crate::json::to_pydantic_writer(out, self);
     }
+}
+
+/// A checkpoint that does not decode: what serde found, and where.
+fn checkpoint_error(error: &serde_json::Error) -> InputError {
+    InputError::new("checkpoint", format!("{error} (a DisplaySnapshot: items and continuation)"))
 }
 
 /// A stable item id: `itm_` and the first 32 hex digits of SHA-256 over run, kind and source identity.
@@ -645,8 +649,7 @@ impl DisplayFold {
             items: Vec<RawItem<'a>>,
             continuation: DisplayContinuation,
         }
-        let snapshot: RawSnapshot<'_> =
-            serde_json::from_str(text).map_err(|error| InputError::new("checkpoint", error.to_string()))?;
+        let snapshot: RawSnapshot<'_> = serde_json::from_str(text).map_err(|error| checkpoint_error(&error))?;
         if snapshot.continuation.next_ordinal < 1 {
             return Err(InputError::new("continuation.next_ordinal", "must be at least 1").into());
         }
@@ -1193,7 +1196,15 @@ impl DisplayFold {
                 Some(StreamedArguments { stream, key, at, sequence: 0, event: Some(payload.clone()), size });
         }
         let retain = self.retain_content;
-        let Some(held) = self.arguments.as_mut() else { unreachable!("set above") };
+        // Set above when the stream did not continue; the default is never built.
+        let held = self.arguments.get_or_insert_with(|| StreamedArguments {
+            stream: Value::Null,
+            key: String::new(),
+            at: UtcTime::EPOCH,
+            sequence: 0,
+            event: None,
+            size: 0,
+        });
         held.sequence = sequence;
         if !retain && held.size > MAX_OBSERVATION_BYTES as u64 {
             held.event = None;

@@ -60,46 +60,58 @@ impl Serialize for StreamId {
     }
 }
 
-/// Item content: a live object, or the sealed canonical JSON text of one.
-#[derive(Clone, Debug)]
-enum Content {
-    Live(Object),
-    Sealed(Box<RawValue>),
+/// Item content: a live object, or (when `sealed` is set) the canonical JSON text of one, `object` then empty.
+#[derive(Clone, Debug, Default)]
+struct Content {
+    object: Object,
+    sealed: Option<Box<RawValue>>,
 }
 
 impl Content {
+    fn live(object: Object) -> Content {
+        Content { object, sealed: None }
+    }
+
+    fn sealed(raw: Box<RawValue>) -> Content {
+        Content { object: Object::new(), sealed: Some(raw) }
+    }
+
     fn to_object(&self) -> Object {
-        match self {
-            Content::Live(object) => object.clone(),
-            Content::Sealed(raw) => serde_json::from_str(raw.get()).unwrap_or_default(),
+        match &self.sealed {
+            None => self.object.clone(),
+            Some(raw) => serde_json::from_str(raw.get()).unwrap_or_default(),
         }
     }
 
     fn seal(&mut self) {
-        if let Content::Live(object) = self {
-            let text = crate::json::to_pydantic_json(object).unwrap_or_else(|_| "{}".into());
+        if self.sealed.is_none() {
+            let text = crate::json::to_pydantic_json(&self.object).unwrap_or_else(|_| "{}".into());
             if let Ok(raw) = RawValue::from_string(text) {
-                *self = Content::Sealed(raw);
+                self.sealed = Some(raw);
+                self.object = Object::new();
             }
         }
     }
 
-    fn live(&mut self) -> &mut Object {
-        if let Content::Sealed(raw) = self {
-            *self = Content::Live(serde_json::from_str(raw.get()).unwrap_or_default());
+    /// The content as an object to edit, reading sealed text back first.
+    fn edit(&mut self) -> &mut Object {
+        if let Some(raw) = self.sealed.take() {
+            self.object = serde_json::from_str(raw.get()).unwrap_or_default();
         }
-        match self {
-            Content::Live(object) => object,
-            Content::Sealed(_) => unreachable!("unsealed above"),
-        }
+        &mut self.object
+    }
+
+    /// The live object, or `None` when sealed.
+    fn get(&self) -> Option<&Object> {
+        self.sealed.is_none().then_some(&self.object)
     }
 }
 
 impl Serialize for Content {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Content::Live(object) => object.serialize(serializer),
-            Content::Sealed(raw) => raw.serialize(serializer),
+        match &self.sealed {
+            None => self.object.serialize(serializer),
+            Some(raw) => raw.serialize(serializer),
         }
     }
 }
@@ -140,7 +152,7 @@ impl Store {
     pub(super) fn new(items: Vec<Item>, next: u64, open: Option<&str>) -> Store {
         let mut store = Store { next, ..Store::default() };
         for item in items {
-            let mut content = Content::Live(item.content);
+            let mut content = Content::live(item.content);
             if sealable(item.kind) && open != Some(item.id.as_str()) {
                 content.seal();
             }
@@ -164,13 +176,7 @@ impl Store {
 
     /// The bytes of sealed content (most of a checkpoint's size).
     pub(super) fn sealed_bytes(&self) -> usize {
-        self.items
-            .values()
-            .map(|item| match &item.content {
-                Content::Sealed(raw) => raw.get().len(),
-                Content::Live(_) => 0,
-            })
-            .sum()
+        self.items.values().map(|item| item.content.sealed.as_ref().map_or(0, |raw| raw.get().len())).sum()
     }
 
     pub(super) fn len(&self) -> usize {
@@ -187,12 +193,12 @@ impl Store {
             let object_text = text.trim_start().starts_with('{');
             let content = if object_text && sealable(item.kind) && open != Some(item.id.as_str()) && is_canonical(text)
             {
-                Content::Sealed(item.content.to_owned())
+                Content::sealed(item.content.to_owned())
             } else {
                 let object: Object = serde_json::from_str(text).map_err(|e| {
                     InputError::new(format!("items.{position}.content"), format!("expected an object: {e}"))
                 })?;
-                let mut content = Content::Live(object);
+                let mut content = Content::live(object);
                 if sealable(item.kind) && open != Some(item.id.as_str()) {
                     content.seal();
                 }
@@ -226,10 +232,7 @@ impl Store {
 
     /// A live item's content (`None` for absent or sealed items).
     pub(super) fn live_content(&self, key: &str) -> Option<&Object> {
-        match &self.items.get(key)?.content {
-            Content::Live(object) => Some(object),
-            Content::Sealed(_) => None,
-        }
+        self.items.get(key)?.content.get()
     }
 
     /// Seal an item whose content no later event can change.
@@ -305,10 +308,10 @@ impl Store {
         let (index, item) = match self.items.get_full_mut(&key) {
             Some((index, _, item)) => {
                 if let Some(content) = replace {
-                    item.content = Content::Live(content);
+                    item.content = Content::live(content);
                     self.char_counts.retain(|(position, _), _| *position != index);
                 }
-                update(item.content.live(), &mut self.char_counts, index);
+                update(item.content.edit(), &mut self.char_counts, index);
                 item.kind = kind;
                 item.state = state;
                 item.last = position;
@@ -329,7 +332,7 @@ impl Store {
                     last: position,
                     started_at: at,
                     ended_at,
-                    content: Content::Live(content),
+                    content: Content::live(content),
                     content_refs: IndexMap::new(),
                 };
                 let (index, _) = self.items.insert_full(key.clone(), stored);
@@ -337,12 +340,12 @@ impl Store {
                 (index, item)
             }
         };
-        let (response_group, failure) = match &item.content {
-            Content::Live(content) => (
+        let (response_group, failure) = match item.content.get() {
+            Some(content) => (
                 content.get("responseGroup").and_then(Value::as_str).map(str::to_owned),
                 content.get("failure").and_then(Value::as_object).cloned(),
             ),
-            Content::Sealed(_) => (None, None),
+            None => (None, None),
         };
         if seal {
             item.content.seal();

@@ -1,0 +1,261 @@
+//! The table of bad inputs: every row is an input, the kind of error it must get, and what the message must
+//! say. Nothing here may panic, and a rejected input changes nothing.
+
+use a13n_stream_protocol::{DisplayFold, HarnessAguiStreamObserver, InputError, SourceItem};
+use serde_json::{json, Value};
+
+const ENVELOPE: &str = r#""thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:00+00:00""#;
+
+fn line(body: &str) -> String {
+    format!("{{{ENVELOPE},{body}}}")
+}
+
+/// Source lines that must not decode: (input, field path, words of the message).
+fn malformed_source() -> Vec<(String, &'static str, &'static str)> {
+    let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    vec![
+        (String::new(), "", "invalid JSON"),
+        ("{not json".into(), "", "invalid JSON"),
+        ("[]".into(), "", "expected a source item object"),
+        (r#"{"run_id":"r"}"#.into(), "thread_id", "missing field"),
+        (r#"{"thread_id":"  ","run_id":"r"}"#.into(), "thread_id", "must not be empty"),
+        (r#"{"thread_id":7,"run_id":"r"}"#.into(), "thread_id", "expected a string"),
+        (r#"{"thread_id":"t","run_id":"r","sequence":-1}"#.into(), "sequence", "non-negative integer"),
+        (r#"{"thread_id":"t","run_id":"r","sequence":"1"}"#.into(), "sequence", "non-negative integer"),
+        (r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"yesterday"}"#.into(), "occurred_at", "ISO 8601"),
+        (
+            r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-02-30T00:00:00Z","event":{}}"#.into(),
+            "occurred_at",
+            "out of range",
+        ),
+        (format!("{{{ENVELOPE}}}"), "", "missing field `event`"),
+        (line(r#""event":{"kind":"state","payload":1},"result":{}"#), "", "not both"),
+        (line(r#""event":[1]"#), "event", "expected an object"),
+        (line(r#""event":{"payload":1}"#), "event.kind", "missing field"),
+        (line(r#""event":{"event_kind":5}"#), "event.event_kind", "expected a string"),
+        (line(r#""event":{"index":"0","delta":{},"event_kind":"part_delta"}"#), "event.index", "expected an integer"),
+        (
+            line(
+                r#""event":{"index":0,"delta":{"content_delta":null,"part_delta_kind":"text"},"event_kind":"part_delta"}"#,
+            ),
+            "event.delta.content_delta",
+            "expected a string",
+        ),
+        (line(r#""event":{"index":0,"event_kind":"part_start"}"#), "event.part", "missing field"),
+        (
+            line(r#""event":{"index":0,"part":{"part_kind":"tool-call","tool_name":"t"},"event_kind":"part_end"}"#),
+            "event.part.tool_call_id",
+            "missing field",
+        ),
+        (
+            line(r#""event":{"part":{"part_kind":"weird"},"event_kind":"function_tool_result"}"#),
+            "event.part.part_kind",
+            "tool-return",
+        ),
+        (
+            line(
+                r#""event":{"kind":"a13n.input.text","event_kind":"capability","input_id":"i","source":"user","content":{}}"#,
+            ),
+            "event.content",
+            "expected a string",
+        ),
+        (line(r#""result":{"status":"done"}"#), "result.status", "completed, suspended"),
+        (line(r#""result":{"status":"completed"}"#), "result.usage", "missing field"),
+        (
+            line(
+                r#""result":{"status":"failed","usage":{"input_tokens":1,"output_tokens":1,"cache_read_tokens":0,"cache_write_tokens":0}}"#,
+            ),
+            "result.failure",
+            "missing field",
+        ),
+        (
+            line(
+                r#""result":{"status":"completed","usage":{"input_tokens":-1,"output_tokens":1,"cache_read_tokens":0,"cache_write_tokens":0}}"#,
+            ),
+            "result.usage.input_tokens",
+            "non-negative integer",
+        ),
+        (line(&format!(r#""event":{{"kind":"state","payload":{deep}}}"#)), "", "nested deeper than 128 levels"),
+    ]
+}
+
+#[test]
+fn malformed_source_lines_name_the_field() {
+    for (input, path, words) in malformed_source() {
+        let error: InputError = SourceItem::from_json(&input).expect_err(&input);
+        assert_eq!(error.path(), path, "{input}: {error}");
+        assert!(error.to_string().contains(words), "{input}: {error}");
+        assert_eq!(error.clone().at_line(7).to_string(), format!("line 7: {error}"));
+    }
+}
+
+#[test]
+fn oversized_lines_are_refused_before_parsing() {
+    let error =
+        SourceItem::from_json_limited(&line(r#""event":{"kind":"state","payload":"xxxxxxxx"}"#), 16).unwrap_err();
+    assert!(error.to_string().contains("the limit is 16"), "{error}");
+}
+
+/// Well-formed items the protocol rejects or reports as bad input at observation time.
+#[test]
+fn rejected_items_name_the_rule_and_change_nothing() {
+    let item = |event: Value| {
+        SourceItem::from_value(json!({"thread_id": "t", "run_id": "r", "sequence": 1, "occurred_at": "2026-11-29T12:00:00+00:00", "event": event})).unwrap()
+    };
+    let start = item(
+        json!({"index": 0, "part": {"content": "a", "id": null, "part_kind": "text"}, "event_kind": "part_start"}),
+    );
+    let table: Vec<(Value, bool, &str)> = vec![
+        (
+            json!({"index": 0, "delta": {"content_delta": "b", "part_delta_kind": "thinking"}, "event_kind": "part_delta"}),
+            true,
+            "part kind changed",
+        ),
+        (
+            json!({"index": 0, "part": {"content": "a", "id": "other", "part_kind": "text"}, "event_kind": "part_end"}),
+            true,
+            "identity changed",
+        ),
+        (
+            json!({"index": 0, "part": {"tool_name": "t", "args": null, "tool_call_id": "c", "part_kind": "tool-call"}, "event_kind": "part_end"}),
+            true,
+            "part kind changed",
+        ),
+        (
+            json!({"schema_version": "1", "kind": "delegation", "payload": {"type": "inline_delegation", "invocation_id": "delegation-1", "action": "started", "child_instance_id": "i", "subagent": "s", "status": "running", "parent_run_id": "r", "parent_agent_instance_id": "a"}}),
+            false,
+            "require child_run_id",
+        ),
+        (
+            json!({"schema_version": "1", "kind": "delegation", "payload": {"type": "inline_delegation", "invocation_id": "delegation-1", "action": "started", "child_instance_id": "", "subagent": "s", "status": "running", "parent_run_id": "r", "parent_agent_instance_id": "a", "child_run_id": "c"}}),
+            false,
+            "event.payload.child_instance_id",
+        ),
+        (
+            json!({"schema_version": "1", "kind": "delegation", "payload": {"type": "inline_delegation", "surprise": 1}}),
+            false,
+            "extra fields",
+        ),
+        (
+            json!({"part": {"tool_name": "t", "content": ["a"], "tool_call_id": "c", "metadata": {"a13n.tool-content": {"result_index": 5}}, "outcome": "success", "part_kind": "tool-return"}, "event_kind": "function_tool_result"}),
+            false,
+            "no execution value at result_index 5",
+        ),
+        (
+            json!({"part": {"tool_name": "t", "content": ["a"], "tool_call_id": "c", "metadata": {"a13n.tool-content": {"result_index": "x"}}, "outcome": "success", "part_kind": "tool-return"}, "event_kind": "function_tool_result"}),
+            false,
+            "result_index",
+        ),
+    ];
+    for (event, observation, words) in table {
+        let mut observer = HarnessAguiStreamObserver::new();
+        observer.observe(&start).unwrap();
+        let before = observer.export();
+        let error = observer.observe(&item(event.clone())).expect_err(&event.to_string());
+        assert_eq!(error.is_observation(), observation, "{event}: {error}");
+        assert!(error.to_string().contains(words), "{event}: {error}");
+        assert_eq!(observer.export(), before, "{event}");
+
+        let mut fold = DisplayFold::new("r");
+        fold.fold_source(&start).unwrap();
+        let checkpoint = fold.export_json();
+        assert!(fold.fold_source(&item(event.clone())).is_err());
+        assert_eq!(fold.export_json(), checkpoint, "{event}");
+    }
+    // A thread change for a known run.
+    let mut observer = HarnessAguiStreamObserver::new();
+    observer.observe(&start).unwrap();
+    let mut moved = start.to_value();
+    moved["thread_id"] = "elsewhere".into();
+    let error = observer.observe(&SourceItem::from_value(moved).unwrap()).unwrap_err();
+    assert!(error.is_observation() && error.to_string().contains("Thread correlation changed"), "{error}");
+}
+
+/// AG-UI events folded directly: what must be refused, and where the message points.
+#[test]
+fn malformed_agui_events_are_refused_whole() {
+    let table: Vec<(Value, &str)> = vec![
+        (json!({"messageId": "m"}), "events.1.type: missing field"),
+        (json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m"}), "events.1.delta: missing field"),
+        (json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": 5}), "events.1.delta: expected a string"),
+        (json!({"type": "TEXT_MESSAGE_START"}), "events.1.messageId: missing field"),
+        (json!({"type": "REASONING_ENCRYPTED_VALUE", "messageId": "m"}), "events.1.entityId"),
+        (json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c"}), "events.1.delta"),
+        (json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "timestamp": i64::MAX}), "events.1.timestamp"),
+        (json!({"type": "CUSTOM", "name": "a13n.pydantic_ai.part_delta", "value": {}}), "events.1.value.event.delta"),
+    ];
+    for (event, words) in table {
+        let mut fold = DisplayFold::new("r");
+        let good =
+            json!({"type": "TEXT_MESSAGE_START", "messageId": "ok", "timestamp": 1}).as_object().cloned().unwrap();
+        let checkpoint = fold.export_json();
+        let error = fold.fold(vec![good, event.as_object().cloned().unwrap()], None).unwrap_err();
+        assert!(error.to_string().contains(words), "{event}: {error}");
+        assert_eq!(fold.export_json(), checkpoint, "the whole batch is refused: {event}");
+    }
+    // Unknown event types and non-string types fold into no item, as the reference does.
+    let mut fold = DisplayFold::new("r");
+    let observed = fold.fold(vec![json!({"type": 5}).as_object().cloned().unwrap()], None).unwrap();
+    assert!(observed[0].item.is_none());
+}
+
+#[test]
+fn bad_checkpoints_are_refused_with_their_reason() {
+    let good = DisplayFold::new("r").export_json();
+    let table: Vec<(String, &str)> = vec![
+        ("not json".into(), "checkpoint"),
+        ("{}".into(), "missing field"),
+        (good.replace("\"next_ordinal\":1", "\"next_ordinal\":0"), "next_ordinal"),
+        (good.replace("\"full_content\":false", "\"full_content\":false,\"surprise\":1"), "unknown field"),
+        (good.replace("\"max_pending\":8", "\"max_pending\":0"), "bounds must be positive"),
+        (good.replace("\"items\":[]", r#""items":[{"id":"x","ordinal":0,"kind":"observation","state":"completed","first_stream_id":"0-1","last_stream_id":"0-1","started_at":"2026-11-29T12:00:00Z","ended_at":null,"content":{}}]"#), "ordinal"),
+        (good.replace("\"items\":[]", r#""items":[{"id":"x","ordinal":1,"kind":"observation","state":"completed","first_stream_id":"0-1","last_stream_id":"0-1","started_at":"2026-11-29T12:00:00Z","ended_at":null,"content":[1]}]"#), "expected an object"),
+    ];
+    for (text, words) in table {
+        let error = DisplayFold::restore_json(&text, false, None).unwrap_err();
+        assert!(error.to_string().contains(words), "{text}: {error}");
+    }
+    assert!(DisplayFold::restore_json(&good, false, None).is_ok());
+}
+
+/// Adversarial sizes: work stays linear (a quadratic path would make this test take minutes) and memory stays
+/// within the configured bounds.
+#[test]
+fn adversarial_sizes_stay_linear_and_bounded() {
+    use a13n_stream_protocol::fragments::{Accepted, CustomEventAssembler, FRAGMENT_EVENT_NAME};
+    // 200k one-byte frames of one event, then a gap: nothing partial comes out, nothing stays pending.
+    let mut assembler = CustomEventAssembler::default();
+    let count = 200_000u64;
+    for index in 0..count - 1 {
+        let frame =
+            json!({"name": FRAGMENT_EVENT_NAME, "value": {"id": "big", "index": index, "count": count, "data": "x"}});
+        assert_eq!(assembler.accept(frame.as_object().unwrap()), Accepted::Pending);
+    }
+    let wrong =
+        json!({"name": FRAGMENT_EVENT_NAME, "value": {"id": "big", "index": count + 5, "count": count, "data": "x"}});
+    assert_eq!(assembler.accept(wrong.as_object().unwrap()), Accepted::Pending);
+    assert!(assembler.gap());
+    // A byte budget bounds what a sender can make the assembler hold.
+    let mut small = CustomEventAssembler::new(1024, 2).unwrap();
+    for index in 0..10_000 {
+        let frame = json!({"name": FRAGMENT_EVENT_NAME, "value": {"id": format!("e{}", index % 7), "index": 0, "count": 3, "data": "y".repeat(100)}});
+        small.accept(frame.as_object().unwrap());
+        let state = small.export();
+        assert!(state.pending.len() <= 2 && state.pending.values().map(|a| a.size).sum::<u64>() <= 1024);
+    }
+
+    // A 4-million-character delta of multi-byte text, then 100k more deltas into the same message.
+    let mut fold = DisplayFold::new("r");
+    let start = json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant", "timestamp": 1});
+    fold.fold(vec![start.as_object().cloned().unwrap()], None).unwrap();
+    let huge =
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "é東🚀x".repeat(1_000_000), "timestamp": 2});
+    fold.fold(vec![huge.as_object().cloned().unwrap()], None).unwrap();
+    for _ in 0..100_000 {
+        let delta = json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "ab", "timestamp": 3});
+        fold.fold(vec![delta.as_object().cloned().unwrap()], None).unwrap();
+    }
+    let item = fold.items().next().unwrap();
+    assert_eq!(item.content["text"].as_str().unwrap().chars().count(), 262_144);
+    assert_eq!(item.content["truncated"], true);
+}
