@@ -26,6 +26,7 @@ USAGE:
     a13n-stream conformance [--only observer|display] DIR...
     a13n-stream bench [--sizes N,N,...] [--kinds text,short,tools,subagents] [--runs N] [--json]
     a13n-stream bench --emit KIND N
+    a13n-stream serve [--listen ADDR] [--db PATH] [--token TOKEN] [--retain-content] [--max-batch-lines N]
     a13n-stream help
 
 COMMANDS:
@@ -36,6 +37,10 @@ COMMANDS:
                   checkpoint JSON (--export, default stdout). --observed writes one line per input line.
                   --stop K folds only the first K lines; --restore continues a checkpoint from line K.
     conformance   Run every recorded case under the given directories; ends with `N passed, M failed`.
+    serve         Host runs durably over HTTP (loopback 127.0.0.1:8787 and ./a13n-stream.db by default):
+                  POST /v1/runs/{run_id}/source?offset=N (NDJSON source lines, exactly once),
+                  GET /v1/runs/{run_id}/events (SSE; Last-Event-ID resumes), /items, /snapshot,
+                  GET /v1/runs, /healthz, /metrics. --token (or A13N_STREAM_TOKEN) requires a bearer token.
     bench         Measure json_baseline, observe and fold on generated streams (default sizes 10000, 100000,
                   1000000), export and restore of 64/1024/4096-item displays, and peak memory folding the
                   largest stream. --json prints one JSON object per figure. --emit prints a generated stream.
@@ -69,6 +74,7 @@ fn run() -> Result<ExitCode, Failure> {
         Some("fold") => fold(args),
         Some("conformance") => run_conformance(args),
         Some("bench") => bench(args),
+        Some("serve") => serve(args),
         Some(other) => Err(Failure::Usage(format!("unknown command {other:?}; see `a13n-stream help`"))),
     }
 }
@@ -568,4 +574,32 @@ fn summarize(figures: &[a13n_stream::bench::Figure]) -> String {
         }
     }
     out
+}
+
+fn serve(mut args: Args) -> Result<ExitCode, Failure> {
+    let mut config = a13n_stream_server::Config::default();
+    if let Some(listen) = args.value("--listen")? {
+        config.listen =
+            listen.parse().map_err(|_| Failure::Usage(format!("--listen takes HOST:PORT, not {listen:?}")))?;
+    }
+    if let Some(path) = args.value("--db")? {
+        config.database = PathBuf::from(path);
+    }
+    config.token = args.value("--token")?.or_else(|| std::env::var("A13N_STREAM_TOKEN").ok()).filter(|t| !t.is_empty());
+    config.retain_content = args.flag("--retain-content");
+    if let Some(lines) = args.number("--max-batch-lines")? {
+        config.max_batch_lines = lines.max(1);
+    }
+    args.finish()?;
+    let _ = tracing_subscriber::fmt().with_writer(io::stderr).with_target(false).try_init();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Io(format!("starting the runtime: {e}")))?;
+    runtime
+        .block_on(a13n_stream_server::serve(config, |address| {
+            let _ = say(&format!("listening on http://{address}\n"));
+        }))
+        .map_err(|e| Failure::Io(e.to_string()))?;
+    Ok(ExitCode::SUCCESS)
 }

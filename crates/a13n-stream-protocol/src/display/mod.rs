@@ -269,6 +269,20 @@ impl DisplaySnapshot {
     }
 }
 
+impl Item {
+    /// The item's JSON as a checkpoint carries it.
+    pub fn to_json(&self) -> String {
+        crate::json::to_pydantic_json(self).unwrap_or_default()
+    }
+}
+
+impl DisplayContinuation {
+    /// The continuation's JSON as a checkpoint carries it.
+    pub fn to_json(&self) -> String {
+        crate::json::to_pydantic_json(self).unwrap_or_default()
+    }
+}
+
 impl Observed {
     /// The observed line as the reference writes it.
     pub fn to_json(&self) -> String {
@@ -280,6 +294,11 @@ impl Observed {
         // Serializing into memory cannot fail for these types.
         let _ = crate::json::to_pydantic_writer(out, self);
     }
+}
+
+/// An event object's JSON as the stream carries it (the layout of checkpoints and observed lines).
+pub fn event_json(event: &Object) -> String {
+    crate::json::to_pydantic_json(event).unwrap_or_default()
 }
 
 /// A checkpoint that does not decode: what serde found, and where.

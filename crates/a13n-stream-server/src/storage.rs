@@ -1,0 +1,340 @@
+//! Durable storage of runs: the source journal, the AG-UI events with their display sequence, the display items
+//! and the display continuation, committed together one batch at a time.
+//!
+//! [`Storage`] is synchronous; the server calls it on blocking threads. [`SqliteStorage`] is the embedded default
+//! (WAL, `synchronous=FULL`: an acknowledged batch survives a crash or power loss).
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+
+/// A storage failure.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StorageError {
+    /// The batch does not start at the journal's end (another writer or a stale retry).
+    #[error("the journal of run {run_id} has {journal_len} lines; a batch must start there")]
+    Conflict {
+        /// The run.
+        run_id: String,
+        /// The journal length, which is the expected offset.
+        journal_len: u64,
+    },
+    /// The database failed.
+    #[error("database: {0}")]
+    Database(String),
+}
+
+impl From<rusqlite::Error> for StorageError {
+    fn from(error: rusqlite::Error) -> Self {
+        StorageError::Database(error.to_string())
+    }
+}
+
+/// What is stored about a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunRecord {
+    /// The run.
+    pub run_id: String,
+    /// Source lines journaled.
+    pub journal_len: u64,
+    /// The display sequence of the last event.
+    pub position: u64,
+    /// Whether the root run's terminal event was stored.
+    pub complete: bool,
+    /// The display continuation JSON of the last commit.
+    pub continuation: Option<String>,
+}
+
+/// One AG-UI event at its display sequence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// The display sequence.
+    pub sequence: u64,
+    /// The event JSON.
+    pub event: String,
+}
+
+/// One display item's JSON and its ordinal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredItem {
+    /// The item id.
+    pub id: String,
+    /// The item's ordinal.
+    pub ordinal: u64,
+    /// The item JSON.
+    pub item: String,
+}
+
+/// Everything one accepted batch commits, atomically.
+#[derive(Clone, Debug)]
+pub struct Batch {
+    /// The run.
+    pub run_id: String,
+    /// The journal position of the first line (the journal's length before the batch).
+    pub offset: u64,
+    /// The source lines, exactly as received.
+    pub lines: Vec<String>,
+    /// The AG-UI events the lines produced.
+    pub events: Vec<StoredEvent>,
+    /// The items the events changed.
+    pub items: Vec<StoredItem>,
+    /// The display continuation after the batch.
+    pub continuation: String,
+    /// The display sequence after the batch.
+    pub position: u64,
+    /// Whether the run's terminal event is in this batch or before.
+    pub complete: bool,
+}
+
+/// Durable storage for the host. Implementations must make [`Storage::commit`] atomic and durable.
+pub trait Storage: Send + Sync + 'static {
+    /// A run's record.
+    fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StorageError>;
+    /// Every run, by id.
+    fn runs(&self) -> Result<Vec<RunRecord>, StorageError>;
+    /// Journal lines `from..to`.
+    fn journal(&self, run_id: &str, from: u64, to: u64) -> Result<Vec<String>, StorageError>;
+    /// Commit a batch, or [`StorageError::Conflict`] when the journal's length is not `batch.offset`.
+    fn commit(&self, batch: &Batch) -> Result<(), StorageError>;
+    /// Up to `limit` events with a sequence after `after`, in order.
+    fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError>;
+    /// Up to `limit` items with `after < ordinal < before`, by ordinal.
+    fn items(
+        &self,
+        run_id: &str,
+        after: u64,
+        before: Option<u64>,
+        limit: usize,
+    ) -> Result<Vec<StoredItem>, StorageError>;
+}
+
+/// Embedded SQLite storage.
+#[derive(Debug)]
+pub struct SqliteStorage {
+    connection: Mutex<Connection>,
+}
+
+/// The schema, one entry per version; `PRAGMA user_version` records how many have run.
+const MIGRATIONS: &[&str] = &["
+    CREATE TABLE runs (
+        run_id TEXT PRIMARY KEY,
+        journal_len INTEGER NOT NULL,
+        position INTEGER NOT NULL,
+        complete INTEGER NOT NULL,
+        continuation TEXT
+    );
+    CREATE TABLE journal (
+        run_id TEXT NOT NULL,
+        offset INTEGER NOT NULL,
+        line TEXT NOT NULL,
+        PRIMARY KEY (run_id, offset)
+    ) WITHOUT ROWID;
+    CREATE TABLE events (
+        run_id TEXT NOT NULL,
+        sequence INTEGER NOT NULL,
+        event TEXT NOT NULL,
+        PRIMARY KEY (run_id, sequence)
+    ) WITHOUT ROWID;
+    CREATE TABLE items (
+        run_id TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        ordinal INTEGER NOT NULL,
+        item TEXT NOT NULL,
+        PRIMARY KEY (run_id, item_id)
+    ) WITHOUT ROWID;
+    CREATE UNIQUE INDEX items_by_ordinal ON items (run_id, ordinal);
+"];
+
+fn to_u64(value: i64) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
+
+fn to_i64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+impl SqliteStorage {
+    /// Open (creating if needed) the database at `path` and run pending migrations.
+    pub fn open(path: &Path) -> Result<SqliteStorage, StorageError> {
+        let connection = Connection::open(path)?;
+        connection.pragma_update(None, "journal_mode", "WAL")?;
+        connection.pragma_update(None, "synchronous", "FULL")?;
+        connection.busy_timeout(std::time::Duration::from_secs(10))?;
+        let storage = SqliteStorage { connection: Mutex::new(connection) };
+        storage.migrate()?;
+        Ok(storage)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave a transaction half-applied; the connection stays usable.
+        self.connection.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn migrate(&self) -> Result<(), StorageError> {
+        let mut connection = self.lock();
+        let version: i64 = connection.pragma_query_value(None, "user_version", |row| row.get(0))?;
+        let done = usize::try_from(version).unwrap_or(0);
+        for (index, migration) in MIGRATIONS.iter().enumerate().skip(done) {
+            let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            transaction.execute_batch(migration)?;
+            transaction.pragma_update(None, "user_version", index as i64 + 1)?;
+            transaction.commit()?;
+        }
+        Ok(())
+    }
+}
+
+fn record(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
+    Ok(RunRecord {
+        run_id: row.get(0)?,
+        journal_len: to_u64(row.get(1)?),
+        position: to_u64(row.get(2)?),
+        complete: row.get::<_, i64>(3)? != 0,
+        continuation: row.get(4)?,
+    })
+}
+
+impl Storage for SqliteStorage {
+    fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StorageError> {
+        let connection = self.lock();
+        let mut statement = connection.prepare_cached(
+            "SELECT run_id, journal_len, position, complete, continuation FROM runs WHERE run_id = ?1",
+        )?;
+        Ok(statement.query_row(params![run_id], record).optional()?)
+    }
+
+    fn runs(&self) -> Result<Vec<RunRecord>, StorageError> {
+        let connection = self.lock();
+        let mut statement = connection
+            .prepare_cached("SELECT run_id, journal_len, position, complete, NULL FROM runs ORDER BY run_id")?;
+        let rows = statement.query_map([], record)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn journal(&self, run_id: &str, from: u64, to: u64) -> Result<Vec<String>, StorageError> {
+        let connection = self.lock();
+        let mut statement = connection.prepare_cached(
+            "SELECT line FROM journal WHERE run_id = ?1 AND offset >= ?2 AND offset < ?3 ORDER BY offset",
+        )?;
+        let rows = statement.query_map(params![run_id, to_i64(from), to_i64(to)], |row| row.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn commit(&self, batch: &Batch) -> Result<(), StorageError> {
+        let mut connection = self.lock();
+        let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let journal_len: u64 = transaction
+            .query_row("SELECT journal_len FROM runs WHERE run_id = ?1", params![batch.run_id], |row| row.get(0))
+            .optional()?
+            .map_or(0, to_u64);
+        if journal_len != batch.offset {
+            return Err(StorageError::Conflict { run_id: batch.run_id.clone(), journal_len });
+        }
+        {
+            let mut insert =
+                transaction.prepare_cached("INSERT INTO journal (run_id, offset, line) VALUES (?1, ?2, ?3)")?;
+            for (index, line) in batch.lines.iter().enumerate() {
+                insert.execute(params![batch.run_id, to_i64(batch.offset + index as u64), line])?;
+            }
+            let mut insert =
+                transaction.prepare_cached("INSERT INTO events (run_id, sequence, event) VALUES (?1, ?2, ?3)")?;
+            for event in &batch.events {
+                insert.execute(params![batch.run_id, to_i64(event.sequence), event.event])?;
+            }
+            let mut upsert = transaction.prepare_cached(
+                "INSERT INTO items (run_id, item_id, ordinal, item) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (run_id, item_id) DO UPDATE SET ordinal = excluded.ordinal, item = excluded.item",
+            )?;
+            for item in &batch.items {
+                upsert.execute(params![batch.run_id, item.id, to_i64(item.ordinal), item.item])?;
+            }
+        }
+        transaction.execute(
+            "INSERT INTO runs (run_id, journal_len, position, complete, continuation) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (run_id) DO UPDATE SET journal_len = excluded.journal_len, position = excluded.position,
+                 complete = excluded.complete, continuation = excluded.continuation",
+            params![
+                batch.run_id,
+                to_i64(batch.offset + batch.lines.len() as u64),
+                to_i64(batch.position),
+                i64::from(batch.complete),
+                batch.continuation
+            ],
+        )?;
+        transaction.commit()?;
+        Ok(())
+    }
+
+    fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError> {
+        let connection = self.lock();
+        let mut statement = connection.prepare_cached(
+            "SELECT sequence, event FROM events WHERE run_id = ?1 AND sequence > ?2 ORDER BY sequence LIMIT ?3",
+        )?;
+        let rows = statement.query_map(params![run_id, to_i64(after), to_i64(limit as u64)], |row| {
+            Ok(StoredEvent { sequence: to_u64(row.get(0)?), event: row.get(1)? })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn items(
+        &self,
+        run_id: &str,
+        after: u64,
+        before: Option<u64>,
+        limit: usize,
+    ) -> Result<Vec<StoredItem>, StorageError> {
+        let connection = self.lock();
+        let mut statement = connection.prepare_cached(
+            "SELECT item_id, ordinal, item FROM items WHERE run_id = ?1 AND ordinal > ?2 AND ordinal < ?3
+             ORDER BY ordinal LIMIT ?4",
+        )?;
+        let before = before.map_or(i64::MAX, to_i64);
+        let rows = statement.query_map(params![run_id, to_i64(after), before, to_i64(limit as u64)], |row| {
+            Ok(StoredItem { id: row.get(0)?, ordinal: to_u64(row.get(1)?), item: row.get(2)? })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch(run_id: &str, offset: u64, lines: &[String]) -> Batch {
+        Batch {
+            run_id: run_id.into(),
+            offset,
+            lines: lines.to_vec(),
+            events: vec![StoredEvent { sequence: offset + 1, event: "{}".into() }],
+            items: vec![StoredItem { id: "itm_a".into(), ordinal: 1, item: format!("{{\"v\":{offset}}}") }],
+            continuation: "{}".into(),
+            position: offset + 1,
+            complete: false,
+        }
+    }
+
+    #[test]
+    fn commits_are_checked_against_the_journal_end() {
+        let dir = std::env::temp_dir().join(format!("a13n-storage-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("test.db");
+        let _ = std::fs::remove_file(&path);
+        let storage = SqliteStorage::open(&path).unwrap();
+        let lines = vec!["a".to_owned(), "b".to_owned()];
+        storage.commit(&batch("r", 0, &lines)).unwrap();
+        assert!(matches!(storage.commit(&batch("r", 0, &lines)), Err(StorageError::Conflict { journal_len: 2, .. })));
+        storage.commit(&batch("r", 2, &lines[..1])).unwrap();
+        let record = storage.run("r").unwrap().unwrap();
+        assert_eq!(record.journal_len, 3);
+        assert_eq!(storage.journal("r", 1, 3).unwrap(), ["b", "a"]);
+        assert_eq!(storage.events_after("r", 1, 10).unwrap().len(), 1);
+        assert_eq!(storage.items("r", 0, None, 10).unwrap()[0].item, "{\"v\":2}");
+        drop(storage);
+        // Reopening runs no migration twice and keeps everything.
+        let reopened = SqliteStorage::open(&path).unwrap();
+        assert_eq!(reopened.runs().unwrap().len(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,277 @@
+//! `a13n-stream serve`, run as a real process on a free loopback port with a temporary SQLite file.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use a13n_stream_protocol::{DisplayFold, HarnessAguiStreamObserver, SourceItem};
+use a13n_testkit::http::{request, sse, SseEvent};
+use a13n_testkit::{own_cases, shared_cases, Rng};
+use serde_json::Value;
+
+struct Server {
+    child: Child,
+    address: String,
+}
+
+impl Server {
+    fn start(database: &Path, extra: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_a13n-stream"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--db", database.to_str().unwrap()])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the server starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let address = line.trim().strip_prefix("listening on http://").expect("the address line").to_owned();
+        Server { child, address }
+    }
+
+    /// SIGKILL: no shutdown path runs.
+    fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn temp_db(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("a13n-serve-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("host.db")
+}
+
+fn case_lines(name: &str) -> Vec<String> {
+    // `synth-observations` is in the shared corpus; the basic test falls back to a repository case without it.
+    let name = if name == "synth-observations" && shared_cases().is_none() { "extra-cancelled-no-usage" } else { name };
+    let dir = [own_cases()].into_iter().chain(shared_cases()).map(|root| root.join(name)).find(|d| d.is_dir()).unwrap();
+    std::fs::read_to_string(dir.join("source.jsonl")).unwrap().lines().map(str::to_owned).collect()
+}
+
+/// What an uninterrupted observer and fold produce for `lines`: the AG-UI events and the checkpoint JSON.
+fn uninterrupted(lines: &[String]) -> (Vec<Value>, String) {
+    let items: Vec<SourceItem> = lines.iter().map(|l| SourceItem::from_json(l).unwrap()).collect();
+    let mut observer = HarnessAguiStreamObserver::new();
+    let events = items.iter().flat_map(|item| observer.observe(item).unwrap()).map(|e| e.to_value()).collect();
+    let mut fold = DisplayFold::new(items[0].run_id.clone());
+    for item in &items {
+        fold.fold_source(item).unwrap();
+    }
+    (events, fold.export_json())
+}
+
+fn post(address: &str, run_id: &str, offset: usize, lines: &[String]) -> std::io::Result<(u16, Value)> {
+    let body = lines.join("\n") + "\n";
+    let response =
+        request(address, "POST", &format!("/v1/runs/{run_id}/source?offset={offset}"), &[], body.as_bytes())?;
+    Ok((response.status, serde_json::from_str(&response.body).unwrap_or(Value::Null)))
+}
+
+fn run_id(lines: &[String]) -> String {
+    SourceItem::from_json(&lines[0]).unwrap().run_id
+}
+
+#[test]
+fn ingest_is_exactly_once_and_delivery_replays_without_gap() {
+    let database = temp_db("basic");
+    let server = Server::start(&database, &[]);
+    let address = server.address.clone();
+    let lines = case_lines("synth-observations");
+    let run = run_id(&lines);
+    let (expected_events, expected_display) = uninterrupted(&lines);
+
+    let (status, body) = post(&address, &run, 0, &lines[..10]).unwrap();
+    assert_eq!((status, body["next_offset"].as_u64()), (200, Some(10)), "{body}");
+    let (status, body) = post(&address, &run, 0, &lines[..10]).unwrap();
+    assert_eq!((status, body["duplicate"].as_bool()), (200, Some(true)), "an exact retry is acknowledged: {body}");
+    let (status, body) = post(&address, &run, 4, &lines[4..12]).unwrap();
+    assert_eq!((status, body["error"]["expected_offset"].as_u64()), (409, Some(10)), "{body}");
+    let mut changed = lines[5..10].to_vec();
+    changed[0] = changed[0].replace("\"sequence\"", "\"sequence\" ");
+    assert_eq!(post(&address, &run, 5, &changed).unwrap().0, 409, "a retry that differs is a conflict");
+
+    // A malformed line commits nothing and the answer names it.
+    let mut bad = lines[10..15].to_vec();
+    bad[2] = "{\"thread_id\": 1}".into();
+    let (status, body) = post(&address, &run, 10, &bad).unwrap();
+    assert_eq!(
+        (status, body["error"]["line"].as_u64(), body["error"]["kind"].as_str()),
+        (422, Some(12), Some("input")),
+        "{body}"
+    );
+    let (status, body) = post(&address, &run, 10, &lines[10..]).unwrap();
+    assert_eq!(status, 200, "{body}");
+
+    // This run has no terminal result yet, so its stream stays open: read what was committed.
+    let (events, _) = sse(&address, &format!("/v1/runs/{run}/events"), None, expected_events.len());
+    let data: Vec<Value> = events.iter().map(|e| serde_json::from_str(&e.data).unwrap()).collect();
+    assert_eq!(data, expected_events);
+    let ids: Vec<String> = (1..=events.len()).map(|n| format!("0-{n}")).collect();
+    assert_eq!(events.iter().map(|e| e.id.clone()).collect::<Vec<_>>(), ids);
+    let (tail, _) = sse(&address, &format!("/v1/runs/{run}/events"), Some(&format!("0-{}", events.len() - 3)), 3);
+    assert_eq!(tail, events[events.len() - 3..], "Last-Event-ID resumes strictly after the position");
+
+    let snapshot = request(&address, "GET", &format!("/v1/runs/{run}/snapshot"), &[], b"").unwrap();
+    assert_eq!(snapshot.body, expected_display, "the committed display equals the uninterrupted export");
+    let page = request(&address, "GET", &format!("/v1/runs/{run}/items?after=2&limit=3"), &[], b"").unwrap();
+    let page: Value = serde_json::from_str(&page.body).unwrap();
+    let ordinals: Vec<u64> = page["items"].as_array().unwrap().iter().map(|i| i["ordinal"].as_u64().unwrap()).collect();
+    assert_eq!(ordinals, [3, 4, 5]);
+    let terminal = lines.last().is_some_and(|line| line.contains("\"result\""));
+    assert_eq!(page["complete"], terminal, "complete once the terminal result is stored");
+    assert_eq!(request(&address, "GET", "/v1/runs/bad%20id/snapshot", &[], b"").unwrap().status, 400);
+    assert!(request(&address, "GET", "/metrics", &[], b"").unwrap().body.contains("a13n_ingest_duplicates_total 1"));
+    drop(server);
+
+    // Restarted, the run is rebuilt from its checkpoint and ingest goes on at the same offset.
+    let server = Server::start(&database, &[]);
+    let snapshot = request(&server.address, "GET", &format!("/v1/runs/{run}/snapshot"), &[], b"").unwrap();
+    assert_eq!(snapshot.body, expected_display);
+    assert_eq!(post(&server.address, &run, 0, &lines).unwrap().1["duplicate"], true, "the journal equals the source");
+}
+
+#[test]
+fn a_token_guards_every_route() {
+    let database = temp_db("token");
+    let server = Server::start(&database, &["--token", "s3cret"]);
+    assert_eq!(request(&server.address, "GET", "/healthz", &[], b"").unwrap().status, 401);
+    let ok = request(&server.address, "GET", "/healthz", &[("Authorization", "Bearer s3cret")], b"").unwrap();
+    assert_eq!(ok.status, 200);
+    assert_eq!(
+        request(&server.address, "GET", "/v1/runs", &[("Authorization", "Bearer nope")], b"").unwrap().status,
+        401
+    );
+}
+
+/// Streams ingested in random batches while the server is killed with SIGKILL at random moments and restarted;
+/// unacknowledged batches are retried at the same offsets and a subscriber reconnects with Last-Event-ID.
+#[test]
+fn crash_recovery_keeps_every_acknowledged_batch_exactly_once() {
+    let database = temp_db("crash");
+    // Streams without rejected items; the shared corpus's when this checkout has it.
+    let cases: Vec<&str> = [
+        "real-tools",
+        "real-subagent",
+        "synth-observations",
+        "extra-external",
+        "extra-output-structured",
+        "extra-failed",
+    ]
+    .into_iter()
+    .filter(|case| [own_cases()].into_iter().chain(shared_cases()).any(|root| root.join(case).is_dir()))
+    .collect();
+    let server = Arc::new(Mutex::new(Some(Server::start(&database, &[]))));
+    let address = Arc::new(Mutex::new(server.lock().unwrap().as_ref().unwrap().address.clone()));
+    let done = Arc::new(AtomicBool::new(false));
+    let kills = Arc::new(AtomicUsize::new(0));
+
+    let killer = {
+        let (server, address, done, kills, database) =
+            (Arc::clone(&server), Arc::clone(&address), Arc::clone(&done), Arc::clone(&kills), database.clone());
+        std::thread::spawn(move || {
+            let mut rng = Rng::new(20261129);
+            while !done.load(Ordering::SeqCst) || kills.load(Ordering::SeqCst) < 20 {
+                std::thread::sleep(Duration::from_millis(5 + rng.below(40)));
+                let mut guard = server.lock().unwrap();
+                if let Some(running) = guard.take() {
+                    running.kill();
+                }
+                kills.fetch_add(1, Ordering::SeqCst);
+                let restarted = Server::start(&database, &[]);
+                *address.lock().unwrap() = restarted.address.clone();
+                *guard = Some(restarted);
+                if done.load(Ordering::SeqCst) && kills.load(Ordering::SeqCst) >= 20 {
+                    break;
+                }
+            }
+        })
+    };
+
+    let current = |address: &Arc<Mutex<String>>| address.lock().unwrap().clone();
+    let mut rng = Rng::new(7);
+    let mut retries = 0;
+    let mut subscribers = Vec::new();
+    let mut expectations = Vec::new();
+    for case in cases {
+        let lines = case_lines(case);
+        let run = run_id(&lines);
+        let (events, display) = uninterrupted(&lines);
+        // A subscriber from the start, reconnecting after every failure with the last id it received.
+        let subscriber = {
+            let (address, run, total) = (Arc::clone(&address), run.clone(), events.len());
+            std::thread::spawn(move || {
+                let mut received: Vec<SseEvent> = Vec::new();
+                let mut reconnects = 0;
+                while received.len() < total && reconnects < 10_000 {
+                    let last = received.last().map(|e| e.id.clone());
+                    let (batch, _) =
+                        sse(&current(&address), &format!("/v1/runs/{run}/events"), last.as_deref(), usize::MAX);
+                    received.extend(batch);
+                    reconnects += 1;
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                eprintln!("{run}: {} events over {reconnects} connections", received.len());
+                received
+            })
+        };
+        subscribers.push(subscriber);
+        let mut offset = 0;
+        while offset < lines.len() {
+            let size = (1 + rng.below(6) as usize).min(lines.len() - offset);
+            // Retry the same batch at the same offset until it is acknowledged.
+            loop {
+                match post(&current(&address), &run, offset, &lines[offset..offset + size]) {
+                    Ok((200, body)) => {
+                        assert_eq!(body["next_offset"].as_u64(), Some((offset + size) as u64), "{body}");
+                        break;
+                    }
+                    // Status 0: the connection died mid-response, so the batch is not known to be acknowledged.
+                    Ok((0, _)) | Err(_) => {
+                        retries += 1;
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    Ok((status, body)) => panic!("{case}: unexpected {status}: {body}"),
+                }
+            }
+            offset += size;
+            // Paced like a live Harness, so the kills fall throughout ingest.
+            std::thread::sleep(Duration::from_millis(8));
+        }
+        expectations.push((run, lines, events, display));
+    }
+    done.store(true, Ordering::SeqCst);
+    killer.join().unwrap();
+    let kills = kills.load(Ordering::SeqCst);
+    eprintln!("{kills} kills; {retries} batches retried after a kill");
+    assert!(kills >= 20, "the server was killed {kills} times");
+    assert!(retries >= 5, "only {retries} kills landed during ingest");
+
+    let address = current(&address);
+    for ((run, lines, events, display), subscriber) in expectations.into_iter().zip(subscribers) {
+        let received = subscriber.join().unwrap();
+        let ids: Vec<String> = (1..=events.len()).map(|n| format!("0-{n}")).collect();
+        assert_eq!(
+            received.iter().map(|e| e.id.clone()).collect::<Vec<_>>(),
+            ids,
+            "{run}: every event exactly once, in order"
+        );
+        let data: Vec<Value> = received.iter().map(|e| serde_json::from_str(&e.data).unwrap()).collect();
+        assert_eq!(data, events, "{run}: the stored events equal the uninterrupted observer output");
+        let snapshot = request(&address, "GET", &format!("/v1/runs/{run}/snapshot"), &[], b"").unwrap();
+        assert_eq!(snapshot.body, display, "{run}: the display equals the uninterrupted export");
+        let (status, body) = post(&address, &run, 0, &lines).unwrap();
+        assert_eq!((status, body["duplicate"].as_bool()), (200, Some(true)), "{run}: the journal equals the source");
+    }
+}
