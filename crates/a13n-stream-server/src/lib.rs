@@ -39,7 +39,7 @@ use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::runs::{is_terminal, parse_position, valid_run_id, Delivered, IngestError, Runs};
+use crate::runs::{is_terminal, parse_position, valid_run_id, IngestError, Live, Runs};
 use crate::storage::{SqliteStorage, Storage, StoredEvent};
 
 /// How the host runs.
@@ -223,7 +223,7 @@ struct EventsQuery {
 struct Subscription {
     app: Shared,
     run_id: String,
-    receiver: tokio::sync::broadcast::Receiver<Arc<Delivered>>,
+    receiver: tokio::sync::broadcast::Receiver<Arc<Live>>,
     last: u64,
     pending: std::collections::VecDeque<(u64, String)>,
     catching_up: bool,
@@ -270,10 +270,13 @@ impl Subscription {
                 continue;
             }
             match self.receiver.recv().await {
-                Ok(delivered) if delivered.sequence > self.last => {
-                    self.pending.push_back((delivered.sequence, delivered.data.clone()));
-                }
-                Ok(_) => {}
+                Ok(live) => match live.as_ref() {
+                    Live::Event(delivered) if delivered.sequence > self.last => {
+                        self.pending.push_back((delivered.sequence, delivered.data.clone()));
+                    }
+                    Live::Event(_) => {}
+                    Live::Wake => self.catching_up = true,
+                },
                 Err(RecvError::Lagged(_)) => {
                     // Fallen behind the live buffer: catch up from storage instead of growing a buffer.
                     self.app.runs.metrics.lagged.fetch_add(1, Ordering::Relaxed);

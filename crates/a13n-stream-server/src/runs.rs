@@ -74,12 +74,28 @@ struct RunState {
     fold: DisplayFold,
     journal_len: u64,
     complete: bool,
-    live: broadcast::Sender<Arc<Delivered>>,
 }
 
-#[derive(Default)]
+/// What subscribers of a run are told.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Live {
+    /// An event committed here.
+    Event(Delivered),
+    /// Storage advanced elsewhere (another host process): catch up from storage.
+    Wake,
+}
+
+/// One run: its in-memory state (dropped and rebuilt from storage when it may be stale) and its subscribers'
+/// channel, which outlives any rebuild so subscribers stay connected.
 struct Slot {
     state: Option<RunState>,
+    live: broadcast::Sender<Arc<Live>>,
+}
+
+impl Default for Slot {
+    fn default() -> Self {
+        Slot { state: None, live: broadcast::channel(LIVE_BUFFER).0 }
+    }
 }
 
 /// Counters for the metrics endpoint.
@@ -140,14 +156,12 @@ impl Runs {
         let storage = self.storage();
         let id = run_id.to_owned();
         let record = blocking(move || storage.run(&id)).await?;
-        let (live, _) = broadcast::channel(LIVE_BUFFER);
         let options = || DisplayOptions { retain_content: self.retain_content, ..DisplayOptions::default() };
         let Some(record) = record else {
             return Ok(RunState {
                 fold: DisplayFold::with_options(run_id, options()),
                 journal_len: 0,
                 complete: false,
-                live,
             });
         };
         self.metrics.recoveries.fetch_add(1, Ordering::Relaxed);
@@ -189,7 +203,7 @@ impl Runs {
         // Everything restored is already stored: start checkpoint tracking afresh.
         fold.capture_delta();
         fold.clear_changed();
-        Ok(RunState { fold, journal_len: record.journal_len, complete: record.complete, live })
+        Ok(RunState { fold, journal_len: record.journal_len, complete: record.complete })
     }
 
     async fn state<'a>(&self, run_id: &str, slot: &'a mut Slot) -> Result<&'a mut RunState, StorageError> {
@@ -218,6 +232,7 @@ impl Runs {
         slot: &mut Slot,
     ) -> Result<Accepted, IngestError> {
         let storage_error = |error: StorageError| IngestError::Storage(error.to_string());
+        let live = slot.live.clone();
         let state = self.state(run_id, slot).await.map_err(storage_error)?;
         let count = lines.len() as u64;
         if offset != state.journal_len {
@@ -312,20 +327,38 @@ impl Runs {
         for event in batch.events {
             let terminal = is_terminal(&event.event);
             // No subscriber is not an error: events are stored for whoever connects later.
-            let _ = state.live.send(Arc::new(Delivered { sequence: event.sequence, data: event.event, terminal }));
+            let delivered = Delivered { sequence: event.sequence, data: event.event, terminal };
+            let _ = live.send(Arc::new(Live::Event(delivered)));
         }
         Ok(Accepted { next_offset: state.journal_len, events: produced, duplicate: false, position })
     }
 
     /// Subscribe to a run's live events; also returns the committed position and whether the run is complete.
-    pub async fn subscribe(
-        &self,
-        run_id: &str,
-    ) -> Result<(broadcast::Receiver<Arc<Delivered>>, u64, bool), StorageError> {
+    pub async fn subscribe(&self, run_id: &str) -> Result<(broadcast::Receiver<Arc<Live>>, u64, bool), StorageError> {
         let slot = self.slot(run_id);
         let mut slot = slot.lock().await;
+        let receiver = slot.live.subscribe();
         let state = self.state(run_id, &mut slot).await?;
-        Ok((state.live.subscribe(), state.fold.position().sequence, state.complete))
+        Ok((receiver, state.fold.position().sequence, state.complete))
+    }
+
+    /// Another process committed to `run_id`: drop the in-memory run if it is behind storage, and wake its
+    /// subscribers to catch up from storage.
+    pub async fn advanced_elsewhere(&self, run_id: &str) {
+        let slot = self.slot(run_id);
+        let mut slot = slot.lock().await;
+        let storage = self.storage();
+        let id = run_id.to_owned();
+        let stored = blocking(move || storage.run(&id)).await.ok().flatten().map(|record| record.journal_len);
+        let behind = match (&slot.state, stored) {
+            (Some(state), Some(stored)) => state.journal_len < stored,
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        if behind {
+            slot.state = None;
+            let _ = slot.live.send(Arc::new(Live::Wake));
+        }
     }
 
     /// The committed display snapshot JSON of a run.

@@ -275,3 +275,31 @@ fn crash_recovery_keeps_every_acknowledged_batch_exactly_once() {
         assert_eq!((status, body["duplicate"].as_bool()), (200, Some(true)), "{run}: the journal equals the source");
     }
 }
+
+/// Regression: the subscribers' channel lived in the per-run state, which is dropped when a batch is refused, so
+/// a refused batch disconnected every subscriber of the run.
+#[test]
+fn a_refused_batch_does_not_disconnect_subscribers() {
+    let database = temp_db("refused");
+    let server = Server::start(&database, &[]);
+    let lines = case_lines("extra-output-structured");
+    let run = run_id(&lines);
+    let (expected, _) = uninterrupted(&lines);
+    let subscriber = {
+        let (address, run, total) = (server.address.clone(), run.clone(), expected.len());
+        std::thread::spawn(move || sse(&address, &format!("/v1/runs/{run}/events"), None, total))
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    let half = lines.len() / 2;
+    assert_eq!(post(&server.address, &run, 0, &lines[..half]).unwrap().0, 200);
+    // Rejected while folding (the root run changes thread), after the batch's first line was folded.
+    let mut bad = lines[half..].to_vec();
+    let mut moved: Value = serde_json::from_str(&bad[1]).unwrap();
+    moved["thread_id"] = "elsewhere".into();
+    bad[1] = moved.to_string();
+    let (status, body) = post(&server.address, &run, half, &bad).unwrap();
+    assert_eq!((status, body["error"]["kind"].as_str()), (422, Some("observation")), "{body}");
+    assert_eq!(post(&server.address, &run, half, &lines[half..]).unwrap().0, 200);
+    let (events, _) = subscriber.join().unwrap();
+    assert_eq!(events.len(), expected.len(), "every event arrived on the one connection");
+}
