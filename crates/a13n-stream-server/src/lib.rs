@@ -16,12 +16,12 @@
 
 #![forbid(unsafe_code)]
 
+pub mod postgres;
 pub mod runs;
 pub mod storage;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,8 +47,8 @@ use crate::storage::{SqliteStorage, Storage, StoredEvent};
 pub struct Config {
     /// Where to listen (loopback by default).
     pub listen: SocketAddr,
-    /// The SQLite database file.
-    pub database: PathBuf,
+    /// A SQLite database file, or a `postgres://` URL (several processes may share one PostgreSQL database).
+    pub database: String,
     /// A bearer token every request must carry, when set.
     pub token: Option<String>,
     /// The largest request body.
@@ -65,7 +65,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 8787)),
-            database: PathBuf::from("a13n-stream.db"),
+            database: "a13n-stream.db".into(),
             token: None,
             max_body_bytes: 32 * 1024 * 1024,
             max_line_bytes: 8 * 1024 * 1024,
@@ -117,12 +117,33 @@ fn router(app: Shared) -> Router {
 
 /// Open storage, bind, and serve until interrupted. `on_listening` receives the bound address (port 0 picks one).
 pub async fn serve(config: Config, on_listening: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
-    let storage: Arc<dyn Storage> = Arc::new(SqliteStorage::open(&config.database)?);
+    let url = config.database.clone();
+    let postgres = url.starts_with("postgres://") || url.starts_with("postgresql://");
+    let opened = tokio::task::spawn_blocking(move || -> Result<Arc<dyn Storage>, storage::StorageError> {
+        if postgres {
+            Ok(Arc::new(postgres::PostgresStorage::open(&url)?))
+        } else {
+            Ok(Arc::new(SqliteStorage::open(std::path::Path::new(&url))?))
+        }
+    })
+    .await
+    .map_err(|error| storage::StorageError::Database(error.to_string()))?;
+    let storage = opened?;
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|source| ServeError::Listen { address: config.listen, source })?;
     let address = listener.local_addr().map_err(|source| ServeError::Listen { address: config.listen, source })?;
     let app = Arc::new(App { runs: Runs::new(storage, config.retain_content), config });
+    if postgres {
+        // Commits of other processes wake this process's subscribers and refresh its runs.
+        let (app, url, handle) = (Arc::clone(&app), app.config.database.clone(), tokio::runtime::Handle::current());
+        std::thread::spawn(move || {
+            postgres::listen(&url, |run_id| {
+                let app = Arc::clone(&app);
+                handle.spawn(async move { app.runs.advanced_elsewhere(&run_id).await });
+            })
+        });
+    }
     on_listening(address);
     tracing::info!(%address, "serving");
     axum::serve(listener, router(app))
@@ -271,9 +292,12 @@ impl Subscription {
             }
             match self.receiver.recv().await {
                 Ok(live) => match live.as_ref() {
-                    Live::Event(delivered) if delivered.sequence > self.last => {
+                    // Live events are used only when they follow on directly; anything else (a gap left by
+                    // commits of another process) is read from storage, which has every published event.
+                    Live::Event(delivered) if delivered.sequence == self.last + 1 => {
                         self.pending.push_back((delivered.sequence, delivered.data.clone()));
                     }
+                    Live::Event(delivered) if delivered.sequence > self.last => self.catching_up = true,
                     Live::Event(_) => {}
                     Live::Wake => self.catching_up = true,
                 },

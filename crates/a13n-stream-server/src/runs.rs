@@ -217,7 +217,12 @@ impl Runs {
     pub async fn ingest(&self, run_id: &str, offset: u64, lines: Vec<String>) -> Result<Accepted, IngestError> {
         let slot = self.slot(run_id);
         let mut slot = slot.lock().await;
-        let result = self.ingest_locked(run_id, offset, lines, &mut slot).await;
+        let mut result = self.ingest_locked(run_id, offset, lines.clone(), &mut slot).await;
+        if matches!(result, Err(IngestError::Offset { .. })) {
+            // The in-memory run may be behind storage (another process ingested): decide again from storage.
+            slot.state = None;
+            result = self.ingest_locked(run_id, offset, lines, &mut slot).await;
+        }
         if result.is_err() {
             self.metrics.refused.fetch_add(1, Ordering::Relaxed);
         }

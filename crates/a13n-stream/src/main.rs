@@ -26,7 +26,8 @@ USAGE:
     a13n-stream conformance [--only observer|display] DIR...
     a13n-stream bench [--sizes N,N,...] [--kinds text,short,tools,subagents] [--runs N] [--json]
     a13n-stream bench --emit KIND N
-    a13n-stream serve [--listen ADDR] [--db PATH] [--token TOKEN] [--retain-content] [--max-batch-lines N]
+    a13n-stream serve [--listen ADDR] [--db PATH|postgres://URL] [--token TOKEN] [--retain-content]
+                      [--max-batch-lines N]
     a13n-stream help
 
 COMMANDS:
@@ -582,8 +583,8 @@ fn serve(mut args: Args) -> Result<ExitCode, Failure> {
         config.listen =
             listen.parse().map_err(|_| Failure::Usage(format!("--listen takes HOST:PORT, not {listen:?}")))?;
     }
-    if let Some(path) = args.value("--db")? {
-        config.database = PathBuf::from(path);
+    if let Some(database) = args.value("--db")? {
+        config.database = database;
     }
     config.token = args.value("--token")?.or_else(|| std::env::var("A13N_STREAM_TOKEN").ok()).filter(|t| !t.is_empty());
     config.retain_content = args.flag("--retain-content");
@@ -591,7 +592,11 @@ fn serve(mut args: Args) -> Result<ExitCode, Failure> {
         config.max_batch_lines = lines.max(1);
     }
     args.finish()?;
-    let _ = tracing_subscriber::fmt().with_writer(io::stderr).with_target(false).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_writer(io::stderr)
+        .with_ansi(io::stderr().is_terminal())
+        .with_target(false)
+        .try_init();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

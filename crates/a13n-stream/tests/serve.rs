@@ -19,8 +19,12 @@ struct Server {
 
 impl Server {
     fn start(database: &Path, extra: &[&str]) -> Server {
+        Server::start_on(database.to_str().unwrap(), extra)
+    }
+
+    fn start_on(database: &str, extra: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_a13n-stream"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--db", database.to_str().unwrap()])
+            .args(["serve", "--listen", "127.0.0.1:0", "--db", database])
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -302,4 +306,82 @@ fn a_refused_batch_does_not_disconnect_subscribers() {
     assert_eq!(post(&server.address, &run, half, &lines[half..]).unwrap().0, 200);
     let (events, _) = subscriber.join().unwrap();
     assert_eq!(events.len(), expected.len(), "every event arrived on the one connection");
+}
+
+/// A fresh schema in the test PostgreSQL database, when `A13N_TEST_POSTGRES` names one.
+fn postgres_database(name: &str) -> Option<String> {
+    let Ok(url) = std::env::var("A13N_TEST_POSTGRES") else {
+        eprintln!("skipped: set A13N_TEST_POSTGRES=postgres://USER@HOST/DB to run the PostgreSQL tests");
+        return None;
+    };
+    let schema = format!("a13n_test_{name}_{}", std::process::id());
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).expect("A13N_TEST_POSTGRES answers");
+    client.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")).unwrap();
+    let separator = if url.contains('?') { '&' } else { '?' };
+    Some(format!("{url}{separator}options=-csearch_path%3D{schema}"))
+}
+
+/// Several processes share one PostgreSQL database: batches of one run alternate between them, and subscribers
+/// on each receive every event exactly once, wherever it was ingested.
+#[test]
+fn postgres_nodes_share_runs_and_deliver_everywhere() {
+    let Some(database) = postgres_database("nodes") else { return };
+    let nodes = [Server::start_on(&database, &[]), Server::start_on(&database, &[])];
+    let lines = case_lines("real-tools");
+    let run = run_id(&lines);
+    let (expected, display) = uninterrupted(&lines);
+    let subscribers: Vec<_> = nodes
+        .iter()
+        .map(|node| {
+            let (address, run, total) = (node.address.clone(), run.clone(), expected.len());
+            std::thread::spawn(move || sse(&address, &format!("/v1/runs/{run}/events"), None, total))
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut offset = 0;
+    let mut turn = 0;
+    while offset < lines.len() {
+        let size = 4.min(lines.len() - offset);
+        let (status, body) = post(&nodes[turn % 2].address, &run, offset, &lines[offset..offset + size]).unwrap();
+        assert_eq!(status, 200, "{body}");
+        // The other node has the batch too: retrying it there is acknowledged without effect.
+        let (status, body) = post(&nodes[(turn + 1) % 2].address, &run, offset, &lines[offset..offset + size]).unwrap();
+        assert_eq!((status, body["duplicate"].as_bool()), (200, Some(true)), "{body}");
+        offset += size;
+        turn += 1;
+    }
+    for (node, subscriber) in subscribers.into_iter().enumerate() {
+        let (events, _) = subscriber.join().unwrap();
+        let ids: Vec<&str> = events.iter().map(|e| e.id.as_str()).collect();
+        let wanted: Vec<String> = (1..=expected.len()).map(|n| format!("0-{n}")).collect();
+        assert_eq!(ids, wanted, "node {node}: every event exactly once, in order");
+        let data: Vec<Value> = events.iter().map(|e| serde_json::from_str(&e.data).unwrap()).collect();
+        assert!(data == expected, "node {node}: the events differ from the uninterrupted observer output");
+    }
+    for node in &nodes {
+        let snapshot = request(&node.address, "GET", &format!("/v1/runs/{run}/snapshot"), &[], b"").unwrap();
+        assert_eq!(snapshot.body, display, "the display is the same on every node");
+    }
+}
+
+/// The single-node behaviour, with PostgreSQL storage.
+#[test]
+fn postgres_storage_is_exactly_once_across_restarts() {
+    let Some(database) = postgres_database("restart") else { return };
+    let lines = case_lines("real-subagent");
+    let run = run_id(&lines);
+    let (expected, display) = uninterrupted(&lines);
+    let server = Server::start_on(&database, &[]);
+    let half = lines.len() / 2;
+    assert_eq!(post(&server.address, &run, 0, &lines[..half]).unwrap().0, 200);
+    server.kill();
+    let server = Server::start_on(&database, &[]);
+    assert_eq!(post(&server.address, &run, 0, &lines[..half]).unwrap().1["duplicate"], true);
+    assert_eq!(post(&server.address, &run, half + 1, &lines[half + 1..]).unwrap().0, 409);
+    assert_eq!(post(&server.address, &run, half, &lines[half..]).unwrap().0, 200);
+    let (events, ended) = sse(&server.address, &format!("/v1/runs/{run}/events"), None, usize::MAX);
+    assert!(ended);
+    assert_eq!(events.iter().map(|e| serde_json::from_str::<Value>(&e.data).unwrap()).collect::<Vec<_>>(), expected);
+    let snapshot = request(&server.address, "GET", &format!("/v1/runs/{run}/snapshot"), &[], b"").unwrap();
+    assert_eq!(snapshot.body, display);
 }
