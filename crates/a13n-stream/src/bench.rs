@@ -57,6 +57,7 @@ pub struct Generator {
     unit: u64,
     request: u64,
     line: String,
+    run_id: String,
 }
 
 const THREAD: &str = "thread-bench";
@@ -65,6 +66,11 @@ const RUN: &str = "run-bench";
 impl Generator {
     /// A generator of `total` source lines (at least 4).
     pub fn new(kind: StreamKind, total: u64) -> Generator {
+        Generator::for_run(kind, total, RUN)
+    }
+
+    /// A generator whose root run is `run_id`.
+    pub fn for_run(kind: StreamKind, total: u64, run_id: &str) -> Generator {
         Generator {
             kind,
             total: total.max(4),
@@ -74,6 +80,7 @@ impl Generator {
             unit: 0,
             request: 0,
             line: String::with_capacity(512),
+            run_id: run_id.to_owned(),
         }
     }
 
@@ -98,7 +105,8 @@ impl Generator {
 
     fn event(&mut self, body: &str) {
         let body = format!(r#""event":{body}"#);
-        self.push((THREAD, RUN), &body);
+        let run = self.run_id.clone();
+        self.push((THREAD, &run), &body);
     }
 
     fn child_event(&mut self, child: &str, body: &str) {
@@ -121,7 +129,8 @@ impl Generator {
             self.event(r#"{"schema_version":"1","kind":"lifecycle","payload":{"type":"run_started"}}"#);
         } else if index == self.total - 1 {
             let body = r#""result":{"status":"completed","output":"done","usage":{"input_tokens":100,"output_tokens":50,"cache_read_tokens":0,"cache_write_tokens":0,"details":{}}}"#;
-            self.push((THREAD, RUN), body);
+            let run = self.run_id.clone();
+            self.push((THREAD, &run), body);
         } else {
             match self.kind {
                 StreamKind::Text => self.text_line(index),
@@ -230,8 +239,8 @@ impl Generator {
         let child = format!("run-child-{}", self.unit);
         let delegation = |action: &str, status: &str| {
             format!(
-                r#"{{"schema_version":"1","kind":"delegation","payload":{{"type":"inline_delegation","invocation_id":"delegation-{}","action":"{action}","child_instance_id":"inst","subagent":"helper","status":"{status}","parent_run_id":"{RUN}","parent_agent_instance_id":"agent","parent_tool_call_id":"call-d","child_run_id":"{child}"}}}}"#,
-                self.unit
+                r#"{{"schema_version":"1","kind":"delegation","payload":{{"type":"inline_delegation","invocation_id":"delegation-{}","action":"{action}","child_instance_id":"inst","subagent":"helper","status":"{status}","parent_run_id":"{}","parent_agent_instance_id":"agent","parent_tool_call_id":"call-d","child_run_id":"{child}"}}}}"#,
+                self.unit, self.run_id
             )
         };
         match step {

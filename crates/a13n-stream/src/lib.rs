@@ -4,4 +4,6 @@ pub mod bench;
 pub mod cli;
 pub mod conformance;
 mod conformance_display;
+pub mod http;
+pub mod loadbench;
 pub mod processors;

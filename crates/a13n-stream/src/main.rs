@@ -26,6 +26,7 @@ USAGE:
     a13n-stream conformance [--only observer|display] DIR...
     a13n-stream bench [--sizes N,N,...] [--kinds text,short,tools,subagents] [--runs N] [--json]
     a13n-stream bench --emit KIND N
+    a13n-stream bench-serve [--runs N] [--subscribers M] [--lines L] [--batch B] [--seconds S] [--db URL] [--json]
     a13n-stream serve [--listen ADDR] [--db PATH|postgres://URL] [--token TOKEN] [--retain-content]
                       [--max-batch-lines N]
     a13n-stream help
@@ -38,6 +39,8 @@ COMMANDS:
                   checkpoint JSON (--export, default stdout). --observed writes one line per input line.
                   --stop K folds only the first K lines; --restore continues a checkpoint from line K.
     conformance   Run every recorded case under the given directories; ends with `N passed, M failed`.
+    bench-serve   Load-test `serve` on loopback: N runs ingested at once in batches of B lines, M SSE subscribers
+                  per run; reports ingest rate and delivery latency percentiles (bounded by --seconds).
     serve         Host runs durably over HTTP (loopback 127.0.0.1:8787 and ./a13n-stream.db by default):
                   POST /v1/runs/{run_id}/source?offset=N (NDJSON source lines, exactly once),
                   GET /v1/runs/{run_id}/events (SSE; Last-Event-ID resumes), /items, /snapshot,
@@ -76,6 +79,7 @@ fn run() -> Result<ExitCode, Failure> {
         Some("conformance") => run_conformance(args),
         Some("bench") => bench(args),
         Some("serve") => serve(args),
+        Some("bench-serve") => bench_serve(args),
         Some(other) => Err(Failure::Usage(format!("unknown command {other:?}; see `a13n-stream help`"))),
     }
 }
@@ -607,4 +611,42 @@ fn serve(mut args: Args) -> Result<ExitCode, Failure> {
         }))
         .map_err(|e| Failure::Io(e.to_string()))?;
     Ok(ExitCode::SUCCESS)
+}
+
+fn bench_serve(mut args: Args) -> Result<ExitCode, Failure> {
+    use a13n_stream::loadbench::{self, LoadOptions};
+    let defaults = LoadOptions::default();
+    let options = LoadOptions {
+        runs: args.number("--runs")?.unwrap_or(defaults.runs).max(1),
+        subscribers: args.number("--subscribers")?.unwrap_or(defaults.subscribers),
+        lines: args.number("--lines")?.map_or(defaults.lines, |n| n as u64).max(4),
+        batch: args.number("--batch")?.unwrap_or(defaults.batch).max(1),
+        seconds: args.number("--seconds")?.map_or(defaults.seconds, |s| s as f64),
+        database: args.value("--db")?,
+    };
+    let json = args.flag("--json");
+    args.finish()?;
+    let exe = std::env::current_exe().map_err(io_error)?;
+    let report = loadbench::run(&exe, &options).map_err(Failure::Io)?;
+    if json {
+        say(&format!("{}\n", report.to_json(&options)))?;
+    } else {
+        say(&format!(
+            "{} runs x {} subscribers, batches of {}: {} lines in {:.2} s = {:.0} lines/s; {} deliveries\n\
+             delivery latency ms: p50 {:.2}  p90 {:.2}  p99 {:.2}  max {:.2}; every event exactly once in order: {}\n",
+            options.runs,
+            options.subscribers,
+            options.batch,
+            report.lines,
+            report.seconds,
+            report.lines as f64 / report.seconds.max(1e-9),
+            report.deliveries,
+            report.latency_ms[0],
+            report.latency_ms[1],
+            report.latency_ms[2],
+            report.latency_ms[3],
+            report.exact
+        ))?;
+    }
+    Ok(if report.exact { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

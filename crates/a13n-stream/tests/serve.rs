@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use a13n_stream::http::{request, sse, SseEvent};
 use a13n_stream_protocol::{DisplayFold, HarnessAguiStreamObserver, SourceItem};
-use a13n_testkit::http::{request, sse, SseEvent};
 use a13n_testkit::{own_cases, shared_cases, Rng};
 use serde_json::Value;
 

@@ -1,0 +1,118 @@
+//! A minimal HTTP/1.0 client for a host on this machine (tests and the load benchmark): one request per
+//! connection, the response read to the end, so Server-Sent Events arrive close-delimited, without chunking.
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+/// A response: status and body.
+#[derive(Debug)]
+pub struct Response {
+    /// The status code.
+    pub status: u16,
+    /// The body.
+    pub body: String,
+}
+
+fn connect(address: &str) -> std::io::Result<TcpStream> {
+    let stream = TcpStream::connect(address)?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    Ok(stream)
+}
+
+/// Send one request and read the whole response.
+pub fn request(
+    address: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> std::io::Result<Response> {
+    let mut stream = connect(address)?;
+    let mut head = format!("{method} {path} HTTP/1.0\r\nHost: {address}\r\nContent-Length: {}\r\n", body.len());
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body)?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw)?;
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    Ok(Response { status, body: body.to_owned() })
+}
+
+/// One Server-Sent Event: its id and data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SseEvent {
+    /// The `id:` field.
+    pub id: String,
+    /// The `data:` field.
+    pub data: String,
+}
+
+/// Read Server-Sent Events from `path` until the stream ends, the connection fails, or `limit` events came.
+/// Returns the events and whether the stream ended by itself.
+pub fn sse(address: &str, path: &str, last_event_id: Option<&str>, limit: usize) -> (Vec<SseEvent>, bool) {
+    let mut events = Vec::new();
+    let ended = sse_each(address, path, last_event_id, Duration::from_secs(30), |event| {
+        events.push(event);
+        events.len() < limit
+    });
+    (events, ended)
+}
+
+/// Read Server-Sent Events, handing each to `on_event` until it returns `false`, the stream ends (`true` is
+/// returned), or the connection fails or stays silent for `idle`.
+pub fn sse_each(
+    address: &str,
+    path: &str,
+    last_event_id: Option<&str>,
+    idle: Duration,
+    mut on_event: impl FnMut(SseEvent) -> bool,
+) -> bool {
+    let Ok(mut stream) = TcpStream::connect(address) else { return false };
+    if stream.set_read_timeout(Some(idle)).is_err() {
+        return false;
+    }
+    let mut head = format!("GET {path} HTTP/1.0\r\nHost: {address}\r\nAccept: text/event-stream\r\n");
+    if let Some(id) = last_event_id {
+        head.push_str(&format!("Last-Event-ID: {id}\r\n"));
+    }
+    head.push_str("\r\n");
+    if stream.write_all(head.as_bytes()).is_err() {
+        return false;
+    }
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    // Skip the response head.
+    loop {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => return false,
+            Ok(_) if line == "\r\n" || line == "\n" => break,
+            Ok(_) => {}
+        }
+    }
+    let (mut id, mut data) = (String::new(), String::new());
+    loop {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) => return true,
+            Err(_) => return false,
+            Ok(_) => {}
+        }
+        let text = line.trim_end_matches(['\r', '\n']);
+        if text.is_empty() {
+            if !data.is_empty() && !on_event(SseEvent { id: std::mem::take(&mut id), data: std::mem::take(&mut data) })
+            {
+                return false;
+            }
+        } else if let Some(value) = text.strip_prefix("id:") {
+            id = value.trim_start().to_owned();
+        } else if let Some(value) = text.strip_prefix("data:") {
+            data = value.strip_prefix(' ').unwrap_or(value).to_owned();
+        }
+    }
+}
