@@ -422,7 +422,7 @@ async fn metrics(State(app): State<Shared>) -> Response {
     let text = format!(
         "a13n_ingest_lines_total {}\na13n_ingest_batches_total {}\na13n_ingest_refused_total {}\n\
          a13n_ingest_duplicates_total {}\na13n_events_delivered_total {}\na13n_subscribers {}\n\
-         a13n_subscribers_lagged_total {}\na13n_run_recoveries_total {}\n",
+         a13n_subscribers_lagged_total {}\na13n_run_recoveries_total {}\na13n_run_journal_rebuilds_total {}\n",
         m.lines.load(Ordering::Relaxed),
         m.batches.load(Ordering::Relaxed),
         m.refused.load(Ordering::Relaxed),
@@ -431,6 +431,7 @@ async fn metrics(State(app): State<Shared>) -> Response {
         m.subscribers.load(Ordering::Relaxed),
         m.lagged.load(Ordering::Relaxed),
         m.recoveries.load(Ordering::Relaxed),
+        m.journal_rebuilds.load(Ordering::Relaxed),
     );
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
 }

@@ -117,6 +117,8 @@ pub struct Metrics {
     pub lagged: AtomicU64,
     /// Runs rebuilt from storage.
     pub recoveries: AtomicU64,
+    /// Runs whose checkpoint was missing or unreadable, rebuilt from their journal.
+    pub journal_rebuilds: AtomicU64,
 }
 
 /// The runs of one host.
@@ -187,6 +189,7 @@ impl Runs {
             Some(fold) if fold.position().sequence == record.position => fold,
             _ => {
                 tracing::warn!(run_id, "checkpoint missing or unreadable; rebuilding the display from the journal");
+                self.metrics.journal_rebuilds.fetch_add(1, Ordering::Relaxed);
                 let storage = self.storage();
                 let id = run_id.to_owned();
                 let journal_len = record.journal_len;

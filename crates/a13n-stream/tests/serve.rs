@@ -89,8 +89,18 @@ fn run_id(lines: &[String]) -> String {
 
 #[test]
 fn ingest_is_exactly_once_and_delivery_replays_without_gap() {
-    let database = temp_db("basic");
-    let server = Server::start(&database, &[]);
+    exactly_once_and_replay(temp_db("basic").to_str().unwrap());
+}
+
+#[test]
+fn postgres_ingest_is_exactly_once_and_delivery_replays_without_gap() {
+    if let Some(database) = postgres_database("basic") {
+        exactly_once_and_replay(&database);
+    }
+}
+
+fn exactly_once_and_replay(database: &str) {
+    let server = Server::start_on(database, &[]);
     let address = server.address.clone();
     let lines = case_lines("synth-observations");
     let run = run_id(&lines);
@@ -140,7 +150,7 @@ fn ingest_is_exactly_once_and_delivery_replays_without_gap() {
     drop(server);
 
     // Restarted, the run is rebuilt from its checkpoint and ingest goes on at the same offset.
-    let server = Server::start(&database, &[]);
+    let server = Server::start_on(database, &[]);
     let snapshot = request(&server.address, "GET", &format!("/v1/runs/{run}/snapshot"), &[], b"").unwrap();
     assert_eq!(snapshot.body, expected_display);
     assert_eq!(post(&server.address, &run, 0, &lines).unwrap().1["duplicate"], true, "the journal equals the source");
@@ -163,7 +173,17 @@ fn a_token_guards_every_route() {
 /// unacknowledged batches are retried at the same offsets and a subscriber reconnects with Last-Event-ID.
 #[test]
 fn crash_recovery_keeps_every_acknowledged_batch_exactly_once() {
-    let database = temp_db("crash");
+    crash_recovery(temp_db("crash").to_str().unwrap().to_owned());
+}
+
+#[test]
+fn postgres_crash_recovery_keeps_every_acknowledged_batch_exactly_once() {
+    if let Some(database) = postgres_database("crash") {
+        crash_recovery(database);
+    }
+}
+
+fn crash_recovery(database: String) {
     // Streams without rejected items; the shared corpus's when this checkout has it.
     let cases: Vec<&str> = [
         "real-tools",
@@ -176,7 +196,7 @@ fn crash_recovery_keeps_every_acknowledged_batch_exactly_once() {
     .into_iter()
     .filter(|case| [own_cases()].into_iter().chain(shared_cases()).any(|root| root.join(case).is_dir()))
     .collect();
-    let server = Arc::new(Mutex::new(Some(Server::start(&database, &[]))));
+    let server = Arc::new(Mutex::new(Some(Server::start_on(&database, &[]))));
     let address = Arc::new(Mutex::new(server.lock().unwrap().as_ref().unwrap().address.clone()));
     let done = Arc::new(AtomicBool::new(false));
     let kills = Arc::new(AtomicUsize::new(0));
@@ -193,7 +213,7 @@ fn crash_recovery_keeps_every_acknowledged_batch_exactly_once() {
                     running.kill();
                 }
                 kills.fetch_add(1, Ordering::SeqCst);
-                let restarted = Server::start(&database, &[]);
+                let restarted = Server::start_on(&database, &[]);
                 *address.lock().unwrap() = restarted.address.clone();
                 *guard = Some(restarted);
                 if done.load(Ordering::SeqCst) && kills.load(Ordering::SeqCst) >= 20 {
@@ -384,4 +404,26 @@ fn postgres_storage_is_exactly_once_across_restarts() {
     assert_eq!(events.iter().map(|e| serde_json::from_str::<Value>(&e.data).unwrap()).collect::<Vec<_>>(), expected);
     let snapshot = request(&server.address, "GET", &format!("/v1/runs/{run}/snapshot"), &[], b"").unwrap();
     assert_eq!(snapshot.body, display);
+}
+
+/// When a run's checkpoint is unreadable, the run is rebuilt from its journal and goes on exactly.
+#[test]
+fn an_unreadable_checkpoint_is_rebuilt_from_the_journal() {
+    let database = temp_db("journal");
+    let lines = case_lines("extra-output-structured");
+    let run = run_id(&lines);
+    let (_, display) = uninterrupted(&lines);
+    let server = Server::start(&database, &[]);
+    let half = lines.len() / 2;
+    assert_eq!(post(&server.address, &run, 0, &lines[..half]).unwrap().0, 200);
+    server.kill();
+    let connection = rusqlite::Connection::open(&database).unwrap();
+    connection.execute("UPDATE runs SET continuation = '{\"not\": \"a continuation\"}'", []).unwrap();
+    drop(connection);
+    let server = Server::start(&database, &[]);
+    assert_eq!(post(&server.address, &run, half, &lines[half..]).unwrap().0, 200);
+    let snapshot = request(&server.address, "GET", &format!("/v1/runs/{run}/snapshot"), &[], b"").unwrap();
+    assert_eq!(snapshot.body, display);
+    let metrics = request(&server.address, "GET", "/metrics", &[], b"").unwrap().body;
+    assert!(metrics.contains("a13n_run_journal_rebuilds_total 1"), "{metrics}");
 }
