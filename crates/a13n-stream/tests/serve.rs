@@ -139,6 +139,32 @@ fn exactly_once_and_replay(database: &str) {
 
     let snapshot = request(&address, "GET", &format!("/v1/runs/{run}/snapshot"), &[], b"").unwrap();
     assert_eq!(snapshot.body, expected_display, "the committed display equals the uninterrupted export");
+
+    // A viewer restores a snapshot taken mid-stream and continues from its position with the events endpoint.
+    let (viewer, _) = {
+        let mut fold = DisplayFold::new(run.clone());
+        for line in &lines[..7] {
+            fold.fold_source(&SourceItem::from_json(line).unwrap()).unwrap();
+        }
+        (fold, ())
+    };
+    let position = viewer.position();
+    let mut restored = DisplayFold::restore_json(&viewer.export_json(), false, None).unwrap();
+    let after = format!("{}-{}", position.attempt, position.sequence);
+    let (rest, _) =
+        sse(&address, &format!("/v1/runs/{run}/events?after={after}"), None, events.len() - position.sequence as usize);
+    assert_eq!(rest.first().map(|e| e.id.clone()), Some(format!("0-{}", position.sequence + 1)), "no gap, no overlap");
+    let batch: Vec<_> =
+        rest.iter().map(|e| serde_json::from_str::<Value>(&e.data).unwrap().as_object().cloned().unwrap()).collect();
+    restored.fold(batch, None).unwrap();
+    let continued: Vec<Value> =
+        restored.items().map(|item| item.content.get("messageId").cloned().unwrap_or(Value::Null)).collect();
+    let whole: Vec<Value> = DisplayFold::restore_json(&expected_display, false, None)
+        .unwrap()
+        .items()
+        .map(|item| item.content.get("messageId").cloned().unwrap_or(Value::Null))
+        .collect();
+    assert_eq!(continued.len(), whole.len(), "the viewer's display has every item");
     let page = request(&address, "GET", &format!("/v1/runs/{run}/items?after=2&limit=3"), &[], b"").unwrap();
     let page: Value = serde_json::from_str(&page.body).unwrap();
     let ordinals: Vec<u64> = page["items"].as_array().unwrap().iter().map(|i| i["ordinal"].as_u64().unwrap()).collect();
