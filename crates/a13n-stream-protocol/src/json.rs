@@ -17,6 +17,20 @@ use serde_json::{Map, Value};
 /// A JSON object with insertion order preserved, as Python dicts keep it.
 pub type Object = Map<String, Value>;
 
+/// The sign, the shortest round-trip decimal digits and the decimal exponent of the first digit: `-0.0125` is
+/// `(true, "125", -2)`. Both float layouts below are arrangements of these.
+fn shortest_digits(value: f64) -> (bool, String, i32) {
+    // `{:e}` yields the shortest round-trip digits: "-1.25e-2".
+    let sci = format!("{value:e}");
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let (negative, mantissa) = match mantissa.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, mantissa),
+    };
+    (negative, mantissa.chars().filter(|c| *c != '.').collect(), exponent)
+}
+
 /// Format a finite float as Python's `repr(float)`.
 pub fn py_float_repr(value: f64) -> String {
     if value == 0.0 {
@@ -32,15 +46,7 @@ pub fn py_float_repr(value: f64) -> String {
             "-Infinity".into()
         };
     }
-    // `{:e}` yields the shortest round-trip digits: "-1.2345e-5".
-    let sci = format!("{value:e}");
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let (negative, mantissa) = match mantissa.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, mantissa),
-    };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let (negative, digits, exponent) = shortest_digits(value);
     let mut out = String::with_capacity(digits.len() + 8);
     if negative {
         out.push('-');
@@ -88,14 +94,7 @@ pub fn pydantic_float_repr(value: f64) -> String {
     if value == 0.0 || !value.is_finite() {
         return py_float_repr(value);
     }
-    let sci = format!("{value:e}");
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let (negative, mantissa) = match mantissa.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, mantissa),
-    };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let (negative, digits, exponent) = shortest_digits(value);
     let length = digits.len() as i32;
     let point = exponent + 1; // the decimal point's position within `digits`
     let last = point - length; // the power of ten of the last digit

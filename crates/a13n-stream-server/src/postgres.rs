@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls};
 
-use crate::storage::{Batch, RunRecord, Storage, StorageError, StoredEvent, StoredItem};
+use crate::storage::{to_i64, to_u64, Batch, RunRecord, Storage, StorageError, StoredEvent, StoredItem};
 
 /// The channel commits are announced on.
 pub const CHANNEL: &str = "a13n_runs";
@@ -48,14 +48,6 @@ impl From<postgres::Error> for StorageError {
     fn from(error: postgres::Error) -> Self {
         StorageError::Database(error.to_string())
     }
-}
-
-fn to_u64(value: i64) -> u64 {
-    u64::try_from(value).unwrap_or(0)
-}
-
-fn to_i64(value: u64) -> i64 {
-    i64::try_from(value).unwrap_or(i64::MAX)
 }
 
 /// PostgreSQL storage over one connection (reconnected when it breaks).

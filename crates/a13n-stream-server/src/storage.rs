@@ -147,11 +147,13 @@ const MIGRATIONS: &[&str] = &["
     CREATE UNIQUE INDEX items_by_ordinal ON items (run_id, ordinal);
 "];
 
-fn to_u64(value: i64) -> u64 {
+/// A stored (signed) integer as a count or position.
+pub(crate) fn to_u64(value: i64) -> u64 {
     u64::try_from(value).unwrap_or(0)
 }
 
-fn to_i64(value: u64) -> i64 {
+/// A count or position as a storable (signed) integer.
+pub(crate) fn to_i64(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 

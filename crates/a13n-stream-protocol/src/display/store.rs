@@ -130,6 +130,29 @@ struct Stored {
     content_refs: IndexMap<String, ContentRef>,
 }
 
+impl Stored {
+    /// An item as a checkpoint describes it: (ordinal, kind, state), (first, last) stream ids, (started, ended).
+    fn committed(
+        (ordinal, kind, state): (u64, ItemKind, ItemState),
+        (first, last): (&str, &str),
+        (started_at, ended_at): (UtcTime, Option<UtcTime>),
+        content: Content,
+        content_refs: IndexMap<String, ContentRef>,
+    ) -> Stored {
+        Stored {
+            ordinal,
+            kind,
+            state,
+            first: StreamId::parse(first),
+            last: StreamId::parse(last),
+            started_at,
+            ended_at,
+            content,
+            content_refs,
+        }
+    }
+}
+
 /// The items of a fold and their change tracking.
 #[derive(Debug, Default)]
 pub(super) struct Store {
@@ -156,22 +179,23 @@ impl Store {
             if sealable(item.kind) && open != Some(item.id.as_str()) {
                 content.seal();
             }
-            let stored = Stored {
-                ordinal: item.ordinal,
-                kind: item.kind,
-                state: item.state,
-                first: StreamId::parse(&item.first_stream_id),
-                last: StreamId::parse(&item.last_stream_id),
-                started_at: item.started_at,
-                ended_at: item.ended_at,
+            let stored = Stored::committed(
+                (item.ordinal, item.kind, item.state),
+                (&item.first_stream_id, &item.last_stream_id),
+                (item.started_at, item.ended_at),
                 content,
-                content_refs: item.content_refs,
-            };
-            let (index, _) = store.items.insert_full(item.id, stored);
-            store.changed.insert(index);
-            store.checkpoint_changed.insert(index);
+                item.content_refs,
+            );
+            store.insert_committed(item.id, stored);
         }
         store
+    }
+
+    /// Add an item that storage already holds (so it is marked changed for both trackings).
+    fn insert_committed(&mut self, id: String, stored: Stored) {
+        let (index, _) = self.items.insert_full(id, stored);
+        self.changed.insert(index);
+        self.checkpoint_changed.insert(index);
     }
 
     /// The bytes of sealed content (most of a checkpoint's size).
@@ -204,20 +228,14 @@ impl Store {
                 }
                 content
             };
-            let stored = Stored {
-                ordinal: item.ordinal,
-                kind: item.kind,
-                state: item.state,
-                first: StreamId::parse(&item.first_stream_id),
-                last: StreamId::parse(&item.last_stream_id),
-                started_at: item.started_at,
-                ended_at: item.ended_at,
+            let stored = Stored::committed(
+                (item.ordinal, item.kind, item.state),
+                (&item.first_stream_id, &item.last_stream_id),
+                (item.started_at, item.ended_at),
                 content,
-                content_refs: item.content_refs,
-            };
-            let (index, _) = store.items.insert_full(item.id, stored);
-            store.changed.insert(index);
-            store.checkpoint_changed.insert(index);
+                item.content_refs,
+            );
+            store.insert_committed(item.id, stored);
         }
         Ok(store)
     }
