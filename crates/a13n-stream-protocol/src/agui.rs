@@ -495,6 +495,35 @@ impl Event {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
+    /// The event as a JSON object, moving its values rather than copying them (the wire form, as `to_value`).
+    pub fn into_object(self) -> Object {
+        match self {
+            Event::Custom(custom) => {
+                let mut object = Object::with_capacity(7);
+                object.insert("type".into(), "CUSTOM".into());
+                if let Some(timestamp) = custom.timestamp {
+                    object.insert("timestamp".into(), timestamp.into());
+                }
+                if let Some(raw) = custom.raw_event {
+                    object.insert("rawEvent".into(), raw);
+                }
+                if let Some(metadata) = custom.metadata {
+                    object.insert("metadata".into(), Value::Object(metadata));
+                }
+                if let Some(run) = custom.subagent_run_id {
+                    object.insert("subagentRunId".into(), run.into());
+                }
+                object.insert("name".into(), custom.name.into());
+                object.insert("value".into(), custom.value);
+                object
+            }
+            other => match other.to_value() {
+                Value::Object(object) => object,
+                _ => Object::new(),
+            },
+        }
+    }
+
     /// The event as compact JSON text, as Pydantic's `model_dump_json` writes it.
     pub fn to_json(&self) -> String {
         crate::json::to_pydantic_json(self).unwrap_or_default()
@@ -550,6 +579,8 @@ mod tests {
         );
         let back: Event = serde_json::from_str(&finished.to_json()).unwrap();
         assert_eq!(back, finished);
+        assert_eq!(Value::Object(event.clone().into_object()), event.to_value());
+        assert_eq!(Value::Object(finished.clone().into_object()), finished.to_value());
     }
 
     #[test]

@@ -299,6 +299,40 @@ pub(crate) fn json_size(value: &Value) -> usize {
     }
 }
 
+/// The exact length of `value` in the compact UTF-8 JSON this library writes (Pydantic's layout), without
+/// writing it.
+pub(crate) fn pydantic_size(value: &Value) -> usize {
+    match value {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(number) => match (number.as_i64(), number.as_u64()) {
+            (Some(int), _) => int.to_string().len(),
+            (None, Some(int)) => int.to_string().len(),
+            _ => pydantic_float_repr(number.as_f64().unwrap_or(0.0)).len(),
+        },
+        Value::String(text) => utf8_str_size(text),
+        Value::Array(items) => 2 + items.len().saturating_sub(1) + items.iter().map(pydantic_size).sum::<usize>(),
+        Value::Object(map) => {
+            2 + map.len().saturating_sub(1)
+                + map.iter().map(|(key, value)| utf8_str_size(key) + 1 + pydantic_size(value)).sum::<usize>()
+        }
+    }
+}
+
+/// The length of a string in compact UTF-8 JSON, quotes and escapes included.
+pub(crate) fn utf8_str_size(text: &str) -> usize {
+    let mut size = 2 + text.len();
+    for byte in text.bytes() {
+        size += match byte {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+            0x00..=0x1f => 5,
+            _ => 0,
+        };
+    }
+    size
+}
+
 /// The length of a string in `json.dumps` with `ensure_ascii=True`, quotes included.
 pub(crate) fn escaped_str_size(text: &str) -> usize {
     let mut size = 2;
@@ -404,6 +438,12 @@ mod tests {
         let control = json!("a\u{1}\n\"\\");
         assert_eq!(PyDumps::TEXT.dumps(&control), "\"a\\u0001\\n\\\"\\\\\"");
         assert_eq!(json_size(&control), PyDumps::TEXT.dumps(&control).len());
+    }
+
+    #[test]
+    fn pydantic_size_is_exact() {
+        let value = json!({"a": [1, -2, 2.5e-6, 1e16, 0.00001, null, true, false], "é\u{1}\"\\\n": "東京🚀\u{7f}\t"});
+        assert_eq!(pydantic_size(&value), to_pydantic_json(&value).unwrap().len());
     }
 
     #[test]

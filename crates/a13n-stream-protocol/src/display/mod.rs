@@ -799,13 +799,7 @@ impl DisplayFold {
     /// leaves the fold's observer unchanged.
     pub fn events(&mut self, source: &SourceItem) -> Result<Vec<Object>, FoldError> {
         let events = self.observer.observe(source)?;
-        Ok(events
-            .iter()
-            .map(|event| match event.to_value() {
-                Value::Object(object) => object,
-                _ => Object::new(),
-            })
-            .collect())
+        Ok(events.into_iter().map(Event::into_object).collect())
     }
 
     /// Convert and fold one source item: [`DisplayFold::events`] then [`DisplayFold::fold`] with the source.
