@@ -157,21 +157,29 @@ impl Storage for PostgresStorage {
             if to_u64(journal_len) != batch.offset {
                 return Err(StorageError::Conflict { run_id: batch.run_id.clone(), journal_len: to_u64(journal_len) });
             }
-            let insert_line = transaction.prepare("INSERT INTO a13n_journal (run_id, line_no, line) VALUES ($1, $2, $3)")?;
-            for (index, line) in batch.lines.iter().enumerate() {
-                transaction.execute(&insert_line, &[&batch.run_id, &to_i64(batch.offset + index as u64), line])?;
-            }
-            let insert_event = transaction.prepare("INSERT INTO a13n_events (run_id, sequence, event) VALUES ($1, $2, $3)")?;
-            for event in &batch.events {
-                transaction.execute(&insert_event, &[&batch.run_id, &to_i64(event.sequence), &event.event])?;
-            }
-            let upsert = transaction.prepare(
-                "INSERT INTO a13n_items (run_id, item_id, ordinal, item) VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (run_id, item_id) DO UPDATE SET ordinal = EXCLUDED.ordinal, item = EXCLUDED.item",
+            // One statement per table, whatever the batch size: rows travel as arrays.
+            let lines: Vec<&str> = batch.lines.iter().map(String::as_str).collect();
+            transaction.execute(
+                "INSERT INTO a13n_journal (run_id, line_no, line)
+                 SELECT $1, $2 + ordinality - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ordinality)",
+                &[&batch.run_id, &to_i64(batch.offset), &lines],
             )?;
-            for item in &batch.items {
-                transaction.execute(&upsert, &[&batch.run_id, &item.id, &to_i64(item.ordinal), &item.item])?;
-            }
+            let sequences: Vec<i64> = batch.events.iter().map(|event| to_i64(event.sequence)).collect();
+            let events: Vec<&str> = batch.events.iter().map(|event| event.event.as_str()).collect();
+            transaction.execute(
+                "INSERT INTO a13n_events (run_id, sequence, event)
+                 SELECT $1, sequence, event FROM unnest($2::bigint[], $3::text[]) AS t(sequence, event)",
+                &[&batch.run_id, &sequences, &events],
+            )?;
+            let ids: Vec<&str> = batch.items.iter().map(|item| item.id.as_str()).collect();
+            let ordinals: Vec<i64> = batch.items.iter().map(|item| to_i64(item.ordinal)).collect();
+            let items: Vec<&str> = batch.items.iter().map(|item| item.item.as_str()).collect();
+            transaction.execute(
+                "INSERT INTO a13n_items (run_id, item_id, ordinal, item)
+                 SELECT $1, item_id, ordinal, item FROM unnest($2::text[], $3::bigint[], $4::text[]) AS t(item_id, ordinal, item)
+                 ON CONFLICT (run_id, item_id) DO UPDATE SET ordinal = EXCLUDED.ordinal, item = EXCLUDED.item",
+                &[&batch.run_id, &ids, &ordinals, &items],
+            )?;
             transaction.execute(
                 "UPDATE a13n_runs SET journal_len = $2, position = $3, complete = $4, continuation = $5 WHERE run_id = $1",
                 &[
