@@ -16,7 +16,7 @@ use crate::json::{char_boundary, Object};
 /// The `CUSTOM` name of a fragment frame.
 pub const FRAGMENT_EVENT_NAME: &str = "a13n.stream.fragment";
 /// Events up to this many bytes of JSON travel whole.
-pub(crate) const WHOLE_EVENT_BYTES: usize = 48 * 1024;
+const WHOLE_EVENT_BYTES: usize = 48 * 1024;
 /// Code points of JSON text per frame.
 const FRAME_CHARS: usize = 4096;
 /// Default byte budget of an assembler.
@@ -28,16 +28,45 @@ pub const DEFAULT_MAX_PENDING: u64 = 8;
 ///
 /// `identity` names the event's frames (the observer uses `thread:run:sequence:index`).
 pub fn fragment_custom_event(event: CustomEvent, identity: &str) -> Vec<Event> {
+    fragment_lazily(event, || identity.to_owned())
+}
+
+/// [`fragment_custom_event`], naming the frames only when the event is split. The exact encoded size is computed
+/// without encoding; only events within 1 KiB of the limit are encoded (to be measured exactly and split).
+pub(crate) fn fragment_lazily(event: CustomEvent, identity: impl FnOnce() -> String) -> Vec<Event> {
+    if custom_size(&event) + 1024 < WHOLE_EVENT_BYTES {
+        return vec![Event::Custom(event)];
+    }
     let event = Event::Custom(event);
     let encoded = event.to_json();
     match event {
-        Event::Custom(event) => split_encoded(event, &encoded, identity),
+        Event::Custom(event) => split_encoded(event, &encoded, &identity()),
         other => vec![other],
     }
 }
 
+/// The length of a `CUSTOM` event's compact JSON: `{"type":"CUSTOM",…,"name":…,"value":…}`.
+fn custom_size(event: &CustomEvent) -> usize {
+    use crate::json::{pydantic_object_size, pydantic_size, utf8_str_size};
+    let mut size =
+        r#"{"type":"CUSTOM","name":,"value":}"#.len() + utf8_str_size(&event.name) + pydantic_size(&event.value);
+    if let Some(timestamp) = event.timestamp {
+        size += r#","timestamp":"#.len() + timestamp.to_string().len();
+    }
+    if let Some(raw) = &event.raw_event {
+        size += r#","rawEvent":"#.len() + pydantic_size(raw);
+    }
+    if let Some(metadata) = &event.metadata {
+        size += r#","metadata":"#.len() + pydantic_object_size(metadata);
+    }
+    if let Some(run) = &event.subagent_run_id {
+        size += r#","subagentRunId":"#.len() + utf8_str_size(run);
+    }
+    size
+}
+
 /// Split an event whose Pydantic JSON text is `encoded`.
-pub(crate) fn split_encoded(event: CustomEvent, encoded: &str, identity: &str) -> Vec<Event> {
+fn split_encoded(event: CustomEvent, encoded: &str, identity: &str) -> Vec<Event> {
     if encoded.len() <= WHOLE_EVENT_BYTES {
         return vec![Event::Custom(event)];
     }
@@ -307,6 +336,23 @@ mod tests {
             value: json!({"text": "é".repeat(30_000)}),
             ..CustomEvent::default()
         }
+    }
+
+    #[test]
+    fn custom_sizes_are_exact() {
+        let mut metadata = Object::new();
+        metadata.insert("display".into(), true.into());
+        let event = CustomEvent {
+            timestamp: Some(1_795_975_539_742),
+            raw_event: Some(serde_json::json!({"x": 1.5})),
+            metadata: Some(metadata),
+            subagent_run_id: Some("run-é".into()),
+            name: "a13n.harness.tool".into(),
+            value: serde_json::json!({"text": "东京\n\"", "n": [1, 2e-7]}),
+        };
+        assert_eq!(custom_size(&event), Event::Custom(event.clone()).to_json().len());
+        let bare = CustomEvent { name: "n".into(), ..CustomEvent::default() };
+        assert_eq!(custom_size(&bare), Event::Custom(bare.clone()).to_json().len());
     }
 
     #[test]

@@ -283,25 +283,9 @@ pub(crate) fn to_pydantic_writer<T: Serialize + ?Sized>(out: &mut Vec<u8>, value
     value.serialize(&mut ser)
 }
 
-/// `len(json.dumps(value, separators=(",", ":")))`: the ASCII-escaped compact length, without building it.
-pub(crate) fn json_size(value: &Value) -> usize {
-    match value {
-        Value::Null => 4,
-        Value::Bool(true) => 4,
-        Value::Bool(false) => 5,
-        Value::Number(number) => number_text(number).len(),
-        Value::String(text) => escaped_str_size(text),
-        Value::Array(items) => 2 + items.len().saturating_sub(1) + items.iter().map(json_size).sum::<usize>(),
-        Value::Object(map) => {
-            2 + map.len().saturating_sub(1)
-                + map.iter().map(|(key, value)| escaped_str_size(key) + 1 + json_size(value)).sum::<usize>()
-        }
-    }
-}
-
-/// The exact length of `value` in the compact UTF-8 JSON this library writes (Pydantic's layout), without
-/// writing it.
-pub(crate) fn pydantic_size(value: &Value) -> usize {
+/// The compact length of `value` in an encoding that differs from the others only in how it writes strings
+/// and floats.
+fn encoded_size(value: &Value, string: fn(&str) -> usize, float: fn(f64) -> usize) -> usize {
     match value {
         Value::Null => 4,
         Value::Bool(true) => 4,
@@ -309,15 +293,36 @@ pub(crate) fn pydantic_size(value: &Value) -> usize {
         Value::Number(number) => match (number.as_i64(), number.as_u64()) {
             (Some(int), _) => int.to_string().len(),
             (None, Some(int)) => int.to_string().len(),
-            _ => pydantic_float_repr(number.as_f64().unwrap_or(0.0)).len(),
+            _ => float(number.as_f64().unwrap_or(0.0)),
         },
-        Value::String(text) => utf8_str_size(text),
-        Value::Array(items) => 2 + items.len().saturating_sub(1) + items.iter().map(pydantic_size).sum::<usize>(),
-        Value::Object(map) => {
-            2 + map.len().saturating_sub(1)
-                + map.iter().map(|(key, value)| utf8_str_size(key) + 1 + pydantic_size(value)).sum::<usize>()
+        Value::String(text) => string(text),
+        Value::Array(items) => {
+            2 + items.len().saturating_sub(1)
+                + items.iter().map(|item| encoded_size(item, string, float)).sum::<usize>()
         }
+        Value::Object(map) => encoded_object_size(map, string, float),
     }
+}
+
+fn encoded_object_size(map: &Object, string: fn(&str) -> usize, float: fn(f64) -> usize) -> usize {
+    2 + map.len().saturating_sub(1)
+        + map.iter().map(|(key, value)| string(key) + 1 + encoded_size(value, string, float)).sum::<usize>()
+}
+
+/// `len(json.dumps(value, separators=(",", ":")))`: the ASCII-escaped compact length, without building it.
+pub(crate) fn json_size(value: &Value) -> usize {
+    encoded_size(value, escaped_str_size, |f| py_float_repr(f).len())
+}
+
+/// The exact length of `value` in the compact UTF-8 JSON this library writes (Pydantic's layout), without
+/// writing it.
+pub(crate) fn pydantic_size(value: &Value) -> usize {
+    encoded_size(value, utf8_str_size, |f| pydantic_float_repr(f).len())
+}
+
+/// [`pydantic_size`] of an object.
+pub(crate) fn pydantic_object_size(map: &Object) -> usize {
+    encoded_object_size(map, utf8_str_size, |f| pydantic_float_repr(f).len())
 }
 
 /// The length of a string in compact UTF-8 JSON, quotes and escapes included.
@@ -346,16 +351,6 @@ pub(crate) fn escaped_str_size(text: &str) -> usize {
         };
     }
     size
-}
-
-fn number_text(number: &serde_json::Number) -> String {
-    if let Some(int) = number.as_i64() {
-        int.to_string()
-    } else if let Some(int) = number.as_u64() {
-        int.to_string()
-    } else {
-        py_float_repr(number.as_f64().unwrap_or(0.0))
-    }
 }
 
 /// Number of Unicode code points, Python's `len(str)`.

@@ -28,7 +28,7 @@ use crate::agui::{
 };
 use crate::content::{public_tool_value, tool_execution_value, tool_result_content};
 use crate::error::{InputError, ObserveError};
-use crate::fragments::split_encoded;
+use crate::fragments::fragment_lazily;
 use crate::json::{char_len, Object, PyDumps};
 use crate::source::{EventKind, RunResult, RunStatus, SourceBody, SourceEvent, SourceItem};
 
@@ -452,39 +452,8 @@ fn restore_entry<V>(map: &mut IndexMap<String, V>, key: String, previous: Option
 }
 
 fn frame_custom(event: CustomEvent, item: &SourceItem, index: usize, out: &mut Vec<Event>) {
-    // The exact encoded size, computed without encoding; only events near the limit are encoded to be split.
-    if custom_size(&event) + 1024 < crate::fragments::WHOLE_EVENT_BYTES {
-        out.push(Event::Custom(event));
-        return;
-    }
-    let event = Event::Custom(event);
-    let encoded = event.to_json();
-    let Event::Custom(event) = event else { return };
-    let identity = format!("{}:{}:{}:{index}", item.thread_id, item.run_id, item.sequence);
-    out.extend(split_encoded(event, &encoded, &identity));
-}
-
-/// The length of a `CUSTOM` event's compact JSON: `{"type":"CUSTOM",…,"name":…,"value":…}`.
-fn custom_size(event: &CustomEvent) -> usize {
-    use crate::json::{pydantic_size, utf8_str_size};
-    let mut size =
-        r#"{"type":"CUSTOM","name":,"value":}"#.len() + utf8_str_size(&event.name) + pydantic_size(&event.value);
-    if let Some(timestamp) = event.timestamp {
-        size += r#","timestamp":"#.len() + timestamp.to_string().len();
-    }
-    if let Some(raw) = &event.raw_event {
-        size += r#","rawEvent":"#.len() + pydantic_size(raw);
-    }
-    if let Some(metadata) = &event.metadata {
-        size += r#","metadata":{}"#.len() - 2
-            + 2
-            + metadata.len().saturating_sub(1)
-            + metadata.iter().map(|(k, v)| utf8_str_size(k) + 1 + pydantic_size(v)).sum::<usize>();
-    }
-    if let Some(run) = &event.subagent_run_id {
-        size += r#","subagentRunId":"#.len() + utf8_str_size(run);
-    }
-    size
+    let identity = || format!("{}:{}:{}:{index}", item.thread_id, item.run_id, item.sequence);
+    out.extend(fragment_lazily(event, identity));
 }
 
 fn validate_correlation<M: Mode>(core: &Core, item: &SourceItem) -> Result<(), ObserveError> {
@@ -1376,23 +1345,6 @@ fn convert_terminal(item: &SourceItem, result: &RunResult) -> Event {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn custom_sizes_are_exact() {
-        let mut metadata = Object::new();
-        metadata.insert("display".into(), true.into());
-        let event = CustomEvent {
-            timestamp: Some(1_795_975_539_742),
-            raw_event: Some(serde_json::json!({"x": 1.5})),
-            metadata: Some(metadata),
-            subagent_run_id: Some("run-é".into()),
-            name: "a13n.harness.tool".into(),
-            value: serde_json::json!({"text": "东京\n\"", "n": [1, 2e-7]}),
-        };
-        assert_eq!(custom_size(&event), Event::Custom(event.clone()).to_json().len());
-        let bare = CustomEvent { name: "n".into(), ..CustomEvent::default() };
-        assert_eq!(custom_size(&bare), Event::Custom(bare.clone()).to_json().len());
-    }
 
     #[test]
     fn tool_event_names() {

@@ -220,11 +220,11 @@ impl Runs {
     pub async fn ingest(&self, run_id: &str, offset: u64, lines: Vec<String>) -> Result<Accepted, IngestError> {
         let slot = self.slot(run_id);
         let mut slot = slot.lock().await;
-        let mut result = self.ingest_locked(run_id, offset, lines.clone(), &mut slot).await;
+        let mut result = self.ingest_locked(run_id, offset, &lines, &mut slot).await;
         if matches!(result, Err(IngestError::Offset { .. })) {
             // The in-memory run may be behind storage (another process ingested): decide again from storage.
             slot.state = None;
-            result = self.ingest_locked(run_id, offset, lines, &mut slot).await;
+            result = self.ingest_locked(run_id, offset, &lines, &mut slot).await;
         }
         if result.is_err() {
             self.metrics.refused.fetch_add(1, Ordering::Relaxed);
@@ -236,7 +236,7 @@ impl Runs {
         &self,
         run_id: &str,
         offset: u64,
-        lines: Vec<String>,
+        lines: &[String],
         slot: &mut Slot,
     ) -> Result<Accepted, IngestError> {
         let storage_error = |error: StorageError| IngestError::Storage(error.to_string());
@@ -249,7 +249,7 @@ impl Runs {
                 let id = run_id.to_owned();
                 let stored =
                     blocking(move || storage.journal(&id, offset, offset + count)).await.map_err(storage_error)?;
-                if stored == lines {
+                if stored == *lines {
                     self.metrics.duplicates.fetch_add(1, Ordering::Relaxed);
                     return Ok(Accepted {
                         next_offset: state.journal_len,
@@ -299,7 +299,7 @@ impl Runs {
         let batch = Batch {
             run_id: run_id.to_owned(),
             offset,
-            lines,
+            lines: lines.to_vec(),
             events,
             items: delta
                 .items
