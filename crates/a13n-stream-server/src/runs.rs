@@ -90,11 +90,26 @@ pub enum Live {
 struct Slot {
     state: Option<RunState>,
     live: broadcast::Sender<Arc<Live>>,
+    /// The highest display sequence subscribers were told about, by an event or a wake. Whatever reads a later
+    /// position from storage (a rebuild, a commit notice) must wake them, or they would wait for events another
+    /// process committed and this one never published.
+    announced: u64,
 }
 
 impl Default for Slot {
     fn default() -> Self {
-        Slot { state: None, live: broadcast::channel(LIVE_BUFFER).0 }
+        Slot { state: None, live: broadcast::channel(LIVE_BUFFER).0, announced: 0 }
+    }
+}
+
+impl Slot {
+    /// Storage holds events up to `position`: wake the subscribers if they were not told about them yet.
+    fn announce(&mut self, position: u64) {
+        if position > self.announced {
+            self.announced = position;
+            // No subscriber is not an error.
+            let _ = self.live.send(Arc::new(Live::Wake));
+        }
     }
 }
 
@@ -211,7 +226,10 @@ impl Runs {
 
     async fn state<'a>(&self, run_id: &str, slot: &'a mut Slot) -> Result<&'a mut RunState, StorageError> {
         if slot.state.is_none() {
-            slot.state = Some(self.load(run_id).await?);
+            let state = self.load(run_id).await?;
+            // The rebuilt run may be ahead of what this process published (another process ingested).
+            slot.announce(state.fold.position().sequence);
+            slot.state = Some(state);
         }
         slot.state.as_mut().ok_or_else(|| StorageError::Database("run state unavailable".into()))
     }
@@ -331,14 +349,15 @@ impl Runs {
         state.complete = complete;
         self.metrics.lines.fetch_add(count, Ordering::Relaxed);
         self.metrics.batches.fetch_add(1, Ordering::Relaxed);
-        let produced = batch.events.len();
+        let (produced, next_offset) = (batch.events.len(), state.journal_len);
+        slot.announced = slot.announced.max(position);
         for event in batch.events {
             let terminal = is_terminal(&event.event);
             // No subscriber is not an error: events are stored for whoever connects later.
             let delivered = Delivered { sequence: event.sequence, data: event.event, terminal };
             let _ = live.send(Arc::new(Live::Event(delivered)));
         }
-        Ok(Accepted { next_offset: state.journal_len, events: produced, duplicate: false, position })
+        Ok(Accepted { next_offset, events: produced, duplicate: false, position })
     }
 
     /// Subscribe to a run's live events; also returns the committed position and whether the run is complete.
@@ -351,22 +370,17 @@ impl Runs {
     }
 
     /// Another process committed to `run_id`: drop the in-memory run if it is behind storage, and wake its
-    /// subscribers to catch up from storage.
+    /// subscribers to catch up from storage unless they were already told about the stored position.
     pub async fn advanced_elsewhere(&self, run_id: &str) {
         let slot = self.slot(run_id);
         let mut slot = slot.lock().await;
         let storage = self.storage();
         let id = run_id.to_owned();
-        let stored = blocking(move || storage.run(&id)).await.ok().flatten().map(|record| record.journal_len);
-        let behind = match (&slot.state, stored) {
-            (Some(state), Some(stored)) => state.journal_len < stored,
-            (None, Some(_)) => true,
-            _ => false,
-        };
-        if behind {
+        let Ok(Some(record)) = blocking(move || storage.run(&id)).await else { return };
+        if slot.state.as_ref().is_some_and(|state| state.journal_len < record.journal_len) {
             slot.state = None;
-            let _ = slot.live.send(Arc::new(Live::Wake));
         }
+        slot.announce(record.position);
     }
 
     /// The committed display snapshot JSON of a run.

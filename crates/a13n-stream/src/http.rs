@@ -2,7 +2,7 @@
 //! connection, the response read to the end, so Server-Sent Events arrive close-delimited, without chunking.
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A response: status and body.
 #[derive(Debug)]
@@ -64,7 +64,8 @@ pub fn sse(address: &str, path: &str, last_event_id: Option<&str>, limit: usize)
 }
 
 /// Read Server-Sent Events, handing each to `on_event` until it returns `false`, the stream ends (`true` is
-/// returned), or the connection fails or stays silent for `idle`.
+/// returned), or the connection fails or sends no event for `idle` (keep-alive comments do not count, so a
+/// stream that only keeps itself alive still ends).
 pub fn sse_each(
     address: &str,
     path: &str,
@@ -96,6 +97,7 @@ pub fn sse_each(
         }
     }
     let (mut id, mut data) = (String::new(), String::new());
+    let mut last_event = Instant::now();
     loop {
         line.clear();
         match reader.read_line(&mut line) {
@@ -105,8 +107,12 @@ pub fn sse_each(
         }
         let text = line.trim_end_matches(['\r', '\n']);
         if text.is_empty() {
-            if !data.is_empty() && !on_event(SseEvent { id: std::mem::take(&mut id), data: std::mem::take(&mut data) })
-            {
+            if !data.is_empty() {
+                last_event = Instant::now();
+                if !on_event(SseEvent { id: std::mem::take(&mut id), data: std::mem::take(&mut data) }) {
+                    return false;
+                }
+            } else if last_event.elapsed() >= idle {
                 return false;
             }
         } else if let Some(value) = text.strip_prefix("id:") {

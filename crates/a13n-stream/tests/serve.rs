@@ -30,8 +30,19 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .expect("the server starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        // A server that never says where it listens (storage unreachable, a lock never granted) fails the test
+        // instead of stalling it.
+        let stdout = child.stdout.take().unwrap();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = sender.send(line);
+        });
+        let Ok(line) = receiver.recv_timeout(Duration::from_secs(60)) else {
+            let _ = child.kill();
+            panic!("`a13n-stream serve --db {database}` did not start listening within 60 s");
+        };
         let address = line.trim().strip_prefix("listening on http://").expect("the address line").to_owned();
         Server { child, address }
     }

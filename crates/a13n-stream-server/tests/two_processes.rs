@@ -1,0 +1,78 @@
+//! Two hosts over one database, driven directly (no HTTP, no PostgreSQL): the order in which one host hears of
+//! the other's commits must never leave its subscribers waiting.
+
+use std::sync::Arc;
+
+use a13n_stream_server::runs::{Live, Runs};
+use a13n_stream_server::storage::SqliteStorage;
+use a13n_testkit::StreamBuilder;
+use serde_json::json;
+use tokio::sync::broadcast::error::TryRecvError;
+
+fn stream() -> Vec<String> {
+    let mut s = StreamBuilder::new("thread-w", "run-w");
+    s.event(json!({"schema_version": "1", "kind": "lifecycle", "payload": {"type": "run_started"}}), None);
+    s.event(json!({"index": 0, "part": {"content": "Hel", "id": null, "provider_name": null, "provider_details": null, "citations": null, "part_kind": "text"}, "previous_part_kind": null, "event_kind": "part_start"}), None);
+    s.event(json!({"index": 0, "delta": {"content_delta": "lo", "provider_name": null, "provider_details": null, "citations_delta": null, "part_delta_kind": "text"}, "event_kind": "part_delta"}), None);
+    s.event(json!({"index": 0, "part": {"content": "Hello", "id": null, "provider_name": null, "provider_details": null, "citations": null, "part_kind": "text"}, "next_part_kind": null, "event_kind": "part_end"}), None);
+    s.result(json!({"status": "completed", "output": "Hello", "usage": {"input_tokens": 3, "output_tokens": 2, "cache_read_tokens": 0, "cache_write_tokens": 0, "details": {}}}));
+    s.lines().to_vec()
+}
+
+fn hosts(name: &str) -> (Runs, Runs, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("a13n-two-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("host.db");
+    let open = || Runs::new(Arc::new(SqliteStorage::open(&path).unwrap()), true);
+    (open(), open(), dir)
+}
+
+fn woken(receiver: &mut tokio::sync::broadcast::Receiver<Arc<Live>>) -> bool {
+    let mut wakes = 0;
+    loop {
+        match receiver.try_recv() {
+            Ok(live) => wakes += usize::from(*live == Live::Wake),
+            Err(TryRecvError::Empty) => return wakes > 0,
+            Err(error) => panic!("the channel failed: {error}"),
+        }
+    }
+}
+
+/// Regression: host B rebuilt a run from storage while answering a retried batch before it heard of host A's
+/// commit; the late commit notice then found B up to date and woke nobody, so B's subscribers waited forever for
+/// events A had committed (the PostgreSQL two-node test hung in CI this way).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rebuild_that_skips_ahead_wakes_subscribers() {
+    let (a, b, dir) = hosts("rebuild");
+    let lines = stream();
+    let (mut receiver, position, _) = b.subscribe("run-w").await.unwrap();
+    assert_eq!(position, 0);
+    let first = a.ingest("run-w", 0, lines[..2].to_vec()).await.unwrap();
+    assert!(first.events > 0);
+    // The retry reaches B first: B's run is behind storage, so it is rebuilt and the batch is a duplicate.
+    let retried = b.ingest("run-w", 0, lines[..2].to_vec()).await.unwrap();
+    assert!(retried.duplicate);
+    assert!(woken(&mut receiver), "the rebuild skipped ahead of what B published: its subscribers must wake");
+    b.advanced_elsewhere("run-w").await;
+    assert!(!woken(&mut receiver), "the late notice has nothing new to announce");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_notice_wakes_subscribers_once_per_new_position() {
+    let (a, b, dir) = hosts("notice");
+    let lines = stream();
+    let (mut receiver, _, _) = b.subscribe("run-w").await.unwrap();
+    a.ingest("run-w", 0, lines[..3].to_vec()).await.unwrap();
+    b.advanced_elsewhere("run-w").await;
+    assert!(woken(&mut receiver));
+    b.advanced_elsewhere("run-w").await;
+    assert!(!woken(&mut receiver), "a repeated notice for the same position wakes nobody");
+    // B ingests the rest itself: its subscribers get the events, and B's state follows storage.
+    let rest = b.ingest("run-w", 3, lines[3..].to_vec()).await.unwrap();
+    assert!(!rest.duplicate);
+    let (position, complete, journal_len) = b.status("run-w").await.unwrap();
+    assert_eq!((position, complete, journal_len), (rest.position, true, lines.len() as u64));
+    let _ = std::fs::remove_dir_all(dir);
+}
