@@ -283,6 +283,34 @@ pub(crate) fn to_pydantic_writer<T: Serialize + ?Sized>(out: &mut Vec<u8>, value
     value.serialize(&mut ser)
 }
 
+/// Append `text` as a JSON string the way [`to_pydantic_writer`] writes it: quotes, backslashes and control
+/// characters escaped, everything else as raw UTF-8. Faster for the short strings of the hot path.
+pub(crate) fn write_pydantic_str(out: &mut Vec<u8>, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = text.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let mut start = 0;
+    for (at, &byte) in bytes.iter().enumerate() {
+        let escape: &[u8] = match byte {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0..=0x1f => &[b'\\', b'u', b'0', b'0', HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]],
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..at]);
+        out.extend_from_slice(escape);
+        start = at + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
 /// The compact length of `value` in an encoding that differs from the others only in how it writes strings
 /// and floats.
 fn encoded_size(value: &Value, string: fn(&str) -> usize, float: fn(f64) -> usize) -> usize {
@@ -439,6 +467,18 @@ mod tests {
     fn pydantic_size_is_exact() {
         let value = json!({"a": [1, -2, 2.5e-6, 1e16, 0.00001, null, true, false], "é\u{1}\"\\\n": "東京🚀\u{7f}\t"});
         assert_eq!(pydantic_size(&value), to_pydantic_json(&value).unwrap().len());
+    }
+
+    #[test]
+    fn fast_strings_are_written_as_the_serializer_writes_them() {
+        let mut every: String = (0u8..=0x7f).map(char::from).collect();
+        every.push_str("é東🚀\u{2028}\u{ffff}");
+        for text in [every.as_str(), "", "plain", "\"quoted\"", "tab\tand\nline\\"] {
+            let (mut fast, mut general) = (Vec::new(), Vec::new());
+            write_pydantic_str(&mut fast, text);
+            to_pydantic_writer(&mut general, text).unwrap();
+            assert_eq!(String::from_utf8(fast).unwrap(), String::from_utf8(general).unwrap());
+        }
     }
 
     #[test]

@@ -108,6 +108,7 @@ pub mod fragments;
 mod json;
 mod memory;
 pub mod observer;
+mod scan;
 pub mod source;
 mod time;
 

@@ -327,6 +327,29 @@ impl<M: Mode> Observer<M> {
     }
 }
 
+impl Observer<RootStream> {
+    /// The message id a content delta of the root Run's open part `index` presents under, when observing it is
+    /// nothing but that one content event: no processor or event journal, the Run and Thread already bound,
+    /// and the part open with `kind`. `None` when [`Observer::observe`] must decide. Changes nothing.
+    pub(crate) fn open_part(&self, thread_id: &str, run_id: &str, index: i64, kind: PartKind) -> Option<&str> {
+        if self.processor.is_some() || self.retain_events || self.core.run_id.as_deref() != Some(run_id) {
+            return None;
+        }
+        if self.core.state.threads.get(run_id).map(String::as_str) != Some(thread_id) {
+            return None;
+        }
+        let cursor = self.core.state.parts.get(&index).filter(|cursor| cursor.kind == kind)?;
+        Some(&cursor.part_id)
+    }
+
+    /// Commit what [`Observer::observe`] commits for the content delta [`Observer::open_part`] accepted.
+    pub(crate) fn commit_open_part_content(&mut self, index: i64) {
+        if let Some(cursor) = self.core.state.parts.get_mut(&index) {
+            cursor.emitted_content = true;
+        }
+    }
+}
+
 fn observe_into<M: Mode>(
     core: &mut Core,
     processor: Option<&mut AguiEventProcessor>,

@@ -226,11 +226,10 @@ fn parse_datetime(text: &str) -> Result<SourceTime, String> {
             if digits.is_empty() || digits.len() > 9 {
                 return Err(bad());
             }
-            let mut padded: String = digits.chars().take(6).collect();
-            while padded.len() < 6 {
-                padded.push('0');
-            }
-            micros = padded.parse::<i64>().map_err(|_| bad())?;
+            // The first six digits, padded with zeros: microseconds.
+            micros = (0..6).fold(0i64, |acc, place| {
+                acc * 10 + digits.as_bytes().get(place).map_or(0, |digit| i64::from(digit - b'0'))
+            });
         }
     }
     if !(1..=12).contains(&month)

@@ -63,6 +63,26 @@ fn fold_100_items(bencher: Bencher, kind: StreamKind) {
         });
 }
 
+/// Source lines to observed lines (`DisplayFold::fold_line`): the content deltas of a text stream take the fast
+/// lane; the tool and subagent streams are mostly the general path.
+#[divan::bench(args = [TEXT, TOOLS, SUBAGENTS])]
+fn fold_100_lines(bencher: Bencher, kind: StreamKind) {
+    let lines = bench::lines(kind, 2_000);
+    bencher
+        .with_inputs(|| {
+            let mut fold = DisplayFold::new("run-bench");
+            for line in &lines[..100] {
+                fold.fold_line(line, &mut Vec::new()).expect("generated lines fold");
+            }
+            (fold, Vec::with_capacity(1 << 16))
+        })
+        .bench_local_refs(|(fold, out)| {
+            for line in &lines[100..200] {
+                black_box(fold.fold_line(line, out).ok());
+            }
+        });
+}
+
 #[divan::bench(args = [64, 1024, 4096])]
 fn export_json(bencher: Bencher, items: usize) {
     let fold = bench::display_of(items);

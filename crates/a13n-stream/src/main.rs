@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use a13n_stream::cli::{Args, Failure};
 use a13n_stream::{conformance, processors};
 use a13n_stream_protocol::{
-    DisplayFold, DisplayOptions, FoldError, HarnessAguiStreamObserver, InputError, ObserveError, SourceItem,
+    DisplayFold, DisplayOptions, FoldError, HarnessAguiStreamObserver, InputError, ObserveError, Observed, SourceItem,
 };
 use serde_json::Value;
 
@@ -316,6 +316,7 @@ fn fold(mut args: Args) -> Result<ExitCode, Failure> {
     let mut observed = observed_path.as_deref().map(create_output).transpose()?;
     let mut outcome = Outcome::default();
     let mut buffer = Vec::with_capacity(4096);
+    let mut entries = Vec::with_capacity(4096);
     let mut index = 0u64;
     while let Some((number, line)) = lines.next_line()? {
         let line = match line {
@@ -329,17 +330,24 @@ fn fold(mut args: Args) -> Result<ExitCode, Failure> {
         if stop.is_some_and(|stop| index > stop as u64) {
             break;
         }
-        let result: Result<_, FoldError> = match line {
+        // Each observed entry's JSON followed by a newline.
+        entries.clear();
+        let result: Result<(), FoldError> = match line {
             Err(error) => Err(error.into()),
             Ok(line) if agui => match serde_json::from_str::<Value>(line) {
-                Ok(Value::Object(event)) => fold.as_mut().map_or(Ok(Vec::new()), |f| f.fold(vec![event], None)),
+                Ok(Value::Object(event)) => fold
+                    .as_mut()
+                    .map_or(Ok(Vec::new()), |f| f.fold(vec![event], None))
+                    .map(|observed| write_entries(&observed, &mut entries)),
                 Ok(other) => Err(InputError::new("", format!("expected an AG-UI event object, found {other}")).into()),
                 Err(error) => Err(InputError::new("", format!("invalid JSON: {error}")).into()),
             },
-            Ok(line) => match SourceItem::from_json(line) {
-                Ok(item) => {
-                    let fold = fold.get_or_insert_with(|| {
-                        DisplayFold::with_options(
+            Ok(line) => match fold.as_mut() {
+                Some(fold) => fold.fold_line(line, &mut entries).map(drop),
+                // The first source line names the run the display belongs to.
+                None => match SourceItem::from_json(line) {
+                    Ok(item) => {
+                        let fold = fold.insert(DisplayFold::with_options(
                             item.run_id.clone(),
                             DisplayOptions {
                                 full_content,
@@ -347,24 +355,21 @@ fn fold(mut args: Args) -> Result<ExitCode, Failure> {
                                 processor: processor.take(),
                                 ..DisplayOptions::default()
                             },
-                        )
-                    });
-                    fold.fold_source(&item)
-                }
-                Err(error) => Err(error.into()),
+                        ));
+                        fold.fold_source(&item).map(|observed| write_entries(&observed, &mut entries))
+                    }
+                    Err(error) => Err(error.into()),
+                },
             },
         };
         buffer.clear();
         match result {
-            Ok(items) => {
+            Ok(()) => {
                 if observed.is_some() {
+                    // The entries never hold a raw newline (JSON escapes it in strings): one per entry.
                     buffer.extend_from_slice(b"{\"observed\":[");
-                    for (position, item) in items.iter().enumerate() {
-                        if position > 0 {
-                            buffer.push(b',');
-                        }
-                        buffer.extend_from_slice(item.to_json().as_bytes());
-                    }
+                    let body = entries.strip_suffix(b"\n").unwrap_or(&entries);
+                    buffer.extend(body.iter().map(|&byte| if byte == b'\n' { b',' } else { byte }));
                     buffer.extend_from_slice(b"]}\n");
                 }
             }
@@ -649,4 +654,12 @@ fn bench_serve(mut args: Args) -> Result<ExitCode, Failure> {
         ))?;
     }
     Ok(if report.exact { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// Append each observed entry's JSON and a newline (the layout of [`DisplayFold::fold_line`]).
+fn write_entries(observed: &[Observed], out: &mut Vec<u8>) {
+    for entry in observed {
+        entry.write_json(out);
+        out.push(b'\n');
+    }
 }

@@ -13,6 +13,7 @@
 
 use std::collections::HashSet;
 
+mod lane;
 mod store;
 
 use store::{CharCounts, ItemsView, RawItem, Store, StreamId};
@@ -76,6 +77,17 @@ pub enum ItemState {
     Interrupted,
     /// Failed.
     Failed,
+}
+
+impl ItemState {
+    fn as_str(self) -> &'static str {
+        match self {
+            ItemState::InProgress => "in_progress",
+            ItemState::Completed => "completed",
+            ItemState::Interrupted => "interrupted",
+            ItemState::Failed => "failed",
+        }
+    }
 }
 
 /// A position in a run's display stream: attempt and event sequence.

@@ -244,6 +244,12 @@ impl Store {
         self.items.get(key).map(|item| item.state)
     }
 
+    /// A live item's kind, state and content (`None` for absent or sealed items).
+    pub(super) fn live(&self, key: &str) -> Option<(ItemKind, ItemState, &Object)> {
+        let item = self.items.get(key)?;
+        Some((item.kind, item.state, item.content.get()?))
+    }
+
     pub(super) fn contains(&self, key: &str) -> bool {
         self.items.contains_key(key)
     }

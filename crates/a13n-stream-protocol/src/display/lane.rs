@@ -1,0 +1,266 @@
+//! Folding source lines straight to observed lines, with a fast lane for the commonest item.
+//!
+//! Most of any agent stream is content deltas of a text or thinking part that is already open. Converting and
+//! folding one of those changes three things — the part cursor's `emitted_content`, the item's accumulated text,
+//! and the fold's position — and produces one `*_MESSAGE_CONTENT` event. The fast lane decodes such a line into
+//! borrowed, typed fields (no JSON tree), checks every condition under which the general path would do anything
+//! else, and then makes exactly those changes and writes exactly those bytes. Any line it is not sure about —
+//! another event kind, an unknown or duplicate field, a part that is not open, a processor, a bound that could
+//! cut — goes through [`SourceItem::from_json`] and [`DisplayFold::fold_source`], so both lanes give the same
+//! output and the same state (the tests compare them on every recorded and generated stream).
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::{append_bounded, DisplayFold, ItemKind};
+use crate::error::FoldError;
+use crate::json::{to_pydantic_writer, write_pydantic_str};
+use crate::observer::PartKind;
+use crate::scan::Scanner;
+use crate::source::{SourceItem, MAX_SOURCE_LINE_BYTES};
+use crate::time::{SourceTime, UtcTime};
+
+/// The fields of a part-delta source line that the conversion reads.
+struct DeltaLine<'a> {
+    thread_id: Cow<'a, str>,
+    run_id: Cow<'a, str>,
+    occurred_at: Cow<'a, str>,
+    index: i64,
+    part_delta_kind: Cow<'a, str>,
+    content_delta: Option<Cow<'a, str>>,
+    signature_delta: Option<Cow<'a, str>>,
+}
+
+/// Scan a source line whose event is a part delta. `None` for anything else, and for anything the general
+/// decoder would read differently: an unknown or repeated field, a value of another type, a number that is not
+/// a plain integer (the general path names those errors).
+fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
+    let mut scanner = Scanner::new(line);
+    let (mut thread_id, mut run_id, mut occurred_at, mut sequence) = (None, None, None, None);
+    let (mut index, mut part_delta_kind, mut event_kind) = (None, None, None);
+    let (mut content_delta, mut signature_delta) = (None, None);
+    let mut seen = [false; 4];
+    // A field seen twice is left to the general path (its decoder keeps the last).
+    fn once<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
+        if slot.is_some() {
+            return None;
+        }
+        *slot = Some(value?);
+        Some(())
+    }
+    fn first(seen: &mut bool) -> Option<()> {
+        (!std::mem::replace(seen, true)).then_some(())
+    }
+    scanner.object(|scanner, key| match key.as_ref() {
+        "thread_id" => once(&mut thread_id, scanner.string()),
+        "run_id" => once(&mut run_id, scanner.string()),
+        "sequence" => once(&mut sequence, scanner.integer()),
+        "occurred_at" => once(&mut occurred_at, scanner.string()),
+        "event" => {
+            first(&mut seen[0])?;
+            scanner.object(|scanner, key| match key.as_ref() {
+                "index" => once(&mut index, scanner.integer()),
+                "event_kind" => once(&mut event_kind, scanner.string()),
+                "delta" => {
+                    first(&mut seen[1])?;
+                    scanner.object(|scanner, key| match key.as_ref() {
+                        "part_delta_kind" => once(&mut part_delta_kind, scanner.string()),
+                        "content_delta" => {
+                            first(&mut seen[2])?;
+                            content_delta = scanner.opt_string()?;
+                            Some(())
+                        }
+                        "signature_delta" => {
+                            first(&mut seen[3])?;
+                            signature_delta = scanner.opt_string()?;
+                            Some(())
+                        }
+                        // Not read by the conversion of text and thinking deltas; any value will do.
+                        "provider_name" | "provider_details" | "citations_delta" => scanner.skip_value(),
+                        _ => None,
+                    })
+                }
+                _ => None,
+            })
+        }
+        _ => None,
+    })?;
+    scanner.end()?;
+    sequence?;
+    (event_kind? == "part_delta").then_some(())?;
+    Some(DeltaLine {
+        thread_id: thread_id?,
+        run_id: run_id?,
+        occurred_at: occurred_at?,
+        index: index?,
+        part_delta_kind: part_delta_kind?,
+        content_delta,
+        signature_delta,
+    })
+}
+
+impl DisplayFold {
+    /// Decode one Harness source line, convert and fold it, and append one observed line per event to `out`
+    /// (each [`Observed::write_json`](super::Observed::write_json) followed by `\n`). Returns how many events
+    /// the line produced.
+    ///
+    /// The same as [`SourceItem::from_json`] then [`DisplayFold::fold_source`], byte for byte and state for
+    /// state, and as atomic: a rejected line changes nothing and appends nothing. Content deltas of open text
+    /// and thinking parts, most of any stream, take a lane that builds no JSON tree.
+    ///
+    /// ```
+    /// use a13n_stream_protocol::DisplayFold;
+    ///
+    /// let lines = [
+    ///     r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00Z","event":{"index":0,"part":{"content":"Hel","part_kind":"text"},"event_kind":"part_start"}}"#,
+    ///     r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01Z","event":{"index":0,"delta":{"content_delta":"lo","part_delta_kind":"text"},"event_kind":"part_delta"}}"#,
+    /// ];
+    /// let mut fold = DisplayFold::new("r");
+    /// let mut out = Vec::new();
+    /// for line in lines {
+    ///     fold.fold_line(line, &mut out)?;
+    /// }
+    /// let text = String::from_utf8(out).unwrap();
+    /// assert_eq!(text.lines().count(), 3); // TEXT_MESSAGE_START and two TEXT_MESSAGE_CONTENT
+    /// assert_eq!(fold.items().next().unwrap().content["text"], "Hello");
+    /// # Ok::<(), a13n_stream_protocol::FoldError>(())
+    /// ```
+    pub fn fold_line(&mut self, line: &str, out: &mut Vec<u8>) -> Result<usize, FoldError> {
+        if self.fold_open_part_delta(line, out) {
+            return Ok(1);
+        }
+        let item = SourceItem::from_json(line)?;
+        let observed = self.fold_source(&item)?;
+        for entry in &observed {
+            entry.write_json(out);
+            out.push(b'\n');
+        }
+        Ok(observed.len())
+    }
+
+    /// The fast lane: `true` when the line was a content delta of an open part and is folded and written.
+    fn fold_open_part_delta(&mut self, line: &str, out: &mut Vec<u8>) -> bool {
+        if line.len() > MAX_SOURCE_LINE_BYTES || !line.contains(r#""part_delta""#) {
+            return false;
+        }
+        let Some(parsed) = scan_delta_line(line) else { return false };
+        let (part_kind, item_kind, event_type) = match parsed.part_delta_kind.as_ref() {
+            "text" => (PartKind::Text, ItemKind::TextMessage, "TEXT_MESSAGE_CONTENT"),
+            // A signature adds an encrypted-value event: the general path writes both.
+            "thinking" if parsed.signature_delta.as_deref().is_none_or(str::is_empty) => {
+                (PartKind::Reasoning, ItemKind::ReasoningMessage, "REASONING_MESSAGE_CONTENT")
+            }
+            _ => return false,
+        };
+        let text = match &parsed.content_delta {
+            Some(text) if !text.is_empty() => text.as_ref(),
+            // An empty delta is carried through as a CUSTOM event.
+            _ => return false,
+        };
+        if parsed.thread_id.trim().is_empty() || parsed.run_id.trim().is_empty() {
+            return false;
+        }
+        let Ok(occurred_at) = SourceTime::parse(&parsed.occurred_at) else { return false };
+        let timestamp = occurred_at.timestamp_ms();
+        let Some(at) = UtcTime::from_epoch_ms(timestamp) else { return false };
+        let Some(message_id) = self.observer.open_part(&parsed.thread_id, &parsed.run_id, parsed.index, part_kind)
+        else {
+            return false;
+        };
+        // The item the event changes must be the open part's live item, whose copied fields the event cannot
+        // change: then folding is appending the text.
+        let message_id = message_id.to_owned();
+        let key = self.scoped(item_kind, None, &message_id);
+        let Some((kind, state, content)) = self.store.live(&key) else { return false };
+        let scope_group = self.response_groups.get("root");
+        if kind != item_kind
+            || content.get("messageId").and_then(Value::as_str) != Some(message_id.as_str())
+            || content.contains_key("subagentRunId")
+            || (scope_group.is_some() && !content.contains_key("responseGroup"))
+        {
+            return false;
+        }
+
+        // Commit: nothing below can fail.
+        self.observer.commit_open_part_content(parsed.index);
+        self.sequence += 1;
+        if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < self.sequence) {
+            self.seal_arguments();
+        }
+        let position = self.stream_id();
+        let full = self.full_content || self.retain_content;
+        let reference = self.store.put(key, item_kind, state, None, position, at, false, |content, counts, index| {
+            append_bounded(content, "text", text, full, counts, index);
+        });
+        out.extend_from_slice(br#"{"sequence":"#);
+        out.extend_from_slice(itoa::Buffer::new().format(self.sequence).as_bytes());
+        out.extend_from_slice(br#","event":{"type":""#);
+        out.extend_from_slice(event_type.as_bytes());
+        out.extend_from_slice(br#"","timestamp":"#);
+        out.extend_from_slice(itoa::Buffer::new().format(timestamp).as_bytes());
+        out.extend_from_slice(br#","messageId":"#);
+        write_pydantic_str(out, &message_id);
+        out.extend_from_slice(br#","delta":"#);
+        write_pydantic_str(out, text);
+        out.extend_from_slice(br#"},"item":{"id":"#);
+        write_pydantic_str(out, &reference.id);
+        out.extend_from_slice(br#","kind":""#);
+        out.extend_from_slice(reference.kind.as_str().as_bytes());
+        out.extend_from_slice(br#"","state":""#);
+        out.extend_from_slice(reference.state.as_str().as_bytes());
+        out.extend_from_slice(br#"","ordinal":"#);
+        match reference.ordinal {
+            Some(ordinal) => out.extend_from_slice(itoa::Buffer::new().format(ordinal).as_bytes()),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(br#","response_group":"#);
+        match &reference.response_group {
+            Some(group) => write_pydantic_str(out, group),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(br#","failure":"#);
+        match &reference.failure {
+            // Writing into memory cannot fail.
+            Some(failure) => drop(to_pydantic_writer(out, failure)),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b"}}\n");
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const START: &str = r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00Z","event":{"index":0,"part":{"content":"","part_kind":"text"},"event_kind":"part_start"}}"#;
+    const DELTA: &str = r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01.5Z","event":{"index":0,"delta":{"content_delta":"Hi","provider_name":null,"provider_details":null,"citations_delta":null,"part_delta_kind":"text"},"event_kind":"part_delta"}}"#;
+
+    #[test]
+    fn a_delta_of_an_open_part_takes_the_lane() {
+        let mut fold = DisplayFold::new("r");
+        let mut out = Vec::new();
+        assert!(!fold.fold_open_part_delta(START, &mut out), "a part start is not a content delta");
+        assert!(!fold.fold_open_part_delta(DELTA, &mut out), "no part is open before the start is folded");
+        assert!(out.is_empty());
+        fold.fold_line(START, &mut out).unwrap();
+        out.clear();
+        assert!(fold.fold_open_part_delta(DELTA, &mut out));
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with(r#"{"sequence":2,"event":{"type":"TEXT_MESSAGE_CONTENT","timestamp":1795953601500,"#));
+        assert_eq!(fold.items().next().unwrap().content["text"], "Hi");
+    }
+
+    #[test]
+    fn a_processor_or_a_child_run_keeps_the_general_path() {
+        let options = super::super::DisplayOptions { processor: Some(Box::new(|_, e| Some(e))), ..Default::default() };
+        let mut fold = DisplayFold::with_options("r", options);
+        fold.fold_line(START, &mut Vec::new()).unwrap();
+        assert!(!fold.fold_open_part_delta(DELTA, &mut Vec::new()));
+        let mut fold = DisplayFold::new("r");
+        fold.fold_line(START, &mut Vec::new()).unwrap();
+        let child = DELTA.replace(r#""run_id":"r""#, r#""run_id":"child""#);
+        assert!(!fold.fold_open_part_delta(&child, &mut Vec::new()));
+    }
+}

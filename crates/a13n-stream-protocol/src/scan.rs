@@ -1,0 +1,335 @@
+//! A strict, allocation-free JSON scanner for the fast lane.
+//!
+//! It walks one JSON text in place and hands out borrowed keys and strings (owned only when a string holds
+//! escapes). It is sound rather than complete: every method returns `None` for anything it does not handle —
+//! malformed JSON, a number that is not a plain integer, a lone surrogate escape, nesting deeper than
+//! [`MAX_DEPTH`] — and the caller then takes the general path, whose decoder reports errors. Whatever it accepts,
+//! `serde_json` accepts with the same values.
+
+use std::borrow::Cow;
+
+/// Deeper values are left to the general path (whose limit is 128).
+const MAX_DEPTH: usize = 64;
+
+/// A position in one JSON text.
+pub(crate) struct Scanner<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Scanner<'a> {
+    pub(crate) fn new(text: &'a str) -> Scanner<'a> {
+        Scanner { text, at: 0 }
+    }
+
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes().get(self.at) {
+            self.at += 1;
+        }
+    }
+
+    /// The next non-whitespace byte, not consumed.
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_whitespace();
+        self.bytes().get(self.at).copied()
+    }
+
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.at += 1)
+    }
+
+    /// Only whitespace is left.
+    pub(crate) fn end(&mut self) -> Option<()> {
+        self.skip_whitespace();
+        (self.at == self.text.len()).then_some(())
+    }
+
+    /// Walk an object, calling `field` with each key; `field` must consume the key's value.
+    pub(crate) fn object(&mut self, mut field: impl FnMut(&mut Self, Cow<'a, str>) -> Option<()>) -> Option<()> {
+        self.eat(b'{')?;
+        if self.eat(b'}').is_some() {
+            return Some(());
+        }
+        loop {
+            if self.peek()? != b'"' {
+                return None;
+            }
+            let key = self.string()?;
+            self.eat(b':')?;
+            field(self, key)?;
+            match self.peek()? {
+                b',' => self.at += 1,
+                b'}' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// `null`, consumed; `Some(false)` when the next value is something else (not consumed).
+    pub(crate) fn null(&mut self) -> Option<bool> {
+        self.skip_whitespace();
+        if self.bytes()[self.at..].starts_with(b"null") {
+            self.at += 4;
+            return Some(true);
+        }
+        Some(false)
+    }
+
+    /// A string or `null`.
+    pub(crate) fn opt_string(&mut self) -> Option<Option<Cow<'a, str>>> {
+        if self.null()? {
+            return Some(None);
+        }
+        self.string().map(Some)
+    }
+
+    /// A string value, borrowed unless it holds escapes.
+    pub(crate) fn string(&mut self) -> Option<Cow<'a, str>> {
+        self.eat(b'"')?;
+        let bytes = self.bytes();
+        let start = self.at;
+        // The common case: no escape before the closing quote.
+        let at = start + memchr::memchr2(b'"', b'\\', &bytes[start..])?;
+        if has_control(&bytes[start..at]) {
+            return None;
+        }
+        if bytes[at] == b'"' {
+            self.at = at + 1;
+            return Some(Cow::Borrowed(&self.text[start..at]));
+        }
+        let mut at = at;
+        let mut owned = String::with_capacity(at - start + 16);
+        owned.push_str(&self.text[start..at]);
+        let mut run = at;
+        loop {
+            match *bytes.get(at)? {
+                b'"' => {
+                    owned.push_str(&self.text[run..at]);
+                    self.at = at + 1;
+                    return Some(Cow::Owned(owned));
+                }
+                b'\\' => {
+                    owned.push_str(&self.text[run..at]);
+                    let escape = *bytes.get(at + 1)?;
+                    at += 2;
+                    let plain = match escape {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => {
+                            let unit = hex4(bytes.get(at..at + 4)?)?;
+                            at += 4;
+                            match unit {
+                                0xD800..=0xDBFF => {
+                                    if bytes.get(at..at + 2)? != b"\\u" {
+                                        return None;
+                                    }
+                                    let low = hex4(bytes.get(at + 2..at + 6)?)?;
+                                    if !(0xDC00..=0xDFFF).contains(&low) {
+                                        return None;
+                                    }
+                                    at += 6;
+                                    char::from_u32(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))?
+                                }
+                                0xDC00..=0xDFFF => return None,
+                                _ => char::from_u32(unit)?,
+                            }
+                        }
+                        _ => return None,
+                    };
+                    owned.push(plain);
+                    run = at;
+                }
+                0..=0x1f => return None,
+                _ => at += 1,
+            }
+        }
+    }
+
+    /// A non-negative integer that fits an `i64`, written without fraction or exponent.
+    pub(crate) fn integer(&mut self) -> Option<i64> {
+        self.skip_whitespace();
+        let bytes = self.bytes();
+        let start = self.at;
+        let mut at = start;
+        let mut value: i64 = 0;
+        while let Some(digit @ b'0'..=b'9') = bytes.get(at).copied() {
+            value = value.checked_mul(10)?.checked_add(i64::from(digit - b'0'))?;
+            at += 1;
+        }
+        let digits = at - start;
+        // No digits, a leading zero, or a fraction or exponent: not a plain integer.
+        if digits == 0 || (digits > 1 && bytes[start] == b'0') || matches!(bytes.get(at), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        self.at = at;
+        Some(value)
+    }
+
+    /// Any JSON value, checked and skipped.
+    pub(crate) fn skip_value(&mut self) -> Option<()> {
+        self.skip_at_depth(0)
+    }
+
+    fn skip_at_depth(&mut self, depth: usize) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match self.peek()? {
+            b'"' => self.string().map(drop),
+            b'{' => self.object(|scanner, _| scanner.skip_at_depth(depth + 1)),
+            b'[' => {
+                self.at += 1;
+                if self.eat(b']').is_some() {
+                    return Some(());
+                }
+                loop {
+                    self.skip_at_depth(depth + 1)?;
+                    match self.peek()? {
+                        b',' => self.at += 1,
+                        b']' => {
+                            self.at += 1;
+                            return Some(());
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            _ => self.number(),
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        self.bytes()[self.at..].starts_with(word).then(|| self.at += word.len())
+    }
+
+    /// Any JSON number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    fn number(&mut self) -> Option<()> {
+        let bytes = self.bytes();
+        let mut at = self.at;
+        let digits = |at: &mut usize| {
+            let start = *at;
+            while bytes.get(*at).is_some_and(u8::is_ascii_digit) {
+                *at += 1;
+            }
+            *at - start
+        };
+        if bytes.get(at) == Some(&b'-') {
+            at += 1;
+        }
+        let start = at;
+        let whole = digits(&mut at);
+        if whole == 0 || (whole > 1 && bytes[start] == b'0') {
+            return None;
+        }
+        if bytes.get(at) == Some(&b'.') {
+            at += 1;
+            if digits(&mut at) == 0 {
+                return None;
+            }
+        }
+        if matches!(bytes.get(at), Some(b'e' | b'E')) {
+            at += 1;
+            if matches!(bytes.get(at), Some(b'+' | b'-')) {
+                at += 1;
+            }
+            if digits(&mut at) == 0 {
+                return None;
+            }
+        }
+        self.at = at;
+        Some(())
+    }
+}
+
+/// Whether a run of string bytes holds a control character, which JSON strings must escape. Branch-free, so
+/// the compiler can vectorize it.
+fn has_control(bytes: &[u8]) -> bool {
+    bytes.iter().fold(false, |found, &byte| found | (byte < 0x20))
+}
+
+fn hex4(digits: &[u8]) -> Option<u32> {
+    digits.iter().try_fold(0u32, |value, &digit| Some(value * 16 + char::from(digit).to_digit(16)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    /// What the scanner reads of a value: strings and integers as found, anything else skipped.
+    fn scan(text: &str) -> Option<()> {
+        let mut scanner = Scanner::new(text);
+        scanner.skip_value()?;
+        scanner.end()
+    }
+
+    #[test]
+    fn accepts_only_what_serde_json_accepts() {
+        let samples = [
+            r#"{"a":[1,-2.5e+3,0.0,true,false,null,{"b":"c\u00e9\ud83d\ude80\n"}],"d":{}}"#,
+            r#" { "a" : [ ] } "#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":-}"#,
+            r#"{"a":1e}"#,
+            r#"{"a":"\ud800"}"#,
+            r#"{"a":"\udc00x"}"#,
+            r#"{"a":"\x"}"#,
+            "{\"a\":\"\u{1}\"}",
+            r#"{"a":tru}"#,
+            r#"{"a":1,}"#,
+            r#"{"a":1} x"#,
+            r#"[1,]"#,
+            r#"{"a" 1}"#,
+            r#"{a:1}"#,
+            r#""\u00zz""#,
+        ];
+        for sample in samples {
+            if scan(sample).is_some() {
+                assert!(serde_json::from_str::<Value>(sample).is_ok(), "accepted what serde_json refuses: {sample}");
+            }
+        }
+        assert!(scan(samples[0]).is_some() && scan(samples[1]).is_some());
+    }
+
+    #[test]
+    fn strings_decode_like_serde_json() {
+        for text in [r#""plain""#, r#""a\"b\\c\/d\b\f\n\r\t""#, r#""\u00e9\u4e1c\ud83d\ude80""#, r#""""#] {
+            let expected: String = serde_json::from_str(text).unwrap();
+            assert_eq!(Scanner::new(text).string().as_deref(), Some(expected.as_str()));
+        }
+    }
+
+    #[test]
+    fn integers_are_plain() {
+        assert_eq!(Scanner::new("42").integer(), Some(42));
+        assert_eq!(Scanner::new("0").integer(), Some(0));
+        for text in ["-1", "01", "1.0", "1e3", "99999999999999999999", ""] {
+            assert_eq!(Scanner::new(text).integer(), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_left_to_the_general_path() {
+        let deep = "[".repeat(100) + &"]".repeat(100);
+        assert!(scan(&deep).is_none());
+        let shallow = "[".repeat(10) + &"]".repeat(10);
+        assert!(scan(&shallow).is_some());
+    }
+}

@@ -1,0 +1,180 @@
+//! `DisplayFold::fold_line` (with its fast lane for content deltas) against decoding and `fold_source`: the same
+//! bytes, the same errors and the same state, on every recorded stream, on generated streams, from restored
+//! checkpoints, and on content-delta lines mutated in every way the fast lane must notice.
+
+use a13n_stream::bench::{self, StreamKind};
+use a13n_stream::processors;
+use a13n_stream_protocol::{AguiEventProcessor, DisplayFold, DisplayOptions, FoldError, SourceItem};
+use a13n_testkit::{case_options, random_stream, source_cases, Rng};
+use serde_json::{json, Value};
+
+fn processor(options: &Value) -> Option<AguiEventProcessor> {
+    processors::optional(options.get("processor").and_then(Value::as_str)).expect("known processor")
+}
+
+fn fold_for(options: &Value, run_id: &str) -> DisplayFold {
+    DisplayFold::with_options(
+        run_id,
+        DisplayOptions {
+            full_content: options.get("full_content").and_then(Value::as_bool).unwrap_or(false),
+            retain_content: options.get("retain_content").and_then(Value::as_bool).unwrap_or(false),
+            processor: processor(options),
+            ..DisplayOptions::default()
+        },
+    )
+}
+
+/// The general path: decode, fold, write each observed entry and a newline.
+fn general_line(fold: &mut DisplayFold, line: &str, out: &mut Vec<u8>) -> Result<usize, FoldError> {
+    let item = SourceItem::from_json(line)?;
+    let observed = fold.fold_source(&item)?;
+    for entry in &observed {
+        entry.write_json(out);
+        out.push(b'\n');
+    }
+    Ok(observed.len())
+}
+
+/// Fold `lines` through both lanes side by side, comparing every output, error and changed set, and the whole
+/// checkpoint every `check_every` lines and at the end.
+fn compare(general: &mut DisplayFold, lane: &mut DisplayFold, lines: &[String], check_every: usize, context: &str) {
+    for (n, line) in lines.iter().enumerate() {
+        let (mut expected, mut got) = (Vec::new(), Vec::new());
+        let expected_result = general_line(general, line, &mut expected);
+        let got_result = lane.fold_line(line, &mut got);
+        assert_eq!(format!("{got_result:?}"), format!("{expected_result:?}"), "{context}: line {n} result");
+        assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&expected), "{context}: line {n} output");
+        assert_eq!(lane.changed(), general.changed(), "{context}: line {n} changed items");
+        general.clear_changed();
+        lane.clear_changed();
+        if n % check_every == 0 || n + 1 == lines.len() {
+            assert_eq!(lane.export_json(), general.export_json(), "{context}: checkpoint after line {n}");
+        }
+    }
+}
+
+fn raw_lines(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("source.jsonl")).unwrap().lines().map(str::to_owned).collect()
+}
+
+#[test]
+fn both_lanes_agree_on_every_recorded_stream_and_from_every_cut() {
+    let cases = source_cases();
+    assert!(!cases.is_empty(), "no corpus found");
+    for dir in cases {
+        let options = case_options(&dir);
+        let lines = raw_lines(&dir);
+        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+        let context = dir.display().to_string();
+        compare(&mut fold_for(&options, &run_id), &mut fold_for(&options, &run_id), &lines, 1, &context);
+        // From a checkpoint at every cut: the restored fold continues the same way in both lanes.
+        let retain = options.get("retain_content").and_then(Value::as_bool).unwrap_or(false);
+        let mut prefix = fold_for(&options, &run_id);
+        for (cut, line) in lines.iter().enumerate() {
+            let checkpoint = prefix.export_json();
+            let mut general = DisplayFold::restore_json(&checkpoint, retain, processor(&options)).unwrap();
+            let mut lane = DisplayFold::restore_json(&checkpoint, retain, processor(&options)).unwrap();
+            compare(&mut general, &mut lane, &lines[cut..], usize::MAX, &format!("{context} from cut {cut}"));
+            let _ = prefix.fold_line(line, &mut Vec::new());
+        }
+    }
+}
+
+#[test]
+fn both_lanes_agree_on_generated_streams() {
+    for seed in 0..64 {
+        let lines: Vec<String> = random_stream(seed).iter().map(|item| item.to_value().to_string()).collect();
+        let run_id = format!("run-g{seed}");
+        for retain in [false, true] {
+            let options = json!({ "retain_content": retain });
+            let context = format!("seed {seed}, retain {retain}");
+            compare(&mut fold_for(&options, &run_id), &mut fold_for(&options, &run_id), &lines, 1, &context);
+        }
+    }
+    for kind in StreamKind::ALL {
+        let lines = bench::lines(kind, 3000);
+        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+        for options in [json!({}), json!({"retain_content": true}), json!({"processor": "redact_text"})] {
+            let context = format!("bench {} {options}", kind.name());
+            compare(&mut fold_for(&options, &run_id), &mut fold_for(&options, &run_id), &lines, 250, &context);
+        }
+    }
+}
+
+/// A content delta beyond the display's field bound: the lane appends exactly as bounding the whole text does.
+#[test]
+fn both_lanes_agree_across_the_field_bound() {
+    let mut lines = bench::lines(StreamKind::Text, 4);
+    let template = lines.remove(3);
+    let big = "é".repeat(700);
+    let mut body = Vec::new();
+    for n in 0..40 {
+        let mut item: Value = serde_json::from_str(&lines[2]).unwrap();
+        item["sequence"] = json!(3 + n);
+        item["event"] = json!({"index": 0, "delta": {"content_delta": big, "provider_name": null, "provider_details": null, "citations_delta": null, "part_delta_kind": "text"}, "event_kind": "part_delta"});
+        body.push(item.to_string());
+    }
+    lines.splice(3..3, body);
+    lines.push(template);
+    let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+    for options in [json!({}), json!({"full_content": true}), json!({"retain_content": true})] {
+        let context = format!("bound {options}");
+        compare(&mut fold_for(&options, &run_id), &mut fold_for(&options, &run_id), &lines, 1, &context);
+    }
+}
+
+/// Every way a content-delta line can differ from the plain shape, applied at random points of a stream.
+fn mutate(line: &str, choice: u64) -> String {
+    let mut item: Value = serde_json::from_str(line).unwrap();
+    match choice {
+        0 => return line.replace(r#""content_delta":""#, r#""content_delta":"\u00e9\n\"q\" "#),
+        1 => return line.replace(r#""thread_id":"#, r#" "thread_id" : "#),
+        2 => return line.replacen('{', r#"{"sequence":0,"#, 1),
+        3 => item["extra"] = json!(1),
+        4 => item["event"]["delta"]["content_delta"] = json!(""),
+        5 => item["event"]["delta"]["content_delta"] = Value::Null,
+        6 => item["event"]["delta"]["part_delta_kind"] = json!("thinking"),
+        7 => item["event"]["delta"]["signature_delta"] = json!("sig"),
+        8 => item["event"]["index"] = json!(1),
+        9 => item["event"]["index"] = json!(0.0),
+        10 => item["thread_id"] = json!("another-thread"),
+        11 => item["run_id"] = json!("another-run"),
+        12 => item["occurred_at"] = json!("not a time"),
+        13 => item["occurred_at"] = json!("0001-01-01T00:00:00+14:00"),
+        14 => item["sequence"] = json!(-1),
+        15 => item["event"]["delta"]["provider_details"] = json!({"nested": [1, 2, {"x": null}]}),
+        16 => item["event"]["delta"]["citations_delta"] = json!([{"url": "u"}]),
+        17 => item["event"]["event_kind"] = json!("part_start"),
+        18 => item["event"]["unknown"] = Value::Null,
+        19 => item["event"]["delta"]["tool_call_id"] = json!("call"),
+        20 => item["thread_id"] = json!("  "),
+        21 => item["event"]["delta"]["content_delta"] = json!(7),
+        22 => return format!("{line} x"),
+        _ => return line.replace(r#""run_id":"#, r#""result":null,"run_id":"#),
+    }
+    item.to_string()
+}
+
+#[test]
+fn both_lanes_agree_on_mutated_delta_lines() {
+    let mut rng = Rng::new(29);
+    for kind in [StreamKind::Text, StreamKind::Short, StreamKind::Subagents] {
+        let lines = bench::lines(kind, 600);
+        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+        for choice in 0..24 {
+            let mutated: Vec<String> = lines
+                .iter()
+                .map(|line| {
+                    let delta = line.contains(r#""part_delta""#) && !line.contains("args_delta");
+                    if delta && rng.below(5) == 0 {
+                        mutate(line, choice)
+                    } else {
+                        line.clone()
+                    }
+                })
+                .collect();
+            let context = format!("{} mutation {choice}", kind.name());
+            compare(&mut fold_for(&json!({}), &run_id), &mut fold_for(&json!({}), &run_id), &mutated, 50, &context);
+        }
+    }
+}
