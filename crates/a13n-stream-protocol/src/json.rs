@@ -283,6 +283,30 @@ pub(crate) fn to_pydantic_writer<T: Serialize + ?Sized>(out: &mut Vec<u8>, value
     value.serialize(&mut ser)
 }
 
+/// The position of the first byte at or after `from` that a JSON string cannot hold as is: a quote, a backslash
+/// or a control character. Eight bytes at a time: a zero-byte test per kind, whose lowest flagged lane is exact.
+pub(crate) fn find_string_special(bytes: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut at = from;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let mut lanes = [0u8; 8];
+        lanes.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(lanes);
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        let found = (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (word.wrapping_sub(ONES * 0x20) & !word);
+        let found = found & HIGHS;
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    bytes[at.min(bytes.len())..].iter().position(|&byte| matches!(byte, b'"' | b'\\' | 0..=0x1f)).map(|p| at + p)
+}
+
 /// Append `text` as a JSON string the way [`to_pydantic_writer`] writes it: quotes, backslashes and control
 /// characters escaped, everything else as raw UTF-8. Faster for the short strings of the hot path.
 pub(crate) fn write_pydantic_str(out: &mut Vec<u8>, text: &str) {
@@ -291,7 +315,8 @@ pub(crate) fn write_pydantic_str(out: &mut Vec<u8>, text: &str) {
     out.reserve(bytes.len() + 2);
     out.push(b'"');
     let mut start = 0;
-    for (at, &byte) in bytes.iter().enumerate() {
+    while let Some(at) = find_string_special(bytes, start) {
+        let byte = bytes[at];
         let escape: &[u8] = match byte {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
@@ -300,8 +325,7 @@ pub(crate) fn write_pydantic_str(out: &mut Vec<u8>, text: &str) {
             b'\t' => b"\\t",
             0x08 => b"\\b",
             0x0c => b"\\f",
-            0..=0x1f => &[b'\\', b'u', b'0', b'0', HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]],
-            _ => continue,
+            _ => &[b'\\', b'u', b'0', b'0', HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]],
         };
         out.extend_from_slice(&bytes[start..at]);
         out.extend_from_slice(escape);
@@ -467,6 +491,23 @@ mod tests {
     fn pydantic_size_is_exact() {
         let value = json!({"a": [1, -2, 2.5e-6, 1e16, 0.00001, null, true, false], "é\u{1}\"\\\n": "東京🚀\u{7f}\t"});
         assert_eq!(pydantic_size(&value), to_pydantic_json(&value).unwrap().len());
+    }
+
+    #[test]
+    fn special_bytes_are_found_at_every_offset() {
+        for length in 0..40 {
+            for at in 0..=length {
+                for special in [b'"', b'\\', 0u8, 0x1f, b'\n'] {
+                    // Bytes around the boundaries of the test: 0x20, 0x21, 0x5b, 0x5d, 0x7f and UTF-8 lead bytes.
+                    let mut bytes: Vec<u8> = (0..length).map(|i| [0x20, 0x21, 0x5b, 0x5d, 0x7f, 0xc3][i % 6]).collect();
+                    if at < length {
+                        bytes[at] = special;
+                    }
+                    let expected = (at < length).then_some(at);
+                    assert_eq!(find_string_special(&bytes, 0), expected, "length {length}, at {at}, {special}");
+                }
+            }
+        }
     }
 
     #[test]

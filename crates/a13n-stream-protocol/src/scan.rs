@@ -8,6 +8,8 @@
 
 use std::borrow::Cow;
 
+use crate::json::find_string_special;
+
 /// Deeper values are left to the general path (whose limit is 128).
 const MAX_DEPTH: usize = 64;
 
@@ -96,15 +98,15 @@ impl<'a> Scanner<'a> {
         let bytes = self.bytes();
         let start = self.at;
         // The common case: no escape before the closing quote.
-        let at = start + memchr::memchr2(b'"', b'\\', &bytes[start..])?;
-        if has_control(&bytes[start..at]) {
-            return None;
+        let mut at = find_string_special(bytes, start)?;
+        match bytes[at] {
+            b'"' => {
+                self.at = at + 1;
+                return Some(Cow::Borrowed(&self.text[start..at]));
+            }
+            b'\\' => {}
+            _ => return None,
         }
-        if bytes[at] == b'"' {
-            self.at = at + 1;
-            return Some(Cow::Borrowed(&self.text[start..at]));
-        }
-        let mut at = at;
         let mut owned = String::with_capacity(at - start + 16);
         owned.push_str(&self.text[start..at]);
         let mut run = at;
@@ -153,7 +155,7 @@ impl<'a> Scanner<'a> {
                     run = at;
                 }
                 0..=0x1f => return None,
-                _ => at += 1,
+                _ => at = find_string_special(bytes, at)?,
             }
         }
     }
@@ -255,12 +257,6 @@ impl<'a> Scanner<'a> {
         self.at = at;
         Some(())
     }
-}
-
-/// Whether a run of string bytes holds a control character, which JSON strings must escape. Branch-free, so
-/// the compiler can vectorize it.
-fn has_control(bytes: &[u8]) -> bool {
-    bytes.iter().fold(false, |found, &byte| found | (byte < 0x20))
 }
 
 fn hex4(digits: &[u8]) -> Option<u32> {

@@ -141,7 +141,7 @@ impl DisplayFold {
 
     /// The fast lane: `true` when the line was a content delta of an open part and is folded and written.
     fn fold_open_part_delta(&mut self, line: &str, out: &mut Vec<u8>) -> bool {
-        if line.len() > MAX_SOURCE_LINE_BYTES || !line.contains(r#""part_delta""#) {
+        if line.len() > MAX_SOURCE_LINE_BYTES {
             return false;
         }
         let Some(parsed) = scan_delta_line(line) else { return false };
