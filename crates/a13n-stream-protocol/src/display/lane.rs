@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::{append_bounded, DisplayFold, ItemKind};
+use super::{append_bounded, DisplayFold, ItemKind, ItemState};
 use crate::error::FoldError;
 use crate::json::{to_pydantic_writer, write_pydantic_str};
 use crate::observer::PartKind;
@@ -164,35 +164,29 @@ impl DisplayFold {
         let Ok(occurred_at) = SourceTime::parse(&parsed.occurred_at) else { return false };
         let timestamp = occurred_at.timestamp_ms();
         let Some(at) = UtcTime::from_epoch_ms(timestamp) else { return false };
-        let Some(message_id) = self.observer.open_part(&parsed.thread_id, &parsed.run_id, parsed.index, part_kind)
-        else {
-            return false;
+        // The same part as the lane's last line, with nothing else folded since: every check below held then and
+        // nothing could change its outcome (only the general path changes cursors, groups and copied fields).
+        let hit = match self.lane.take() {
+            Some(hit) if hit.is(&parsed, part_kind) => hit,
+            _ => {
+                let Some(hit) = self.check_open_part(&parsed, part_kind, item_kind) else { return false };
+                // Commit what observing the first delta commits; later hits find it done.
+                self.observer.commit_open_part_content(parsed.index);
+                hit
+            }
         };
-        // The item the event changes must be the open part's live item, whose copied fields the event cannot
-        // change: then folding is appending the text.
-        let message_id = message_id.to_owned();
-        let key = self.scoped(item_kind, None, &message_id);
-        let Some((kind, state, content)) = self.store.live(&key) else { return false };
-        let scope_group = self.response_groups.get("root");
-        if kind != item_kind
-            || content.get("messageId").and_then(Value::as_str) != Some(message_id.as_str())
-            || content.contains_key("subagentRunId")
-            || (scope_group.is_some() && !content.contains_key("responseGroup"))
-        {
-            return false;
-        }
 
         // Commit: nothing below can fail.
-        self.observer.commit_open_part_content(parsed.index);
         self.sequence += 1;
         if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < self.sequence) {
             self.seal_arguments();
         }
         let position = self.stream_id();
         let full = self.full_content || self.retain_content;
-        let reference = self.store.put(key, item_kind, state, None, position, at, false, |content, counts, index| {
-            append_bounded(content, "text", text, full, counts, index);
-        });
+        let reference =
+            self.store.put(hit.key.clone(), item_kind, hit.state, None, position, at, false, |content, counts, index| {
+                append_bounded(content, "text", text, full, counts, index);
+            });
         out.extend_from_slice(br#"{"sequence":"#);
         out.extend_from_slice(itoa::Buffer::new().format(self.sequence).as_bytes());
         out.extend_from_slice(br#","event":{"type":""#);
@@ -200,7 +194,7 @@ impl DisplayFold {
         out.extend_from_slice(br#"","timestamp":"#);
         out.extend_from_slice(itoa::Buffer::new().format(timestamp).as_bytes());
         out.extend_from_slice(br#","messageId":"#);
-        write_pydantic_str(out, &message_id);
+        write_pydantic_str(out, &hit.message_id);
         out.extend_from_slice(br#","delta":"#);
         write_pydantic_str(out, text);
         out.extend_from_slice(br#"},"item":{"id":"#);
@@ -226,7 +220,55 @@ impl DisplayFold {
             None => out.extend_from_slice(b"null"),
         }
         out.extend_from_slice(b"}}\n");
+        self.lane = Some(hit);
         true
+    }
+
+    /// Whether the line's part is open in the observer and its item is live with nothing the event could change
+    /// but its text: what the general path would then do is append.
+    fn check_open_part(&mut self, parsed: &DeltaLine<'_>, part_kind: PartKind, item_kind: ItemKind) -> Option<LaneHit> {
+        let message_id = self.observer.open_part(&parsed.thread_id, &parsed.run_id, parsed.index, part_kind)?;
+        let message_id = message_id.to_owned();
+        let key = self.scoped(item_kind, None, &message_id);
+        let (kind, state, content) = self.store.live(&key)?;
+        let scope_group = self.response_groups.get("root");
+        if kind != item_kind
+            || content.get("messageId").and_then(Value::as_str) != Some(message_id.as_str())
+            || content.contains_key("subagentRunId")
+            || (scope_group.is_some() && !content.contains_key("responseGroup"))
+        {
+            return None;
+        }
+        Some(LaneHit {
+            thread_id: parsed.thread_id.clone().into_owned(),
+            run_id: parsed.run_id.clone().into_owned(),
+            index: parsed.index,
+            part_kind,
+            message_id,
+            key,
+            state,
+        })
+    }
+}
+
+/// The part the lane folded last and what its checks found.
+#[derive(Debug)]
+pub(super) struct LaneHit {
+    thread_id: String,
+    run_id: String,
+    index: i64,
+    part_kind: PartKind,
+    message_id: String,
+    key: String,
+    state: ItemState,
+}
+
+impl LaneHit {
+    fn is(&self, parsed: &DeltaLine<'_>, part_kind: PartKind) -> bool {
+        self.index == parsed.index
+            && self.part_kind == part_kind
+            && self.run_id == parsed.run_id
+            && self.thread_id == parsed.thread_id
     }
 }
 

@@ -384,6 +384,8 @@ pub struct DisplayFold {
     clock: Option<Box<dyn Fn() -> UtcTime + Send>>,
     /// The last item id computed: consecutive events of one message or call hash their source identity once.
     last_id: Option<(ItemKind, String, String)>,
+    /// The part the fast lane folded last; any other change to the fold forgets it (see `lane.rs`).
+    lane: Option<lane::LaneHit>,
     /// Whether the held argument stream's observation is still live (unsealed) in the store.
     arguments_open: bool,
 }
@@ -627,6 +629,7 @@ impl DisplayFold {
             observer: observer_with(options.processor, bounded),
             clock: options.clock,
             last_id: None,
+            lane: None,
             arguments_open: false,
         }
     }
@@ -788,6 +791,7 @@ impl DisplayFold {
     /// The items changed since the last capture (by ordinal) and the parser state, independently of live
     /// publication.
     pub fn capture_delta(&mut self) -> DisplaySnapshot {
+        self.lane = None;
         let items = self.store.take_checkpoint_changed();
         DisplaySnapshot { items, continuation: self.export_continuation() }
     }
@@ -810,6 +814,7 @@ impl DisplayFold {
     /// The AG-UI events of one Harness source item, as the JSON the stream carries. Atomic: a rejected item
     /// leaves the fold's observer unchanged.
     pub fn events(&mut self, source: &SourceItem) -> Result<Vec<Object>, FoldError> {
+        self.lane = None;
         let events = self.observer.observe(source)?;
         Ok(events.into_iter().map(Event::into_object).collect())
     }
@@ -824,6 +829,7 @@ impl DisplayFold {
     /// present, its call's item fails and the last event reports it. Atomic: a malformed event rejects the whole
     /// batch before anything changes.
     pub fn fold(&mut self, events: Vec<Object>, source: Option<&SourceItem>) -> Result<Vec<Observed>, FoldError> {
+        self.lane = None;
         for (index, payload) in events.iter().enumerate() {
             validate_event(payload).map_err(|error| error.nested(&format!("events.{index}")))?;
         }
