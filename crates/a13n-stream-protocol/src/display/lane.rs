@@ -13,9 +13,10 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use super::store::{CharCounts, StreamId};
 use super::{append_bounded, DisplayFold, ItemKind, ItemState};
 use crate::error::FoldError;
-use crate::json::{to_pydantic_writer, write_pydantic_str};
+use crate::json::{to_pydantic_writer, write_pydantic_str, Object};
 use crate::observer::PartKind;
 use crate::scan::Scanner;
 use crate::source::{SourceItem, MAX_SOURCE_LINE_BYTES};
@@ -166,29 +167,24 @@ impl DisplayFold {
         let Some(at) = UtcTime::from_epoch_ms(timestamp) else { return false };
         // The same part as the lane's last line, with nothing else folded since: every check below held then and
         // nothing could change its outcome (only the general path changes cursors, groups and copied fields).
-        let hit = match self.lane.take() {
-            Some(hit) if hit.is(&parsed, part_kind) => hit,
-            _ => {
-                let Some(hit) = self.check_open_part(&parsed, part_kind, item_kind) else { return false };
-                // Commit what observing the first delta commits; later hits find it done.
-                self.observer.commit_open_part_content(parsed.index);
-                hit
-            }
+        let (hit, first) = match self.lane.take() {
+            Some(hit) if hit.is(&parsed, part_kind) => (hit, false),
+            _ => match self.check_open_part(&parsed, part_kind, item_kind) {
+                Some(hit) => (hit, true),
+                None => return false,
+            },
         };
-
-        // Commit: nothing below can fail.
-        self.sequence += 1;
-        if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < self.sequence) {
-            self.seal_arguments();
-        }
-        let position = self.stream_id();
+        let sequence = self.sequence + 1;
+        let position = StreamId::At { attempt: self.attempt, sequence };
         let full = self.full_content || self.retain_content;
-        let reference =
-            self.store.put(hit.key.clone(), item_kind, hit.state, None, position, at, false, |content, counts, index| {
-                append_bounded(content, "text", text, full, counts, index);
-            });
+        let append = |content: &mut Object, counts: &mut CharCounts, index: usize| {
+            append_bounded(content, "text", text, full, counts, index);
+        };
+        // The checks found the item, and only the general path removes items.
+        let Some(item) = self.store.touch(&hit.key, item_kind, hit.state, position, at, append) else { return false };
+
         out.extend_from_slice(br#"{"sequence":"#);
-        out.extend_from_slice(itoa::Buffer::new().format(self.sequence).as_bytes());
+        out.extend_from_slice(itoa::Buffer::new().format(sequence).as_bytes());
         out.extend_from_slice(br#","event":{"type":""#);
         out.extend_from_slice(event_type.as_bytes());
         out.extend_from_slice(br#"","timestamp":"#);
@@ -198,28 +194,34 @@ impl DisplayFold {
         out.extend_from_slice(br#","delta":"#);
         write_pydantic_str(out, text);
         out.extend_from_slice(br#"},"item":{"id":"#);
-        write_pydantic_str(out, &reference.id);
+        write_pydantic_str(out, &hit.key);
         out.extend_from_slice(br#","kind":""#);
-        out.extend_from_slice(reference.kind.as_str().as_bytes());
+        out.extend_from_slice(item_kind.as_str().as_bytes());
         out.extend_from_slice(br#"","state":""#);
-        out.extend_from_slice(reference.state.as_str().as_bytes());
+        out.extend_from_slice(hit.state.as_str().as_bytes());
         out.extend_from_slice(br#"","ordinal":"#);
-        match reference.ordinal {
-            Some(ordinal) => out.extend_from_slice(itoa::Buffer::new().format(ordinal).as_bytes()),
-            None => out.extend_from_slice(b"null"),
-        }
+        out.extend_from_slice(itoa::Buffer::new().format(item.ordinal).as_bytes());
         out.extend_from_slice(br#","response_group":"#);
-        match &reference.response_group {
+        match item.response_group {
             Some(group) => write_pydantic_str(out, group),
             None => out.extend_from_slice(b"null"),
         }
         out.extend_from_slice(br#","failure":"#);
-        match &reference.failure {
+        match item.failure {
             // Writing into memory cannot fail.
             Some(failure) => drop(to_pydantic_writer(out, failure)),
             None => out.extend_from_slice(b"null"),
         }
         out.extend_from_slice(b"}}\n");
+
+        // The rest of what the general path commits.
+        if first {
+            self.observer.commit_open_part_content(parsed.index);
+        }
+        self.sequence = sequence;
+        if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < self.sequence) {
+            self.seal_arguments();
+        }
         self.lane = Some(hit);
         true
     }

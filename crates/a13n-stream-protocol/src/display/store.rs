@@ -317,6 +317,33 @@ impl Store {
     /// Record one change to an item at `position`: `replace` sets its whole content, then `update` edits it in
     /// place (with the field code point counts and the item's position). `seal` stores the result as text.
     #[allow(clippy::too_many_arguments)]
+    /// Update an existing item as [`Store::put`] does without replacing its content, and return what an
+    /// [`ItemRef`] reports of it; `None` (and nothing changed) when there is no such item.
+    pub(super) fn touch(
+        &mut self,
+        key: &str,
+        kind: ItemKind,
+        state: ItemState,
+        position: StreamId,
+        at: UtcTime,
+        update: impl FnOnce(&mut Object, &mut CharCounts, usize),
+    ) -> Option<Touched<'_>> {
+        let (index, _, item) = self.items.get_full_mut(key)?;
+        update(item.content.edit(), &mut self.char_counts, index);
+        item.kind = kind;
+        item.state = state;
+        item.last = position;
+        item.ended_at = matches!(state, ItemState::Completed | ItemState::Failed).then_some(at);
+        self.changed.insert(index);
+        self.checkpoint_changed.insert(index);
+        let content = item.content.get();
+        Some(Touched {
+            ordinal: item.ordinal,
+            response_group: content.and_then(|c| c.get("responseGroup")).and_then(Value::as_str),
+            failure: content.and_then(|c| c.get("failure")).and_then(Value::as_object),
+        })
+    }
+
     pub(super) fn put(
         &mut self,
         key: String,
@@ -387,6 +414,13 @@ impl Store {
         self.checkpoint_changed.insert(index);
         reference
     }
+}
+
+/// What an [`ItemRef`] reports of an item [`Store::touch`] updated.
+pub(super) struct Touched<'a> {
+    pub(super) ordinal: u64,
+    pub(super) response_group: Option<&'a str>,
+    pub(super) failure: Option<&'a Object>,
 }
 
 /// A checkpoint item whose content is still the checkpoint's JSON text.
