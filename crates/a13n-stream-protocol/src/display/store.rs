@@ -314,9 +314,6 @@ impl Store {
         items
     }
 
-    /// Record one change to an item at `position`: `replace` sets its whole content, then `update` edits it in
-    /// place (with the field code point counts and the item's position). `seal` stores the result as text.
-    #[allow(clippy::too_many_arguments)]
     /// Update an existing item as [`Store::put`] does without replacing its content, and return what an
     /// [`ItemRef`] reports of it; `None` (and nothing changed) when there is no such item.
     pub(super) fn touch(
@@ -344,6 +341,9 @@ impl Store {
         })
     }
 
+    /// Record one change to an item at `position`: `replace` sets its whole content, then `update` edits it in
+    /// place (with the field code point counts and the item's position). `seal` stores the result as text.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn put(
         &mut self,
         key: String,
