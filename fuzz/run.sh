@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(source_line agui_line checkpoint fragments recovery_laws)
+[ ${#targets[@]} -gt 0 ] || targets=(source_line agui_line checkpoint fragments recovery_laws fold_lanes)
 [ -d corpus/source_line ] || ./seed.sh
 for target in "${targets[@]}"; do
   mkdir -p "corpus/$target" "artifacts/$target"

@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 roots=(../tests/cases)
 [ -d ../../shared/conformance/cases ] && roots+=(../../shared/conformance/cases)
-mkdir -p corpus/source_line corpus/agui_line corpus/checkpoint corpus/fragments corpus/recovery_laws
+mkdir -p corpus/source_line corpus/agui_line corpus/checkpoint corpus/fragments corpus/recovery_laws corpus/fold_lanes
 for root in "${roots[@]}"; do
   for case in "$root"/*/; do
     name=$(basename "$case")
@@ -25,4 +25,26 @@ for line in open(sys.argv[1]):
     fi
   done
 done
+# Content deltas of the parts the fold_lanes target opens (text at index 0, thinking at index 1), plain and odd.
+python3 - <<'PY'
+import json
+def line(seq, index, kind, content, **extra):
+    delta = {"content_delta": content, "provider_name": None, "provider_details": None, "part_delta_kind": kind}
+    if kind == "text":
+        delta["citations_delta"] = None
+    else:
+        delta["signature_delta"] = None
+    delta.update(extra)
+    event = {"index": index, "delta": delta, "event_kind": "part_delta"}
+    return json.dumps({"thread_id": "t", "run_id": "r", "sequence": seq, "occurred_at": f"2026-11-29T12:00:{seq:02d}.25+02:00", "event": event}, ensure_ascii=False, separators=(",", ":"))
+seeds = {
+    "plain": [line(4, 0, "text", "Hello "), line(5, 0, "text", "world"), line(6, 1, "thinking", "hmm")],
+    "escapes": [line(4, 0, "text", "a\n\"b\" \u00e9 \U0001F680 \t")],
+    "signature": [line(4, 1, "thinking", "x", signature_delta="sig")],
+    "end": [line(4, 0, "text", "x"), json.dumps({"thread_id": "t", "run_id": "r", "sequence": 5, "occurred_at": "2026-11-29T12:00:05Z", "event": {"index": 0, "part": {"content": "x", "part_kind": "text"}, "event_kind": "part_end"}}), line(6, 0, "text", "again")],
+}
+for name, lines in seeds.items():
+    with open(f"corpus/fold_lanes/{name}", "w") as f:
+        f.write("\n".join(lines) + "\n")
+PY
 echo "seeded: $(ls corpus/source_line | wc -l) source, $(ls corpus/agui_line | wc -l) agui, $(ls corpus/checkpoint | wc -l) checkpoint inputs"

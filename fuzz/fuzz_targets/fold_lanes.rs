@@ -1,0 +1,36 @@
+//! Any lines after a prefix that opens a text and a thinking part: `DisplayFold::fold_line` (whose fast lane
+//! takes content deltas) equals decoding and `fold_source`, byte for byte, error for error, state for state.
+#![no_main]
+
+use a13n_stream_protocol::{DisplayFold, FoldError, SourceItem};
+use libfuzzer_sys::fuzz_target;
+
+const PREFIX: [&str; 4] = [
+    r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00Z","event":{"schema_version":"1","kind":"lifecycle","payload":{"type":"run_started"}}}"#,
+    r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:00.5Z","event":{"schema_version":"1","kind":"lifecycle","payload":{"type":"model_request_started","request_id":"m","request_index":0,"message_count":1}}}"#,
+    r#"{"thread_id":"t","run_id":"r","sequence":2,"occurred_at":"2026-11-29T12:00:01Z","event":{"index":0,"part":{"content":"","part_kind":"text"},"event_kind":"part_start"}}"#,
+    r#"{"thread_id":"t","run_id":"r","sequence":3,"occurred_at":"2026-11-29T12:00:02Z","event":{"index":1,"part":{"content":"","part_kind":"thinking"},"event_kind":"part_start"}}"#,
+];
+
+fn general(fold: &mut DisplayFold, line: &str, out: &mut Vec<u8>) -> Result<usize, FoldError> {
+    let item = SourceItem::from_json(line)?;
+    let observed = fold.fold_source(&item)?;
+    for entry in &observed {
+        entry.write_json(out);
+        out.push(b'\n');
+    }
+    Ok(observed.len())
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let (mut reference, mut lane) = (DisplayFold::new("r"), DisplayFold::new("r"));
+    for line in PREFIX.into_iter().chain(text.lines()) {
+        let (mut expected, mut got) = (Vec::new(), Vec::new());
+        let expected_result = general(&mut reference, line, &mut expected);
+        let got_result = lane.fold_line(line, &mut got);
+        assert_eq!(format!("{got_result:?}"), format!("{expected_result:?}"), "{line}");
+        assert_eq!(got, expected, "{line}");
+    }
+    assert_eq!(lane.export_json(), reference.export_json());
+});
