@@ -362,16 +362,21 @@ pub fn display_of(items: usize) -> DisplayFold {
     fold(&lines, false, &mut out)
 }
 
-/// The median of `runs` timings of `work` after one warm-up run.
+/// The median time of `work`, after a warm-up, over at least `runs` runs.
 pub fn time<T>(runs: usize, mut work: impl FnMut() -> T) -> Duration {
-    std::hint::black_box(work());
-    let mut timings: Vec<Duration> = (0..runs.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            std::hint::black_box(work());
-            start.elapsed()
-        })
-        .collect();
+    // Warm up for a tenth of a second at least (caches, allocator, CPU clock), then take at least `runs` samples
+    // and at least a third of a second of them, so that small streams give a stable median too.
+    let warm_up = Instant::now();
+    while warm_up.elapsed() < Duration::from_millis(100) {
+        std::hint::black_box(work());
+    }
+    let mut timings: Vec<Duration> = Vec::with_capacity(runs.max(1));
+    let sampling = Instant::now();
+    while timings.len() < runs.max(1) || (sampling.elapsed() < Duration::from_millis(300) && timings.len() < 1000) {
+        let start = Instant::now();
+        std::hint::black_box(work());
+        timings.push(start.elapsed());
+    }
     timings.sort();
     timings[timings.len() / 2]
 }
