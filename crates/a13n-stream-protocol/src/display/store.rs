@@ -8,6 +8,8 @@
 
 use indexmap::IndexMap;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+
+use crate::json::find_string_special;
 use std::borrow::Cow;
 
 use serde::ser::{SerializeMap, SerializeSeq};
@@ -450,6 +452,11 @@ fn is_canonical(text: &str) -> bool {
     let mut in_string = false;
     let mut index = 0;
     while index < bytes.len() {
+        if in_string {
+            // Jump to the string's next quote or escape (a checkpoint's strings hold no raw control characters).
+            let Some(next) = find_string_special(bytes, index) else { return false };
+            index = next;
+        }
         let byte = bytes[index];
         if in_string {
             match byte {
