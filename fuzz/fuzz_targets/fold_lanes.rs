@@ -2,7 +2,8 @@
 //! takes content deltas) equals decoding and `fold_source`, byte for byte, error for error, state for state.
 #![no_main]
 
-use a13n_stream_protocol::{DisplayFold, FoldError, SourceItem};
+use a13n_stream_protocol::DisplayFold;
+use a13n_testkit::fold_line_generally;
 use libfuzzer_sys::fuzz_target;
 
 const PREFIX: [&str; 4] = [
@@ -12,22 +13,12 @@ const PREFIX: [&str; 4] = [
     r#"{"thread_id":"t","run_id":"r","sequence":3,"occurred_at":"2026-11-29T12:00:02Z","event":{"index":1,"part":{"content":"","part_kind":"thinking"},"event_kind":"part_start"}}"#,
 ];
 
-fn general(fold: &mut DisplayFold, line: &str, out: &mut Vec<u8>) -> Result<usize, FoldError> {
-    let item = SourceItem::from_json(line)?;
-    let observed = fold.fold_source(&item)?;
-    for entry in &observed {
-        entry.write_json(out);
-        out.push(b'\n');
-    }
-    Ok(observed.len())
-}
-
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let (mut reference, mut lane) = (DisplayFold::new("r"), DisplayFold::new("r"));
     for line in PREFIX.into_iter().chain(text.lines()) {
         let (mut expected, mut got) = (Vec::new(), Vec::new());
-        let expected_result = general(&mut reference, line, &mut expected);
+        let expected_result = fold_line_generally(&mut reference, line, &mut expected);
         let got_result = lane.fold_line(line, &mut got);
         assert_eq!(format!("{got_result:?}"), format!("{expected_result:?}"), "{line}");
         assert_eq!(got, expected, "{line}");

@@ -6,7 +6,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use a13n_stream_protocol::{HarnessAguiStreamObserver, ObserveError, ObserverContinuation, SourceItem};
+use a13n_stream_protocol::{
+    AguiEventProcessor, DisplayFold, DisplayOptions, HarnessAguiStreamObserver, ObserveError, ObserverContinuation,
+    SourceItem,
+};
 use serde_json::Value;
 
 use crate::processors;
@@ -304,4 +307,23 @@ fn check_observer(case: &Case, report: &mut Report) {
             });
         }
     }
+}
+
+/// The processor a case's options name (`"processor"`), if any.
+pub fn case_processor(options: &Value) -> Result<Option<AguiEventProcessor>, String> {
+    processors::optional(options.get("processor").and_then(Value::as_str))
+}
+
+/// A display fold for `run_id` with a case's options: `full_content`, `retain_content` and `processor`.
+pub fn case_fold(options: &Value, run_id: &str) -> Result<DisplayFold, String> {
+    let flag = |key: &str| options.get(key).and_then(Value::as_bool).unwrap_or(false);
+    Ok(DisplayFold::with_options(
+        run_id,
+        DisplayOptions {
+            full_content: flag("full_content"),
+            retain_content: flag("retain_content"),
+            processor: case_processor(options)?,
+            ..DisplayOptions::default()
+        },
+    ))
 }

@@ -1,6 +1,6 @@
 //! Display-fold checks of a conformance case: `observed.jsonl`, `display.json` and every cut.
 
-use a13n_stream_protocol::{DisplayFold, DisplayOptions, DisplaySnapshot, FoldError, SourceItem};
+use a13n_stream_protocol::{DisplayFold, DisplaySnapshot, FoldError, SourceItem};
 use serde_json::Value;
 
 use crate::conformance::{first_difference, lines, text_difference, Case, Line, Report};
@@ -32,16 +32,7 @@ fn fold_line(fold: &mut DisplayFold, input: &Input<'_>) -> Line {
 }
 
 fn new_fold(case: &Case, run_id: &str) -> Result<DisplayFold, String> {
-    let processor = processors::optional(case.processor_name())?;
-    Ok(DisplayFold::with_options(
-        run_id,
-        DisplayOptions {
-            full_content: case.flag("full_content"),
-            retain_content: case.flag("retain_content"),
-            processor,
-            ..DisplayOptions::default()
-        },
-    ))
+    crate::conformance::case_fold(&case.options, run_id)
 }
 
 fn run_id(case: &Case) -> Option<String> {

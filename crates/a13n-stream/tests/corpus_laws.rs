@@ -1,14 +1,12 @@
 //! Recovery laws over every recorded stream, at every cut (the corpus records only a few cuts per case).
 
-use a13n_stream::processors;
-use a13n_stream_protocol::{
-    AguiEventProcessor, DisplayFold, DisplayOptions, DisplaySnapshot, HarnessAguiStreamObserver, SourceItem,
-};
+use a13n_stream::conformance::{case_fold, case_processor};
+use a13n_stream_protocol::{AguiEventProcessor, DisplayFold, DisplaySnapshot, HarnessAguiStreamObserver, SourceItem};
 use a13n_testkit::{case_options, load_source, source_cases};
 use serde_json::Value;
 
 fn processor(options: &Value) -> Option<AguiEventProcessor> {
-    processors::optional(options.get("processor").and_then(Value::as_str)).expect("known processor")
+    case_processor(options).expect("known processor")
 }
 
 fn observer(options: &Value) -> HarnessAguiStreamObserver {
@@ -69,15 +67,7 @@ fn resume_and_restore_continue_exactly_at_every_cut() {
 }
 
 fn new_fold(options: &Value, run_id: &str) -> DisplayFold {
-    DisplayFold::with_options(
-        run_id,
-        DisplayOptions {
-            full_content: options.get("full_content").and_then(Value::as_bool).unwrap_or(false),
-            retain_content: options.get("retain_content").and_then(Value::as_bool).unwrap_or(false),
-            processor: processor(options),
-            ..DisplayOptions::default()
-        },
-    )
+    case_fold(options, run_id).expect("known processor")
 }
 
 #[test]

@@ -3,36 +3,17 @@
 //! checkpoints, and on content-delta lines mutated in every way the fast lane must notice.
 
 use a13n_stream::bench::{self, StreamKind};
-use a13n_stream::processors;
-use a13n_stream_protocol::{AguiEventProcessor, DisplayFold, DisplayOptions, FoldError, SourceItem};
-use a13n_testkit::{case_options, random_stream, source_cases, Rng};
+use a13n_stream::conformance::{case_fold, case_processor};
+use a13n_stream_protocol::{AguiEventProcessor, DisplayFold, SourceItem};
+use a13n_testkit::{case_options, fold_line_generally, random_stream, source_cases, Rng};
 use serde_json::{json, Value};
 
 fn processor(options: &Value) -> Option<AguiEventProcessor> {
-    processors::optional(options.get("processor").and_then(Value::as_str)).expect("known processor")
+    case_processor(options).expect("known processor")
 }
 
 fn fold_for(options: &Value, run_id: &str) -> DisplayFold {
-    DisplayFold::with_options(
-        run_id,
-        DisplayOptions {
-            full_content: options.get("full_content").and_then(Value::as_bool).unwrap_or(false),
-            retain_content: options.get("retain_content").and_then(Value::as_bool).unwrap_or(false),
-            processor: processor(options),
-            ..DisplayOptions::default()
-        },
-    )
-}
-
-/// The general path: decode, fold, write each observed entry and a newline.
-fn general_line(fold: &mut DisplayFold, line: &str, out: &mut Vec<u8>) -> Result<usize, FoldError> {
-    let item = SourceItem::from_json(line)?;
-    let observed = fold.fold_source(&item)?;
-    for entry in &observed {
-        entry.write_json(out);
-        out.push(b'\n');
-    }
-    Ok(observed.len())
+    case_fold(options, run_id).expect("known processor")
 }
 
 /// Fold `lines` through both lanes side by side, comparing every output, error and changed set, and the whole
@@ -40,7 +21,7 @@ fn general_line(fold: &mut DisplayFold, line: &str, out: &mut Vec<u8>) -> Result
 fn compare(general: &mut DisplayFold, lane: &mut DisplayFold, lines: &[String], check_every: usize, context: &str) {
     for (n, line) in lines.iter().enumerate() {
         let (mut expected, mut got) = (Vec::new(), Vec::new());
-        let expected_result = general_line(general, line, &mut expected);
+        let expected_result = fold_line_generally(general, line, &mut expected);
         let got_result = lane.fold_line(line, &mut got);
         assert_eq!(format!("{got_result:?}"), format!("{expected_result:?}"), "{context}: line {n} result");
         assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&expected), "{context}: line {n} output");

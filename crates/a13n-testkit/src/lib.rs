@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use a13n_stream_protocol::SourceItem;
+use a13n_stream_protocol::{DisplayFold, FoldError, SourceItem};
 use serde_json::{json, Value};
 
 /// The workspace root.
@@ -249,4 +249,16 @@ pub fn random_stream(seed: u64) -> Vec<SourceItem> {
         s.result(json!({"status": "completed", "output": "done", "usage": {"input_tokens": 10, "output_tokens": 5, "cache_read_tokens": 0, "cache_write_tokens": 0, "details": {}}}));
     }
     s.items()
+}
+
+/// The general path of `DisplayFold::fold_line`, spelled out: decode the line, fold it, and append each observed
+/// entry's JSON and a newline. The fast lane is checked against this.
+pub fn fold_line_generally(fold: &mut DisplayFold, line: &str, out: &mut Vec<u8>) -> Result<usize, FoldError> {
+    let item = SourceItem::from_json(line)?;
+    let observed = fold.fold_source(&item)?;
+    for entry in &observed {
+        entry.write_json(out);
+        out.push(b'\n');
+    }
+    Ok(observed.len())
 }
