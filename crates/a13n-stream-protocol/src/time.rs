@@ -120,7 +120,10 @@ impl fmt::Display for UtcTime {
 
 impl serde::Serialize for UtcTime {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
+        let mut out = String::with_capacity(28);
+        write_civil(&mut out, self.micros);
+        out.push('Z');
+        serializer.serialize_str(&out)
     }
 }
 
@@ -137,14 +140,40 @@ fn write_civil(out: &mut String, micros: i64) {
     let days = seconds.div_euclid(SECONDS_PER_DAY);
     let second_of_day = seconds.rem_euclid(SECONDS_PER_DAY);
     let (year, month, day) = civil_from_days(days);
-    out.push_str(&format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
-        second_of_day / 3600,
-        second_of_day / 60 % 60,
-        second_of_day % 60
-    ));
+    if !(0..=9999).contains(&year) {
+        // Outside Python's range; written as a wider year rather than lost.
+        out.push_str(&format!("{year:04}-{month:02}-{day:02}T"));
+        push_digits(out, second_of_day / 3600, 2);
+        out.push(':');
+        push_digits(out, second_of_day / 60 % 60, 2);
+        out.push(':');
+        push_digits(out, second_of_day % 60, 2);
+    } else {
+        push_digits(out, year, 4);
+        out.push('-');
+        push_digits(out, month, 2);
+        out.push('-');
+        push_digits(out, day, 2);
+        out.push('T');
+        push_digits(out, second_of_day / 3600, 2);
+        out.push(':');
+        push_digits(out, second_of_day / 60 % 60, 2);
+        out.push(':');
+        push_digits(out, second_of_day % 60, 2);
+    }
     if fraction != 0 {
-        out.push_str(&format!(".{fraction:06}"));
+        out.push('.');
+        push_digits(out, fraction, 6);
+    }
+}
+
+/// `value` (0 or more) as exactly `width` decimal digits, zero-padded: no formatting machinery on the hot path.
+fn push_digits(out: &mut String, value: i64, width: u32) {
+    let mut place = 10i64.pow(width.saturating_sub(1));
+    while place > 0 {
+        let digit = u8::try_from(value / place % 10).unwrap_or(0);
+        out.push(char::from(b'0' + digit));
+        place /= 10;
     }
 }
 
@@ -279,6 +308,36 @@ fn parse_datetime(text: &str) -> Result<SourceTime, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The layout with the formatting machinery, to check the hand-written digits against.
+    fn formatted(micros: i64) -> String {
+        let seconds = micros.div_euclid(MICROS_PER_SECOND);
+        let fraction = micros.rem_euclid(MICROS_PER_SECOND);
+        let second_of_day = seconds.rem_euclid(SECONDS_PER_DAY);
+        let (year, month, day) = civil_from_days(seconds.div_euclid(SECONDS_PER_DAY));
+        let (hour, minute, second) = (second_of_day / 3600, second_of_day / 60 % 60, second_of_day % 60);
+        let mut text = format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}");
+        if fraction != 0 {
+            text.push_str(&format!(".{fraction:06}"));
+        }
+        text
+    }
+
+    #[test]
+    fn civil_digits_match_the_formatted_layout() {
+        let mut micros = MIN_MICROS;
+        while micros < MAX_MICROS {
+            let mut out = String::new();
+            write_civil(&mut out, micros);
+            assert_eq!(out, formatted(micros));
+            micros = micros.saturating_add(987_654_321_123 + micros.rem_euclid(1_000_007));
+        }
+        for micros in [MIN_MICROS, MAX_MICROS, 0, -1, 1, 1_795_953_600_000_000, 1_795_953_600_000_010] {
+            let mut out = String::new();
+            write_civil(&mut out, micros);
+            assert_eq!(out, formatted(micros));
+        }
+    }
 
     #[test]
     fn isoformat_round_trips_python_forms() {

@@ -58,7 +58,16 @@ impl std::fmt::Display for StreamId {
 
 impl Serialize for StreamId {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
+        match self {
+            StreamId::At { attempt, sequence } => {
+                let mut text = String::with_capacity(24);
+                text.push_str(itoa::Buffer::new().format(*attempt));
+                text.push('-');
+                text.push_str(itoa::Buffer::new().format(*sequence));
+                serializer.serialize_str(&text)
+            }
+            StreamId::Text(text) => serializer.serialize_str(text),
+        }
     }
 }
 
@@ -217,8 +226,9 @@ impl Store {
         for (position, item) in items.into_iter().enumerate() {
             let text = item.content.get();
             let object_text = text.trim_start().starts_with('{');
-            let content = if object_text && sealable(item.kind) && open != Some(item.id.as_str()) && is_canonical(text)
-            {
+            // Canonical text is kept as it is, whatever the item: exported verbatim, and read back into an object
+            // only if a later event changes the item (most restored items never change again).
+            let content = if object_text && is_canonical(text) {
                 Content::sealed(item.content.to_owned())
             } else {
                 let object: Object = serde_json::from_str(text).map_err(|e| {
