@@ -74,19 +74,10 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// `null`, consumed; `Some(false)` when the next value is something else (not consumed).
-    pub(crate) fn null(&mut self) -> Option<bool> {
-        self.skip_whitespace();
-        if self.bytes()[self.at..].starts_with(b"null") {
-            self.at += 4;
-            return Some(true);
-        }
-        Some(false)
-    }
-
     /// A string or `null`.
     pub(crate) fn opt_string(&mut self) -> Option<Option<Cow<'a, str>>> {
-        if self.null()? {
+        self.skip_whitespace();
+        if self.literal(b"null").is_some() {
             return Some(None);
         }
         self.string().map(Some)

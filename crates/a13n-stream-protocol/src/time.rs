@@ -140,27 +140,22 @@ fn write_civil(out: &mut String, micros: i64) {
     let days = seconds.div_euclid(SECONDS_PER_DAY);
     let second_of_day = seconds.rem_euclid(SECONDS_PER_DAY);
     let (year, month, day) = civil_from_days(days);
-    if !(0..=9999).contains(&year) {
-        // Outside Python's range; written as a wider year rather than lost.
-        out.push_str(&format!("{year:04}-{month:02}-{day:02}T"));
-        push_digits(out, second_of_day / 3600, 2);
-        out.push(':');
-        push_digits(out, second_of_day / 60 % 60, 2);
-        out.push(':');
-        push_digits(out, second_of_day % 60, 2);
-    } else {
+    if (0..=9999).contains(&year) {
         push_digits(out, year, 4);
         out.push('-');
         push_digits(out, month, 2);
         out.push('-');
         push_digits(out, day, 2);
-        out.push('T');
-        push_digits(out, second_of_day / 3600, 2);
-        out.push(':');
-        push_digits(out, second_of_day / 60 % 60, 2);
-        out.push(':');
-        push_digits(out, second_of_day % 60, 2);
+    } else {
+        // Outside Python's range; written as a wider year rather than lost.
+        out.push_str(&format!("{year:04}-{month:02}-{day:02}"));
     }
+    out.push('T');
+    push_digits(out, second_of_day / 3600, 2);
+    out.push(':');
+    push_digits(out, second_of_day / 60 % 60, 2);
+    out.push(':');
+    push_digits(out, second_of_day % 60, 2);
     if fraction != 0 {
         out.push('.');
         push_digits(out, fraction, 6);

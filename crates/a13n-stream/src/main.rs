@@ -338,7 +338,7 @@ fn fold(mut args: Args) -> Result<ExitCode, Failure> {
                 Ok(Value::Object(event)) => fold
                     .as_mut()
                     .map_or(Ok(Vec::new()), |f| f.fold(vec![event], None))
-                    .map(|observed| write_entries(&observed, &mut entries)),
+                    .map(|observed| Observed::write_lines(&observed, &mut entries)),
                 Ok(other) => Err(InputError::new("", format!("expected an AG-UI event object, found {other}")).into()),
                 Err(error) => Err(InputError::new("", format!("invalid JSON: {error}")).into()),
             },
@@ -356,7 +356,7 @@ fn fold(mut args: Args) -> Result<ExitCode, Failure> {
                                 ..DisplayOptions::default()
                             },
                         ));
-                        fold.fold_source(&item).map(|observed| write_entries(&observed, &mut entries))
+                        fold.fold_source(&item).map(|observed| Observed::write_lines(&observed, &mut entries))
                     }
                     Err(error) => Err(error.into()),
                 },
@@ -654,12 +654,4 @@ fn bench_serve(mut args: Args) -> Result<ExitCode, Failure> {
         ))?;
     }
     Ok(if report.exact { ExitCode::SUCCESS } else { ExitCode::from(1) })
-}
-
-/// Append each observed entry's JSON and a newline (the layout of [`DisplayFold::fold_line`]).
-fn write_entries(observed: &[Observed], out: &mut Vec<u8>) {
-    for entry in observed {
-        entry.write_json(out);
-        out.push(b'\n');
-    }
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use a13n_stream_protocol::{DisplayFold, FoldError, SourceItem};
+use a13n_stream_protocol::{DisplayFold, FoldError, Observed, SourceItem};
 use serde_json::{json, Value};
 
 /// The workspace root.
@@ -256,9 +256,6 @@ pub fn random_stream(seed: u64) -> Vec<SourceItem> {
 pub fn fold_line_generally(fold: &mut DisplayFold, line: &str, out: &mut Vec<u8>) -> Result<usize, FoldError> {
     let item = SourceItem::from_json(line)?;
     let observed = fold.fold_source(&item)?;
-    for entry in &observed {
-        entry.write_json(out);
-        out.push(b'\n');
-    }
+    Observed::write_lines(&observed, out);
     Ok(observed.len())
 }

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::store::{CharCounts, StreamId};
-use super::{append_bounded, DisplayFold, ItemKind, ItemState};
+use super::{append_bounded, DisplayFold, ItemKind, Observed};
 use crate::error::FoldError;
 use crate::json::{to_pydantic_writer, write_pydantic_str, Object};
 use crate::observer::PartKind;
@@ -103,7 +103,7 @@ fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
 
 impl DisplayFold {
     /// Decode one Harness source line, convert and fold it, and append one observed line per event to `out`
-    /// (each [`Observed::write_json`](super::Observed::write_json) followed by `\n`). Returns how many events
+    /// ([`Observed::write_lines`]). Returns how many events
     /// the line produced.
     ///
     /// The same as [`SourceItem::from_json`] then [`DisplayFold::fold_source`], byte for byte and state for
@@ -133,10 +133,7 @@ impl DisplayFold {
         }
         let item = SourceItem::from_json(line)?;
         let observed = self.fold_source(&item)?;
-        for entry in &observed {
-            entry.write_json(out);
-            out.push(b'\n');
-        }
+        Observed::write_lines(&observed, out);
         Ok(observed.len())
     }
 
@@ -181,7 +178,7 @@ impl DisplayFold {
             append_bounded(content, "text", text, full, counts, index);
         };
         // The checks found the item, and only the general path removes items.
-        let Some(item) = self.store.touch(&hit.key, item_kind, hit.state, position, at, append) else { return false };
+        let Some(item) = self.store.touch(&hit.key, item_kind, position, at, append) else { return false };
 
         out.extend_from_slice(br#"{"sequence":"#);
         out.extend_from_slice(itoa::Buffer::new().format(sequence).as_bytes());
@@ -198,7 +195,7 @@ impl DisplayFold {
         out.extend_from_slice(br#","kind":""#);
         out.extend_from_slice(item_kind.as_str().as_bytes());
         out.extend_from_slice(br#"","state":""#);
-        out.extend_from_slice(hit.state.as_str().as_bytes());
+        out.extend_from_slice(item.state.as_str().as_bytes());
         out.extend_from_slice(br#"","ordinal":"#);
         out.extend_from_slice(itoa::Buffer::new().format(item.ordinal).as_bytes());
         out.extend_from_slice(br#","response_group":"#);
@@ -232,7 +229,7 @@ impl DisplayFold {
         let message_id = self.observer.open_part(&parsed.thread_id, &parsed.run_id, parsed.index, part_kind)?;
         let message_id = message_id.to_owned();
         let key = self.scoped(item_kind, None, &message_id);
-        let (kind, state, content) = self.store.live(&key)?;
+        let (kind, content) = self.store.live(&key)?;
         let scope_group = self.response_groups.get("root");
         if kind != item_kind
             || content.get("messageId").and_then(Value::as_str) != Some(message_id.as_str())
@@ -248,7 +245,6 @@ impl DisplayFold {
             part_kind,
             message_id,
             key,
-            state,
         })
     }
 }
@@ -262,7 +258,6 @@ pub(super) struct LaneHit {
     part_kind: PartKind,
     message_id: String,
     key: String,
-    state: ItemState,
 }
 
 impl LaneHit {

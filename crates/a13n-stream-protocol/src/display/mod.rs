@@ -306,6 +306,14 @@ impl Observed {
         // Serializing into memory cannot fail for these types.
         let _ = crate::json::to_pydantic_writer(out, self);
     }
+
+    /// Append each entry's JSON followed by a newline: the layout [`DisplayFold::fold_line`] writes.
+    pub fn write_lines(observed: &[Observed], out: &mut Vec<u8>) {
+        for entry in observed {
+            entry.write_json(out);
+            out.push(b'\n');
+        }
+    }
 }
 
 /// An event object's JSON as the stream carries it (the layout of checkpoints and observed lines).

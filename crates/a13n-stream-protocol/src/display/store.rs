@@ -256,10 +256,10 @@ impl Store {
         self.items.get(key).map(|item| item.state)
     }
 
-    /// A live item's kind, state and content (`None` for absent or sealed items).
-    pub(super) fn live(&self, key: &str) -> Option<(ItemKind, ItemState, &Object)> {
+    /// A live item's kind and content (`None` for absent or sealed items).
+    pub(super) fn live(&self, key: &str) -> Option<(ItemKind, &Object)> {
         let item = self.items.get(key)?;
-        Some((item.kind, item.state, item.content.get()?))
+        Some((item.kind, item.content.get()?))
     }
 
     pub(super) fn contains(&self, key: &str) -> bool {
@@ -268,7 +268,7 @@ impl Store {
 
     /// A live item's content (`None` for absent or sealed items).
     pub(super) fn live_content(&self, key: &str) -> Option<&Object> {
-        self.items.get(key)?.content.get()
+        self.live(key).map(|(_, content)| content)
     }
 
     /// Seal an item whose content no later event can change.
@@ -326,31 +326,18 @@ impl Store {
         items
     }
 
-    /// Update an existing item as [`Store::put`] does without replacing its content, and return what an
-    /// [`ItemRef`] reports of it; `None` (and nothing changed) when there is no such item.
+    /// Update an existing item as [`Store::put`] does without replacing its content, keeping its state, and
+    /// return what an [`ItemRef`] reports of it; `None` (and nothing changed) when there is no such item.
     pub(super) fn touch(
         &mut self,
         key: &str,
         kind: ItemKind,
-        state: ItemState,
         position: StreamId,
         at: UtcTime,
         update: impl FnOnce(&mut Object, &mut CharCounts, usize),
     ) -> Option<Touched<'_>> {
-        let (index, _, item) = self.items.get_full_mut(key)?;
-        update(item.content.edit(), &mut self.char_counts, index);
-        item.kind = kind;
-        item.state = state;
-        item.last = position;
-        item.ended_at = matches!(state, ItemState::Completed | ItemState::Failed).then_some(at);
-        self.changed.insert(index);
-        self.checkpoint_changed.insert(index);
-        let content = item.content.get();
-        Some(Touched {
-            ordinal: item.ordinal,
-            response_group: content.and_then(|c| c.get("responseGroup")).and_then(Value::as_str),
-            failure: content.and_then(|c| c.get("failure")).and_then(Value::as_object),
-        })
+        let index = self.items.get_index_of(key)?;
+        Some(self.change(index, kind, None, position, at, update))
     }
 
     /// Record one change to an item at `position`: `replace` sets its whole content, then `update` edits it in
@@ -367,70 +354,73 @@ impl Store {
         seal: bool,
         update: impl FnOnce(&mut Object, &mut CharCounts, usize),
     ) -> ItemRef {
-        let ended_at = matches!(state, ItemState::Completed | ItemState::Failed).then_some(at);
-        let (index, item) = match self.items.get_full_mut(&key) {
-            Some((index, _, item)) => {
+        let index = match self.items.get_index_of(&key) {
+            Some(index) => {
                 if let Some(content) = replace {
-                    item.content = Content::live(content);
+                    self.items[index].content = Content::live(content);
                     self.char_counts.retain(|(position, _), _| *position != index);
                 }
-                update(item.content.edit(), &mut self.char_counts, index);
-                item.kind = kind;
-                item.state = state;
-                item.last = position;
-                item.ended_at = ended_at;
-                (index, item)
+                index
             }
             None => {
-                let mut content = replace.unwrap_or_default();
-                let index = self.items.len();
-                update(&mut content, &mut self.char_counts, index);
-                let ordinal = self.next;
-                self.next += 1;
                 let stored = Stored {
-                    ordinal,
+                    ordinal: self.next,
                     kind,
                     state,
                     first: position.clone(),
-                    last: position,
+                    last: position.clone(),
                     started_at: at,
-                    ended_at,
-                    content: Content::live(content),
+                    ended_at: None,
+                    content: Content::live(replace.unwrap_or_default()),
                     content_refs: IndexMap::new(),
                 };
-                let (index, _) = self.items.insert_full(key.clone(), stored);
-                let item = &mut self.items[index];
-                (index, item)
+                self.next += 1;
+                self.items.insert_full(key.clone(), stored).0
             }
         };
-        let (response_group, failure) = match item.content.get() {
-            Some(content) => (
-                content.get("responseGroup").and_then(Value::as_str).map(str::to_owned),
-                content.get("failure").and_then(Value::as_object).cloned(),
-            ),
-            None => (None, None),
-        };
+        let changed = self.change(index, kind, Some(state), position, at, update);
+        let (ordinal, response_group, failure) =
+            (changed.ordinal, changed.response_group.map(str::to_owned), changed.failure.cloned());
         if seal {
-            item.content.seal();
+            self.items[index].content.seal();
         }
-        let reference = ItemRef {
-            id: key,
-            kind,
-            state,
-            ordinal: Some(item.ordinal),
-            response_group,
-            failure,
-            memory_sources: None,
-        };
+        ItemRef { id: key, kind, state, ordinal: Some(ordinal), response_group, failure, memory_sources: None }
+    }
+
+    /// Apply one change to the item at `index`: edit its content, set its kind, state (`None` keeps it) and
+    /// latest position, and mark it changed.
+    fn change(
+        &mut self,
+        index: usize,
+        kind: ItemKind,
+        state: Option<ItemState>,
+        position: StreamId,
+        at: UtcTime,
+        update: impl FnOnce(&mut Object, &mut CharCounts, usize),
+    ) -> Touched<'_> {
+        let item = &mut self.items[index];
+        update(item.content.edit(), &mut self.char_counts, index);
+        let state = state.unwrap_or(item.state);
+        item.kind = kind;
+        item.state = state;
+        item.last = position;
+        item.ended_at = matches!(state, ItemState::Completed | ItemState::Failed).then_some(at);
         self.changed.insert(index);
         self.checkpoint_changed.insert(index);
-        reference
+        let content = item.content.get();
+        Touched {
+            ordinal: item.ordinal,
+            state,
+            response_group: content.and_then(|c| c.get("responseGroup")).and_then(Value::as_str),
+            failure: content.and_then(|c| c.get("failure")).and_then(Value::as_object),
+        }
     }
 }
 
 /// What an [`ItemRef`] reports of an item [`Store::touch`] updated.
 pub(super) struct Touched<'a> {
     pub(super) ordinal: u64,
+    pub(super) state: ItemState,
     pub(super) response_group: Option<&'a str>,
     pub(super) failure: Option<&'a Object>,
 }
