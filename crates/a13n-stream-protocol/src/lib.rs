@@ -114,7 +114,10 @@ mod time;
 
 pub use agui::Event;
 pub use content::tool_result_content;
-pub use display::{DisplayContinuation, DisplayFold, DisplayOptions, DisplaySnapshot, Item, ItemRef, Observed};
+pub use display::{
+    DisplayContinuation, DisplayFold, DisplayOptions, DisplaySnapshot, Item, ItemRef, Observed, PositionError,
+    StreamPosition,
+};
 pub use error::{FoldError, InputError, ObserveError};
 pub use fragments::{fragment_custom_event, CustomEventAssembler};
 pub use json::{py_float_repr, pydantic_float_repr};

@@ -142,3 +142,32 @@ fn a_rejected_first_item_of_a_child_leaves_no_child_state() {
     assert!(!observer.observe(&bad_delegation).unwrap_err().is_observation(), "a malformed payload is bad input");
     assert_eq!(observer.export().to_json(), before.to_json());
 }
+
+#[test]
+fn stream_positions_parse_strictly_and_round_trip() {
+    use a13n_stream_protocol::StreamPosition;
+    let position: StreamPosition = "0-42".parse().unwrap();
+    assert_eq!(position, StreamPosition { attempt: 0, sequence: 42 });
+    assert_eq!(position.to_string(), "0-42");
+    assert_eq!("3-0".parse::<StreamPosition>().unwrap(), StreamPosition { attempt: 3, sequence: 0 });
+    // Regression: the host read `-5` and `0--5` as 5 and ignored the attempt of `x-40`.
+    for bad in [
+        "-5",
+        "0--5",
+        "x-40",
+        "42",
+        "0-",
+        "-",
+        "0-+5",
+        "0- 5",
+        " 0-5",
+        "0-05",
+        "00-5",
+        "0-5-1",
+        "0-18446744073709551616",
+        "",
+    ] {
+        assert!(bad.parse::<StreamPosition>().is_err(), "{bad:?} must be refused");
+    }
+    assert_eq!("0-18446744073709551615".parse::<StreamPosition>().unwrap().sequence, u64::MAX);
+}

@@ -1,20 +1,30 @@
 //! PostgreSQL storage, for hosts that outgrow one machine: several `serve` processes share one database.
 //!
-//! Ingest of one run is serialized across processes by the row lock on the run (`SELECT … FOR UPDATE` inside the
-//! commit transaction); each commit sends `NOTIFY a13n_runs, '<run_id>'`, which [`listen`] turns into calls that
-//! let other processes wake their subscribers and drop stale in-memory runs.
+//! Statements run on a pool of asynchronous connections (`tokio-postgres` under `deadpool-postgres`), so ingest,
+//! reads and subscribers' catch-up do not queue behind one connection. Ingest of one run is serialized across
+//! processes by the row lock on the run (taken by the first statement of the commit transaction); each commit
+//! sends `NOTIFY a13n_runs, '<position> <run_id>'`, which [`listen`] turns into calls that let other processes
+//! wake their subscribers and drop stale in-memory runs.
 
-use std::sync::Mutex;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
 
-use postgres::fallible_iterator::FallibleIterator;
-use postgres::{Client, NoTls};
+use async_trait::async_trait;
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use futures_util::future::poll_fn;
+use tokio_postgres::{AsyncMessage, NoTls};
 
-use crate::storage::{to_i64, to_u64, Batch, RunRecord, Storage, StorageError, StoredEvent, StoredItem};
+use crate::storage::{to_i64, to_u64, Batch, Rejection, RunRecord, Storage, StorageError, StoredEvent, StoredItem};
 
 /// The channel commits are announced on.
 pub const CHANNEL: &str = "a13n_runs";
 
-const MIGRATIONS: &[&str] = &["
+/// The `application_name` of the connection that listens for commits (so an operator can tell it apart).
+pub const LISTENER_APPLICATION: &str = "a13n-stream-listen";
+
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE a13n_runs (
         run_id TEXT PRIMARY KEY,
         journal_len BIGINT NOT NULL,
@@ -42,67 +52,93 @@ const MIGRATIONS: &[&str] = &["
         PRIMARY KEY (run_id, item_id)
     );
     CREATE UNIQUE INDEX a13n_items_by_ordinal ON a13n_items (run_id, ordinal);
-"];
+",
+    "
+    CREATE TABLE a13n_rejections (
+        run_id TEXT NOT NULL,
+        line_no BIGINT NOT NULL,
+        kind TEXT NOT NULL,
+        message TEXT NOT NULL,
+        PRIMARY KEY (run_id, line_no)
+    );
+",
+];
 
-impl From<postgres::Error> for StorageError {
-    fn from(error: postgres::Error) -> Self {
+impl From<tokio_postgres::Error> for StorageError {
+    fn from(error: tokio_postgres::Error) -> Self {
         StorageError::Database(error.to_string())
     }
 }
 
-/// PostgreSQL storage over one connection (reconnected when it breaks).
+impl From<deadpool_postgres::PoolError> for StorageError {
+    fn from(error: deadpool_postgres::PoolError) -> Self {
+        StorageError::Database(format!("connection pool: {error}"))
+    }
+}
+
+/// How the pool behaves.
+#[derive(Clone, Copy, Debug)]
+pub struct PoolOptions {
+    /// The most connections this process holds.
+    pub size: usize,
+    /// How long a statement may wait for a free connection, or for a new one to connect.
+    pub wait: Duration,
+}
+
+/// PostgreSQL storage over a connection pool.
 pub struct PostgresStorage {
-    url: String,
-    client: Mutex<Option<Client>>,
+    pool: Pool,
 }
 
 impl std::fmt::Debug for PostgresStorage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PostgresStorage").finish_non_exhaustive()
+        f.debug_struct("PostgresStorage").field("pool", &self.pool.status()).finish()
     }
+}
+
+fn config(url: &str) -> Result<tokio_postgres::Config, StorageError> {
+    tokio_postgres::Config::from_str(url).map_err(|error| StorageError::Database(format!("database URL: {error}")))
 }
 
 impl PostgresStorage {
     /// Connect to `url` (`postgres://…`) and run pending migrations (serialized across processes).
-    pub fn open(url: &str) -> Result<PostgresStorage, StorageError> {
-        let storage = PostgresStorage { url: url.to_owned(), client: Mutex::new(None) };
-        storage.with(|client| {
-            let mut transaction = client.transaction()?;
-            transaction.execute("SELECT pg_advisory_xact_lock(7102026)", &[])?;
-            transaction.batch_execute("CREATE TABLE IF NOT EXISTS a13n_schema (version INTEGER NOT NULL)")?;
-            let version: i32 =
-                transaction.query_opt("SELECT version FROM a13n_schema", &[])?.map_or(0, |row| row.get(0));
-            if version == 0 {
-                transaction.execute("INSERT INTO a13n_schema (version) VALUES (0)", &[])?;
-            }
-            for (index, migration) in MIGRATIONS.iter().enumerate().skip(usize::try_from(version).unwrap_or(0)) {
-                transaction.batch_execute(migration)?;
-                let version = i32::try_from(index + 1).unwrap_or(i32::MAX);
-                transaction.execute("UPDATE a13n_schema SET version = $1", &[&version])?;
-            }
-            transaction.commit()?;
-            Ok(())
-        })?;
+    pub async fn open(url: &str, options: PoolOptions) -> Result<PostgresStorage, StorageError> {
+        let mut config = config(url)?;
+        config.connect_timeout(options.wait);
+        let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let pool = Pool::builder(manager)
+            .max_size(options.size.max(1))
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(options.wait))
+            .create_timeout(Some(options.wait))
+            .build()
+            .map_err(|error| StorageError::Database(format!("connection pool: {error}")))?;
+        let storage = PostgresStorage { pool };
+        storage.migrate().await?;
         Ok(storage)
     }
 
-    fn with<T>(&self, work: impl FnOnce(&mut Client) -> Result<T, StorageError>) -> Result<T, StorageError> {
-        let mut guard = self.client.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if guard.as_ref().is_none_or(Client::is_closed) {
-            *guard = Some(Client::connect(&self.url, NoTls)?);
+    async fn migrate(&self) -> Result<(), StorageError> {
+        let mut client = self.pool.get().await?;
+        let transaction = client.transaction().await?;
+        transaction.execute("SELECT pg_advisory_xact_lock(7102026)", &[]).await?;
+        transaction.batch_execute("CREATE TABLE IF NOT EXISTS a13n_schema (version INTEGER NOT NULL)").await?;
+        let version: i32 =
+            transaction.query_opt("SELECT version FROM a13n_schema", &[]).await?.map_or(0, |row| row.get(0));
+        if version == 0 {
+            transaction.execute("INSERT INTO a13n_schema (version) VALUES (0)", &[]).await?;
         }
-        let Some(client) = guard.as_mut() else {
-            return Err(StorageError::Database("no connection".into()));
-        };
-        let result = work(client);
-        if client.is_closed() {
-            *guard = None;
+        for (index, migration) in MIGRATIONS.iter().enumerate().skip(usize::try_from(version).unwrap_or(0)) {
+            transaction.batch_execute(migration).await?;
+            let version = i32::try_from(index + 1).unwrap_or(i32::MAX);
+            transaction.execute("UPDATE a13n_schema SET version = $1", &[&version]).await?;
         }
-        result
+        transaction.commit().await?;
+        Ok(())
     }
 }
 
-fn record(row: &postgres::Row) -> RunRecord {
+fn record(row: &tokio_postgres::Row) -> RunRecord {
     RunRecord {
         run_id: row.get(0),
         journal_len: to_u64(row.get(1)),
@@ -112,137 +148,241 @@ fn record(row: &postgres::Row) -> RunRecord {
     }
 }
 
+#[async_trait]
 impl Storage for PostgresStorage {
-    fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StorageError> {
-        self.with(|client| {
-            let row = client.query_opt(
+    async fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StorageError> {
+        let client = self.pool.get().await?;
+        let statement = client
+            .prepare_cached(
                 "SELECT run_id, journal_len, position, complete, continuation FROM a13n_runs WHERE run_id = $1",
-                &[&run_id],
-            )?;
-            Ok(row.as_ref().map(record))
-        })
+            )
+            .await?;
+        Ok(client.query_opt(&statement, &[&run_id]).await?.as_ref().map(record))
     }
 
-    fn runs(&self) -> Result<Vec<RunRecord>, StorageError> {
-        self.with(|client| {
-            let rows = client.query(
-                "SELECT run_id, journal_len, position, complete, NULL::TEXT FROM a13n_runs ORDER BY run_id",
-                &[],
-            )?;
-            Ok(rows.iter().map(record).collect())
-        })
+    async fn runs(&self, after: &str, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
+        let client = self.pool.get().await?;
+        let statement = client
+            .prepare_cached(
+                "SELECT run_id, journal_len, position, complete, NULL::TEXT FROM a13n_runs WHERE run_id > $1
+                 ORDER BY run_id LIMIT $2",
+            )
+            .await?;
+        Ok(client.query(&statement, &[&after, &to_i64(limit as u64)]).await?.iter().map(record).collect())
     }
 
-    fn journal(&self, run_id: &str, from: u64, to: u64) -> Result<Vec<String>, StorageError> {
-        self.with(|client| {
-            let rows = client.query(
+    async fn journal(&self, run_id: &str, from: u64, to: u64) -> Result<Vec<String>, StorageError> {
+        let client = self.pool.get().await?;
+        let statement = client
+            .prepare_cached(
                 "SELECT line FROM a13n_journal WHERE run_id = $1 AND line_no >= $2 AND line_no < $3 ORDER BY line_no",
-                &[&run_id, &to_i64(from), &to_i64(to)],
-            )?;
-            Ok(rows.iter().map(|row| row.get(0)).collect())
-        })
+            )
+            .await?;
+        let rows = client.query(&statement, &[&run_id, &to_i64(from), &to_i64(to)]).await?;
+        Ok(rows.iter().map(|row| row.get(0)).collect())
     }
 
-    fn commit(&self, batch: &Batch) -> Result<(), StorageError> {
-        self.with(|client| {
-            let mut transaction = client.transaction()?;
-            transaction.execute(
+    async fn commit(&self, batch: Arc<Batch>) -> Result<(), StorageError> {
+        let mut client = self.pool.get().await?;
+        let transaction = client.transaction().await?;
+        // One statement creates the run row if needed, locks it against other processes' commits, and reads
+        // the journal's length.
+        let lock = transaction
+            .prepare_cached(
                 "INSERT INTO a13n_runs (run_id, journal_len, position, complete) VALUES ($1, 0, 0, FALSE)
-                 ON CONFLICT (run_id) DO NOTHING",
-                &[&batch.run_id],
-            )?;
-            let journal_len: i64 = transaction
-                .query_one("SELECT journal_len FROM a13n_runs WHERE run_id = $1 FOR UPDATE", &[&batch.run_id])?
-                .get(0);
-            if to_u64(journal_len) != batch.offset {
-                return Err(StorageError::Conflict { run_id: batch.run_id.clone(), journal_len: to_u64(journal_len) });
-            }
-            // One statement per table, whatever the batch size: rows travel as arrays.
-            let lines: Vec<&str> = batch.lines.iter().map(String::as_str).collect();
-            transaction.execute(
-                "INSERT INTO a13n_journal (run_id, line_no, line)
-                 SELECT $1, $2 + ordinality - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ordinality)",
-                &[&batch.run_id, &to_i64(batch.offset), &lines],
-            )?;
-            let sequences: Vec<i64> = batch.events.iter().map(|event| to_i64(event.sequence)).collect();
-            let events: Vec<&str> = batch.events.iter().map(|event| event.event.as_str()).collect();
-            transaction.execute(
-                "INSERT INTO a13n_events (run_id, sequence, event)
-                 SELECT $1, sequence, event FROM unnest($2::bigint[], $3::text[]) AS t(sequence, event)",
-                &[&batch.run_id, &sequences, &events],
-            )?;
-            let ids: Vec<&str> = batch.items.iter().map(|item| item.id.as_str()).collect();
-            let ordinals: Vec<i64> = batch.items.iter().map(|item| to_i64(item.ordinal)).collect();
-            let items: Vec<&str> = batch.items.iter().map(|item| item.item.as_str()).collect();
-            transaction.execute(
-                "INSERT INTO a13n_items (run_id, item_id, ordinal, item)
-                 SELECT $1, item_id, ordinal, item FROM unnest($2::text[], $3::bigint[], $4::text[]) AS t(item_id, ordinal, item)
-                 ON CONFLICT (run_id, item_id) DO UPDATE SET ordinal = EXCLUDED.ordinal, item = EXCLUDED.item",
-                &[&batch.run_id, &ids, &ordinals, &items],
-            )?;
-            transaction.execute(
-                "UPDATE a13n_runs SET journal_len = $2, position = $3, complete = $4, continuation = $5 WHERE run_id = $1",
-                &[
-                    &batch.run_id,
-                    &to_i64(batch.offset + batch.lines.len() as u64),
-                    &to_i64(batch.position),
-                    &batch.complete,
-                    &batch.continuation,
-                ],
-            )?;
-            transaction.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &batch.run_id])?;
-            transaction.commit()?;
-            Ok(())
-        })
+                 ON CONFLICT (run_id) DO UPDATE SET run_id = EXCLUDED.run_id RETURNING journal_len",
+            )
+            .await?;
+        let journal_len = to_u64(transaction.query_one(&lock, &[&batch.run_id]).await?.get(0));
+        if journal_len != batch.offset {
+            return Err(StorageError::Conflict { run_id: batch.run_id.clone(), journal_len });
+        }
+        let lines: Vec<&str> = batch.lines.iter().map(String::as_str).collect();
+        let sequences: Vec<i64> = batch.events.iter().map(|event| to_i64(event.sequence)).collect();
+        let events: Vec<&str> = batch.events.iter().map(|event| event.event.as_str()).collect();
+        let ids: Vec<&str> = batch.items.iter().map(|item| item.id.as_str()).collect();
+        let ordinals: Vec<i64> = batch.items.iter().map(|item| to_i64(item.ordinal)).collect();
+        let items: Vec<&str> = batch.items.iter().map(|item| item.item.as_str()).collect();
+        let rejected: Vec<i64> = batch.rejections.iter().map(|r| to_i64(r.line)).collect();
+        let kinds: Vec<&str> = batch.rejections.iter().map(|r| r.kind.as_str()).collect();
+        let messages: Vec<&str> = batch.rejections.iter().map(|r| r.message.as_str()).collect();
+        let (offset, end, position) =
+            (to_i64(batch.offset), to_i64(batch.offset + batch.lines.len() as u64), to_i64(batch.position));
+        let notice = format!("{} {}", batch.position, batch.run_id);
+        let journal_params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] = [&batch.run_id, &offset, &lines];
+        let event_params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] = [&batch.run_id, &sequences, &events];
+        let item_params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [&batch.run_id, &ids, &ordinals, &items];
+        let rejection_params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] =
+            [&batch.run_id, &rejected, &kinds, &messages];
+        let run_params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
+            [&batch.run_id, &end, &position, &batch.complete, &batch.continuation];
+        let notify_params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&CHANNEL, &notice];
+        // One statement per table, whatever the batch size (rows travel as arrays), sent together: the
+        // connection pipelines them, so the batch costs a few round trips.
+        let journal = transaction.execute(
+            "INSERT INTO a13n_journal (run_id, line_no, line)
+             SELECT $1, $2 + ordinality - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ordinality)",
+            &journal_params,
+        );
+        let events = transaction.execute(
+            "INSERT INTO a13n_events (run_id, sequence, event)
+             SELECT $1, sequence, event FROM unnest($2::bigint[], $3::text[]) AS t(sequence, event)",
+            &event_params,
+        );
+        let items = transaction.execute(
+            "INSERT INTO a13n_items (run_id, item_id, ordinal, item)
+             SELECT $1, item_id, ordinal, item FROM unnest($2::text[], $3::bigint[], $4::text[]) AS t(item_id, ordinal, item)
+             ON CONFLICT (run_id, item_id) DO UPDATE SET ordinal = EXCLUDED.ordinal, item = EXCLUDED.item",
+            &item_params,
+        );
+        let rejections = transaction.execute(
+            "INSERT INTO a13n_rejections (run_id, line_no, kind, message)
+             SELECT $1, line_no, kind, message FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(line_no, kind, message)",
+            &rejection_params,
+        );
+        let run = transaction.execute(
+            "UPDATE a13n_runs SET journal_len = $2, position = $3, complete = $4, continuation = $5 WHERE run_id = $1",
+            &run_params,
+        );
+        let notify = transaction.execute("SELECT pg_notify($1, $2)", &notify_params);
+        let writes = futures_util::future::try_join5(journal, events, items, rejections, run);
+        futures_util::future::try_join(writes, notify).await?;
+        transaction.commit().await?;
+        Ok(())
     }
 
-    fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError> {
-        self.with(|client| {
-            let rows = client.query(
+    async fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError> {
+        let client = self.pool.get().await?;
+        let statement = client
+            .prepare_cached(
                 "SELECT sequence, event FROM a13n_events WHERE run_id = $1 AND sequence > $2 ORDER BY sequence LIMIT $3",
-                &[&run_id, &to_i64(after), &to_i64(limit as u64)],
-            )?;
-            Ok(rows.iter().map(|row| StoredEvent { sequence: to_u64(row.get(0)), event: row.get(1) }).collect())
-        })
+            )
+            .await?;
+        let rows = client.query(&statement, &[&run_id, &to_i64(after), &to_i64(limit as u64)]).await?;
+        Ok(rows.iter().map(|row| StoredEvent { sequence: to_u64(row.get(0)), event: row.get(1) }).collect())
     }
 
-    fn items(
+    async fn items(
         &self,
         run_id: &str,
         after: u64,
         before: Option<u64>,
         limit: usize,
     ) -> Result<Vec<StoredItem>, StorageError> {
-        self.with(|client| {
-            let rows = client.query(
+        let client = self.pool.get().await?;
+        let statement = client
+            .prepare_cached(
                 "SELECT item_id, ordinal, item FROM a13n_items WHERE run_id = $1 AND ordinal > $2 AND ordinal < $3
                  ORDER BY ordinal LIMIT $4",
-                &[&run_id, &to_i64(after), &before.map_or(i64::MAX, to_i64), &to_i64(limit as u64)],
-            )?;
-            Ok(rows
-                .iter()
-                .map(|row| StoredItem { id: row.get(0), ordinal: to_u64(row.get(1)), item: row.get(2) })
-                .collect())
-        })
+            )
+            .await?;
+        let before = before.map_or(i64::MAX, to_i64);
+        let rows = client.query(&statement, &[&run_id, &to_i64(after), &before, &to_i64(limit as u64)]).await?;
+        Ok(rows
+            .iter()
+            .map(|row| StoredItem { id: row.get(0), ordinal: to_u64(row.get(1)), item: row.get(2) })
+            .collect())
+    }
+
+    async fn rejections(&self, run_id: &str, from: u64, limit: usize) -> Result<Vec<Rejection>, StorageError> {
+        let client = self.pool.get().await?;
+        let statement = client
+            .prepare_cached(
+                "SELECT line_no, kind, message FROM a13n_rejections WHERE run_id = $1 AND line_no >= $2
+                 ORDER BY line_no LIMIT $3",
+            )
+            .await?;
+        let rows = client.query(&statement, &[&run_id, &to_i64(from), &to_i64(limit as u64)]).await?;
+        Ok(rows
+            .iter()
+            .map(|row| Rejection { line: to_u64(row.get(0)), kind: row.get(1), message: row.get(2) })
+            .collect())
     }
 }
 
-/// Listen for commits of any process on `url` and call `on_commit(run_id)` for each, reconnecting after failures.
-/// Runs until the process ends; call it on a dedicated thread.
-pub fn listen(url: &str, mut on_commit: impl FnMut(String)) {
-    loop {
-        let connected = Client::connect(url, NoTls).and_then(|mut client| {
-            client.batch_execute(&format!("LISTEN {CHANNEL}"))?;
-            let mut notifications = client.notifications();
-            let mut iter = notifications.blocking_iter();
-            while let Some(notification) = iter.next()? {
-                on_commit(notification.payload().to_owned());
+/// One commit notice: the run and, when the sender said so, the position it committed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notice {
+    /// The run.
+    pub run_id: String,
+    /// The display sequence after the commit (`None` from a sender that names only the run).
+    pub position: Option<u64>,
+}
+
+impl Notice {
+    /// Read a notice payload: `<position> <run_id>`, or a bare run id.
+    pub fn parse(payload: &str) -> Notice {
+        match payload.split_once(' ') {
+            Some((position, run_id)) if position.bytes().all(|b| b.is_ascii_digit()) => {
+                Notice { run_id: run_id.to_owned(), position: position.parse().ok() }
             }
-            Ok(())
-        });
-        if let Err(error) = connected {
-            tracing::warn!(%error, "commit notifications interrupted; reconnecting");
+            _ => Notice { run_id: payload.to_owned(), position: None },
         }
-        std::thread::sleep(std::time::Duration::from_secs(1));
     }
+}
+
+/// What the listener tells the host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Heard {
+    /// `LISTEN` is (again) in effect: anything committed while it was not was never announced, so every run with
+    /// subscribers must be read again from storage.
+    Listening,
+    /// Another (or this) process committed.
+    Commit(Notice),
+}
+
+/// Listen for commits of any process on `url`, calling `on_heard` for each notice and after every (re)connect,
+/// reconnecting after failures with a growing pause (at most `max_pause`). Runs until the task is dropped.
+pub async fn listen(url: String, max_pause: Duration, on_heard: impl Fn(Heard) + Send + Sync + 'static) {
+    const FIRST_PAUSE: Duration = Duration::from_millis(50);
+    let mut pause = FIRST_PAUSE;
+    loop {
+        let mut listened = false;
+        match listen_once(&url, &on_heard, &mut listened).await {
+            Ok(()) => tracing::warn!("commit notifications ended; reconnecting"),
+            Err(error) => tracing::warn!(%error, "commit notifications interrupted; reconnecting"),
+        }
+        pause = if listened { FIRST_PAUSE } else { (pause * 2).min(max_pause) };
+        tokio::time::sleep(pause).await;
+    }
+}
+
+async fn listen_once(
+    url: &str,
+    on_heard: &(impl Fn(Heard) + Send + Sync),
+    listened: &mut bool,
+) -> Result<(), StorageError> {
+    let mut config = config(url)?;
+    config.application_name(&format!("{LISTENER_APPLICATION}-{}", std::process::id()));
+    let (client, mut connection) = config.connect(NoTls).await?;
+    let (sender, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let driver = tokio::spawn(async move {
+        loop {
+            match poll_fn(|cx| connection.poll_message(cx)).await {
+                Some(Ok(AsyncMessage::Notification(notification))) => {
+                    if sender.send(Ok(notification.payload().to_owned())).is_err() {
+                        return;
+                    }
+                }
+                Some(Ok(_)) => {}
+                Some(Err(error)) => {
+                    let _ = sender.send(Err(error));
+                    return;
+                }
+                None => return,
+            }
+        }
+    });
+    let result = async {
+        client.batch_execute(&format!("LISTEN {CHANNEL}")).await?;
+        *listened = true;
+        on_heard(Heard::Listening);
+        while let Some(message) = received.recv().await {
+            on_heard(Heard::Commit(Notice::parse(&message?)));
+        }
+        Ok(())
+    }
+    .await;
+    driver.abort();
+    result
 }

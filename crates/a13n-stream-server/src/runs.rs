@@ -1,21 +1,27 @@
-//! Runs in memory over durable storage: recovery, exactly-once ingest and live fan-out.
+//! Runs in memory over durable storage: recovery, exactly-once ingest, identity checks and live fan-out.
 //!
 //! Each run is behind its own async lock, so batches of one run are serialized while runs proceed in parallel.
 //! A batch is decoded and folded in memory, then committed to storage in one transaction (journal lines, events,
-//! changed items, continuation) before anything is published. If folding or the commit fails, the in-memory run
-//! is dropped and rebuilt from storage on next use, so memory never runs ahead of what is durable.
+//! changed items, continuation, rejected lines) before anything is published. If folding or the commit fails, the
+//! in-memory run is dropped and rebuilt from storage on next use, so memory never runs ahead of what is durable.
+//!
+//! Memory is bounded: reads of runs that do not exist create nothing, and a run nobody is using (no request
+//! holds it, no subscriber listens) is dropped once it has been idle for [`RunLimits::idle`] or when more than
+//! [`RunLimits::max_resident`] runs are held, least recently used first. It is rebuilt from storage on next use.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use a13n_stream_protocol::{DisplayFold, DisplayOptions, FoldError, SourceItem};
-use tokio::sync::{broadcast, Mutex};
+use tokio::sync::{broadcast, Mutex, MutexGuard};
 
-use crate::storage::{Batch, Storage, StorageError, StoredEvent, StoredItem};
+use crate::metrics::Metrics;
+use crate::postgres::Notice;
+use crate::storage::{Batch, Rejection, Storage, StorageError, StoredEvent, StoredItem};
 
 /// How many live events a subscriber may fall behind before it catches up from storage instead.
-pub const LIVE_BUFFER: usize = 1024;
+pub const LIVE_BUFFER: usize = 256;
 
 /// One delivered AG-UI event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,8 +30,6 @@ pub struct Delivered {
     pub sequence: u64,
     /// The event JSON.
     pub data: String,
-    /// Whether this is the root run's terminal event.
-    pub terminal: bool,
 }
 
 /// Whether an event's JSON is the root run's terminal event (`RUN_FINISHED` or `RUN_ERROR`).
@@ -33,25 +37,104 @@ pub fn is_terminal(event: &str) -> bool {
     event.starts_with(r#"{"type":"RUN_FINISHED""#) || event.starts_with(r#"{"type":"RUN_ERROR""#)
 }
 
+/// Why a batch at a stored offset was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Conflict {
+    /// The batch starts before the journal's end and its stored part matches: resend from the expected offset.
+    Behind,
+    /// The batch starts after the journal's end: lines are missing in between.
+    Ahead,
+    /// A stored line at the batch's positions differs from the batch's line there.
+    DifferentContent,
+}
+
+impl Conflict {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Conflict::Behind => "behind",
+            Conflict::Ahead => "ahead",
+            Conflict::DifferentContent => "different_content",
+        }
+    }
+}
+
+/// What a rejected line was: malformed, or refused by the protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LineKind {
+    /// Not a valid source item.
+    Input,
+    /// A valid source item the protocol refused.
+    Observation,
+}
+
+impl LineKind {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LineKind::Input => "input",
+            LineKind::Observation => "observation",
+        }
+    }
+}
+
+/// What to do with a line the protocol rejects.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OnReject {
+    /// Refuse the whole batch; nothing is committed (the default).
+    #[default]
+    Refuse,
+    /// Journal the line at its position, record the rejection, and go on with the next line, as the reference
+    /// skips a rejected item: offsets stay equal to the Harness's own line positions.
+    Skip,
+}
+
 /// Why a batch was not accepted.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum IngestError {
     /// The batch does not start at the journal's end and is not an exact retry.
-    #[error("the batch must start at offset {expected}")]
+    #[error("the batch must start at offset {expected} ({})", conflict.as_str())]
     Offset {
         /// The journal's length.
         expected: u64,
+        /// How the batch relates to the journal.
+        conflict: Conflict,
     },
     /// A line is malformed or rejected; nothing was committed.
     #[error("line {line}: {message}")]
     Line {
         /// The journal position of the line.
         line: u64,
-        /// `input` or `observation`.
-        kind: &'static str,
+        /// What kind of failure.
+        kind: LineKind,
         /// What was wrong.
         message: String,
     },
+    /// A line belongs to another run or thread than the run it was sent to; nothing was committed.
+    #[error("line {line}: {field} is {found:?}; this run's is {expected:?}")]
+    Identity {
+        /// The journal position of the line.
+        line: u64,
+        /// `run_id` or `thread_id`.
+        field: &'static str,
+        /// The run's value.
+        expected: String,
+        /// The line's value.
+        found: String,
+    },
+    /// A line comes after the run's terminal result; nothing was committed.
+    #[error("line {line}: the run ended with its terminal result; no line may follow it")]
+    AfterTerminal {
+        /// The journal position of the line.
+        line: u64,
+    },
+    /// The body holds no line.
+    #[error("the batch holds no line")]
+    Empty,
     /// Storage failed; nothing was acknowledged.
     #[error("storage: {0}")]
     Storage(String),
@@ -68,6 +151,8 @@ pub struct Accepted {
     pub duplicate: bool,
     /// The display sequence after the batch.
     pub position: u64,
+    /// Lines journaled as rejected and skipped ([`OnReject::Skip`]).
+    pub rejected: Vec<Rejection>,
 }
 
 struct RunState {
@@ -85,76 +170,96 @@ pub enum Live {
     Wake,
 }
 
-/// One run: its in-memory state (dropped and rebuilt from storage when it may be stale) and its subscribers'
-/// channel, which outlives any rebuild so subscribers stay connected.
+/// One run: its subscribers' channel, which outlives any rebuild so subscribers stay connected, and its
+/// in-memory state behind the run's lock.
 struct Slot {
-    state: Option<RunState>,
     live: broadcast::Sender<Arc<Live>>,
+    inner: Mutex<SlotState>,
+}
+
+#[derive(Default)]
+struct SlotState {
+    /// Dropped and rebuilt from storage whenever it may be stale.
+    state: Option<RunState>,
     /// The highest display sequence subscribers were told about, by an event or a wake. Whatever reads a later
     /// position from storage (a rebuild, a commit notice) must wake them, or they would wait for events another
     /// process committed and this one never published.
     announced: u64,
 }
 
-impl Default for Slot {
-    fn default() -> Self {
-        Slot { state: None, live: broadcast::channel(LIVE_BUFFER).0, announced: 0 }
-    }
-}
-
-impl Slot {
+impl SlotState {
     /// Storage holds events up to `position`: wake the subscribers if they were not told about them yet.
-    fn announce(&mut self, position: u64) {
+    fn announce(&mut self, position: u64, live: &broadcast::Sender<Arc<Live>>) {
         if position > self.announced {
             self.announced = position;
             // No subscriber is not an error.
-            let _ = self.live.send(Arc::new(Live::Wake));
+            let _ = live.send(Arc::new(Live::Wake));
         }
     }
 }
 
-/// Counters for the metrics endpoint.
-#[derive(Debug, Default)]
-pub struct Metrics {
-    /// Source lines committed.
-    pub lines: AtomicU64,
-    /// Batches committed.
-    pub batches: AtomicU64,
-    /// Batches refused (bad line, offset, storage).
-    pub refused: AtomicU64,
-    /// Retried batches acknowledged without effect.
-    pub duplicates: AtomicU64,
-    /// Events delivered to subscribers.
-    pub delivered: AtomicU64,
-    /// Subscribers connected now.
-    pub subscribers: AtomicU64,
-    /// Times a subscriber fell behind the live buffer and caught up from storage.
-    pub lagged: AtomicU64,
-    /// Runs rebuilt from storage.
-    pub recoveries: AtomicU64,
-    /// Runs whose checkpoint was missing or unreadable, rebuilt from their journal.
-    pub journal_rebuilds: AtomicU64,
+struct Entry {
+    slot: Arc<Slot>,
+    used: Instant,
+}
+
+impl Entry {
+    /// Nobody holds the slot (the map's lock is held, so nobody can take it either) and nobody listens.
+    fn evictable(&self) -> bool {
+        Arc::strong_count(&self.slot) == 1 && self.slot.live.receiver_count() == 0
+    }
+}
+
+/// How many runs stay in memory.
+#[derive(Clone, Copy, Debug)]
+pub struct RunLimits {
+    /// The most runs held in memory; beyond it the least recently used idle run is dropped.
+    pub max_resident: usize,
+    /// A run unused for this long is dropped from memory.
+    pub idle: Duration,
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        RunLimits { max_resident: 1024, idle: Duration::from_secs(300) }
+    }
+}
+
+/// The committed position of a run and whether it is complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunStatus {
+    /// The display sequence of the last committed event.
+    pub position: u64,
+    /// Whether the root run's terminal event is committed.
+    pub complete: bool,
+    /// Source lines journaled.
+    pub journal_len: u64,
 }
 
 /// The runs of one host.
 pub struct Runs {
     storage: Arc<dyn Storage>,
-    slots: std::sync::Mutex<HashMap<String, Arc<Mutex<Slot>>>>,
+    slots: std::sync::Mutex<HashMap<String, Entry>>,
     retain_content: bool,
+    limits: RunLimits,
     /// The host's counters.
-    pub metrics: Metrics,
-}
-
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, StorageError> + Send + 'static,
-) -> Result<T, StorageError> {
-    tokio::task::spawn_blocking(work).await.map_err(|error| StorageError::Database(error.to_string()))?
+    pub metrics: Arc<Metrics>,
 }
 
 impl Runs {
     /// Runs over `storage`; `retain_content` keeps full values in the display (a durable host's choice).
     pub fn new(storage: Arc<dyn Storage>, retain_content: bool) -> Runs {
-        Runs { storage, slots: std::sync::Mutex::new(HashMap::new()), retain_content, metrics: Metrics::default() }
+        Runs::with_limits(storage, retain_content, RunLimits::default(), Arc::default())
+    }
+
+    /// Runs over `storage` with explicit memory limits, counting on `metrics`.
+    pub fn with_limits(
+        storage: Arc<dyn Storage>,
+        retain_content: bool,
+        limits: RunLimits,
+        metrics: Arc<Metrics>,
+    ) -> Runs {
+        Runs { storage, slots: std::sync::Mutex::new(HashMap::new()), retain_content, limits, metrics }
     }
 
     /// The storage behind the runs.
@@ -162,29 +267,73 @@ impl Runs {
         Arc::clone(&self.storage)
     }
 
-    fn slot(&self, run_id: &str) -> Arc<Mutex<Slot>> {
-        let mut slots = self.slots.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        Arc::clone(slots.entry(run_id.to_owned()).or_default())
+    fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        self.slots.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The run's slot, created if needed (and then the least recently used idle run beyond the limit dropped).
+    fn slot(&self, run_id: &str) -> Arc<Slot> {
+        let mut slots = self.slots();
+        let now = Instant::now();
+        if let Some(entry) = slots.get_mut(run_id) {
+            entry.used = now;
+            return Arc::clone(&entry.slot);
+        }
+        let slot = Arc::new(Slot { live: broadcast::channel(LIVE_BUFFER).0, inner: Mutex::default() });
+        slots.insert(run_id.to_owned(), Entry { slot: Arc::clone(&slot), used: now });
+        if slots.len() > self.limits.max_resident {
+            let oldest = slots.iter().filter(|(_, entry)| entry.evictable()).min_by_key(|(_, entry)| entry.used);
+            if let Some(id) = oldest.map(|(id, _)| id.clone()) {
+                slots.remove(&id);
+                self.metrics.evictions.inc();
+            }
+        }
+        self.metrics.resident_runs.set(slots.len() as i64);
+        slot
+    }
+
+    /// The run's slot if it is in memory.
+    fn resident(&self, run_id: &str) -> Option<Arc<Slot>> {
+        let mut slots = self.slots();
+        let entry = slots.get_mut(run_id)?;
+        entry.used = Instant::now();
+        Some(Arc::clone(&entry.slot))
+    }
+
+    /// Drop every run idle for longer than the limit; returns how many were dropped. The host calls it
+    /// periodically.
+    pub fn sweep(&self) -> usize {
+        let mut slots = self.slots();
+        let before = slots.len();
+        let idle = self.limits.idle;
+        slots.retain(|_, entry| !(entry.evictable() && entry.used.elapsed() >= idle));
+        let dropped = before - slots.len();
+        self.metrics.evictions.inc_by(dropped as u64);
+        self.metrics.resident_runs.set(slots.len() as i64);
+        dropped
+    }
+
+    /// How many runs are held in memory.
+    pub fn resident_count(&self) -> usize {
+        self.slots().len()
+    }
+
+    fn options(&self) -> DisplayOptions {
+        DisplayOptions { retain_content: self.retain_content, ..DisplayOptions::default() }
     }
 
     /// Rebuild a run from storage: its checkpoint (items and continuation), or its journal when the checkpoint
     /// is missing or unreadable.
     async fn load(&self, run_id: &str) -> Result<RunState, StorageError> {
-        let storage = self.storage();
-        let id = run_id.to_owned();
-        let record = blocking(move || storage.run(&id)).await?;
-        let options = || DisplayOptions { retain_content: self.retain_content, ..DisplayOptions::default() };
-        let Some(record) = record else {
+        let Some(record) = self.storage.run(run_id).await? else {
             return Ok(RunState {
-                fold: DisplayFold::with_options(run_id, options()),
+                fold: DisplayFold::with_options(run_id, self.options()),
                 journal_len: 0,
                 complete: false,
             });
         };
-        self.metrics.recoveries.fetch_add(1, Ordering::Relaxed);
-        let storage = self.storage();
-        let id = run_id.to_owned();
-        let items = blocking(move || storage.items(&id, 0, None, usize::MAX)).await?;
+        self.metrics.recoveries.inc();
+        let items = self.storage.items(run_id, 0, None, usize::MAX).await?;
         let restored = record.continuation.as_deref().and_then(|continuation| {
             let mut text =
                 String::with_capacity(items.iter().map(|i| i.item.len() + 1).sum::<usize>() + continuation.len() + 32);
@@ -204,12 +353,10 @@ impl Runs {
             Some(fold) if fold.position().sequence == record.position => fold,
             _ => {
                 tracing::warn!(run_id, "checkpoint missing or unreadable; rebuilding the display from the journal");
-                self.metrics.journal_rebuilds.fetch_add(1, Ordering::Relaxed);
-                let storage = self.storage();
-                let id = run_id.to_owned();
-                let journal_len = record.journal_len;
-                let lines = blocking(move || storage.journal(&id, 0, journal_len)).await?;
-                let mut fold = DisplayFold::with_options(run_id, options());
+                self.metrics.journal_rebuilds.inc();
+                let lines = self.storage.journal(run_id, 0, record.journal_len).await?;
+                let mut fold = DisplayFold::with_options(run_id, self.options());
+                // Rejected lines were journaled and skipped; folding is atomic per line, so they skip again.
                 for line in &lines {
                     if let Ok(item) = SourceItem::from_json(line) {
                         let _ = fold.fold_source(&item);
@@ -224,28 +371,38 @@ impl Runs {
         Ok(RunState { fold, journal_len: record.journal_len, complete: record.complete })
     }
 
-    async fn state<'a>(&self, run_id: &str, slot: &'a mut Slot) -> Result<&'a mut RunState, StorageError> {
+    async fn state<'a>(
+        &self,
+        run_id: &str,
+        slot: &'a mut SlotState,
+        live: &broadcast::Sender<Arc<Live>>,
+    ) -> Result<&'a mut RunState, StorageError> {
         if slot.state.is_none() {
             let state = self.load(run_id).await?;
             // The rebuilt run may be ahead of what this process published (another process ingested).
-            slot.announce(state.fold.position().sequence);
+            slot.announce(state.fold.position().sequence, live);
             slot.state = Some(state);
         }
         slot.state.as_mut().ok_or_else(|| StorageError::Database("run state unavailable".into()))
     }
 
     /// Take one batch of source lines starting at journal position `offset`.
-    pub async fn ingest(&self, run_id: &str, offset: u64, lines: Vec<String>) -> Result<Accepted, IngestError> {
-        let slot = self.slot(run_id);
-        let mut slot = slot.lock().await;
-        let mut result = self.ingest_locked(run_id, offset, &lines, &mut slot).await;
-        if matches!(result, Err(IngestError::Offset { .. })) {
-            // The in-memory run may be behind storage (another process ingested): decide again from storage.
-            slot.state = None;
-            result = self.ingest_locked(run_id, offset, &lines, &mut slot).await;
+    pub async fn ingest(
+        &self,
+        run_id: &str,
+        offset: u64,
+        lines: Vec<String>,
+        on_reject: OnReject,
+    ) -> Result<Accepted, IngestError> {
+        if lines.is_empty() {
+            self.metrics.refused.inc();
+            return Err(IngestError::Empty);
         }
+        let slot = self.slot(run_id);
+        let mut guard = slot.inner.lock().await;
+        let result = self.ingest_locked(run_id, offset, lines, on_reject, &mut guard, &slot.live).await;
         if result.is_err() {
-            self.metrics.refused.fetch_add(1, Ordering::Relaxed);
+            self.metrics.refused.inc();
         }
         result
     }
@@ -254,70 +411,140 @@ impl Runs {
         &self,
         run_id: &str,
         offset: u64,
-        lines: &[String],
-        slot: &mut Slot,
+        lines: Vec<String>,
+        on_reject: OnReject,
+        slot: &mut MutexGuard<'_, SlotState>,
+        live: &broadcast::Sender<Arc<Live>>,
     ) -> Result<Accepted, IngestError> {
         let storage_error = |error: StorageError| IngestError::Storage(error.to_string());
-        let live = slot.live.clone();
-        let state = self.state(run_id, slot).await.map_err(storage_error)?;
-        let count = lines.len() as u64;
-        if offset != state.journal_len {
-            if offset < state.journal_len && offset + count <= state.journal_len {
-                let storage = self.storage();
-                let id = run_id.to_owned();
-                let stored =
-                    blocking(move || storage.journal(&id, offset, offset + count)).await.map_err(storage_error)?;
-                if stored == *lines {
-                    self.metrics.duplicates.fetch_add(1, Ordering::Relaxed);
-                    return Ok(Accepted {
-                        next_offset: state.journal_len,
-                        events: 0,
-                        duplicate: true,
-                        position: state.fold.position().sequence,
-                    });
-                }
+        let mut journal_len = self.state(run_id, slot, live).await.map_err(storage_error)?.journal_len;
+        if offset != journal_len {
+            // Answered from the committed position. Only when storage moved on (another process ingested) is the
+            // in-memory run stale, and only then is it rebuilt.
+            let stored = self.storage.run(run_id).await.map_err(storage_error)?.map_or(0, |r| r.journal_len);
+            if stored != journal_len {
+                slot.state = None;
+                journal_len = self.state(run_id, slot, live).await.map_err(storage_error)?.journal_len;
             }
-            return Err(IngestError::Offset { expected: state.journal_len });
+            if offset != journal_len {
+                let position = slot.state.as_ref().map_or(0, |state| state.fold.position().sequence);
+                return self.retry_or_conflict(run_id, offset, &lines, journal_len, position).await;
+            }
         }
-        // Decode everything first: a malformed line changes nothing.
-        let mut items = Vec::with_capacity(lines.len());
-        for (index, line) in lines.iter().enumerate() {
-            let item = SourceItem::from_json(line).map_err(|error| IngestError::Line {
-                line: offset + index as u64,
-                kind: "input",
-                message: error.to_string(),
-            })?;
-            items.push(item);
+        let prepared = self.fold_batch(run_id, offset, lines, on_reject, slot, live);
+        let (batch, rejected) = match prepared.await {
+            Ok(prepared) => prepared,
+            Err(error) => {
+                // Earlier lines of the batch were folded in memory: drop the run and rebuild it from storage.
+                slot.state = None;
+                return Err(error);
+            }
+        };
+        let batch = Arc::new(batch);
+        if let Err(error) = self.storage.commit(Arc::clone(&batch)).await {
+            slot.state = None;
+            return Err(match error {
+                StorageError::Conflict { journal_len, .. } => IngestError::Offset {
+                    expected: journal_len,
+                    conflict: if offset < journal_len { Conflict::Behind } else { Conflict::Ahead },
+                },
+                error => storage_error(error),
+            });
         }
+        let batch = Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone());
+        let count = batch.lines.len() as u64;
+        let state = slot.state.as_mut().ok_or_else(|| IngestError::Storage("run state unavailable".into()))?;
+        state.journal_len += count;
+        state.complete = batch.complete;
+        self.metrics.lines.inc_by(count);
+        self.metrics.batches.inc();
+        self.metrics.rejected_lines.inc_by(rejected.len() as u64);
+        let (produced, next_offset, position) = (batch.events.len(), state.journal_len, batch.position);
+        slot.announced = slot.announced.max(position);
+        for event in batch.events {
+            // No subscriber is not an error: events are stored for whoever connects later.
+            let delivered = Delivered { sequence: event.sequence, data: event.event };
+            let _ = live.send(Arc::new(Live::Event(delivered)));
+        }
+        Ok(Accepted { next_offset, events: produced, duplicate: false, position, rejected })
+    }
+
+    /// A batch not at the journal's end: an exact retry of stored lines is acknowledged; anything else is a
+    /// conflict saying how the batch relates to the journal.
+    async fn retry_or_conflict(
+        &self,
+        run_id: &str,
+        offset: u64,
+        lines: &[String],
+        journal_len: u64,
+        position: u64,
+    ) -> Result<Accepted, IngestError> {
+        if offset > journal_len {
+            return Err(IngestError::Offset { expected: journal_len, conflict: Conflict::Ahead });
+        }
+        let end = (offset + lines.len() as u64).min(journal_len);
+        let stored =
+            self.storage.journal(run_id, offset, end).await.map_err(|e| IngestError::Storage(e.to_string()))?;
+        if stored[..] != lines[..stored.len()] {
+            return Err(IngestError::Offset { expected: journal_len, conflict: Conflict::DifferentContent });
+        }
+        if stored.len() < lines.len() {
+            return Err(IngestError::Offset { expected: journal_len, conflict: Conflict::Behind });
+        }
+        self.metrics.duplicates.inc();
+        Ok(Accepted { next_offset: journal_len, events: 0, duplicate: true, position, rejected: Vec::new() })
+    }
+
+    /// Decode, check and fold every line in memory; the batch to commit and the lines skipped.
+    async fn fold_batch(
+        &self,
+        run_id: &str,
+        offset: u64,
+        lines: Vec<String>,
+        on_reject: OnReject,
+        slot: &mut SlotState,
+        live: &broadcast::Sender<Arc<Live>>,
+    ) -> Result<(Batch, Vec<Rejection>), IngestError> {
+        let state = self.state(run_id, slot, live).await.map_err(|e| IngestError::Storage(e.to_string()))?;
         let mut events = Vec::new();
-        let mut terminal = false;
-        for (index, item) in items.iter().enumerate() {
-            match state.fold.fold_source(item) {
+        let mut rejections = Vec::new();
+        let mut complete = state.complete;
+        for (index, line) in lines.iter().enumerate() {
+            let at = offset + index as u64;
+            if complete {
+                return Err(IngestError::AfterTerminal { line: at });
+            }
+            let item = match SourceItem::from_json(line) {
+                Ok(item) => item,
+                Err(error) => {
+                    reject(on_reject, &mut rejections, at, LineKind::Input, error.to_string())?;
+                    continue;
+                }
+            };
+            check_identity(&state.fold, run_id, &item, at)?;
+            match state.fold.fold_source(&item) {
                 Ok(observed) => {
                     for entry in observed {
                         let data = a13n_stream_protocol::display::event_json(&entry.event);
-                        terminal |= is_terminal(&data);
+                        complete |= is_terminal(&data);
                         events.push(StoredEvent { sequence: entry.sequence, event: data });
                     }
                 }
                 Err(error) => {
-                    // Earlier lines of the batch were folded in memory: drop the run and rebuild it from storage.
-                    slot.state = None;
                     let kind = match error {
-                        FoldError::Observation(_) => "observation",
-                        _ => "input",
+                        FoldError::Observation(_) => LineKind::Observation,
+                        _ => LineKind::Input,
                     };
-                    return Err(IngestError::Line { line: offset + index as u64, kind, message: error.to_string() });
+                    // Folding is atomic per line: a rejected line leaves the fold as it was.
+                    reject(on_reject, &mut rejections, at, kind, error.to_string())?;
                 }
             }
         }
         let delta = state.fold.capture_delta();
-        let position = delta.continuation.position.sequence;
-        let complete = state.complete || terminal;
         let batch = Batch {
             run_id: run_id.to_owned(),
             offset,
-            lines: lines.to_vec(),
+            lines,
             events,
             items: delta
                 .items
@@ -325,89 +552,144 @@ impl Runs {
                 .map(|item| StoredItem { id: item.id.clone(), ordinal: item.ordinal, item: item.to_json() })
                 .collect(),
             continuation: delta.continuation.to_json(),
-            position,
+            position: delta.continuation.position.sequence,
             complete,
+            rejections: rejections.clone(),
         };
-        let storage = self.storage();
-        let committed = tokio::task::spawn_blocking(move || storage.commit(&batch).map(|()| batch)).await;
-        let batch = match committed {
-            Ok(Ok(batch)) => batch,
-            Ok(Err(StorageError::Conflict { journal_len, .. })) => {
-                slot.state = None;
-                return Err(IngestError::Offset { expected: journal_len });
-            }
-            Ok(Err(error)) => {
-                slot.state = None;
-                return Err(IngestError::Storage(error.to_string()));
-            }
-            Err(error) => {
-                slot.state = None;
-                return Err(IngestError::Storage(error.to_string()));
-            }
-        };
-        state.journal_len += count;
-        state.complete = complete;
-        self.metrics.lines.fetch_add(count, Ordering::Relaxed);
-        self.metrics.batches.fetch_add(1, Ordering::Relaxed);
-        let (produced, next_offset) = (batch.events.len(), state.journal_len);
-        slot.announced = slot.announced.max(position);
-        for event in batch.events {
-            let terminal = is_terminal(&event.event);
-            // No subscriber is not an error: events are stored for whoever connects later.
-            let delivered = Delivered { sequence: event.sequence, data: event.event, terminal };
-            let _ = live.send(Arc::new(Live::Event(delivered)));
-        }
-        Ok(Accepted { next_offset, events: produced, duplicate: false, position })
+        Ok((batch, rejections))
     }
 
     /// Subscribe to a run's live events; also returns the committed position and whether the run is complete.
-    pub async fn subscribe(&self, run_id: &str) -> Result<(broadcast::Receiver<Arc<Live>>, u64, bool), StorageError> {
+    /// A run that does not exist yet may be subscribed to: its events arrive once it is ingested.
+    pub async fn subscribe(&self, run_id: &str) -> Result<(broadcast::Receiver<Arc<Live>>, RunStatus), StorageError> {
         let slot = self.slot(run_id);
-        let mut slot = slot.lock().await;
         let receiver = slot.live.subscribe();
-        let state = self.state(run_id, &mut slot).await?;
-        Ok((receiver, state.fold.position().sequence, state.complete))
-    }
-
-    /// Another process committed to `run_id`: drop the in-memory run if it is behind storage, and wake its
-    /// subscribers to catch up from storage unless they were already told about the stored position.
-    pub async fn advanced_elsewhere(&self, run_id: &str) {
-        let slot = self.slot(run_id);
-        let mut slot = slot.lock().await;
-        let storage = self.storage();
-        let id = run_id.to_owned();
-        let Ok(Some(record)) = blocking(move || storage.run(&id)).await else { return };
-        if slot.state.as_ref().is_some_and(|state| state.journal_len < record.journal_len) {
-            slot.state = None;
+        let mut guard = slot.inner.lock().await;
+        if let Some(state) = &guard.state {
+            return Ok((receiver, status(state)));
         }
-        slot.announce(record.position);
+        let status = self.storage.run(run_id).await?.map_or(
+            RunStatus { position: 0, complete: false, journal_len: 0 },
+            |record| RunStatus {
+                position: record.position,
+                complete: record.complete,
+                journal_len: record.journal_len,
+            },
+        );
+        guard.announce(status.position, &slot.live);
+        Ok((receiver, status))
     }
 
-    /// The committed display snapshot JSON of a run.
-    pub async fn snapshot(&self, run_id: &str) -> Result<String, StorageError> {
-        let slot = self.slot(run_id);
-        let mut slot = slot.lock().await;
-        let state = self.state(run_id, &mut slot).await?;
-        Ok(state.fold.export_json())
+    /// A process (maybe this one) committed to a run: if the run is in memory and behind storage, drop its
+    /// state and wake its subscribers to catch up from storage. Runs not in memory need nothing.
+    pub async fn advanced_elsewhere(&self, notice: &Notice) {
+        let Some(slot) = self.resident(&notice.run_id) else { return };
+        let mut guard = slot.inner.lock().await;
+        // Subscribers were told about this position already (this process's own commit, or an earlier notice
+        // that also dropped a stale state): nothing to read.
+        if notice.position.is_some_and(|position| position <= guard.announced) {
+            return;
+        }
+        let Ok(Some(record)) = self.storage.run(&notice.run_id).await else { return };
+        if guard.state.as_ref().is_some_and(|state| state.journal_len < record.journal_len) {
+            guard.state = None;
+        }
+        guard.announce(record.position, &slot.live);
     }
 
-    /// The committed position and completeness of a run.
-    pub async fn status(&self, run_id: &str) -> Result<(u64, bool, u64), StorageError> {
+    /// Read every run in memory again from storage: after commit notices may have been missed (a dropped
+    /// `LISTEN` connection) or for storage that cannot notify.
+    pub async fn refresh_all(&self) {
+        let run_ids: Vec<String> = self.slots().keys().cloned().collect();
+        for run_id in run_ids {
+            self.advanced_elsewhere(&Notice { run_id, position: None }).await;
+        }
+    }
+
+    /// The committed display snapshot JSON of a run, or `None` when the run does not exist.
+    pub async fn snapshot(&self, run_id: &str) -> Result<Option<String>, StorageError> {
+        if self.resident(run_id).is_none() && self.storage.run(run_id).await?.is_none() {
+            return Ok(None);
+        }
         let slot = self.slot(run_id);
-        let mut slot = slot.lock().await;
-        let state = self.state(run_id, &mut slot).await?;
-        Ok((state.fold.position().sequence, state.complete, state.journal_len))
+        let mut guard = slot.inner.lock().await;
+        let state = self.state(run_id, &mut guard, &slot.live).await?;
+        Ok(Some(state.fold.export_json()))
+    }
+
+    /// The committed position and completeness of a run, or `None` when it does not exist.
+    pub async fn status(&self, run_id: &str) -> Result<Option<RunStatus>, StorageError> {
+        if let Some(slot) = self.resident(run_id) {
+            if let Some(state) = &slot.inner.lock().await.state {
+                return Ok(Some(status(state)));
+            }
+        }
+        Ok(self.storage.run(run_id).await?.map(|record| RunStatus {
+            position: record.position,
+            complete: record.complete,
+            journal_len: record.journal_len,
+        }))
     }
 }
 
-/// Whether a run id is acceptable in a URL and as a storage key.
+fn status(state: &RunState) -> RunStatus {
+    RunStatus { position: state.fold.position().sequence, complete: state.complete, journal_len: state.journal_len }
+}
+
+fn reject(
+    on_reject: OnReject,
+    rejections: &mut Vec<Rejection>,
+    line: u64,
+    kind: LineKind,
+    message: String,
+) -> Result<(), IngestError> {
+    match on_reject {
+        OnReject::Refuse => Err(IngestError::Line { line, kind, message }),
+        OnReject::Skip => {
+            rejections.push(Rejection { line, kind: kind.as_str().to_owned(), message });
+            Ok(())
+        }
+    }
+}
+
+/// A line must belong to the run it is sent to: the root stream's first line carries the URL's run id, and the
+/// root run's lines keep the thread it started on. Lines of other runs are its subagents' (the stream observer
+/// attributes them to child runs).
+fn check_identity(fold: &DisplayFold, run_id: &str, item: &SourceItem, line: u64) -> Result<(), IngestError> {
+    let mismatch = |field, expected: &str, found: &str| IngestError::Identity {
+        line,
+        field,
+        expected: expected.to_owned(),
+        found: found.to_owned(),
+    };
+    match fold.source_identity() {
+        None if item.run_id != run_id => Err(mismatch("run_id", run_id, &item.run_id)),
+        Some((thread, root)) if item.run_id == root && item.thread_id != thread => {
+            Err(mismatch("thread_id", thread, &item.thread_id))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Whether a run id is acceptable in a URL and as a storage key: 1 to 128 of `A-Z a-z 0-9 - _ . :`, and not
+/// made of dots alone (`.` and `..` are path segments).
 pub fn valid_run_id(run_id: &str) -> bool {
     (1..=128).contains(&run_id.len())
         && run_id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
+        && !run_id.bytes().all(|b| b == b'.')
 }
 
-/// The `sequence` of a `Last-Event-ID` / `after` value: `attempt-sequence` or a bare sequence.
-pub fn parse_position(text: &str) -> Option<u64> {
-    let sequence = text.rsplit_once('-').map_or(text, |(_, sequence)| sequence);
-    sequence.trim().parse().ok()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_ids_made_of_dots_are_refused() {
+        for bad in [".", "..", "...", "", "a b", "a/b"] {
+            assert!(!valid_run_id(bad), "{bad:?}");
+        }
+        for good in ["run-1", "a.b", ".a", "x:y_z"] {
+            assert!(valid_run_id(good), "{good:?}");
+        }
+    }
 }

@@ -1,12 +1,14 @@
 //! Durable storage of runs: the source journal, the AG-UI events with their display sequence, the display items
 //! and the display continuation, committed together one batch at a time.
 //!
-//! [`Storage`] is synchronous; the server calls it on blocking threads. [`SqliteStorage`] is the embedded default
-//! (WAL, `synchronous=FULL`: an acknowledged batch survives a crash or power loss).
+//! [`Storage`] is asynchronous. [`SqliteStorage`] is the embedded default (WAL, `synchronous=FULL`: an
+//! acknowledged batch survives a crash or power loss); it runs its one connection on blocking threads.
+//! [`crate::postgres::PostgresStorage`] uses a connection pool.
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
+use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 /// A storage failure.
@@ -67,6 +69,17 @@ pub struct StoredItem {
     pub item: String,
 }
 
+/// A source line the protocol rejected, journaled at its position and skipped (as the reference skips it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection {
+    /// The journal position of the line.
+    pub line: u64,
+    /// `input` (malformed) or `observation` (well-formed, refused by the protocol).
+    pub kind: String,
+    /// Why.
+    pub message: String,
+}
+
 /// Everything one accepted batch commits, atomically.
 #[derive(Clone, Debug)]
 pub struct Batch {
@@ -86,38 +99,49 @@ pub struct Batch {
     pub position: u64,
     /// Whether the run's terminal event is in this batch or before.
     pub complete: bool,
+    /// Lines of the batch that were journaled but skipped.
+    pub rejections: Vec<Rejection>,
 }
 
 /// Durable storage for the host. Implementations must make [`Storage::commit`] atomic and durable.
+#[async_trait]
 pub trait Storage: Send + Sync + 'static {
     /// A run's record.
-    fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StorageError>;
-    /// Every run, by id.
-    fn runs(&self) -> Result<Vec<RunRecord>, StorageError>;
+    async fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StorageError>;
+    /// Up to `limit` runs whose id sorts after `after`, by id.
+    async fn runs(&self, after: &str, limit: usize) -> Result<Vec<RunRecord>, StorageError>;
     /// Journal lines `from..to`.
-    fn journal(&self, run_id: &str, from: u64, to: u64) -> Result<Vec<String>, StorageError>;
+    async fn journal(&self, run_id: &str, from: u64, to: u64) -> Result<Vec<String>, StorageError>;
     /// Commit a batch, or [`StorageError::Conflict`] when the journal's length is not `batch.offset`.
-    fn commit(&self, batch: &Batch) -> Result<(), StorageError>;
+    async fn commit(&self, batch: Arc<Batch>) -> Result<(), StorageError>;
     /// Up to `limit` events with a sequence after `after`, in order.
-    fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError>;
+    async fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError>;
     /// Up to `limit` items with `after < ordinal < before`, by ordinal.
-    fn items(
+    async fn items(
         &self,
         run_id: &str,
         after: u64,
         before: Option<u64>,
         limit: usize,
     ) -> Result<Vec<StoredItem>, StorageError>;
+    /// Up to `limit` rejected lines at journal positions of at least `from`, in order.
+    async fn rejections(&self, run_id: &str, from: u64, limit: usize) -> Result<Vec<Rejection>, StorageError>;
+    /// For storage without commit notifications: a number that changes whenever another process commits
+    /// (SQLite's `data_version`), polled to wake subscribers. `None` when the storage notifies by itself.
+    async fn external_version(&self) -> Result<Option<u64>, StorageError> {
+        Ok(None)
+    }
 }
 
 /// Embedded SQLite storage.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SqliteStorage {
-    connection: Mutex<Connection>,
+    connection: Arc<Mutex<Connection>>,
 }
 
 /// The schema, one entry per version; `PRAGMA user_version` records how many have run.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE runs (
         run_id TEXT PRIMARY KEY,
         journal_len INTEGER NOT NULL,
@@ -145,7 +169,17 @@ const MIGRATIONS: &[&str] = &["
         PRIMARY KEY (run_id, item_id)
     ) WITHOUT ROWID;
     CREATE UNIQUE INDEX items_by_ordinal ON items (run_id, ordinal);
-"];
+",
+    "
+    CREATE TABLE rejections (
+        run_id TEXT NOT NULL,
+        line INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        message TEXT NOT NULL,
+        PRIMARY KEY (run_id, line)
+    ) WITHOUT ROWID;
+",
+];
 
 /// A stored (signed) integer as a count or position.
 pub(crate) fn to_u64(value: i64) -> u64 {
@@ -164,7 +198,7 @@ impl SqliteStorage {
         connection.pragma_update(None, "journal_mode", "WAL")?;
         connection.pragma_update(None, "synchronous", "FULL")?;
         connection.busy_timeout(std::time::Duration::from_secs(10))?;
-        let storage = SqliteStorage { connection: Mutex::new(connection) };
+        let storage = SqliteStorage { connection: Arc::new(Mutex::new(connection)) };
         storage.migrate()?;
         Ok(storage)
     }
@@ -172,6 +206,17 @@ impl SqliteStorage {
     fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
         // A panic while holding the lock cannot leave a transaction half-applied; the connection stays usable.
         self.connection.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Run `work` on the connection on a blocking thread.
+    async fn on_connection<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> Result<T, StorageError> + Send + 'static,
+    ) -> Result<T, StorageError> {
+        let storage = self.clone();
+        tokio::task::spawn_blocking(move || work(&mut storage.lock()))
+            .await
+            .map_err(|error| StorageError::Database(error.to_string()))?
     }
 
     fn migrate(&self) -> Result<(), StorageError> {
@@ -198,114 +243,162 @@ fn record(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
     })
 }
 
+#[async_trait]
 impl Storage for SqliteStorage {
-    fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StorageError> {
-        let connection = self.lock();
-        let mut statement = connection.prepare_cached(
-            "SELECT run_id, journal_len, position, complete, continuation FROM runs WHERE run_id = ?1",
-        )?;
-        Ok(statement.query_row(params![run_id], record).optional()?)
-    }
-
-    fn runs(&self) -> Result<Vec<RunRecord>, StorageError> {
-        let connection = self.lock();
-        let mut statement = connection
-            .prepare_cached("SELECT run_id, journal_len, position, complete, NULL FROM runs ORDER BY run_id")?;
-        let rows = statement.query_map([], record)?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    fn journal(&self, run_id: &str, from: u64, to: u64) -> Result<Vec<String>, StorageError> {
-        let connection = self.lock();
-        let mut statement = connection.prepare_cached(
-            "SELECT line FROM journal WHERE run_id = ?1 AND offset >= ?2 AND offset < ?3 ORDER BY offset",
-        )?;
-        let rows = statement.query_map(params![run_id, to_i64(from), to_i64(to)], |row| row.get(0))?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    fn commit(&self, batch: &Batch) -> Result<(), StorageError> {
-        let mut connection = self.lock();
-        let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let journal_len: u64 = transaction
-            .query_row("SELECT journal_len FROM runs WHERE run_id = ?1", params![batch.run_id], |row| row.get(0))
-            .optional()?
-            .map_or(0, to_u64);
-        if journal_len != batch.offset {
-            return Err(StorageError::Conflict { run_id: batch.run_id.clone(), journal_len });
-        }
-        {
-            let mut insert =
-                transaction.prepare_cached("INSERT INTO journal (run_id, offset, line) VALUES (?1, ?2, ?3)")?;
-            for (index, line) in batch.lines.iter().enumerate() {
-                insert.execute(params![batch.run_id, to_i64(batch.offset + index as u64), line])?;
-            }
-            let mut insert =
-                transaction.prepare_cached("INSERT INTO events (run_id, sequence, event) VALUES (?1, ?2, ?3)")?;
-            for event in &batch.events {
-                insert.execute(params![batch.run_id, to_i64(event.sequence), event.event])?;
-            }
-            let mut upsert = transaction.prepare_cached(
-                "INSERT INTO items (run_id, item_id, ordinal, item) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (run_id, item_id) DO UPDATE SET ordinal = excluded.ordinal, item = excluded.item",
+    async fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StorageError> {
+        let run_id = run_id.to_owned();
+        self.on_connection(move |connection| {
+            let mut statement = connection.prepare_cached(
+                "SELECT run_id, journal_len, position, complete, continuation FROM runs WHERE run_id = ?1",
             )?;
-            for item in &batch.items {
-                upsert.execute(params![batch.run_id, item.id, to_i64(item.ordinal), item.item])?;
-            }
-        }
-        transaction.execute(
-            "INSERT INTO runs (run_id, journal_len, position, complete, continuation) VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT (run_id) DO UPDATE SET journal_len = excluded.journal_len, position = excluded.position,
-                 complete = excluded.complete, continuation = excluded.continuation",
-            params![
-                batch.run_id,
-                to_i64(batch.offset + batch.lines.len() as u64),
-                to_i64(batch.position),
-                i64::from(batch.complete),
-                batch.continuation
-            ],
-        )?;
-        transaction.commit()?;
-        Ok(())
+            Ok(statement.query_row(params![run_id], record).optional()?)
+        })
+        .await
     }
 
-    fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError> {
-        let connection = self.lock();
-        let mut statement = connection.prepare_cached(
-            "SELECT sequence, event FROM events WHERE run_id = ?1 AND sequence > ?2 ORDER BY sequence LIMIT ?3",
-        )?;
-        let rows = statement.query_map(params![run_id, to_i64(after), to_i64(limit as u64)], |row| {
-            Ok(StoredEvent { sequence: to_u64(row.get(0)?), event: row.get(1)? })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+    async fn runs(&self, after: &str, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
+        let after = after.to_owned();
+        self.on_connection(move |connection| {
+            let mut statement = connection.prepare_cached(
+                "SELECT run_id, journal_len, position, complete, NULL FROM runs WHERE run_id > ?1
+                 ORDER BY run_id LIMIT ?2",
+            )?;
+            let rows = statement.query_map(params![after, to_i64(limit as u64)], record)?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
     }
 
-    fn items(
+    async fn journal(&self, run_id: &str, from: u64, to: u64) -> Result<Vec<String>, StorageError> {
+        let run_id = run_id.to_owned();
+        self.on_connection(move |connection| {
+            let mut statement = connection.prepare_cached(
+                "SELECT line FROM journal WHERE run_id = ?1 AND offset >= ?2 AND offset < ?3 ORDER BY offset",
+            )?;
+            let rows = statement.query_map(params![run_id, to_i64(from), to_i64(to)], |row| row.get(0))?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
+    }
+
+    async fn commit(&self, batch: Arc<Batch>) -> Result<(), StorageError> {
+        self.on_connection(move |connection| commit(connection, &batch)).await
+    }
+
+    async fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError> {
+        let run_id = run_id.to_owned();
+        self.on_connection(move |connection| {
+            let mut statement = connection.prepare_cached(
+                "SELECT sequence, event FROM events WHERE run_id = ?1 AND sequence > ?2 ORDER BY sequence LIMIT ?3",
+            )?;
+            let rows = statement.query_map(params![run_id, to_i64(after), to_i64(limit as u64)], |row| {
+                Ok(StoredEvent { sequence: to_u64(row.get(0)?), event: row.get(1)? })
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
+    }
+
+    async fn items(
         &self,
         run_id: &str,
         after: u64,
         before: Option<u64>,
         limit: usize,
     ) -> Result<Vec<StoredItem>, StorageError> {
-        let connection = self.lock();
-        let mut statement = connection.prepare_cached(
-            "SELECT item_id, ordinal, item FROM items WHERE run_id = ?1 AND ordinal > ?2 AND ordinal < ?3
-             ORDER BY ordinal LIMIT ?4",
-        )?;
-        let before = before.map_or(i64::MAX, to_i64);
-        let rows = statement.query_map(params![run_id, to_i64(after), before, to_i64(limit as u64)], |row| {
-            Ok(StoredItem { id: row.get(0)?, ordinal: to_u64(row.get(1)?), item: row.get(2)? })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let run_id = run_id.to_owned();
+        self.on_connection(move |connection| {
+            let mut statement = connection.prepare_cached(
+                "SELECT item_id, ordinal, item FROM items WHERE run_id = ?1 AND ordinal > ?2 AND ordinal < ?3
+                 ORDER BY ordinal LIMIT ?4",
+            )?;
+            let before = before.map_or(i64::MAX, to_i64);
+            let rows = statement.query_map(params![run_id, to_i64(after), before, to_i64(limit as u64)], |row| {
+                Ok(StoredItem { id: row.get(0)?, ordinal: to_u64(row.get(1)?), item: row.get(2)? })
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
     }
+
+    async fn rejections(&self, run_id: &str, from: u64, limit: usize) -> Result<Vec<Rejection>, StorageError> {
+        let run_id = run_id.to_owned();
+        self.on_connection(move |connection| {
+            let mut statement = connection.prepare_cached(
+                "SELECT line, kind, message FROM rejections WHERE run_id = ?1 AND line >= ?2 ORDER BY line LIMIT ?3",
+            )?;
+            let rows = statement.query_map(params![run_id, to_i64(from), to_i64(limit as u64)], |row| {
+                Ok(Rejection { line: to_u64(row.get(0)?), kind: row.get(1)?, message: row.get(2)? })
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
+    }
+
+    async fn external_version(&self) -> Result<Option<u64>, StorageError> {
+        self.on_connection(|connection| {
+            let version: i64 = connection.pragma_query_value(None, "data_version", |row| row.get(0))?;
+            Ok(Some(to_u64(version)))
+        })
+        .await
+    }
+}
+
+fn commit(connection: &mut Connection, batch: &Batch) -> Result<(), StorageError> {
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let journal_len: u64 = transaction
+        .query_row("SELECT journal_len FROM runs WHERE run_id = ?1", params![batch.run_id], |row| row.get(0))
+        .optional()?
+        .map_or(0, to_u64);
+    if journal_len != batch.offset {
+        return Err(StorageError::Conflict { run_id: batch.run_id.clone(), journal_len });
+    }
+    {
+        let mut insert =
+            transaction.prepare_cached("INSERT INTO journal (run_id, offset, line) VALUES (?1, ?2, ?3)")?;
+        for (index, line) in batch.lines.iter().enumerate() {
+            insert.execute(params![batch.run_id, to_i64(batch.offset + index as u64), line])?;
+        }
+        let mut insert =
+            transaction.prepare_cached("INSERT INTO events (run_id, sequence, event) VALUES (?1, ?2, ?3)")?;
+        for event in &batch.events {
+            insert.execute(params![batch.run_id, to_i64(event.sequence), event.event])?;
+        }
+        let mut upsert = transaction.prepare_cached(
+            "INSERT INTO items (run_id, item_id, ordinal, item) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (run_id, item_id) DO UPDATE SET ordinal = excluded.ordinal, item = excluded.item",
+        )?;
+        for item in &batch.items {
+            upsert.execute(params![batch.run_id, item.id, to_i64(item.ordinal), item.item])?;
+        }
+        let mut insert = transaction
+            .prepare_cached("INSERT INTO rejections (run_id, line, kind, message) VALUES (?1, ?2, ?3, ?4)")?;
+        for rejection in &batch.rejections {
+            insert.execute(params![batch.run_id, to_i64(rejection.line), rejection.kind, rejection.message])?;
+        }
+    }
+    transaction.execute(
+        "INSERT INTO runs (run_id, journal_len, position, complete, continuation) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (run_id) DO UPDATE SET journal_len = excluded.journal_len, position = excluded.position,
+             complete = excluded.complete, continuation = excluded.continuation",
+        params![
+            batch.run_id,
+            to_i64(batch.offset + batch.lines.len() as u64),
+            to_i64(batch.position),
+            i64::from(batch.complete),
+            batch.continuation
+        ],
+    )?;
+    transaction.commit()?;
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn batch(run_id: &str, offset: u64, lines: &[String]) -> Batch {
-        Batch {
+    fn batch(run_id: &str, offset: u64, lines: &[String]) -> Arc<Batch> {
+        Arc::new(Batch {
             run_id: run_id.into(),
             offset,
             lines: lines.to_vec(),
@@ -314,29 +407,33 @@ mod tests {
             continuation: "{}".into(),
             position: offset + 1,
             complete: false,
-        }
+            rejections: Vec::new(),
+        })
     }
 
-    #[test]
-    fn commits_are_checked_against_the_journal_end() {
+    #[tokio::test]
+    async fn commits_are_checked_against_the_journal_end() {
         let dir = std::env::temp_dir().join(format!("a13n-storage-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("test.db");
         let _ = std::fs::remove_file(&path);
         let storage = SqliteStorage::open(&path).unwrap();
         let lines = vec!["a".to_owned(), "b".to_owned()];
-        storage.commit(&batch("r", 0, &lines)).unwrap();
-        assert!(matches!(storage.commit(&batch("r", 0, &lines)), Err(StorageError::Conflict { journal_len: 2, .. })));
-        storage.commit(&batch("r", 2, &lines[..1])).unwrap();
-        let record = storage.run("r").unwrap().unwrap();
+        storage.commit(batch("r", 0, &lines)).await.unwrap();
+        assert!(matches!(
+            storage.commit(batch("r", 0, &lines)).await,
+            Err(StorageError::Conflict { journal_len: 2, .. })
+        ));
+        storage.commit(batch("r", 2, &lines[..1])).await.unwrap();
+        let record = storage.run("r").await.unwrap().unwrap();
         assert_eq!(record.journal_len, 3);
-        assert_eq!(storage.journal("r", 1, 3).unwrap(), ["b", "a"]);
-        assert_eq!(storage.events_after("r", 1, 10).unwrap().len(), 1);
-        assert_eq!(storage.items("r", 0, None, 10).unwrap()[0].item, "{\"v\":2}");
+        assert_eq!(storage.journal("r", 1, 3).await.unwrap(), ["b", "a"]);
+        assert_eq!(storage.events_after("r", 1, 10).await.unwrap().len(), 1);
+        assert_eq!(storage.items("r", 0, None, 10).await.unwrap()[0].item, "{\"v\":2}");
         drop(storage);
         // Reopening runs no migration twice and keeps everything.
         let reopened = SqliteStorage::open(&path).unwrap();
-        assert_eq!(reopened.runs().unwrap().len(), 1);
+        assert_eq!(reopened.runs("", 10).await.unwrap().len(), 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use a13n_stream_server::runs::{Live, Runs};
+use a13n_stream_server::postgres::Notice;
+use a13n_stream_server::runs::{Live, OnReject, Runs};
 use a13n_stream_server::storage::SqliteStorage;
 use a13n_testkit::StreamBuilder;
 use serde_json::json;
@@ -28,6 +29,11 @@ fn hosts(name: &str) -> (Runs, Runs, std::path::PathBuf) {
     (open(), open(), dir)
 }
 
+/// A commit notice that names only the run, as an older process sends it.
+fn notice() -> Notice {
+    Notice { run_id: "run-w".into(), position: None }
+}
+
 fn woken(receiver: &mut tokio::sync::broadcast::Receiver<Arc<Live>>) -> bool {
     let mut wakes = 0;
     loop {
@@ -46,15 +52,15 @@ fn woken(receiver: &mut tokio::sync::broadcast::Receiver<Arc<Live>>) -> bool {
 async fn a_rebuild_that_skips_ahead_wakes_subscribers() {
     let (a, b, dir) = hosts("rebuild");
     let lines = stream();
-    let (mut receiver, position, _) = b.subscribe("run-w").await.unwrap();
-    assert_eq!(position, 0);
-    let first = a.ingest("run-w", 0, lines[..2].to_vec()).await.unwrap();
+    let (mut receiver, status) = b.subscribe("run-w").await.unwrap();
+    assert_eq!(status.position, 0);
+    let first = a.ingest("run-w", 0, lines[..2].to_vec(), OnReject::Refuse).await.unwrap();
     assert!(first.events > 0);
     // The retry reaches B first: B's run is behind storage, so it is rebuilt and the batch is a duplicate.
-    let retried = b.ingest("run-w", 0, lines[..2].to_vec()).await.unwrap();
+    let retried = b.ingest("run-w", 0, lines[..2].to_vec(), OnReject::Refuse).await.unwrap();
     assert!(retried.duplicate);
     assert!(woken(&mut receiver), "the rebuild skipped ahead of what B published: its subscribers must wake");
-    b.advanced_elsewhere("run-w").await;
+    b.advanced_elsewhere(&notice()).await;
     assert!(!woken(&mut receiver), "the late notice has nothing new to announce");
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -63,16 +69,16 @@ async fn a_rebuild_that_skips_ahead_wakes_subscribers() {
 async fn a_commit_notice_wakes_subscribers_once_per_new_position() {
     let (a, b, dir) = hosts("notice");
     let lines = stream();
-    let (mut receiver, _, _) = b.subscribe("run-w").await.unwrap();
-    a.ingest("run-w", 0, lines[..3].to_vec()).await.unwrap();
-    b.advanced_elsewhere("run-w").await;
+    let (mut receiver, _) = b.subscribe("run-w").await.unwrap();
+    a.ingest("run-w", 0, lines[..3].to_vec(), OnReject::Refuse).await.unwrap();
+    b.advanced_elsewhere(&notice()).await;
     assert!(woken(&mut receiver));
-    b.advanced_elsewhere("run-w").await;
+    b.advanced_elsewhere(&notice()).await;
     assert!(!woken(&mut receiver), "a repeated notice for the same position wakes nobody");
     // B ingests the rest itself: its subscribers get the events, and B's state follows storage.
-    let rest = b.ingest("run-w", 3, lines[3..].to_vec()).await.unwrap();
+    let rest = b.ingest("run-w", 3, lines[3..].to_vec(), OnReject::Refuse).await.unwrap();
     assert!(!rest.duplicate);
-    let (position, complete, journal_len) = b.status("run-w").await.unwrap();
-    assert_eq!((position, complete, journal_len), (rest.position, true, lines.len() as u64));
+    let status = b.status("run-w").await.unwrap().unwrap();
+    assert_eq!((status.position, status.complete, status.journal_len), (rest.position, true, lines.len() as u64));
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -84,6 +84,27 @@ impl Args {
             .transpose()
     }
 
+    /// Take every `--name VALUE` (repeatable), each value also split at commas.
+    pub fn values(&mut self, name: &str) -> Result<Vec<String>, Failure> {
+        let mut values = Vec::new();
+        while let Some(value) = self.value(name)? {
+            values.extend(value.split(',').map(str::trim).filter(|v| !v.is_empty()).map(str::to_owned));
+        }
+        Ok(values)
+    }
+
+    /// Take `--name DURATION`: `500ms`, `10s`, `5m`, or a bare number of seconds.
+    pub fn duration(&mut self, name: &str) -> Result<Option<std::time::Duration>, Failure> {
+        self.value(name)?
+            .map(|text| match text.parse::<u64>() {
+                Ok(seconds) => Ok(std::time::Duration::from_secs(seconds)),
+                Err(_) => humantime::parse_duration(&text).map_err(|_| {
+                    Failure::Usage(format!("{name} takes a duration such as 500ms, 10s or 5m, not {text:?}"))
+                }),
+            })
+            .transpose()
+    }
+
     /// Take the next positional argument (`-` counts as one).
     pub fn positional(&mut self) -> Option<String> {
         let index = self.items.iter().position(|item| item == "-" || !item.starts_with('-'))?;

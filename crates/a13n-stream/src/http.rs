@@ -4,13 +4,22 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-/// A response: status and body.
+/// A response: status, headers and body.
 #[derive(Debug)]
 pub struct Response {
     /// The status code.
     pub status: u16,
+    /// The header lines, names lower-cased.
+    pub headers: Vec<(String, String)>,
     /// The body.
     pub body: String,
+}
+
+impl Response {
+    /// The first value of header `name` (lower case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
 }
 
 fn connect(address: &str) -> std::io::Result<TcpStream> {
@@ -29,6 +38,10 @@ pub fn request(
 ) -> std::io::Result<Response> {
     let mut stream = connect(address)?;
     let mut head = format!("{method} {path} HTTP/1.0\r\nHost: {address}\r\nContent-Length: {}\r\n", body.len());
+    // Source lines are NDJSON; a caller may name another type (or test a wrong one) in `headers`.
+    if method == "POST" && !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("content-type")) {
+        head.push_str("Content-Type: application/x-ndjson\r\n");
+    }
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
@@ -40,7 +53,13 @@ pub fn request(
     let text = String::from_utf8_lossy(&raw).into_owned();
     let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
     let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    Ok(Response { status, body: body.to_owned() })
+    let headers = head
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
+    Ok(Response { status, headers, body: body.to_owned() })
 }
 
 /// One Server-Sent Event: its id and data.

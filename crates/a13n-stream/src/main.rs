@@ -28,7 +28,8 @@ USAGE:
     a13n-stream bench --emit KIND N
     a13n-stream bench-serve [--runs N] [--subscribers M] [--lines L] [--batch B] [--seconds S] [--db URL] [--json]
     a13n-stream serve [--listen ADDR] [--db PATH|postgres://URL] [--token TOKEN] [--retain-content]
-                      [--max-batch-lines N]
+                      [--allow-origin ORIGIN]... [--allow-host NAME]... [--max-* N] [--*-timeout DURATION]
+                      (every limit and timeout: see the README's host section)
     a13n-stream help
 
 COMMANDS:
@@ -44,7 +45,8 @@ COMMANDS:
     serve         Host runs durably over HTTP (loopback 127.0.0.1:8787 and ./a13n-stream.db by default):
                   POST /v1/runs/{run_id}/source?offset=N (NDJSON source lines, exactly once),
                   GET /v1/runs/{run_id}/events (SSE; Last-Event-ID resumes), /items, /snapshot,
-                  GET /v1/runs, /healthz, /metrics. --token (or A13N_STREAM_TOKEN) requires a bearer token.
+                  /rejections, GET /v1/runs, /healthz, /metrics. A13N_STREAM_TOKEN (or --token, which `ps`
+                  shows to every user) requires a bearer token on every route but /healthz.
     bench         Measure json_baseline, observe and fold on generated streams (default sizes 10000, 100000,
                   1000000), export and restore of 64/1024/4096-item displays, and peak memory folding the
                   largest stream. --json prints one JSON object per figure. --emit prints a generated stream.
@@ -595,11 +597,40 @@ fn serve(mut args: Args) -> Result<ExitCode, Failure> {
     if let Some(database) = args.value("--db")? {
         config.database = database;
     }
+    // The environment variable is preferred: a --token value is visible to every user of the machine in `ps`.
     config.token = args.value("--token")?.or_else(|| std::env::var("A13N_STREAM_TOKEN").ok()).filter(|t| !t.is_empty());
     config.retain_content = args.flag("--retain-content");
-    if let Some(lines) = args.number("--max-batch-lines")? {
-        config.max_batch_lines = lines.max(1);
+    config.allow_origins = args.values("--allow-origin")?;
+    config.allow_hosts = args.values("--allow-host")?;
+    let sizes: [(&str, &mut usize); 7] = [
+        ("--max-batch-lines", &mut config.max_batch_lines),
+        ("--max-body-bytes", &mut config.max_body_bytes),
+        ("--max-line-bytes", &mut config.max_line_bytes),
+        ("--max-ingest-bytes", &mut config.max_ingest_bytes),
+        ("--max-connections", &mut config.max_connections),
+        ("--max-resident-runs", &mut config.runs.max_resident),
+        ("--db-pool", &mut config.db_pool),
+    ];
+    for (flag, field) in sizes {
+        if let Some(value) = args.number(flag)? {
+            *field = value;
+        }
     }
+    let durations: [(&str, &mut std::time::Duration); 7] = [
+        ("--header-timeout", &mut config.header_timeout),
+        ("--body-timeout", &mut config.body_timeout),
+        ("--idle-timeout", &mut config.idle_timeout),
+        ("--shutdown-timeout", &mut config.shutdown_timeout),
+        ("--run-idle", &mut config.runs.idle),
+        ("--db-timeout", &mut config.db_timeout),
+        ("--poll-interval", &mut config.poll_interval),
+    ];
+    for (flag, field) in durations {
+        if let Some(value) = args.duration(flag)? {
+            *field = value;
+        }
+    }
+    config.validate().map_err(|error| Failure::Usage(error.to_string()))?;
     args.finish()?;
     let _ = tracing_subscriber::fmt()
         .with_writer(io::stderr)

@@ -197,13 +197,42 @@ fn exactly_once_and_replay(database: &str) {
 fn a_token_guards_every_route() {
     let database = temp_db("token");
     let server = Server::start(&database, &["--token", "s3cret"]);
-    assert_eq!(request(&server.address, "GET", "/healthz", &[], b"").unwrap().status, 401);
-    let ok = request(&server.address, "GET", "/healthz", &[("Authorization", "Bearer s3cret")], b"").unwrap();
-    assert_eq!(ok.status, 200);
-    assert_eq!(
-        request(&server.address, "GET", "/v1/runs", &[("Authorization", "Bearer nope")], b"").unwrap().status,
-        401
-    );
+    // Liveness probes need no token; everything else does, /metrics included.
+    assert_eq!(request(&server.address, "GET", "/healthz", &[], b"").unwrap().status, 200);
+    for path in ["/metrics", "/v1/runs", "/v1/runs/r/snapshot"] {
+        let refused = request(&server.address, "GET", path, &[], b"").unwrap();
+        assert_eq!(refused.status, 401, "{path}");
+        assert_eq!(refused.header("www-authenticate"), Some(r#"Bearer realm="a13n-stream""#), "{path}");
+    }
+    // The scheme is case-insensitive; the token is not.
+    for (value, status) in [
+        ("Bearer s3cret", 200),
+        ("bearer s3cret", 200),
+        ("BEARER s3cret", 200),
+        ("Bearer nope", 401),
+        ("Bearer S3CRET", 401),
+    ] {
+        let response = request(&server.address, "GET", "/v1/runs", &[("Authorization", value)], b"").unwrap();
+        assert_eq!(response.status, status, "{value}");
+    }
+}
+
+#[test]
+fn a_token_that_can_never_match_is_refused_at_startup() {
+    let output = Command::new(env!("CARGO_BIN_EXE_a13n-stream"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--db",
+            temp_db("badtoken").to_str().unwrap(),
+            "--token",
+            "two words",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("can never match"));
 }
 
 /// Streams ingested in random batches while the server is killed with SIGKILL at random moments and restarted;
@@ -359,7 +388,7 @@ fn a_refused_batch_does_not_disconnect_subscribers() {
     moved["thread_id"] = "elsewhere".into();
     bad[1] = moved.to_string();
     let (status, body) = post(&server.address, &run, half, &bad).unwrap();
-    assert_eq!((status, body["error"]["kind"].as_str()), (422, Some("observation")), "{body}");
+    assert_eq!((status, body["error"]["code"].as_str()), (422, Some("identity")), "{body}");
     assert_eq!(post(&server.address, &run, half, &lines[half..]).unwrap().0, 200);
     let (events, _) = subscriber.join().unwrap();
     assert_eq!(events.len(), expected.len(), "every event arrived on the one connection");

@@ -106,6 +106,30 @@ impl std::fmt::Display for StreamPosition {
     }
 }
 
+/// Why a text is not a [`StreamPosition`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?} is not a stream position: expected attempt-sequence, two decimal numbers such as 0-42")]
+pub struct PositionError {
+    text: String,
+}
+
+impl std::str::FromStr for StreamPosition {
+    type Err = PositionError;
+
+    /// Parse `attempt-sequence` strictly: two decimal numbers without sign, space or leading zero, each within
+    /// `u64`, so every position has exactly one spelling (the one [`Display`](std::fmt::Display) writes).
+    fn from_str(text: &str) -> Result<StreamPosition, PositionError> {
+        fn number(digits: &str) -> Option<u64> {
+            let canonical = digits == "0" || (!digits.starts_with('0') && !digits.is_empty());
+            (canonical && digits.bytes().all(|b| b.is_ascii_digit())).then(|| digits.parse().ok()).flatten()
+        }
+        let parsed = text.split_once('-').and_then(|(attempt, sequence)| {
+            Some(StreamPosition { attempt: number(attempt)?, sequence: number(sequence)? })
+        });
+        parsed.ok_or_else(|| PositionError { text: text.chars().take(64).collect() })
+    }
+}
+
 /// An immutable host-owned value, loaded through the host's authorized content API.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -734,6 +758,11 @@ impl DisplayFold {
     /// The run this display belongs to.
     pub fn run_id(&self) -> &str {
         &self.run_id
+    }
+
+    /// The Harness thread and run of the root stream, fixed by the first source item folded (`None` before).
+    pub fn source_identity(&self) -> Option<(&str, &str)> {
+        Some((self.observer.thread_id()?, self.observer.run_id()?))
     }
 
     /// The last folded position.

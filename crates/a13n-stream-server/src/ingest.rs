@@ -1,0 +1,215 @@
+//! `POST /v1/runs/{run_id}/source?offset=N[&on_reject=skip]`: NDJSON source lines in, committed exactly once.
+//!
+//! The body is split into lines as it arrives, so a batch is held once as lines and never as a second copy of
+//! the body; every byte held counts against the host's ingest budget ([`Config::max_ingest_bytes`]), and a
+//! request that would exceed it is answered 503 with `Retry-After` instead of queueing without bound.
+//!
+//! [`Config::max_ingest_bytes`]: crate::Config::max_ingest_bytes
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
+use serde::Deserialize;
+use serde_json::json;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::problem::{Params, Problem};
+use crate::runs::{valid_run_id, IngestError, OnReject};
+use crate::{bad_run_id, Shared};
+
+/// The media types ingest accepts (parameters such as `charset` aside).
+pub const NDJSON_TYPES: &[&str] = &["application/x-ndjson", "application/jsonl", "application/json"];
+
+#[derive(Deserialize)]
+pub(crate) struct IngestQuery {
+    offset: Option<u64>,
+    on_reject: Option<String>,
+}
+
+/// Whether a request's `Content-Type` is one ingest accepts.
+fn ndjson(headers: &HeaderMap) -> bool {
+    let value = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let media = value.split(';').next().unwrap_or("").trim();
+    NDJSON_TYPES.iter().any(|t| t.eq_ignore_ascii_case(media))
+}
+
+pub(crate) async fn ingest(
+    State(app): State<Shared>,
+    Path(run_id): Path<String>,
+    Params(query): Params<IngestQuery>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    if !valid_run_id(&run_id) {
+        return bad_run_id();
+    }
+    let Some(offset) = query.offset else {
+        let message = "?offset=N (the journal position of the first line) is required";
+        return Problem::new(StatusCode::BAD_REQUEST, "query", message).into_response();
+    };
+    let on_reject = match query.on_reject.as_deref() {
+        None | Some("refuse") => OnReject::Refuse,
+        Some("skip") => OnReject::Skip,
+        Some(other) => {
+            let message = format!("on_reject is refuse or skip, not {other:?}");
+            return Problem::new(StatusCode::BAD_REQUEST, "query", message).into_response();
+        }
+    };
+    if !ndjson(&headers) {
+        let message = format!("the body must be NDJSON: Content-Type one of {}", NDJSON_TYPES.join(", "));
+        return Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "content_type", message).into_response();
+    }
+    let reading = read_lines(&app, body, offset);
+    let (lines, _budget) = match tokio::time::timeout(app.config.body_timeout, reading).await {
+        Ok(Ok(read)) => read,
+        Ok(Err(problem)) => return problem.into_response(),
+        Err(_) => {
+            let message = format!("the body did not arrive within {:?}", app.config.body_timeout);
+            return Problem::new(StatusCode::REQUEST_TIMEOUT, "body_timeout", message).into_response();
+        }
+    };
+    match app.runs.ingest(&run_id, offset, lines, on_reject).await {
+        Ok(accepted) => {
+            let rejected: Vec<_> = accepted
+                .rejected
+                .iter()
+                .map(|r| json!({"line": r.line, "kind": r.kind, "message": r.message}))
+                .collect();
+            axum::Json(json!({
+                "next_offset": accepted.next_offset,
+                "events": accepted.events,
+                "duplicate": accepted.duplicate,
+                "position": format!("0-{}", accepted.position),
+                "rejected": rejected,
+            }))
+            .into_response()
+        }
+        Err(error) => refusal(error).into_response(),
+    }
+}
+
+fn refusal(error: IngestError) -> Problem {
+    let message = error.to_string();
+    match error {
+        IngestError::Offset { expected, conflict } => Problem::new(StatusCode::CONFLICT, "offset", message)
+            .with("conflict", conflict.as_str())
+            .with("expected_offset", expected),
+        IngestError::Line { line, kind, message } => Problem::new(StatusCode::UNPROCESSABLE_ENTITY, "line", message)
+            .with("line", line)
+            .with("kind", kind.as_str()),
+        IngestError::Identity { line, field, expected, found } => {
+            Problem::new(StatusCode::UNPROCESSABLE_ENTITY, "identity", message)
+                .with("line", line)
+                .with("field", field)
+                .with("expected", expected)
+                .with("found", found)
+        }
+        IngestError::AfterTerminal { line } => {
+            Problem::new(StatusCode::CONFLICT, "run_complete", message).with("line", line)
+        }
+        IngestError::Empty => Problem::new(StatusCode::BAD_REQUEST, "empty", message),
+        IngestError::Storage(error) => Problem::storage(error),
+    }
+}
+
+/// Bytes of request bodies held by all ingest requests together.
+#[derive(Debug)]
+pub struct Budget {
+    semaphore: Arc<Semaphore>,
+}
+
+impl Budget {
+    /// A budget of `bytes`.
+    pub fn new(bytes: usize) -> Budget {
+        Budget { semaphore: Arc::new(Semaphore::new(bytes.min(Semaphore::MAX_PERMITS))) }
+    }
+
+    /// Take `bytes` more for `held`, or `None` when the budget is spent.
+    fn take(&self, held: &mut Option<OwnedSemaphorePermit>, bytes: usize) -> Option<()> {
+        let bytes = u32::try_from(bytes).ok()?;
+        let permit = Arc::clone(&self.semaphore).try_acquire_many_owned(bytes).ok()?;
+        match held {
+            Some(held) => held.merge(permit),
+            None => *held = Some(permit),
+        }
+        Some(())
+    }
+}
+
+/// Split the body into non-blank lines as it arrives, within the body, line and batch bounds and the budget.
+async fn read_lines(
+    app: &Shared,
+    body: Body,
+    offset: u64,
+) -> Result<(Vec<String>, Option<OwnedSemaphorePermit>), Problem> {
+    let config = &app.config;
+    let mut budget = None;
+    let mut lines = Vec::new();
+    let mut partial: Vec<u8> = Vec::new();
+    let mut total = 0usize;
+    let mut stream = body.into_data_stream();
+    let too_large = |message: String| Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "too_large", message);
+    loop {
+        let chunk = match stream.next().await {
+            Some(Ok(chunk)) => Some(chunk),
+            Some(Err(error)) => {
+                return Err(Problem::new(StatusCode::BAD_REQUEST, "body", format!("reading the body: {error}")));
+            }
+            None => None,
+        };
+        let done = chunk.is_none();
+        let chunk = chunk.unwrap_or_default();
+        total += chunk.len();
+        if total > config.max_body_bytes {
+            return Err(too_large(format!("the body exceeds {} bytes", config.max_body_bytes)));
+        }
+        if app.budget.take(&mut budget, chunk.len()).is_none() {
+            app.runs.metrics.ingest_busy.inc();
+            let message = "too many ingest bytes in flight; retry shortly";
+            return Err(Problem::new(StatusCode::SERVICE_UNAVAILABLE, "busy", message).header("retry-after", "1"));
+        }
+        let mut rest: &[u8] = &chunk;
+        loop {
+            let (piece, ended) = match rest.iter().position(|&b| b == b'\n') {
+                Some(end) => (&rest[..end], true),
+                None if done => (rest, true),
+                None => (rest, false),
+            };
+            let line_no = offset + lines.len() as u64;
+            if partial.len() + piece.len() > config.max_line_bytes {
+                let message = format!("the line exceeds {} bytes", config.max_line_bytes);
+                return Err(too_large(message).with("line", line_no).with("kind", "input"));
+            }
+            partial.extend_from_slice(piece);
+            if !ended {
+                break;
+            }
+            rest = rest.get(piece.len() + 1..).unwrap_or_default();
+            while partial.last() == Some(&b'\r') {
+                partial.pop();
+            }
+            if !partial.iter().all(u8::is_ascii_whitespace) {
+                let line = String::from_utf8(std::mem::take(&mut partial)).map_err(|error| {
+                    let message = format!("the line is not UTF-8: {}", error.utf8_error());
+                    Problem::new(StatusCode::BAD_REQUEST, "line", message).with("line", line_no).with("kind", "input")
+                })?;
+                lines.push(line);
+                if lines.len() > config.max_batch_lines {
+                    let message = format!("a batch holds at most {} lines", config.max_batch_lines);
+                    return Err(too_large(message));
+                }
+            }
+            partial.clear();
+            if rest.is_empty() {
+                break;
+            }
+        }
+        if done {
+            return Ok((lines, budget));
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! The one error shape every route answers with: `{"error": {"code": ..., "message": ..., ...}}`, and query
+//! parameters whose errors come back in it.
+
+use axum::extract::{FromRequestParts, Query};
+use axum::http::request::Parts;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+
+/// An error answer: a status, a stable `code` a client can match on, a message, and fields that say more.
+#[derive(Debug)]
+pub struct Problem {
+    status: StatusCode,
+    body: Map<String, Value>,
+    headers: Vec<(&'static str, String)>,
+}
+
+impl Problem {
+    /// A problem with `status`, `code` and `message`.
+    pub fn new(status: StatusCode, code: &str, message: impl Into<String>) -> Problem {
+        let mut body = Map::new();
+        body.insert("code".into(), code.into());
+        body.insert("message".into(), Value::String(message.into()));
+        Problem { status, body, headers: Vec::new() }
+    }
+
+    /// Add a field to the error object.
+    #[must_use]
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Problem {
+        self.body.insert(key.into(), value.into());
+        self
+    }
+
+    /// Add a response header.
+    #[must_use]
+    pub fn header(mut self, name: &'static str, value: impl Into<String>) -> Problem {
+        self.headers.push((name, value.into()));
+        self
+    }
+
+    /// A storage failure: logged, and answered with 503.
+    pub fn storage(error: impl std::fmt::Display) -> Problem {
+        tracing::error!(%error, "storage failure");
+        Problem::new(StatusCode::SERVICE_UNAVAILABLE, "storage", format!("storage: {error}"))
+    }
+}
+
+impl IntoResponse for Problem {
+    fn into_response(self) -> Response {
+        let mut response = (self.status, axum::Json(json!({ "error": self.body }))).into_response();
+        for (name, value) in self.headers {
+            if let Ok(value) = value.parse() {
+                response.headers_mut().insert(name, value);
+            }
+        }
+        response
+    }
+}
+
+/// Query parameters whose parse errors are answered as a [`Problem`] (400, code `query`).
+#[derive(Debug)]
+pub struct Params<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Params<T> {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match Query::<T>::from_request_parts(parts, state).await {
+            Ok(Query(value)) => Ok(Params(value)),
+            Err(rejection) => Err(Problem::new(StatusCode::BAD_REQUEST, "query", rejection.body_text())),
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! `GET /v1/runs/{run_id}/events`: a run's AG-UI events as Server-Sent Events, `id: <attempt>-<sequence>`.
+//!
+//! A subscription replays storage after its position, then follows live events, taking a live event only when
+//! it directly follows the last one delivered; any gap (a lagging subscriber, another process's commit) sends it
+//! back to storage, which holds every published event. It ends after the run's terminal event, or when the host
+//! shuts down.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use a13n_stream_protocol::StreamPosition;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures_util::stream::{self, Stream};
+use serde::Deserialize;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::{broadcast, watch};
+
+use crate::metrics::SubscriberGuard;
+use crate::problem::{Params, Problem};
+use crate::runs::{is_terminal, valid_run_id, Live};
+use crate::{bad_run_id, Shared, ATTEMPT};
+
+/// Events read from storage per query while catching up.
+const PAGE: usize = 512;
+
+#[derive(Deserialize)]
+pub(crate) struct EventsQuery {
+    after: Option<String>,
+}
+
+/// Where a subscriber is: replaying stored events after `last`, or following the live tail.
+struct Subscription {
+    app: Shared,
+    run_id: String,
+    receiver: broadcast::Receiver<Arc<Live>>,
+    shutdown: watch::Receiver<bool>,
+    last: u64,
+    pending: VecDeque<(u64, String)>,
+    catching_up: bool,
+    finished: bool,
+    /// The position of a run already complete when subscribing (`u64::MAX` while it is still running).
+    complete_at: u64,
+    _counted: SubscriberGuard,
+}
+
+impl Subscription {
+    async fn next(mut self) -> Option<(Result<SseEvent, Infallible>, Subscription)> {
+        loop {
+            if let Some((sequence, data)) = self.pending.pop_front() {
+                self.last = sequence;
+                self.finished = is_terminal(&data);
+                self.app.runs.metrics.delivered.inc();
+                let id = StreamPosition { attempt: ATTEMPT, sequence }.to_string();
+                return Some((Ok(SseEvent::default().id(id).data(data)), self));
+            }
+            if self.finished || *self.shutdown.borrow() {
+                return None;
+            }
+            if self.catching_up {
+                let page = self.app.runs.storage().events_after(&self.run_id, self.last, PAGE).await;
+                let Ok(page) = page else { return None };
+                if page.len() < PAGE {
+                    self.catching_up = false;
+                    // A completed run has nothing more to send once its stored events are exhausted.
+                    if page.is_empty() && self.complete_at <= self.last {
+                        self.finished = true;
+                    }
+                }
+                self.pending.extend(page.into_iter().map(|event| (event.sequence, event.event)));
+                continue;
+            }
+            let received = tokio::select! {
+                received = self.receiver.recv() => received,
+                _ = self.shutdown.wait_for(|stop| *stop) => return None,
+            };
+            match received {
+                Ok(live) => match live.as_ref() {
+                    Live::Event(delivered) if delivered.sequence == self.last + 1 => {
+                        self.pending.push_back((delivered.sequence, delivered.data.clone()));
+                    }
+                    Live::Event(delivered) if delivered.sequence > self.last => self.catching_up = true,
+                    Live::Event(_) => {}
+                    Live::Wake => self.catching_up = true,
+                },
+                Err(RecvError::Lagged(_)) => {
+                    // Fallen behind the live buffer: catch up from storage instead of growing a buffer.
+                    self.app.runs.metrics.lagged.inc();
+                    self.catching_up = true;
+                }
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    }
+}
+
+/// The position to resume after: `Last-Event-ID`, else `?after=`, else the start.
+fn resume_after(headers: &HeaderMap, after: Option<&str>) -> Result<Option<StreamPosition>, Problem> {
+    let header = headers.get("last-event-id").map(|v| v.to_str().unwrap_or("\u{fffd}"));
+    match header.or(after) {
+        None => Ok(None),
+        Some(text) => text.parse().map(Some).map_err(|error: a13n_stream_protocol::PositionError| {
+            Problem::new(StatusCode::BAD_REQUEST, "position", error.to_string())
+        }),
+    }
+}
+
+pub(crate) async fn events(
+    State(app): State<Shared>,
+    Path(run_id): Path<String>,
+    Params(query): Params<EventsQuery>,
+    headers: HeaderMap,
+) -> Response {
+    if !valid_run_id(&run_id) {
+        return bad_run_id();
+    }
+    let after = match resume_after(&headers, query.after.as_deref()) {
+        Ok(after) => after,
+        Err(problem) => return problem.into_response(),
+    };
+    let (receiver, status) = match app.runs.subscribe(&run_id).await {
+        Ok(subscription) => subscription,
+        Err(error) => return Problem::storage(error).into_response(),
+    };
+    let last = match after {
+        None => 0,
+        Some(position) if position.attempt != ATTEMPT => {
+            let message =
+                format!("{position} names attempt {}; this host's runs are attempt {ATTEMPT}", position.attempt);
+            return Problem::new(StatusCode::BAD_REQUEST, "position", message).into_response();
+        }
+        Some(position) if position.sequence > status.position => {
+            let message = format!(
+                "{position} is beyond the run's committed position {}",
+                StreamPosition { attempt: ATTEMPT, sequence: status.position }
+            );
+            return Problem::new(StatusCode::BAD_REQUEST, "position", message)
+                .with("position", StreamPosition { attempt: ATTEMPT, sequence: status.position }.to_string())
+                .into_response();
+        }
+        Some(position) => position.sequence,
+    };
+    let subscription = Subscription {
+        _counted: SubscriberGuard::new(&app.runs.metrics.subscribers),
+        shutdown: app.shutdown.clone(),
+        app: Arc::clone(&app),
+        run_id,
+        receiver,
+        last,
+        pending: VecDeque::new(),
+        catching_up: true,
+        finished: false,
+        complete_at: if status.complete { status.position } else { u64::MAX },
+    };
+    let keep_alive = app.config.keep_alive();
+    let stream: std::pin::Pin<Box<dyn Stream<Item = Result<SseEvent, Infallible>> + Send>> =
+        Box::pin(stream::unfold(subscription, Subscription::next));
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(keep_alive)).into_response()
+}
