@@ -441,15 +441,20 @@ impl Runs {
             }
         };
         let batch = Arc::new(batch);
-        if let Err(error) = self.storage.commit(Arc::clone(&batch)).await {
-            slot.state = None;
-            return Err(match error {
-                StorageError::Conflict { journal_len, .. } => IngestError::Offset {
-                    expected: journal_len,
-                    conflict: if offset < journal_len { Conflict::Behind } else { Conflict::Ahead },
-                },
-                error => storage_error(error),
-            });
+        match self.storage.commit(Arc::clone(&batch)).await {
+            Ok(()) => {}
+            Err(StorageError::Conflict { .. }) => {
+                // Another process committed at this offset first (its notice had not arrived yet): decide again
+                // from storage, where the batch may turn out to be an exact retry.
+                slot.state = None;
+                let state = self.state(run_id, slot, live).await.map_err(storage_error)?;
+                let (journal_len, position) = (state.journal_len, state.fold.position().sequence);
+                return self.retry_or_conflict(run_id, offset, &batch.lines, journal_len, position).await;
+            }
+            Err(error) => {
+                slot.state = None;
+                return Err(storage_error(error));
+            }
         }
         let batch = Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone());
         let count = batch.lines.len() as u64;
@@ -479,7 +484,7 @@ impl Runs {
         journal_len: u64,
         position: u64,
     ) -> Result<Accepted, IngestError> {
-        if offset > journal_len {
+        if offset >= journal_len {
             return Err(IngestError::Offset { expected: journal_len, conflict: Conflict::Ahead });
         }
         let end = (offset + lines.len() as u64).min(journal_len);

@@ -6,18 +6,10 @@ use std::sync::Arc;
 use a13n_stream_server::postgres::Notice;
 use a13n_stream_server::runs::{Live, OnReject, Runs};
 use a13n_stream_server::storage::SqliteStorage;
-use a13n_testkit::StreamBuilder;
-use serde_json::json;
 use tokio::sync::broadcast::error::TryRecvError;
 
 fn stream() -> Vec<String> {
-    let mut s = StreamBuilder::new("thread-w", "run-w");
-    s.event(json!({"schema_version": "1", "kind": "lifecycle", "payload": {"type": "run_started"}}), None);
-    s.event(json!({"index": 0, "part": {"content": "Hel", "id": null, "provider_name": null, "provider_details": null, "citations": null, "part_kind": "text"}, "previous_part_kind": null, "event_kind": "part_start"}), None);
-    s.event(json!({"index": 0, "delta": {"content_delta": "lo", "provider_name": null, "provider_details": null, "citations_delta": null, "part_delta_kind": "text"}, "event_kind": "part_delta"}), None);
-    s.event(json!({"index": 0, "part": {"content": "Hello", "id": null, "provider_name": null, "provider_details": null, "citations": null, "part_kind": "text"}, "next_part_kind": null, "event_kind": "part_end"}), None);
-    s.result(json!({"status": "completed", "output": "Hello", "usage": {"input_tokens": 3, "output_tokens": 2, "cache_read_tokens": 0, "cache_write_tokens": 0, "details": {}}}));
-    s.lines().to_vec()
+    a13n_testkit::hello_stream("thread-w", "run-w")
 }
 
 fn hosts(name: &str) -> (Runs, Runs, std::path::PathBuf) {
@@ -80,5 +72,22 @@ async fn a_commit_notice_wakes_subscribers_once_per_new_position() {
     assert!(!rest.duplicate);
     let status = b.status("run-w").await.unwrap().unwrap();
     assert_eq!((status.position, status.complete, status.journal_len), (rest.position, true, lines.len() as u64));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Regression: host B still believed the journal ended where its own last batch did when the retry of host A's
+/// next batch reached it before A's commit notice; B folded the batch, the commit found A's lines in place, and B
+/// answered 409 "behind" instead of acknowledging the exact retry.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_that_meets_another_hosts_commit_is_a_duplicate() {
+    let (a, b, dir) = hosts("retry");
+    let lines = stream();
+    b.ingest("run-w", 0, lines[..2].to_vec(), OnReject::Refuse).await.unwrap();
+    let committed = a.ingest("run-w", 2, lines[2..4].to_vec(), OnReject::Refuse).await.unwrap();
+    let retried = b.ingest("run-w", 2, lines[2..4].to_vec(), OnReject::Refuse).await.unwrap();
+    assert!(retried.duplicate, "{retried:?}");
+    assert_eq!((retried.next_offset, retried.position), (committed.next_offset, committed.position));
+    let rest = b.ingest("run-w", 4, lines[4..].to_vec(), OnReject::Refuse).await.unwrap();
+    assert!(!rest.duplicate);
     let _ = std::fs::remove_dir_all(dir);
 }
