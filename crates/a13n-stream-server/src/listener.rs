@@ -62,8 +62,7 @@ pub async fn serve(
         };
         let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
             metrics.connections_refused.inc();
-            // Best effort, never waiting on the client.
-            let _ = stream.try_write(BUSY);
+            tokio::spawn(refuse(stream));
             continue;
         };
         let _ = stream.set_nodelay(true);
@@ -96,6 +95,20 @@ pub async fn serve(
             tracing::warn!("shutdown: requests still open after {:?}; closing them", limits.shutdown_timeout);
         }
     }
+}
+
+/// Answer 503 and close, reading what the client sent for a moment first so the close is not a reset that
+/// discards the answer. Bounded: never more than half a second.
+async fn refuse(mut stream: TcpStream) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let _ = tokio::time::timeout(Duration::from_millis(500), async {
+        stream.write_all(BUSY).await?;
+        stream.shutdown().await?;
+        let mut sink = [0u8; 1024];
+        while stream.read(&mut sink).await? > 0 {}
+        Ok::<(), io::Error>(())
+    })
+    .await;
 }
 
 /// When a connection last read or wrote a byte.

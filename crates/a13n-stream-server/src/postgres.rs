@@ -353,7 +353,7 @@ async fn listen_once(
     listened: &mut bool,
 ) -> Result<(), StorageError> {
     let mut config = config(url)?;
-    config.application_name(&format!("{LISTENER_APPLICATION}-{}", std::process::id()));
+    config.application_name(format!("{LISTENER_APPLICATION}-{}", std::process::id()));
     let (client, mut connection) = config.connect(NoTls).await?;
     let (sender, mut received) = tokio::sync::mpsc::unbounded_channel();
     let driver = tokio::spawn(async move {

@@ -37,7 +37,10 @@ pub fn request(
     body: &[u8],
 ) -> std::io::Result<Response> {
     let mut stream = connect(address)?;
-    let mut head = format!("{method} {path} HTTP/1.0\r\nHost: {address}\r\nContent-Length: {}\r\n", body.len());
+    let mut head = format!("{method} {path} HTTP/1.0\r\nContent-Length: {}\r\n", body.len());
+    if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("Host: {address}\r\n"));
+    }
     // Source lines are NDJSON; a caller may name another type (or test a wrong one) in `headers`.
     if method == "POST" && !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("content-type")) {
         head.push_str("Content-Type: application/x-ndjson\r\n");

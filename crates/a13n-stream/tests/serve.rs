@@ -1,64 +1,20 @@
 //! `a13n-stream serve`, run as a real process on a free loopback port with a temporary SQLite file.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use a13n_stream::http::{request, sse, SseEvent};
 use a13n_stream_protocol::{DisplayFold, HarnessAguiStreamObserver, SourceItem};
+use a13n_testkit::host::Server;
 use a13n_testkit::{own_cases, shared_cases, Rng};
 use serde_json::Value;
 
-struct Server {
-    child: Child,
-    address: String,
-}
-
-impl Server {
-    fn start(database: &Path, extra: &[&str]) -> Server {
-        Server::start_on(database.to_str().unwrap(), extra)
-    }
-
-    fn start_on(database: &str, extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_a13n-stream"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--db", database])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the server starts");
-        // A server that never says where it listens (storage unreachable, a lock never granted) fails the test
-        // instead of stalling it.
-        let stdout = child.stdout.take().unwrap();
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = sender.send(line);
-        });
-        let Ok(line) = receiver.recv_timeout(Duration::from_secs(60)) else {
-            let _ = child.kill();
-            panic!("`a13n-stream serve --db {database}` did not start listening within 60 s");
-        };
-        let address = line.trim().strip_prefix("listening on http://").expect("the address line").to_owned();
-        Server { child, address }
-    }
-
-    /// SIGKILL: no shutdown path runs.
-    fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `a13n-stream serve` on a free loopback port over `database`.
+fn start(database: &str, extra: &[&str]) -> Server {
+    Server::start(env!("CARGO_BIN_EXE_a13n-stream"), database, extra)
 }
 
 fn temp_db(name: &str) -> PathBuf {
@@ -111,7 +67,7 @@ fn postgres_ingest_is_exactly_once_and_delivery_replays_without_gap() {
 }
 
 fn exactly_once_and_replay(database: &str) {
-    let server = Server::start_on(database, &[]);
+    let server = start(database, &[]);
     let address = server.address.clone();
     let lines = case_lines("synth-observations");
     let run = run_id(&lines);
@@ -187,7 +143,7 @@ fn exactly_once_and_replay(database: &str) {
     drop(server);
 
     // Restarted, the run is rebuilt from its checkpoint and ingest goes on at the same offset.
-    let server = Server::start_on(database, &[]);
+    let server = start(database, &[]);
     let snapshot = request(&server.address, "GET", &format!("/v1/runs/{run}/snapshot"), &[], b"").unwrap();
     assert_eq!(snapshot.body, expected_display);
     assert_eq!(post(&server.address, &run, 0, &lines).unwrap().1["duplicate"], true, "the journal equals the source");
@@ -196,7 +152,7 @@ fn exactly_once_and_replay(database: &str) {
 #[test]
 fn a_token_guards_every_route() {
     let database = temp_db("token");
-    let server = Server::start(&database, &["--token", "s3cret"]);
+    let server = start(database.to_str().unwrap(), &["--token", "s3cret"]);
     // Liveness probes need no token; everything else does, /metrics included.
     assert_eq!(request(&server.address, "GET", "/healthz", &[], b"").unwrap().status, 200);
     for path in ["/metrics", "/v1/runs", "/v1/runs/r/snapshot"] {
@@ -262,7 +218,7 @@ fn crash_recovery(database: String) {
     .into_iter()
     .filter(|case| [own_cases()].into_iter().chain(shared_cases()).any(|root| root.join(case).is_dir()))
     .collect();
-    let server = Arc::new(Mutex::new(Some(Server::start_on(&database, &[]))));
+    let server = Arc::new(Mutex::new(Some(start(&database, &[]))));
     let address = Arc::new(Mutex::new(server.lock().unwrap().as_ref().unwrap().address.clone()));
     let done = Arc::new(AtomicBool::new(false));
     let kills = Arc::new(AtomicUsize::new(0));
@@ -279,7 +235,7 @@ fn crash_recovery(database: String) {
                     running.kill();
                 }
                 kills.fetch_add(1, Ordering::SeqCst);
-                let restarted = Server::start_on(&database, &[]);
+                let restarted = start(&database, &[]);
                 *address.lock().unwrap() = restarted.address.clone();
                 *guard = Some(restarted);
                 if done.load(Ordering::SeqCst) && kills.load(Ordering::SeqCst) >= 20 {
@@ -371,7 +327,7 @@ fn crash_recovery(database: String) {
 #[test]
 fn a_refused_batch_does_not_disconnect_subscribers() {
     let database = temp_db("refused");
-    let server = Server::start(&database, &[]);
+    let server = start(database.to_str().unwrap(), &[]);
     let lines = case_lines("extra-output-structured");
     let run = run_id(&lines);
     let (expected, _) = uninterrupted(&lines);
@@ -412,7 +368,7 @@ fn postgres_database(name: &str) -> Option<String> {
 #[test]
 fn postgres_nodes_share_runs_and_deliver_everywhere() {
     let Some(database) = postgres_database("nodes") else { return };
-    let nodes = [Server::start_on(&database, &[]), Server::start_on(&database, &[])];
+    let nodes = [start(&database, &[]), start(&database, &[])];
     let lines = case_lines("real-tools");
     let run = run_id(&lines);
     let (expected, display) = uninterrupted(&lines);
@@ -457,11 +413,11 @@ fn postgres_storage_is_exactly_once_across_restarts() {
     let lines = case_lines("real-subagent");
     let run = run_id(&lines);
     let (expected, display) = uninterrupted(&lines);
-    let server = Server::start_on(&database, &[]);
+    let server = start(&database, &[]);
     let half = lines.len() / 2;
     assert_eq!(post(&server.address, &run, 0, &lines[..half]).unwrap().0, 200);
     server.kill();
-    let server = Server::start_on(&database, &[]);
+    let server = start(&database, &[]);
     assert_eq!(post(&server.address, &run, 0, &lines[..half]).unwrap().1["duplicate"], true);
     assert_eq!(post(&server.address, &run, half + 1, &lines[half + 1..]).unwrap().0, 409);
     assert_eq!(post(&server.address, &run, half, &lines[half..]).unwrap().0, 200);
@@ -479,14 +435,14 @@ fn an_unreadable_checkpoint_is_rebuilt_from_the_journal() {
     let lines = case_lines("extra-output-structured");
     let run = run_id(&lines);
     let (_, display) = uninterrupted(&lines);
-    let server = Server::start(&database, &[]);
+    let server = start(database.to_str().unwrap(), &[]);
     let half = lines.len() / 2;
     assert_eq!(post(&server.address, &run, 0, &lines[..half]).unwrap().0, 200);
     server.kill();
     let connection = rusqlite::Connection::open(&database).unwrap();
     connection.execute("UPDATE runs SET continuation = '{\"not\": \"a continuation\"}'", []).unwrap();
     drop(connection);
-    let server = Server::start(&database, &[]);
+    let server = start(database.to_str().unwrap(), &[]);
     assert_eq!(post(&server.address, &run, half, &lines[half..]).unwrap().0, 200);
     let snapshot = request(&server.address, "GET", &format!("/v1/runs/{run}/snapshot"), &[], b"").unwrap();
     assert_eq!(snapshot.body, display);

@@ -1,6 +1,8 @@
 //! Shared test support for the workspace: where the conformance corpora are, loading their streams, and
 //! deterministic generators of valid Harness streams for property tests.
 
+pub mod host;
+
 use std::path::{Path, PathBuf};
 
 use a13n_stream_protocol::{DisplayFold, FoldError, Observed, SourceItem};
