@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use a13n_stream::http::{request, sse, SseEvent};
 use a13n_stream_protocol::{DisplayFold, HarnessAguiStreamObserver, SourceItem};
-use a13n_testkit::host::Server;
+use a13n_testkit::host::{postgres_database, Server};
 use a13n_testkit::{own_cases, shared_cases, Rng};
 use serde_json::Value;
 
@@ -348,19 +348,6 @@ fn a_refused_batch_does_not_disconnect_subscribers() {
     assert_eq!(post(&server.address, &run, half, &lines[half..]).unwrap().0, 200);
     let (events, _) = subscriber.join().unwrap();
     assert_eq!(events.len(), expected.len(), "every event arrived on the one connection");
-}
-
-/// A fresh schema in the test PostgreSQL database, when `A13N_TEST_POSTGRES` names one.
-fn postgres_database(name: &str) -> Option<String> {
-    let Ok(url) = std::env::var("A13N_TEST_POSTGRES") else {
-        eprintln!("skipped: set A13N_TEST_POSTGRES=postgres://USER@HOST/DB to run the PostgreSQL tests");
-        return None;
-    };
-    let schema = format!("a13n_test_{name}_{}", std::process::id());
-    let mut client = postgres::Client::connect(&url, postgres::NoTls).expect("A13N_TEST_POSTGRES answers");
-    client.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")).unwrap();
-    let separator = if url.contains('?') { '&' } else { '?' };
-    Some(format!("{url}{separator}options=-csearch_path%3D{schema}"))
 }
 
 /// Several processes share one PostgreSQL database: batches of one run alternate between them, and subscribers

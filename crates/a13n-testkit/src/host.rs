@@ -77,3 +77,30 @@ impl Drop for Server {
         let _ = self.child.wait();
     }
 }
+
+/// The PostgreSQL server tests use: `A13N_TEST_POSTGRES`, else the local server of this machine kind.
+pub const LOCAL_POSTGRES: &str = "postgres://postgres@127.0.0.1/test";
+
+/// A fresh schema in the test PostgreSQL database (`A13N_TEST_POSTGRES`, else [`LOCAL_POSTGRES`] when it
+/// answers), as a URL whose connections use it; `None` (and a line saying the test skips) when neither answers.
+pub fn postgres_database(name: &str) -> Option<String> {
+    let url = std::env::var("A13N_TEST_POSTGRES").unwrap_or_else(|_| LOCAL_POSTGRES.to_owned());
+    let schema = format!("a13n_test_{name}_{}", std::process::id());
+    let Ok(mut client) = postgres::Client::connect(&url, postgres::NoTls) else {
+        eprintln!("skipped: no PostgreSQL answers at {url}; set A13N_TEST_POSTGRES=postgres://USER@HOST/DB");
+        return None;
+    };
+    client
+        .batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"))
+        .expect("the test database accepts a schema");
+    let separator = if url.contains('?') { '&' } else { '?' };
+    Some(format!("{url}{separator}options=-csearch_path%3D{schema}"))
+}
+
+/// Run `sql` on the test PostgreSQL database (for tests that act as an operator would, e.g. terminating a
+/// backend).
+pub fn postgres_execute(sql: &str) {
+    let url = std::env::var("A13N_TEST_POSTGRES").unwrap_or_else(|_| LOCAL_POSTGRES.to_owned());
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).expect("the test database answers");
+    client.batch_execute(sql).expect("the statement runs");
+}

@@ -264,11 +264,19 @@ pub fn fold_line_generally(fold: &mut DisplayFold, line: &str, out: &mut Vec<u8>
 
 /// A short complete run: started, one text part in three events, a completed result (5 lines).
 pub fn hello_stream(thread_id: &str, run_id: &str) -> Vec<String> {
+    text_stream(thread_id, run_id, 1)
+}
+
+/// A complete run with one text part of `deltas` content deltas (`deltas + 4` lines).
+pub fn text_stream(thread_id: &str, run_id: &str, deltas: usize) -> Vec<String> {
     let mut s = StreamBuilder::new(thread_id, run_id);
     s.event(json!({"schema_version": "1", "kind": "lifecycle", "payload": {"type": "run_started"}}), None);
     s.event(json!({"index": 0, "part": {"content": "Hel", "id": null, "provider_name": null, "provider_details": null, "citations": null, "part_kind": "text"}, "previous_part_kind": null, "event_kind": "part_start"}), None);
-    s.event(json!({"index": 0, "delta": {"content_delta": "lo", "provider_name": null, "provider_details": null, "citations_delta": null, "part_delta_kind": "text"}, "event_kind": "part_delta"}), None);
-    s.event(json!({"index": 0, "part": {"content": "Hello", "id": null, "provider_name": null, "provider_details": null, "citations": null, "part_kind": "text"}, "next_part_kind": null, "event_kind": "part_end"}), None);
-    s.result(json!({"status": "completed", "output": "Hello", "usage": {"input_tokens": 3, "output_tokens": 2, "cache_read_tokens": 0, "cache_write_tokens": 0, "details": {}}}));
+    for _ in 0..deltas {
+        s.event(json!({"index": 0, "delta": {"content_delta": "lo", "provider_name": null, "provider_details": null, "citations_delta": null, "part_delta_kind": "text"}, "event_kind": "part_delta"}), None);
+    }
+    let text = format!("Hel{}", "lo".repeat(deltas));
+    s.event(json!({"index": 0, "part": {"content": text, "id": null, "provider_name": null, "provider_details": null, "citations": null, "part_kind": "text"}, "next_part_kind": null, "event_kind": "part_end"}), None);
+    s.result(json!({"status": "completed", "output": text, "usage": {"input_tokens": 3, "output_tokens": 2, "cache_read_tokens": 0, "cache_write_tokens": 0, "details": {}}}));
     s.lines().to_vec()
 }
