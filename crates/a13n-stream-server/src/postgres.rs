@@ -64,6 +64,23 @@ const MIGRATIONS: &[&str] = &[
 ",
 ];
 
+/// The statements of one commit, in the order `commit` destructures them.
+const COMMIT: [&str; 7] = [
+    "INSERT INTO a13n_runs (run_id, journal_len, position, complete) VALUES ($1, 0, 0, FALSE)
+     ON CONFLICT (run_id) DO UPDATE SET run_id = EXCLUDED.run_id RETURNING journal_len",
+    "INSERT INTO a13n_journal (run_id, line_no, line)
+     SELECT $1, $2 + ordinality - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ordinality)",
+    "INSERT INTO a13n_events (run_id, sequence, event)
+     SELECT $1, sequence, event FROM unnest($2::bigint[], $3::text[]) AS t(sequence, event)",
+    "INSERT INTO a13n_items (run_id, item_id, ordinal, item)
+     SELECT $1, item_id, ordinal, item FROM unnest($2::text[], $3::bigint[], $4::text[]) AS t(item_id, ordinal, item)
+     ON CONFLICT (run_id, item_id) DO UPDATE SET ordinal = EXCLUDED.ordinal, item = EXCLUDED.item",
+    "INSERT INTO a13n_rejections (run_id, line_no, kind, message)
+     SELECT $1, line_no, kind, message FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(line_no, kind, message)",
+    "UPDATE a13n_runs SET journal_len = $2, position = $3, complete = $4, continuation = $5 WHERE run_id = $1",
+    "SELECT pg_notify($1, $2)",
+];
+
 impl From<tokio_postgres::Error> for StorageError {
     fn from(error: tokio_postgres::Error) -> Self {
         StorageError::Database(error.to_string())
@@ -185,68 +202,52 @@ impl Storage for PostgresStorage {
     async fn commit(&self, batch: Arc<Batch>) -> Result<(), StorageError> {
         let mut client = self.pool.get().await?;
         let transaction = client.transaction().await?;
-        // One statement creates the run row if needed, locks it against other processes' commits, and reads
+        // Prepared once per pooled connection, all at once.
+        let prepared = futures_util::future::try_join_all(COMMIT.iter().map(|sql| transaction.prepare_cached(sql)));
+        let [lock, journal, events, items, rejections, run, notify]: [tokio_postgres::Statement; 7] =
+            prepared.await?.try_into().map_err(|_| StorageError::Database("prepared statements".into()))?;
+        // The first statement creates the run row if needed, locks it against other processes' commits, and reads
         // the journal's length.
-        let lock = transaction
-            .prepare_cached(
-                "INSERT INTO a13n_runs (run_id, journal_len, position, complete) VALUES ($1, 0, 0, FALSE)
-                 ON CONFLICT (run_id) DO UPDATE SET run_id = EXCLUDED.run_id RETURNING journal_len",
-            )
-            .await?;
         let journal_len = to_u64(transaction.query_one(&lock, &[&batch.run_id]).await?.get(0));
         if journal_len != batch.offset {
             return Err(StorageError::Conflict { run_id: batch.run_id.clone(), journal_len });
         }
         let lines: Vec<&str> = batch.lines.iter().map(String::as_str).collect();
         let sequences: Vec<i64> = batch.events.iter().map(|event| to_i64(event.sequence)).collect();
-        let events: Vec<&str> = batch.events.iter().map(|event| event.event.as_str()).collect();
+        let event_texts: Vec<&str> = batch.events.iter().map(|event| event.event.as_str()).collect();
         let ids: Vec<&str> = batch.items.iter().map(|item| item.id.as_str()).collect();
         let ordinals: Vec<i64> = batch.items.iter().map(|item| to_i64(item.ordinal)).collect();
-        let items: Vec<&str> = batch.items.iter().map(|item| item.item.as_str()).collect();
+        let item_texts: Vec<&str> = batch.items.iter().map(|item| item.item.as_str()).collect();
         let rejected: Vec<i64> = batch.rejections.iter().map(|r| to_i64(r.line)).collect();
         let kinds: Vec<&str> = batch.rejections.iter().map(|r| r.kind.as_str()).collect();
         let messages: Vec<&str> = batch.rejections.iter().map(|r| r.message.as_str()).collect();
         let (offset, end, position) =
             (to_i64(batch.offset), to_i64(batch.offset + batch.lines.len() as u64), to_i64(batch.position));
         let notice = format!("{} {}", batch.position, batch.run_id);
-        let journal_params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] = [&batch.run_id, &offset, &lines];
-        let event_params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] = [&batch.run_id, &sequences, &events];
-        let item_params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [&batch.run_id, &ids, &ordinals, &items];
-        let rejection_params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] =
-            [&batch.run_id, &rejected, &kinds, &messages];
-        let run_params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
-            [&batch.run_id, &end, &position, &batch.complete, &batch.continuation];
-        let notify_params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&CHANNEL, &notice];
-        // One statement per table, whatever the batch size (rows travel as arrays), sent together: the
-        // connection pipelines them, so the batch costs a few round trips.
-        let journal = transaction.execute(
-            "INSERT INTO a13n_journal (run_id, line_no, line)
-             SELECT $1, $2 + ordinality - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ordinality)",
-            &journal_params,
-        );
-        let events = transaction.execute(
-            "INSERT INTO a13n_events (run_id, sequence, event)
-             SELECT $1, sequence, event FROM unnest($2::bigint[], $3::text[]) AS t(sequence, event)",
-            &event_params,
-        );
-        let items = transaction.execute(
-            "INSERT INTO a13n_items (run_id, item_id, ordinal, item)
-             SELECT $1, item_id, ordinal, item FROM unnest($2::text[], $3::bigint[], $4::text[]) AS t(item_id, ordinal, item)
-             ON CONFLICT (run_id, item_id) DO UPDATE SET ordinal = EXCLUDED.ordinal, item = EXCLUDED.item",
-            &item_params,
-        );
-        let rejections = transaction.execute(
-            "INSERT INTO a13n_rejections (run_id, line_no, kind, message)
-             SELECT $1, line_no, kind, message FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(line_no, kind, message)",
-            &rejection_params,
-        );
-        let run = transaction.execute(
-            "UPDATE a13n_runs SET journal_len = $2, position = $3, complete = $4, continuation = $5 WHERE run_id = $1",
-            &run_params,
-        );
-        let notify = transaction.execute("SELECT pg_notify($1, $2)", &notify_params);
-        let writes = futures_util::future::try_join5(journal, events, items, rejections, run);
-        futures_util::future::try_join(writes, notify).await?;
+        type Params<'a, const N: usize> = [&'a (dyn tokio_postgres::types::ToSql + Sync); N];
+        let journal_params: Params<3> = [&batch.run_id, &offset, &lines];
+        let event_params: Params<3> = [&batch.run_id, &sequences, &event_texts];
+        let item_params: Params<4> = [&batch.run_id, &ids, &ordinals, &item_texts];
+        let rejection_params: Params<4> = [&batch.run_id, &rejected, &kinds, &messages];
+        let run_params: Params<5> = [&batch.run_id, &end, &position, &batch.complete, &batch.continuation];
+        let notify_params: Params<2> = [&CHANNEL, &notice];
+        // One statement per table, whatever the batch size (rows travel as arrays), sent together: the connection
+        // pipelines them, so the whole batch costs four round trips (begin, lock, writes, commit).
+        let mut writes = vec![
+            transaction.execute(&journal, &journal_params),
+            transaction.execute(&run, &run_params),
+            transaction.execute(&notify, &notify_params),
+        ];
+        if !batch.events.is_empty() {
+            writes.push(transaction.execute(&events, &event_params));
+        }
+        if !batch.items.is_empty() {
+            writes.push(transaction.execute(&items, &item_params));
+        }
+        if !batch.rejections.is_empty() {
+            writes.push(transaction.execute(&rejections, &rejection_params));
+        }
+        futures_util::future::try_join_all(writes).await?;
         transaction.commit().await?;
         Ok(())
     }

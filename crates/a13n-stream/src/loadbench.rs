@@ -33,11 +33,13 @@ pub struct LoadOptions {
     pub seconds: f64,
     /// The database (`None`: a temporary SQLite file).
     pub database: Option<String>,
+    /// Host processes sharing the database; runs and subscribers are spread over them.
+    pub processes: usize,
 }
 
 impl Default for LoadOptions {
     fn default() -> Self {
-        LoadOptions { runs: 8, subscribers: 4, lines: 5_000, batch: 50, seconds: 60.0, database: None }
+        LoadOptions { runs: 8, subscribers: 4, lines: 5_000, batch: 50, seconds: 60.0, database: None, processes: 1 }
     }
 }
 
@@ -60,7 +62,7 @@ impl LoadReport {
     /// The report as one JSON object.
     pub fn to_json(&self, options: &LoadOptions) -> Value {
         serde_json::json!({
-            "name": "serve_load", "runs": options.runs, "subscribers_per_run": options.subscribers,
+            "name": "serve_load", "processes": options.processes, "runs": options.runs, "subscribers_per_run": options.subscribers,
             "batch": options.batch, "items": self.lines, "seconds": self.seconds,
             "items_per_second": self.lines as f64 / self.seconds.max(1e-9),
             "deliveries": self.deliveries,
@@ -108,17 +110,26 @@ pub fn run(exe: &Path, options: &LoadOptions) -> Result<LoadReport, String> {
     let _ = std::fs::remove_dir_all(&scratch);
     std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
     let database = options.database.clone().unwrap_or_else(|| scratch.join("load.db").display().to_string());
-    let (server, address) = start(exe, &database)?;
+    let mut servers = Vec::new();
+    let mut addresses = Vec::new();
+    for _ in 0..options.processes.max(1) {
+        let (server, address) = start(exe, &database)?;
+        servers.push(server);
+        addresses.push(address);
+    }
     let deadline = Instant::now() + Duration::from_secs_f64(options.seconds);
     let stamp = format!("{}", std::process::id());
 
     // Per run: when each event's batch was sent, by display sequence.
     let sent: Arc<Mutex<HashMap<String, Vec<Instant>>>> = Arc::new(Mutex::new(HashMap::new()));
-    let run_ids: Vec<String> = (0..options.runs).map(|index| format!("load-{stamp}-{index}")).collect();
+    let run_ids: Vec<String> =
+        (0..options.runs).map(|index| format!("load-{stamp}-{}-{index}", options.processes)).collect();
     let mut subscribers = Vec::new();
-    for run in &run_ids {
-        for _ in 0..options.subscribers {
-            let (address, run) = (address.clone(), run.clone());
+    for (index, run) in run_ids.iter().enumerate() {
+        for subscriber in 0..options.subscribers {
+            // Subscribers of a run sit on every process in turn, so most follow commits made elsewhere.
+            let address = addresses[(index + subscriber + 1) % addresses.len()].clone();
+            let run = run.clone();
             subscribers.push(thread::spawn(move || {
                 let mut received = Vec::new();
                 sse_each(&address, &format!("/v1/runs/{run}/events"), None, Duration::from_secs(5), |event| {
@@ -133,8 +144,9 @@ pub fn run(exe: &Path, options: &LoadOptions) -> Result<LoadReport, String> {
     thread::sleep(Duration::from_millis(200));
     let started = Instant::now();
     let mut ingesters = Vec::new();
-    for run in &run_ids {
-        let (address, run, sent, options) = (address.clone(), run.clone(), Arc::clone(&sent), options.clone());
+    for (index, run) in run_ids.iter().enumerate() {
+        let address = addresses[index % addresses.len()].clone();
+        let (run, sent, options) = (run.clone(), Arc::clone(&sent), options.clone());
         ingesters.push(thread::spawn(move || -> Result<u64, String> {
             let mut generator = Generator::for_run(StreamKind::Text, options.lines, &run);
             let mut offset = 0u64;
@@ -190,8 +202,7 @@ pub fn run(exe: &Path, options: &LoadOptions) -> Result<LoadReport, String> {
         }
     }
     latencies.sort_by(f64::total_cmp);
-    let _ = request(&address, "GET", "/metrics", &[], b"");
-    drop(server);
+    drop(servers);
     let _ = std::fs::remove_dir_all(&scratch);
     Ok(LoadReport {
         lines,

@@ -26,7 +26,8 @@ USAGE:
     a13n-stream conformance [--only observer|display] DIR...
     a13n-stream bench [--sizes N,N,...] [--kinds text,short,tools,subagents] [--runs N] [--json]
     a13n-stream bench --emit KIND N
-    a13n-stream bench-serve [--runs N] [--subscribers M] [--lines L] [--batch B] [--seconds S] [--db URL] [--json]
+    a13n-stream bench-serve [--runs N] [--subscribers M] [--lines L] [--batch B] [--seconds S] [--db URL]
+                            [--processes 1,2,3] [--json]
     a13n-stream serve [--listen ADDR] [--db PATH|postgres://URL] [--token TOKEN] [--retain-content]
                       [--allow-origin ORIGIN]... [--allow-host NAME]... [--max-* N] [--*-timeout DURATION]
                       (every limit and timeout: see the README's host section)
@@ -42,6 +43,7 @@ COMMANDS:
     conformance   Run every recorded case under the given directories; ends with `N passed, M failed`.
     bench-serve   Load-test `serve` on loopback: N runs ingested at once in batches of B lines, M SSE subscribers
                   per run; reports ingest rate and delivery latency percentiles (bounded by --seconds).
+                  --processes 1,2,3 runs it once per count, with that many hosts sharing the database.
     serve         Host runs durably over HTTP (loopback 127.0.0.1:8787 and ./a13n-stream.db by default):
                   POST /v1/runs/{run_id}/source?offset=N (NDJSON source lines, exactly once),
                   GET /v1/runs/{run_id}/events (SSE; Last-Event-ID resumes), /items, /snapshot,
@@ -652,24 +654,39 @@ fn serve(mut args: Args) -> Result<ExitCode, Failure> {
 fn bench_serve(mut args: Args) -> Result<ExitCode, Failure> {
     use a13n_stream::loadbench::{self, LoadOptions};
     let defaults = LoadOptions::default();
-    let options = LoadOptions {
+    let mut options = LoadOptions {
         runs: args.number("--runs")?.unwrap_or(defaults.runs).max(1),
         subscribers: args.number("--subscribers")?.unwrap_or(defaults.subscribers),
         lines: args.number("--lines")?.map_or(defaults.lines, |n| n as u64).max(4),
         batch: args.number("--batch")?.unwrap_or(defaults.batch).max(1),
         seconds: args.number("--seconds")?.map_or(defaults.seconds, |s| s as f64),
         database: args.value("--db")?,
+        processes: 1,
+    };
+    let counts: Vec<usize> = match args.value("--processes")? {
+        None => vec![1],
+        Some(list) => list
+            .split(',')
+            .map(|n| n.trim().parse().ok().filter(|n| *n >= 1))
+            .collect::<Option<_>>()
+            .ok_or_else(|| Failure::Usage(format!("--processes takes counts such as 1,2,3, not {list:?}")))?,
     };
     let json = args.flag("--json");
     args.finish()?;
     let exe = std::env::current_exe().map_err(io_error)?;
-    let report = loadbench::run(&exe, &options).map_err(Failure::Io)?;
-    if json {
-        say(&format!("{}\n", report.to_json(&options)))?;
-    } else {
+    let mut exact = true;
+    for processes in counts {
+        options.processes = processes;
+        let report = loadbench::run(&exe, &options).map_err(Failure::Io)?;
+        exact &= report.exact;
+        if json {
+            say(&format!("{}\n", report.to_json(&options)))?;
+            continue;
+        }
         say(&format!(
-            "{} runs x {} subscribers, batches of {}: {} lines in {:.2} s = {:.0} lines/s; {} deliveries\n\
+            "{} process(es), {} runs x {} subscribers, batches of {}: {} lines in {:.2} s = {:.0} lines/s; {} deliveries\n\
              delivery latency ms: p50 {:.2}  p90 {:.2}  p99 {:.2}  max {:.2}; every event exactly once in order: {}\n",
+            processes,
             options.runs,
             options.subscribers,
             options.batch,
@@ -684,5 +701,5 @@ fn bench_serve(mut args: Args) -> Result<ExitCode, Failure> {
             report.exact
         ))?;
     }
-    Ok(if report.exact { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if exact { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
