@@ -82,6 +82,10 @@ pub enum ObserveError {
     /// The item is malformed; nothing was committed.
     #[error("bad input: {0}")]
     Input(#[from] InputError),
+    /// A first-party payload failed the reference's Pydantic model; nothing was committed. The message is
+    /// Pydantic's `ValidationError` text, as the reference raises it.
+    #[error("{0}")]
+    Validation(String),
     /// A call out of order or out of range (e.g. a snapshot range beyond the accumulated events).
     #[error("invalid call: {0}")]
     Usage(String),
@@ -108,6 +112,10 @@ pub enum FoldError {
     /// A malformed source item, AG-UI event or checkpoint; nothing was committed.
     #[error("bad input: {0}")]
     Input(#[from] InputError),
+    /// A first-party payload failed the reference's Pydantic model (its `ValidationError` text); nothing was
+    /// committed.
+    #[error("{0}")]
+    Validation(String),
     /// A checkpoint that cannot continue this fold (another run, attempt or content policy).
     #[error("checkpoint mismatch: {0}")]
     Continuation(String),
@@ -125,6 +133,7 @@ impl From<ObserveError> for FoldError {
         match error {
             ObserveError::Observation(message) | ObserveError::Usage(message) => FoldError::Observation(message),
             ObserveError::Input(input) => FoldError::Input(input),
+            ObserveError::Validation(message) => FoldError::Validation(message),
         }
     }
 }

@@ -270,6 +270,13 @@ impl Formatter for PydanticFormatter {
     }
 }
 
+/// Append `value` as Python's `json.dumps(value, ensure_ascii=False, separators=(",", ":"))` writes its JSON-mode
+/// dump (floats as `repr`).
+pub(crate) fn to_python_writer<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result<(), serde_json::Error> {
+    let mut ser = serde_json::Serializer::with_formatter(out, PyFormatter { options: PyDumps::TEXT });
+    value.serialize(&mut ser)
+}
+
 /// Serialize as Pydantic's `model_dump_json` would.
 pub(crate) fn to_pydantic_json<T: Serialize + ?Sized>(value: &T) -> Result<String, serde_json::Error> {
     let mut out = Vec::with_capacity(256);

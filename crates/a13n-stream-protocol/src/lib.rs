@@ -108,6 +108,8 @@ pub mod fragments;
 mod json;
 mod memory;
 pub mod observer;
+mod pydantic;
+pub mod recorded;
 mod scan;
 pub mod source;
 mod time;

@@ -30,6 +30,7 @@ use crate::content::{public_tool_value, tool_execution_value, tool_result_conten
 use crate::error::{InputError, ObserveError};
 use crate::fragments::fragment_lazily;
 use crate::json::{char_len, Object, PyDumps};
+use crate::pydantic::Validation;
 use crate::source::{EventKind, RunResult, RunStatus, SourceBody, SourceEvent, SourceItem};
 
 /// A host processor: sees each converted event with its source item and returns it, a replacement, or `None` to
@@ -580,9 +581,11 @@ struct Delegation<'a> {
     child_run_id: Option<&'a str>,
 }
 
-fn validate_delegation(payload: &Object) -> Result<Delegation<'_>, InputError> {
-    let err = |field: &str, message: &str| InputError::new(format!("event.payload.{field}"), message.to_owned());
-    const FIELDS: [&str; 11] = [
+/// Validate an inline delegation payload as the reference's `InlineDelegationPayload` model does, failing with
+/// Pydantic's own `ValidationError` text (every field error in declaration order, then extra fields, then the
+/// model validator).
+fn validate_delegation(payload: &Object) -> Result<Delegation<'_>, ObserveError> {
+    const FIELDS: [&str; 10] = [
         "type",
         "invocation_id",
         "action",
@@ -593,48 +596,62 @@ fn validate_delegation(payload: &Object) -> Result<Delegation<'_>, InputError> {
         "parent_agent_instance_id",
         "parent_tool_call_id",
         "child_run_id",
-        "__unused",
     ];
-    if let Some(extra) = payload.keys().find(|key| !FIELDS[..10].contains(&key.as_str())) {
-        return Err(err(extra, "extra fields are not permitted in an inline delegation payload"));
+    fn invocation_pattern(text: &str) -> bool {
+        text.strip_prefix("delegation-").is_some_and(|rest| {
+            !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        })
     }
-    let text = |field: &'static str, max: usize| -> Result<&str, InputError> {
+    let whole = Value::Object(payload.clone());
+    let mut check = Validation::new("InlineDelegationPayload");
+    let text = |check: &mut Validation, field: &str, max: usize, required: bool| -> Option<&str> {
         match payload.get(field) {
-            Some(Value::String(value)) if (1..=max).contains(&char_len(value)) => Ok(value),
-            Some(Value::String(_)) => Err(err(field, &format!("must be 1 to {max} characters"))),
-            Some(_) => Err(err(field, "expected a string")),
-            None => Err(err(field, "missing field")),
+            None if required => {
+                check.missing(field, &whole);
+                None
+            }
+            None | Some(Value::Null) if !required => None,
+            Some(value) => {
+                let pattern = (field == "invocation_id")
+                    .then_some(("^delegation-[A-Za-z0-9_-]+$", invocation_pattern as fn(&str) -> bool));
+                let min = if field == "invocation_id" { 0 } else { 1 };
+                check.string(field, value, min, max, pattern).then(|| value.as_str()).flatten()
+            }
+            None => None,
         }
     };
-    let optional = |field: &'static str| -> Result<Option<&str>, InputError> {
-        match payload.get(field) {
-            None | Some(Value::Null) => Ok(None),
-            Some(_) => text(field, 256).map(Some),
+    if let Some(value) = payload.get("type") {
+        check.literal("type", value, &["inline_delegation"]);
+    }
+    text(&mut check, "invocation_id", 128, true);
+    let action = match payload.get("action") {
+        None => {
+            check.missing("action", &whole);
+            None
+        }
+        Some(value) => {
+            check.literal("action", value, &["started", "completed", "failed"]).then(|| value.as_str()).flatten()
         }
     };
-    let invocation = text("invocation_id", 128)?;
-    let suffix = invocation.strip_prefix("delegation-").unwrap_or("");
-    if suffix.is_empty() || !suffix.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
-        return Err(err("invocation_id", "must match ^delegation-[A-Za-z0-9_-]+$"));
+    text(&mut check, "child_instance_id", 128, true);
+    let subagent = text(&mut check, "subagent", 128, true);
+    let status = text(&mut check, "status", 128, true);
+    let parent_run_id = text(&mut check, "parent_run_id", 256, true);
+    text(&mut check, "parent_agent_instance_id", 256, true);
+    let parent_tool_call_id = text(&mut check, "parent_tool_call_id", 256, false);
+    let child_run_id = text(&mut check, "child_run_id", 256, false);
+    for (key, value) in payload.iter().filter(|(key, _)| !FIELDS.contains(&key.as_str())) {
+        check.extra(key, value);
     }
-    let action = text("action", 16)?;
-    if !matches!(action, "started" | "completed" | "failed") {
-        return Err(err("action", "expected started, completed or failed"));
+    if check.is_empty() && matches!(action, Some("started" | "completed")) && child_run_id.is_none() {
+        check.value_error("started and completed inline delegation events require child_run_id", &whole);
     }
-    text("child_instance_id", 128)?;
-    let delegation = Delegation {
-        action,
-        subagent: text("subagent", 128)?,
-        status: text("status", 128)?,
-        parent_run_id: text("parent_run_id", 256)?,
-        parent_tool_call_id: optional("parent_tool_call_id")?,
-        child_run_id: optional("child_run_id")?,
-    };
-    text("parent_agent_instance_id", 256)?;
-    if delegation.action != "failed" && delegation.child_run_id.is_none() {
-        return Err(err("child_run_id", "started and completed inline delegation events require child_run_id"));
+    match (action, subagent, status, parent_run_id) {
+        (Some(action), Some(subagent), Some(status), Some(parent_run_id)) if check.is_empty() => {
+            Ok(Delegation { action, subagent, status, parent_run_id, parent_tool_call_id, child_run_id })
+        }
+        _ => Err(ObserveError::Validation(check.message())),
     }
-    Ok(delegation)
 }
 
 fn convert_delegation(

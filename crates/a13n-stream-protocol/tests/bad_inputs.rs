@@ -129,12 +129,12 @@ fn rejected_items_name_the_rule_and_change_nothing() {
         (
             json!({"schema_version": "1", "kind": "delegation", "payload": {"type": "inline_delegation", "invocation_id": "delegation-1", "action": "started", "child_instance_id": "", "subagent": "s", "status": "running", "parent_run_id": "r", "parent_agent_instance_id": "a", "child_run_id": "c"}}),
             false,
-            "event.payload.child_instance_id",
+            "child_instance_id\n  String should have at least 1 character",
         ),
         (
             json!({"schema_version": "1", "kind": "delegation", "payload": {"type": "inline_delegation", "surprise": 1}}),
             false,
-            "extra fields",
+            "Extra inputs are not permitted",
         ),
         (
             json!({"part": {"tool_name": "t", "content": ["a"], "tool_call_id": "c", "metadata": {"a13n.tool-content": {"result_index": 5}}, "outcome": "success", "part_kind": "tool-return"}, "event_kind": "function_tool_result"}),

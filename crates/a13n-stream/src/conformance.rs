@@ -7,8 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use a13n_stream_protocol::{
-    AguiEventProcessor, DisplayFold, DisplayOptions, HarnessAguiStreamObserver, ObserveError, ObserverContinuation,
-    SourceItem,
+    recorded, AguiEventProcessor, DisplayFold, DisplayOptions, HarnessAguiStreamObserver, ObserveError,
+    ObserverContinuation, SourceItem,
 };
 use serde_json::Value;
 
@@ -129,7 +129,7 @@ fn read(path: &Path) -> Result<String, String> {
     fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Non-empty lines.
+/// Non-empty lines, exactly as written (a trailing `\r` aside).
 pub fn lines(text: &str) -> Vec<String> {
     text.lines().filter(|l| !l.trim().is_empty()).map(str::to_owned).collect()
 }
@@ -150,43 +150,6 @@ pub fn run(paths: &[PathBuf], only: Only) -> Result<Report, String> {
         }
     }
     Ok(report)
-}
-
-/// One observed line as the corpus writes it: `{"events": [...]}` or the error kind.
-#[derive(Debug, PartialEq)]
-pub(crate) enum Line {
-    Events(Value),
-    Error { observation: bool },
-}
-
-impl Line {
-    pub(crate) fn expected(text: &str) -> Result<Line, String> {
-        let value: Value = serde_json::from_str(text).map_err(|e| format!("unreadable expected line: {e}"))?;
-        if let Some(error) = value.get("error") {
-            let observation = error.get("type").and_then(Value::as_str) == Some("AguiObservationError");
-            return Ok(Line::Error { observation });
-        }
-        Ok(Line::Events(value.get("events").or_else(|| value.get("observed")).cloned().unwrap_or(Value::Null)))
-    }
-
-    fn describe(&self) -> String {
-        match self {
-            Line::Events(events) => truncate(&events.to_string()),
-            Line::Error { observation: true } => "an observation error".into(),
-            Line::Error { observation: false } => "a bad-input error".into(),
-        }
-    }
-}
-
-pub(crate) fn truncate(text: &str) -> String {
-    if text.len() <= 600 {
-        return text.to_owned();
-    }
-    let mut end = 600;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
 }
 
 /// Where two texts first differ, with a little context on each side.
@@ -212,16 +175,18 @@ pub(crate) fn text_difference(expected: &str, actual: &str) -> String {
     )
 }
 
-pub(crate) fn first_difference(expected: &Line, actual: &Line) -> String {
-    format!("expected {}, got {}", expected.describe(), actual.describe())
-}
-
-fn observe_line(observer: &mut HarnessAguiStreamObserver, line: &str) -> Line {
+/// The observer line of one source line, as the recorded `agui.jsonl` writes it.
+fn observe_line(observer: &mut HarnessAguiStreamObserver, line: &str) -> String {
     let result = SourceItem::from_json(line).map_err(ObserveError::from).and_then(|item| observer.observe(&item));
+    let mut out = Vec::with_capacity(256);
     match result {
-        Ok(events) => Line::Events(Value::Array(events.iter().map(|e| e.to_value()).collect())),
-        Err(error) => Line::Error { observation: error.is_observation() },
+        Ok(events) => recorded::write_events_line(&events, &mut out),
+        Err(error) => {
+            let (kind, message) = recorded::observe_error_parts(&error);
+            recorded::write_error_line(kind, &message, &mut out);
+        }
     }
+    String::from_utf8(out).unwrap_or_default()
 }
 
 fn check_observer(case: &Case, report: &mut Report) {
@@ -259,12 +224,8 @@ fn check_observer(case: &Case, report: &mut Report) {
             report.fail(format!("{name}/agui.jsonl:{}: missing expected line", index + 1));
             continue;
         };
-        let want = match Line::expected(want) {
-            Ok(want) => want,
-            Err(error) => return report.fail(format!("{name}/agui.jsonl:{}: {error}", index + 1)),
-        };
         let got = observe_line(&mut observer, line);
-        report.check(got == want, || format!("{name}/agui.jsonl:{}: {}", index + 1, first_difference(&want, &got)));
+        report.check(got == *want, || format!("{name}/agui.jsonl:{}: {}", index + 1, text_difference(want, &got)));
     }
     // Recovery: resumed from the prefix, or restored from the reference's export, then the suffix.
     for (cut, reference) in exports {
@@ -293,17 +254,16 @@ fn check_observer(case: &Case, report: &mut Report) {
         for (how, mut observer) in candidates {
             let mut first_bad = None;
             for (index, line) in case.source_lines.iter().enumerate().skip(cut) {
-                let want = expected.get(index).and_then(|w| Line::expected(w).ok());
+                let want = expected.get(index).cloned().unwrap_or_default();
                 let got = observe_line(&mut observer, line);
-                if want.as_ref() != Some(&got) {
+                if want != got {
                     first_bad = Some((index, want, got));
                     break;
                 }
             }
             report.check(first_bad.is_none(), || {
-                let (index, want, got) = first_bad.unwrap_or((0, None, Line::Events(Value::Null)));
-                let want = want.unwrap_or(Line::Events(Value::Null));
-                format!("{name}/agui.jsonl:{}: {how} at cut {cut}: {}", index + 1, first_difference(&want, &got))
+                let (index, want, got) = first_bad.unwrap_or_default();
+                format!("{name}/agui.jsonl:{}: {how} at cut {cut}: {}", index + 1, text_difference(&want, &got))
             });
         }
     }

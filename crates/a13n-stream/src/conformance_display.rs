@@ -1,9 +1,9 @@
 //! Display-fold checks of a conformance case: `observed.jsonl`, `display.json` and every cut.
 
-use a13n_stream_protocol::{DisplayFold, DisplaySnapshot, FoldError, SourceItem};
+use a13n_stream_protocol::{recorded, DisplayFold, DisplaySnapshot, FoldError, Observed};
 use serde_json::Value;
 
-use crate::conformance::{first_difference, lines, text_difference, Case, Line, Report};
+use crate::conformance::{lines, text_difference, Case, Report};
 use crate::processors;
 
 /// One input of a display case: a source line, or an AG-UI event line.
@@ -12,23 +12,28 @@ enum Input<'a> {
     Agui(&'a str),
 }
 
-fn fold_line(fold: &mut DisplayFold, input: &Input<'_>) -> Line {
-    let result: Result<_, FoldError> = match input {
-        Input::Source(line) => {
-            SourceItem::from_json(line).map_err(FoldError::from).and_then(|item| fold.fold_source(&item))
-        }
+/// The display line of one input, as the recorded `observed.jsonl` writes it.
+fn fold_line(fold: &mut DisplayFold, input: &Input<'_>) -> String {
+    let mut entries = Vec::with_capacity(512);
+    let result: Result<(), FoldError> = match input {
+        Input::Source(line) => fold.fold_line(line, &mut entries).map(drop),
         Input::Agui(line) => match serde_json::from_str::<Value>(line) {
-            Ok(Value::Object(event)) => fold.fold(vec![event], None),
+            Ok(Value::Object(event)) => {
+                fold.fold(vec![event], None).map(|observed| Observed::write_lines(&observed, &mut entries))
+            }
             Ok(_) => Err(a13n_stream_protocol::InputError::new("", "expected an AG-UI event object").into()),
             Err(error) => Err(a13n_stream_protocol::InputError::new("", error.to_string()).into()),
         },
     };
+    let mut out = Vec::with_capacity(entries.len() + 32);
     match result {
-        Ok(observed) => Line::Events(Value::Array(
-            observed.iter().map(|o| serde_json::to_value(o).unwrap_or(Value::Null)).collect(),
-        )),
-        Err(error) => Line::Error { observation: error.is_observation() },
+        Ok(()) => recorded::write_observed_line(&entries, &mut out),
+        Err(error) => {
+            let (kind, message) = recorded::fold_error_parts(&error);
+            recorded::write_error_line(kind, &message, &mut out);
+        }
     }
+    String::from_utf8(out).unwrap_or_default()
 }
 
 fn new_fold(case: &Case, run_id: &str) -> Result<DisplayFold, String> {
@@ -89,12 +94,8 @@ pub(crate) fn check_display(case: &Case, report: &mut Report) {
             report.fail(format!("{name}/observed.jsonl:{}: missing expected line", index + 1));
             continue;
         };
-        let want = match Line::expected(want) {
-            Ok(want) => want,
-            Err(error) => return report.fail(format!("{name}/observed.jsonl:{}: {error}", index + 1)),
-        };
         let got = fold_line(&mut fold, input);
-        report.check(got == want, || format!("{name}/observed.jsonl:{}: {}", index + 1, first_difference(&want, &got)));
+        report.check(got == *want, || format!("{name}/observed.jsonl:{}: {}", index + 1, text_difference(want, &got)));
     }
     let ours = fold.export().to_json();
     report.check(ours == final_reference, || {

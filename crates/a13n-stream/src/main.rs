@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use a13n_stream::cli::{Args, Failure};
 use a13n_stream::{conformance, processors};
 use a13n_stream_protocol::{
-    DisplayFold, DisplayOptions, FoldError, HarnessAguiStreamObserver, InputError, ObserveError, Observed, SourceItem,
+    recorded, DisplayFold, DisplayOptions, FoldError, HarnessAguiStreamObserver, InputError, ObserveError, Observed,
+    SourceItem,
 };
 use serde_json::Value;
 
@@ -35,8 +36,8 @@ USAGE:
 
 COMMANDS:
     observe       Convert Harness source lines (JSON, one item a line) to AG-UI events, printed as JSON lines.
-                  --per-item prints one line per source line: {\"events\": [...]} or
-                  {\"error\": {\"kind\": \"observation\"|\"input\", \"message\": ...}}.
+                  --per-item prints one line per source line exactly as the reference's recorded agui.jsonl:
+                  {\"events\":[...]} or {\"error\":{\"type\":\"AguiObservationError\",\"message\":...}}.
     fold          Fold source lines (or AG-UI event lines with --agui) into display items and write the
                   checkpoint JSON (--export, default stdout). --observed writes one line per input line.
                   --stop K folds only the first K lines; --restore continues a checkpoint from line K.
@@ -219,10 +220,6 @@ impl Outcome {
     }
 }
 
-fn error_line(observation: bool, message: &str) -> Value {
-    serde_json::json!({"error": {"kind": if observation { "observation" } else { "input" }, "message": message}})
-}
-
 fn observe(mut args: Args) -> Result<ExitCode, Failure> {
     let per_item = args.flag("--per-item");
     let processor = args.value("--processor")?;
@@ -245,14 +242,8 @@ fn observe(mut args: Args) -> Result<ExitCode, Failure> {
         buffer.clear();
         match result {
             Ok(events) if per_item => {
-                buffer.extend_from_slice(b"{\"events\":[");
-                for (index, event) in events.iter().enumerate() {
-                    if index > 0 {
-                        buffer.push(b',');
-                    }
-                    event.write_json(&mut buffer);
-                }
-                buffer.extend_from_slice(b"]}\n");
+                recorded::write_events_line(&events, &mut buffer);
+                buffer.push(b'\n');
             }
             Ok(events) => {
                 for event in &events {
@@ -261,11 +252,10 @@ fn observe(mut args: Args) -> Result<ExitCode, Failure> {
                 }
             }
             Err(error) => {
-                let message = error.to_string();
-                outcome.report(number, error.is_observation(), &message);
+                outcome.report(number, error.is_observation(), &error.to_string());
                 if per_item {
-                    serde_json::to_writer(&mut buffer, &error_line(error.is_observation(), &message))
-                        .map_err(|e| Failure::Io(e.to_string()))?;
+                    let (kind, message) = recorded::observe_error_parts(&error);
+                    recorded::write_error_line(kind, &message, &mut buffer);
                     buffer.push(b'\n');
                 }
             }
@@ -370,19 +360,15 @@ fn fold(mut args: Args) -> Result<ExitCode, Failure> {
         match result {
             Ok(()) => {
                 if observed.is_some() {
-                    // The entries never hold a raw newline (JSON escapes it in strings): one per entry.
-                    buffer.extend_from_slice(b"{\"observed\":[");
-                    let body = entries.strip_suffix(b"\n").unwrap_or(&entries);
-                    buffer.extend(body.iter().map(|&byte| if byte == b'\n' { b',' } else { byte }));
-                    buffer.extend_from_slice(b"]}\n");
+                    recorded::write_observed_line(&entries, &mut buffer);
+                    buffer.push(b'\n');
                 }
             }
             Err(error) => {
-                let message = error.to_string();
-                outcome.report(number, error.is_observation(), &message);
+                outcome.report(number, error.is_observation(), &error.to_string());
                 if observed.is_some() {
-                    serde_json::to_writer(&mut buffer, &error_line(error.is_observation(), &message))
-                        .map_err(|e| Failure::Io(e.to_string()))?;
+                    let (kind, message) = recorded::fold_error_parts(&error);
+                    recorded::write_error_line(kind, &message, &mut buffer);
                     buffer.push(b'\n');
                 }
             }

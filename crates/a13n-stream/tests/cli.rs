@@ -70,7 +70,7 @@ fn per_item_output_reports_errors_and_goes_on() {
     let stdout = text(&output.stdout);
     let rows: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(rows.len(), 4, "one line per source line");
-    assert_eq!(rows[1]["error"]["kind"], "input");
+    assert_eq!(rows[1]["error"]["type"], "InputError");
     assert!(rows[1]["error"]["message"].as_str().unwrap().contains("thread_id"));
     assert!(rows[2]["events"].is_array());
     assert!(text(&output.stderr).contains("line 2:"), "stderr names the line: {}", text(&output.stderr));
@@ -81,7 +81,7 @@ fn observation_errors_exit_4() {
     let case = own_cases().join("extra-parts/source.jsonl");
     let output = run(&["observe", "--per-item", case.to_str().unwrap()], None);
     assert_eq!(output.status.code(), Some(4));
-    assert!(text(&output.stdout).contains("\"kind\":\"observation\""));
+    assert!(text(&output.stdout).contains(r#"{"error":{"type":"AguiObservationError","message":"#));
 }
 
 #[test]
@@ -160,4 +160,90 @@ fn a_corrupted_expected_file_fails_conformance() {
     assert!(stdout.contains("FAIL extra-failed/agui.jsonl:1"), "{stdout}");
     assert!(stdout.contains("FAIL extra-failed/display.json"), "{stdout}");
     assert!(stdout.lines().last().unwrap().ends_with("failed") && !stdout.contains(" 0 failed"), "{stdout}");
+}
+
+/// The flags that give a case's fold options on the command line.
+fn case_flags(dir: &Path) -> Vec<String> {
+    let options = a13n_testkit::case_options(dir);
+    let mut flags = Vec::new();
+    for (key, flag) in [("full_content", "--full-content"), ("retain_content", "--retain-content")] {
+        if options[key].as_bool() == Some(true) {
+            flags.push(flag.to_owned());
+        }
+    }
+    if let Some(processor) = options["processor"].as_str() {
+        flags.extend(["--processor".to_owned(), processor.to_owned()]);
+    }
+    flags
+}
+
+/// Regression: `observe --per-item` wrote `{"kind":"observation",...}` errors and `fold --observed` wrote floats
+/// as `0.00001`, so neither was the recording the README said they wrote.
+#[test]
+fn per_item_and_observed_output_are_the_recordings_byte_for_byte() {
+    let dir = temp_dir("recordings");
+    let mut checked = 0;
+    for case in a13n_testkit::source_cases() {
+        let source = case.join("source.jsonl");
+        let flags = case_flags(&case);
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let processor: Vec<&str> =
+            flags.iter().position(|f| *f == "--processor").map_or(vec![], |i| flags[i..i + 2].to_vec());
+        let mut args = vec!["observe", "--per-item", source.to_str().unwrap()];
+        args.extend(&processor);
+        let output = run(&args, None);
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(
+            text(&output.stdout),
+            std::fs::read_to_string(case.join("agui.jsonl")).unwrap(),
+            "{name}: agui.jsonl"
+        );
+        let observed = dir.join(format!("{name}.observed.jsonl"));
+        let mut args =
+            vec!["fold", source.to_str().unwrap(), "--observed", observed.to_str().unwrap(), "--export", "/dev/null"];
+        args.extend(&flags);
+        run(&args, None);
+        assert_eq!(
+            std::fs::read_to_string(&observed).unwrap(),
+            std::fs::read_to_string(case.join("observed.jsonl")).unwrap(),
+            "{name}: observed.jsonl"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} cases");
+}
+
+/// Regression: conformance compared recorded lines as parsed JSON, so a reordered line, another float spelling
+/// or another error message still passed.
+#[test]
+fn conformance_fails_on_reordered_keys_float_spelling_and_error_messages() {
+    type Corruption = fn(&str) -> String;
+    let corruptions: [(&str, Corruption); 3] = [
+        ("key order", |text| {
+            let (first, rest) = text.split_once('\n').unwrap();
+            let mut line: serde_json::Value = serde_json::from_str(first).unwrap();
+            let event = line["events"][0].as_object_mut().unwrap();
+            let reversed: serde_json::Map<String, serde_json::Value> =
+                event.iter().rev().map(|(k, v)| (k.clone(), v.clone())).collect();
+            *event = reversed;
+            format!("{line}\n{rest}")
+        }),
+        ("float spelling", |text| text.replacen("e-0", "e-", 1)),
+        ("error message", |text| {
+            text.replacen(r#""AguiObservationError","message":""#, r#""AguiObservationError","message":"x"#, 1)
+        }),
+    ];
+    for (what, corrupt) in corruptions {
+        let dir = temp_dir(&format!("corrupt-{}", what.replace(' ', "-")));
+        let case = dir.join("extra-parts");
+        copy_dir(&own_cases().join("extra-parts"), &case);
+        let agui = case.join("agui.jsonl");
+        let original = std::fs::read_to_string(&agui).unwrap();
+        let corrupted = corrupt(&original);
+        assert_ne!(corrupted, original, "{what}: the corruption changes the file");
+        std::fs::write(&agui, corrupted).unwrap();
+        let output = run(&["conformance", dir.to_str().unwrap()], None);
+        assert_eq!(output.status.code(), Some(1), "{what}: {}", text(&output.stdout));
+        assert!(text(&output.stdout).contains("FAIL extra-parts/agui.jsonl:"), "{what}");
+    }
 }

@@ -320,15 +320,18 @@ impl DisplayContinuation {
 }
 
 impl Observed {
-    /// The observed line as the reference writes it.
+    /// The observed entry as the reference's recorded `observed.jsonl` writes it (`json.dumps` of the JSON-mode
+    /// dump: floats as Python `repr`).
     pub fn to_json(&self) -> String {
-        crate::json::to_pydantic_json(self).unwrap_or_default()
+        let mut out = Vec::with_capacity(256);
+        self.write_json(&mut out);
+        String::from_utf8(out).unwrap_or_default()
     }
 
-    /// Append the observed line's JSON to `out` (no intermediate string).
+    /// Append the observed entry's JSON to `out` (no intermediate string).
     pub fn write_json(&self, out: &mut Vec<u8>) {
         // Serializing into memory cannot fail for these types.
-        let _ = crate::json::to_pydantic_writer(out, self);
+        let _ = crate::json::to_python_writer(out, self);
     }
 
     /// Append each entry's JSON followed by a newline: the layout [`DisplayFold::fold_line`] writes.

@@ -1,0 +1,88 @@
+//! The per-item line layouts of the reference's recorded files, byte for byte: one line per source item (or
+//! AG-UI event), written as Python's `json.dumps(value, ensure_ascii=False, separators=(",", ":"))` writes the
+//! reference's `model_dump(mode="json")` (so floats are Python `repr`: `1e-05`, `21.0`).
+//!
+//! - an observer line: `{"events":[...]}`, or `{"error":{"type":"AguiObservationError","message":"..."}}`;
+//! - a display line: `{"observed":[...]}`, or the same error line.
+//!
+//! Malformed input, which the reference rejects before its observer runs, is written as
+//! `{"error":{"type":"InputError","message":"..."}}`.
+
+use crate::agui::Event;
+use crate::error::{FoldError, ObserveError};
+use crate::json::to_python_writer;
+
+/// The `type` of an error line for an item the protocol rejected (the reference's exception class).
+pub const OBSERVATION_ERROR: &str = "AguiObservationError";
+/// The `type` of an error line for a first-party payload that failed the reference's Pydantic model.
+pub const VALIDATION_ERROR: &str = "ValidationError";
+/// The `type` of an error line for malformed input.
+pub const INPUT_ERROR: &str = "InputError";
+
+/// Append `{"events":[...]}` for the events of one observed item.
+pub fn write_events_line(events: &[Event], out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"events\":[");
+    for (index, event) in events.iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        // Serializing into memory cannot fail for these types.
+        let _ = to_python_writer(out, event);
+    }
+    out.extend_from_slice(b"]}");
+}
+
+/// Append `{"observed":[...]}` from observed entries written one a line (the layout of
+/// [`DisplayFold::fold_line`](crate::DisplayFold::fold_line) and [`Observed::write_lines`](crate::Observed::write_lines)).
+pub fn write_observed_line(entries: &[u8], out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"observed\":[");
+    // An entry never holds a raw newline (JSON escapes it inside strings): each newline ends one entry.
+    let body = entries.strip_suffix(b"\n").unwrap_or(entries);
+    out.extend(body.iter().map(|&byte| if byte == b'\n' { b',' } else { byte }));
+    out.extend_from_slice(b"]}");
+}
+
+/// Append the error line of a rejected or malformed item.
+pub fn write_error_line(kind: &str, message: &str, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"error\":{\"type\":");
+    let _ = to_python_writer(out, kind);
+    out.extend_from_slice(b",\"message\":");
+    let _ = to_python_writer(out, message);
+    out.extend_from_slice(b"}}");
+}
+
+/// The error line's `type` and `message` for an observer failure.
+pub fn observe_error_parts(error: &ObserveError) -> (&'static str, String) {
+    match error {
+        ObserveError::Observation(message) => (OBSERVATION_ERROR, message.clone()),
+        ObserveError::Validation(message) => (VALIDATION_ERROR, message.clone()),
+        other => (INPUT_ERROR, other.to_string()),
+    }
+}
+
+/// The error line's `type` and `message` for a display-fold failure.
+pub fn fold_error_parts(error: &FoldError) -> (&'static str, String) {
+    match error {
+        FoldError::Observation(message) => (OBSERVATION_ERROR, message.clone()),
+        FoldError::Validation(message) => (VALIDATION_ERROR, message.clone()),
+        other => (INPUT_ERROR, other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_lines_are_written_as_the_recording_writes_them() {
+        let mut out = Vec::new();
+        write_error_line(OBSERVATION_ERROR, "Pydantic part kind changed before its end event", &mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"error":{"type":"AguiObservationError","message":"Pydantic part kind changed before its end event"}}"#
+        );
+        let mut out = Vec::new();
+        write_observed_line(b"{\"a\":1}\n{\"b\":\"x\\ny\"}\n", &mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), r#"{"observed":[{"a":1},{"b":"x\ny"}]}"#);
+    }
+}
