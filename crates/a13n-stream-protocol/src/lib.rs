@@ -106,6 +106,7 @@ pub mod display;
 mod error;
 pub mod fragments;
 mod json;
+pub mod lines;
 mod memory;
 pub mod observer;
 mod pydantic;

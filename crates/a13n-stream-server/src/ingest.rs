@@ -17,6 +17,8 @@ use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use a13n_stream_protocol::lines::{LineError, LineSplitter};
+
 use crate::problem::{Params, Problem};
 use crate::runs::{valid_run_id, IngestError, OnReject};
 use crate::{bad_run_id, Shared};
@@ -140,7 +142,8 @@ impl Budget {
     }
 }
 
-/// Split the body into non-blank lines as it arrives, within the body, line and batch bounds and the budget.
+/// Split the body into lines as it arrives (the workspace's one set of line rules), within the body, line and
+/// batch bounds and the budget.
 async fn read_lines(
     app: &Shared,
     body: Body,
@@ -149,20 +152,12 @@ async fn read_lines(
     let config = &app.config;
     let mut budget = None;
     let mut lines = Vec::new();
-    let mut partial: Vec<u8> = Vec::new();
+    let mut splitter = LineSplitter::new(config.max_line_bytes);
     let mut total = 0usize;
     let mut stream = body.into_data_stream();
-    let too_large = |message: String| Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "too_large", message);
-    loop {
-        let chunk = match stream.next().await {
-            Some(Ok(chunk)) => Some(chunk),
-            Some(Err(error)) => {
-                return Err(Problem::new(StatusCode::BAD_REQUEST, "body", format!("reading the body: {error}")));
-            }
-            None => None,
-        };
-        let done = chunk.is_none();
-        let chunk = chunk.unwrap_or_default();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk
+            .map_err(|error| Problem::new(StatusCode::BAD_REQUEST, "body", format!("reading the body: {error}")))?;
         total += chunk.len();
         if total > config.max_body_bytes {
             return Err(too_large(format!("the body exceeds {} bytes", config.max_body_bytes)));
@@ -173,43 +168,40 @@ async fn read_lines(
             return Err(Problem::new(StatusCode::SERVICE_UNAVAILABLE, "busy", message).header("retry-after", "1"));
         }
         let mut rest: &[u8] = &chunk;
-        loop {
-            let (piece, ended) = match rest.iter().position(|&b| b == b'\n') {
-                Some(end) => (&rest[..end], true),
-                None if done => (rest, true),
-                None => (rest, false),
-            };
-            let line_no = offset + lines.len() as u64;
-            if partial.len() + piece.len() > config.max_line_bytes {
-                let message = format!("the line exceeds {} bytes", config.max_line_bytes);
-                return Err(too_large(message).with("line", line_no).with("kind", "input"));
-            }
-            partial.extend_from_slice(piece);
-            if !ended {
-                break;
-            }
-            rest = rest.get(piece.len() + 1..).unwrap_or_default();
-            while partial.last() == Some(&b'\r') {
-                partial.pop();
-            }
-            if !partial.iter().all(u8::is_ascii_whitespace) {
-                let line = String::from_utf8(std::mem::take(&mut partial)).map_err(|error| {
-                    let message = format!("the line is not UTF-8: {}", error.utf8_error());
-                    Problem::new(StatusCode::BAD_REQUEST, "line", message).with("line", line_no).with("kind", "input")
-                })?;
-                lines.push(line);
-                if lines.len() > config.max_batch_lines {
-                    let message = format!("a batch holds at most {} lines", config.max_batch_lines);
-                    return Err(too_large(message));
-                }
-            }
-            partial.clear();
-            if rest.is_empty() {
-                break;
-            }
-        }
-        if done {
-            return Ok((lines, budget));
+        while let Some((_, line)) = splitter.next_line(&mut rest) {
+            take_line(config, offset, &mut lines, line)?;
         }
     }
+    if let Some((_, line)) = splitter.finish() {
+        take_line(config, offset, &mut lines, line)?;
+    }
+    Ok((lines, budget))
+}
+
+fn too_large(message: String) -> Problem {
+    Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "too_large", message)
+}
+
+/// Keep one line of the body, or refuse the batch naming the line's journal position.
+fn take_line(
+    config: &crate::Config,
+    offset: u64,
+    lines: &mut Vec<String>,
+    line: Result<&str, LineError>,
+) -> Result<(), Problem> {
+    let position = offset + lines.len() as u64;
+    match line {
+        Ok(text) => lines.push(text.to_owned()),
+        Err(error @ LineError::TooLong { .. }) => {
+            return Err(too_large(error.to_string()).with("line", position).with("kind", "input"));
+        }
+        Err(error) => {
+            let problem = Problem::new(StatusCode::BAD_REQUEST, "line", error.to_string());
+            return Err(problem.with("line", position).with("kind", "input"));
+        }
+    }
+    if lines.len() > config.max_batch_lines {
+        return Err(too_large(format!("a batch holds at most {} lines", config.max_batch_lines)));
+    }
+    Ok(())
 }

@@ -1,121 +1,281 @@
-//! Command-line plumbing: a small argument reader and the failures that decide the exit status.
+//! The command line: every command, argument and default, declared once (clap derive).
 
-use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
 
-/// Why a command failed, and so its exit status.
-#[derive(Debug)]
-pub enum Failure {
-    /// Bad arguments (exit status 2).
-    Usage(String),
-    /// Malformed input: JSON or shape (exit status 3).
-    Input(String),
-    /// A file or stream could not be read or written (exit status 5).
-    Io(String),
+use a13n_stream_server::Config;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Exact Agent Stream Protocol conversion, display folding and recovery, and a durable host.
+#[derive(Debug, Parser)]
+#[command(name = "a13n-stream", version, about, propagate_version = true, max_term_width = 110)]
+#[command(after_help = "Exit status: 0 success, 1 conformance failures or bench-serve inexact, 2 usage error, \
+3 malformed input, 4 a line the protocol rejected, 5 I/O error.")]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
 }
 
-impl Failure {
-    /// The process exit status for this failure.
-    pub fn code(&self) -> u8 {
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Convert Harness source lines (JSON, one item a line) to AG-UI events, one JSON line each.
+    Observe(ObserveArgs),
+    /// Fold source lines (or AG-UI event lines) into display items and write the checkpoint JSON.
+    Fold(FoldArgs),
+    /// Replay recorded cases of the Python reference and compare every output byte for byte.
+    Conformance(ConformanceArgs),
+    /// Host runs durably over HTTP: exactly-once ingest, Server-Sent Events with replay, crash recovery.
+    Serve(ServeArgs),
+    /// Measure json_baseline, observe and fold on generated streams, checkpoints, and peak memory.
+    Bench(BenchArgs),
+    /// Load-test `serve` on loopback: concurrent runs, SSE subscribers, delivery latency.
+    BenchServe(BenchServeArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// A named host processor of the conformance corpus.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+#[value(rename_all = "snake_case")]
+pub enum ProcessorName {
+    /// Drop `a13n.harness.usage` and `a13n.harness.diagnostic` CUSTOM events.
+    DropUsage,
+    /// Replace each text delta by as many `*` as it has characters.
+    RedactText,
+    /// Rewrite `TEXT_MESSAGE_START.messageId` (a structural change the observer rejects).
+    BadStructural,
+    /// Replace `TOOL_CALL_START` by a CUSTOM event (a type change the observer rejects).
+    BadType,
+}
+
+impl ProcessorName {
+    /// The corpus's name for the processor.
+    pub fn name(self) -> &'static str {
         match self {
-            Failure::Usage(_) => 2,
-            Failure::Input(_) => 3,
-            Failure::Io(_) => 5,
+            ProcessorName::DropUsage => "drop_usage",
+            ProcessorName::RedactText => "redact_text",
+            ProcessorName::BadStructural => "bad_structural",
+            ProcessorName::BadType => "bad_type",
         }
     }
 }
 
-impl fmt::Display for Failure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Failure::Usage(message) => write!(f, "{message} (see `a13n-stream help`)"),
-            Failure::Input(message) => write!(f, "bad input: {message}"),
-            Failure::Io(message) => write!(f, "I/O error: {message}"),
-        }
+/// `observe`.
+#[derive(Debug, Args)]
+pub struct ObserveArgs {
+    /// The source lines (`-` or absent: standard input).
+    pub input: Option<PathBuf>,
+    /// One line per source line, exactly as the reference's recorded agui.jsonl: {"events":[...]} or
+    /// {"error":{"type":...,"message":...}}.
+    #[arg(long)]
+    pub per_item: bool,
+    /// A host processor applied to every event.
+    #[arg(long, value_enum)]
+    pub processor: Option<ProcessorName>,
+}
+
+/// `fold`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("agui_run").args(["run_id", "restore"]).multiple(true)))]
+pub struct FoldArgs {
+    /// The input lines (`-` or absent: standard input).
+    pub input: Option<PathBuf>,
+    /// The input lines are AG-UI events, not Harness source lines.
+    #[arg(long, requires = "agui_run")]
+    pub agui: bool,
+    /// The run the display belongs to (with --agui; source folds take the first line's run).
+    #[arg(long)]
+    pub run_id: Option<String>,
+    /// Write one line per input line, exactly as the reference's recorded observed.jsonl.
+    #[arg(long, value_name = "OUT")]
+    pub observed: Option<PathBuf>,
+    /// Where to write the checkpoint JSON (`-`: standard output).
+    #[arg(long, value_name = "OUT", default_value = "-")]
+    pub export: PathBuf,
+    /// Fold only the first K input lines.
+    #[arg(long, value_name = "K")]
+    pub stop: Option<u64>,
+    /// Continue the display of a checkpoint (with --start: the input line it was taken at).
+    #[arg(long, value_name = "CHECKPOINT")]
+    pub restore: Option<PathBuf>,
+    /// Skip the first K input lines (they are in the checkpoint).
+    #[arg(long, value_name = "K", default_value_t = 0, requires = "restore")]
+    pub start: u64,
+    /// Keep full values in items instead of bounded previews (the reference's full_content).
+    #[arg(long)]
+    pub full_content: bool,
+    /// Keep full values as host content references (the reference's retain_content).
+    #[arg(long)]
+    pub retain_content: bool,
+    /// A host processor applied to every event.
+    #[arg(long, value_enum)]
+    pub processor: Option<ProcessorName>,
+}
+
+/// Which checks `conformance` runs.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum OnlyChecks {
+    /// agui.jsonl and cuts/K.observer.json.
+    Observer,
+    /// observed.jsonl, display.json and cuts/K.display.json.
+    Display,
+}
+
+/// `conformance`.
+#[derive(Debug, Args)]
+pub struct ConformanceArgs {
+    /// Directories holding cases (a directory with case.json), searched recursively.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Run only these checks.
+    #[arg(long, value_enum)]
+    pub only: Option<OnlyChecks>,
+}
+
+/// How `serve` writes its log.
+#[derive(Clone, Copy, Debug, Default, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object a line.
+    Json,
+}
+
+fn duration(text: &str) -> Result<Duration, String> {
+    match text.parse::<u64>() {
+        Ok(seconds) => Ok(Duration::from_secs(seconds)),
+        Err(_) => humantime::parse_duration(text)
+            .map_err(|_| format!("expected a duration such as 500ms, 10s or 5m, not {text:?}")),
     }
 }
 
-/// The arguments after the program name, consumed option by option.
-#[derive(Debug)]
-pub struct Args {
-    items: Vec<String>,
+/// `serve`. Every limit and timeout defaults to [`Config::default`]'s value.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Where to listen.
+    #[arg(long, default_value = "127.0.0.1:8787")]
+    pub listen: std::net::SocketAddr,
+    /// A SQLite database file, or a postgres:// URL (several processes may share one PostgreSQL database).
+    #[arg(long, default_value = "a13n-stream.db")]
+    pub db: String,
+    /// The bearer token every route but /healthz requires. Prefer the environment variable: a --token value is
+    /// visible to every user of the machine in `ps`.
+    #[arg(long, env = "A13N_STREAM_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Keep full values in displays (a durable host's choice).
+    #[arg(long)]
+    pub retain_content: bool,
+    /// Origins (scheme://host[:port], or *) whose browser requests are served, with CORS. Repeat or separate
+    /// with commas.
+    #[arg(long, value_delimiter = ',', value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
+    /// Extra Host names served (a loopback bind serves only loopback names otherwise).
+    #[arg(long, value_delimiter = ',', value_name = "NAME")]
+    pub allow_host: Vec<String>,
+    /// The most open connections; beyond it new ones get 503.
+    #[arg(long, value_name = "N", default_value_t = Config::default().max_connections)]
+    pub max_connections: usize,
+    /// The largest ingest body, in bytes.
+    #[arg(long, value_name = "N", default_value_t = Config::default().max_body_bytes)]
+    pub max_body_bytes: usize,
+    /// The largest source line, in bytes.
+    #[arg(long, value_name = "N", default_value_t = Config::default().max_line_bytes)]
+    pub max_line_bytes: usize,
+    /// The most lines in one batch.
+    #[arg(long, value_name = "N", default_value_t = Config::default().max_batch_lines)]
+    pub max_batch_lines: usize,
+    /// Body bytes all ingest requests together may hold; beyond it 503 with Retry-After.
+    #[arg(long, value_name = "N", default_value_t = Config::default().max_ingest_bytes)]
+    pub max_ingest_bytes: usize,
+    /// Runs held in memory; beyond it the least recently used idle run is dropped (rebuilt on next use).
+    #[arg(long, value_name = "N", default_value_t = Config::default().runs.max_resident)]
+    pub max_resident_runs: usize,
+    /// Time from connecting to the end of the request head.
+    #[arg(long, value_name = "DURATION", value_parser = duration, default_value = "10s")]
+    pub header_timeout: Duration,
+    /// Time to receive an ingest body.
+    #[arg(long, value_name = "DURATION", value_parser = duration, default_value = "60s")]
+    pub body_timeout: Duration,
+    /// A connection with no byte read or written for this long is closed.
+    #[arg(long, value_name = "DURATION", value_parser = duration, default_value = "60s")]
+    pub idle_timeout: Duration,
+    /// On SIGINT or SIGTERM: how long open requests may take to finish.
+    #[arg(long, value_name = "DURATION", value_parser = duration, default_value = "10s")]
+    pub shutdown_timeout: Duration,
+    /// A run unused for this long is dropped from memory.
+    #[arg(long, value_name = "DURATION", value_parser = duration, default_value = "5m")]
+    pub run_idle: Duration,
+    /// PostgreSQL: connections of this process.
+    #[arg(long, value_name = "N", default_value_t = Config::default().db_pool)]
+    pub db_pool: usize,
+    /// PostgreSQL: waiting for a pooled or new connection; the longest pause between LISTEN reconnects.
+    #[arg(long, value_name = "DURATION", value_parser = duration, default_value = "10s")]
+    pub db_timeout: Duration,
+    /// SQLite: how often to look for other processes' commits on the same file.
+    #[arg(long, value_name = "DURATION", value_parser = duration, default_value = "250ms")]
+    pub poll_interval: Duration,
+    /// Log lines as text or JSON; RUST_LOG filters them (default: info).
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
 }
 
-impl Args {
-    /// Wrap the raw arguments.
-    pub fn new(items: Vec<String>) -> Args {
-        Args { items }
-    }
+/// `bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Stream sizes, in items.
+    #[arg(long, value_delimiter = ',', default_values_t = [10_000u64, 100_000, 1_000_000])]
+    pub sizes: Vec<u64>,
+    /// Stream shapes: text, short, tools, subagents (default: all).
+    #[arg(long, value_delimiter = ',')]
+    pub kinds: Vec<String>,
+    /// Timed runs per figure (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// One JSON object per figure.
+    #[arg(long)]
+    pub json: bool,
+    /// Print a generated stream of KIND with N items instead of measuring.
+    #[arg(long, num_args = 2, value_names = ["KIND", "N"])]
+    pub emit: Vec<String>,
+    /// Used by bench itself: fold a generated KIND:N stream in this process and print its peak memory as JSON.
+    #[arg(long, value_name = "KIND:N")]
+    pub peak_child: Option<String>,
+    /// With --peak-child: keep full values.
+    #[arg(long, requires = "peak_child")]
+    pub retain_content: bool,
+}
 
-    /// Take the subcommand (the first argument).
-    pub fn command(&mut self) -> Option<String> {
-        (!self.items.is_empty()).then(|| self.items.remove(0))
-    }
-
-    /// Take a boolean flag.
-    pub fn flag(&mut self, name: &str) -> bool {
-        let before = self.items.len();
-        self.items.retain(|item| item != name);
-        self.items.len() != before
-    }
-
-    /// Take `--name VALUE` or `--name=VALUE`.
-    pub fn value(&mut self, name: &str) -> Result<Option<String>, Failure> {
-        let prefix = format!("{name}=");
-        if let Some(index) = self.items.iter().position(|item| item.starts_with(&prefix)) {
-            let item = self.items.remove(index);
-            return Ok(Some(item[prefix.len()..].to_owned()));
-        }
-        let Some(index) = self.items.iter().position(|item| item == name) else {
-            return Ok(None);
-        };
-        if index + 1 >= self.items.len() {
-            return Err(Failure::Usage(format!("{name} needs a value")));
-        }
-        self.items.remove(index);
-        Ok(Some(self.items.remove(index)))
-    }
-
-    /// Take `--name N` as a non-negative integer.
-    pub fn number(&mut self, name: &str) -> Result<Option<usize>, Failure> {
-        self.value(name)?
-            .map(|text| {
-                text.parse().map_err(|_| Failure::Usage(format!("{name} takes a non-negative integer, not {text:?}")))
-            })
-            .transpose()
-    }
-
-    /// Take every `--name VALUE` (repeatable), each value also split at commas.
-    pub fn values(&mut self, name: &str) -> Result<Vec<String>, Failure> {
-        let mut values = Vec::new();
-        while let Some(value) = self.value(name)? {
-            values.extend(value.split(',').map(str::trim).filter(|v| !v.is_empty()).map(str::to_owned));
-        }
-        Ok(values)
-    }
-
-    /// Take `--name DURATION`: `500ms`, `10s`, `5m`, or a bare number of seconds.
-    pub fn duration(&mut self, name: &str) -> Result<Option<std::time::Duration>, Failure> {
-        self.value(name)?
-            .map(|text| match text.parse::<u64>() {
-                Ok(seconds) => Ok(std::time::Duration::from_secs(seconds)),
-                Err(_) => humantime::parse_duration(&text).map_err(|_| {
-                    Failure::Usage(format!("{name} takes a duration such as 500ms, 10s or 5m, not {text:?}"))
-                }),
-            })
-            .transpose()
-    }
-
-    /// Take the next positional argument (`-` counts as one).
-    pub fn positional(&mut self) -> Option<String> {
-        let index = self.items.iter().position(|item| item == "-" || !item.starts_with('-'))?;
-        Some(self.items.remove(index))
-    }
-
-    /// Fail on anything not consumed.
-    pub fn finish(self) -> Result<(), Failure> {
-        match self.items.first() {
-            None => Ok(()),
-            Some(item) => Err(Failure::Usage(format!("unexpected argument {item:?}"))),
-        }
-    }
+/// `bench-serve`.
+#[derive(Debug, Args)]
+pub struct BenchServeArgs {
+    /// Runs ingested at once.
+    #[arg(long, default_value_t = 8)]
+    pub runs: usize,
+    /// SSE subscribers per run.
+    #[arg(long, default_value_t = 4)]
+    pub subscribers: usize,
+    /// Source lines per run.
+    #[arg(long, default_value_t = 5_000)]
+    pub lines: u64,
+    /// Lines per batch.
+    #[arg(long, default_value_t = 50)]
+    pub batch: usize,
+    /// Stop after this many seconds, whatever is left.
+    #[arg(long, default_value_t = 60)]
+    pub seconds: u64,
+    /// The database (default: a temporary SQLite file).
+    #[arg(long)]
+    pub db: Option<String>,
+    /// Host processes sharing the database; one measurement per count.
+    #[arg(long, value_delimiter = ',', default_values_t = [1usize])]
+    pub processes: Vec<usize>,
+    /// One JSON object per measurement.
+    #[arg(long)]
+    pub json: bool,
 }

@@ -141,6 +141,32 @@ fn usage_errors_exit_2() {
     assert!(run(&["help"], None).status.success());
 }
 
+/// Regression: the hand-written parser had no `--version` or per-command `--help`, a bare `a13n-stream`
+/// printed help and exited 0, and an unknown flag named the help twice.
+#[test]
+fn the_command_line_behaves_like_other_tools() {
+    let version = run(&["--version"], None);
+    assert!(version.status.success());
+    assert!(text(&version.stdout).starts_with("a13n-stream "), "{}", text(&version.stdout));
+    for command in ["observe", "fold", "conformance", "serve", "bench", "bench-serve", "completions"] {
+        let help = run(&[command, "--help"], None);
+        assert!(help.status.success(), "{command} --help");
+        assert!(text(&help.stdout).contains("Usage: a13n-stream"), "{command} --help");
+    }
+    for args in
+        [&[][..], &["observe", "--bogus"][..], &["fold", "--agui"][..], &["serve", "--idle-timeout", "soon"][..]]
+    {
+        let output = run(args, None);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = text(&output.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: one line: {stderr}");
+        assert_eq!(stderr.matches("--help").count(), 1, "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+    let completions = run(&["completions", "bash"], None);
+    assert!(completions.status.success() && text(&completions.stdout).contains("a13n-stream"));
+}
+
 #[test]
 fn a_corrupted_expected_file_fails_conformance() {
     let dir = temp_dir("corrupt");

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use a13n_stream::http::{request, sse, SseEvent};
+use a13n_stream_bench::http::{request, sse, SseEvent};
 use a13n_stream_protocol::{HarnessAguiStreamObserver, SourceItem};
 use a13n_testkit::host::{postgres_database, postgres_execute, Server};
 use a13n_testkit::text_stream;
@@ -130,7 +130,7 @@ fn sqlite_three_processes_one_killed_deliver_every_event_once() {
 
 #[test]
 fn postgres_three_processes_one_killed_deliver_every_event_once() {
-    let Some(database) = postgres_database("failover") else { return };
+    let database = postgres_database("failover");
     three_processes_one_failing(&database);
 }
 
@@ -138,7 +138,7 @@ fn postgres_three_processes_one_killed_deliver_every_event_once() {
 /// reconnect was never announced, and a subscriber stayed at 5 of 26 events although the run had finished.
 #[test]
 fn postgres_a_dropped_listen_connection_loses_no_wake_up() {
-    let Some(database) = postgres_database("listen") else { return };
+    let database = postgres_database("listen");
     let (writer, reader) = (start(&database), start(&database));
     let lines = text_stream("thread-l", "run-l", 20);
     let total = events_of(&lines).len();

@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use a13n_stream::http::{request, sse};
+use a13n_stream_bench::http::{request, sse};
 use a13n_testkit::hello_stream;
 use a13n_testkit::host::Server;
 use serde_json::Value;

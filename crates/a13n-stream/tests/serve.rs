@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use a13n_stream::http::{request, sse, SseEvent};
+use a13n_stream_bench::http::{request, sse, SseEvent};
 use a13n_stream_protocol::{DisplayFold, HarnessAguiStreamObserver, SourceItem};
 use a13n_testkit::host::{postgres_database, Server};
 use a13n_testkit::{own_cases, shared_cases, Rng};
@@ -61,9 +61,7 @@ fn ingest_is_exactly_once_and_delivery_replays_without_gap() {
 
 #[test]
 fn postgres_ingest_is_exactly_once_and_delivery_replays_without_gap() {
-    if let Some(database) = postgres_database("basic") {
-        exactly_once_and_replay(&database);
-    }
+    exactly_once_and_replay(&postgres_database("basic"));
 }
 
 fn exactly_once_and_replay(database: &str) {
@@ -200,9 +198,7 @@ fn crash_recovery_keeps_every_acknowledged_batch_exactly_once() {
 
 #[test]
 fn postgres_crash_recovery_keeps_every_acknowledged_batch_exactly_once() {
-    if let Some(database) = postgres_database("crash") {
-        crash_recovery(database);
-    }
+    crash_recovery(postgres_database("crash"));
 }
 
 fn crash_recovery(database: String) {
@@ -354,7 +350,7 @@ fn a_refused_batch_does_not_disconnect_subscribers() {
 /// on each receive every event exactly once, wherever it was ingested.
 #[test]
 fn postgres_nodes_share_runs_and_deliver_everywhere() {
-    let Some(database) = postgres_database("nodes") else { return };
+    let database = postgres_database("nodes");
     let nodes = [start(&database, &[]), start(&database, &[])];
     let lines = case_lines("real-tools");
     let run = run_id(&lines);
@@ -396,7 +392,7 @@ fn postgres_nodes_share_runs_and_deliver_everywhere() {
 /// The single-node behaviour, with PostgreSQL storage.
 #[test]
 fn postgres_storage_is_exactly_once_across_restarts() {
-    let Some(database) = postgres_database("restart") else { return };
+    let database = postgres_database("restart");
     let lines = case_lines("real-subagent");
     let run = run_id(&lines);
     let (expected, display) = uninterrupted(&lines);

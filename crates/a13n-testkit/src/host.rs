@@ -81,20 +81,22 @@ impl Drop for Server {
 /// The PostgreSQL server tests use: `A13N_TEST_POSTGRES`, else the local server of this machine kind.
 pub const LOCAL_POSTGRES: &str = "postgres://postgres@127.0.0.1/test";
 
-/// A fresh schema in the test PostgreSQL database (`A13N_TEST_POSTGRES`, else [`LOCAL_POSTGRES`] when it
-/// answers), as a URL whose connections use it; `None` (and a line saying the test skips) when neither answers.
-pub fn postgres_database(name: &str) -> Option<String> {
+/// A fresh schema in the test PostgreSQL database (`A13N_TEST_POSTGRES`, else [`LOCAL_POSTGRES`]), as a URL whose
+/// connections use it. A PostgreSQL test needs a server: without one it fails, saying how to point it at one.
+pub fn postgres_database(name: &str) -> String {
     let url = std::env::var("A13N_TEST_POSTGRES").unwrap_or_else(|_| LOCAL_POSTGRES.to_owned());
     let schema = format!("a13n_test_{name}_{}", std::process::id());
-    let Ok(mut client) = postgres::Client::connect(&url, postgres::NoTls) else {
-        eprintln!("skipped: no PostgreSQL answers at {url}; set A13N_TEST_POSTGRES=postgres://USER@HOST/DB");
-        return None;
-    };
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap_or_else(|error| {
+        panic!(
+            "this test needs PostgreSQL and none answers at {url} ({error}); start one or set \
+             A13N_TEST_POSTGRES=postgres://USER@HOST/DB (to leave PostgreSQL tests out: cargo test -- --skip postgres)"
+        )
+    });
     client
         .batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"))
         .expect("the test database accepts a schema");
     let separator = if url.contains('?') { '&' } else { '?' };
-    Some(format!("{url}{separator}options=-csearch_path%3D{schema}"))
+    format!("{url}{separator}options=-csearch_path%3D{schema}")
 }
 
 /// Run `sql` on the test PostgreSQL database (for tests that act as an operator would, e.g. terminating a

@@ -1,6 +1,6 @@
 //! The recorded behaviour of the Python reference: every case must pass.
 
-use a13n_stream::conformance::{run, Only};
+use a13n_stream_conformance::{run, Only};
 use a13n_testkit::{own_cases, shared_cases};
 
 fn assert_passes(path: std::path::PathBuf) {
@@ -17,10 +17,8 @@ fn repository_cases_pass() {
 
 #[test]
 fn shared_public_corpus_passes() {
-    match shared_cases() {
-        Some(path) => assert_passes(path),
-        None => {
-            eprintln!("skipped: no shared corpus beside this checkout (set A13N_CONFORMANCE to its cases/ directory)")
-        }
-    }
+    let path = shared_cases().expect(
+        "needs the shared corpus: ../shared/conformance/cases beside this checkout, or A13N_CONFORMANCE naming it",
+    );
+    assert_passes(path);
 }

@@ -1,9 +1,9 @@
-//! Micro-benchmarks of the per-event hot paths: `cargo bench -p a13n-stream`.
+//! Micro-benchmarks of the per-event hot paths: `cargo bench -p a13n-stream-bench`.
 //!
 //! Whole-stream figures (json_baseline, observe, fold, export, restore, peak memory) come from
 //! `a13n-stream bench`; these isolate one step each on a warm state.
 
-use a13n_stream::bench::{self, StreamKind};
+use a13n_stream_bench::generate::{self as bench, StreamKind};
 use a13n_stream_protocol::{DisplayFold, HarnessAguiStreamObserver, SourceItem};
 use divan::{black_box, Bencher};
 

@@ -1,6 +1,6 @@
 //! Recovery laws over every recorded stream, at every cut (the corpus records only a few cuts per case).
 
-use a13n_stream::conformance::{case_fold, case_processor};
+use a13n_stream_conformance::{case_fold, case_processor};
 use a13n_stream_protocol::{AguiEventProcessor, DisplayFold, DisplaySnapshot, HarnessAguiStreamObserver, SourceItem};
 use a13n_testkit::{case_options, load_source, source_cases};
 use serde_json::Value;

@@ -3,8 +3,8 @@
 use a13n_stream_protocol::{recorded, DisplayFold, DisplaySnapshot, FoldError, Observed};
 use serde_json::Value;
 
-use crate::conformance::{lines, text_difference, Case, Report};
 use crate::processors;
+use crate::runner::{lines, text_difference, Case, Report};
 
 /// One input of a display case: a source line, or an AG-UI event line.
 enum Input<'a> {
@@ -37,7 +37,7 @@ fn fold_line(fold: &mut DisplayFold, input: &Input<'_>) -> String {
 }
 
 fn new_fold(case: &Case, run_id: &str) -> Result<DisplayFold, String> {
-    crate::conformance::case_fold(&case.options, run_id)
+    crate::runner::case_fold(&case.options, run_id)
 }
 
 fn run_id(case: &Case) -> Option<String> {

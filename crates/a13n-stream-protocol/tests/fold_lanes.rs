@@ -2,8 +2,8 @@
 //! bytes, the same errors and the same state, on every recorded stream, on generated streams, from restored
 //! checkpoints, and on content-delta lines mutated in every way the fast lane must notice.
 
-use a13n_stream::bench::{self, StreamKind};
-use a13n_stream::conformance::{case_fold, case_processor};
+use a13n_stream_bench::generate::{self as bench, StreamKind};
+use a13n_stream_conformance::{case_fold, case_processor};
 use a13n_stream_protocol::{AguiEventProcessor, DisplayFold, SourceItem};
 use a13n_testkit::{case_options, fold_line_generally, random_stream, source_cases, Rng};
 use serde_json::{json, Value};

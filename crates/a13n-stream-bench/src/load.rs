@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::bench::{Generator, StreamKind};
+use crate::generate::{Generator, StreamKind};
 use crate::http::{request, sse_each};
 
 /// What to run.

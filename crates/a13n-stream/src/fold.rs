@@ -1,0 +1,120 @@
+//! `a13n-stream fold`: source lines (or AG-UI event lines) in, a display checkpoint out; optionally one observed
+//! line per input line, and checkpoint/restore/continue.
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+use a13n_stream_conformance::processors;
+use a13n_stream_protocol::{
+    recorded, AguiEventProcessor, DisplayFold, DisplayOptions, FoldError, InputError, Observed, SourceItem,
+};
+use serde_json::Value;
+
+use crate::cli::FoldArgs;
+use crate::failure::{io_error, Failure, Outcome};
+use crate::input;
+
+fn processor(args: &FoldArgs) -> Result<Option<AguiEventProcessor>, Failure> {
+    args.processor.map(|name| processors::named(name.name())).transpose().map_err(Failure::Usage)
+}
+
+fn options(args: &FoldArgs, processor: Option<AguiEventProcessor>) -> DisplayOptions {
+    DisplayOptions {
+        full_content: args.full_content,
+        retain_content: args.retain_content,
+        processor,
+        ..DisplayOptions::default()
+    }
+}
+
+/// The fold to start from: a restored checkpoint, a fresh AG-UI fold, or none yet (a source fold belongs to the
+/// run of its first line).
+fn starting_fold(args: &FoldArgs, processor: &mut Option<AguiEventProcessor>) -> Result<Option<DisplayFold>, Failure> {
+    if let Some(checkpoint) = &args.restore {
+        let mut text = String::new();
+        std::fs::File::open(checkpoint)
+            .and_then(|mut file| file.read_to_string(&mut text))
+            .map_err(|e| Failure::Io(format!("{}: {e}", checkpoint.display())))?;
+        let restored = DisplayFold::restore_json(&text, args.retain_content, processor.take())
+            .map_err(|e| Failure::Input(format!("{}: {e}", checkpoint.display())))?;
+        if args.full_content && !restored.export_continuation().full_content {
+            return Err(Failure::Usage("--full-content does not match the checkpoint's content policy".into()));
+        }
+        return Ok(Some(restored));
+    }
+    if args.agui {
+        let run_id = args.run_id.clone().unwrap_or_default();
+        return Ok(Some(DisplayFold::with_options(run_id, options(args, processor.take()))));
+    }
+    Ok(None)
+}
+
+/// Fold one AG-UI event line, writing its observed entries one a line.
+fn fold_event(fold: &mut DisplayFold, line: &str, entries: &mut Vec<u8>) -> Result<(), FoldError> {
+    match serde_json::from_str::<Value>(line) {
+        Ok(Value::Object(event)) => {
+            fold.fold(vec![event], None).map(|observed| Observed::write_lines(&observed, entries))
+        }
+        Ok(other) => Err(InputError::new("", format!("expected an AG-UI event object, found {other}")).into()),
+        Err(error) => Err(InputError::new("", format!("invalid JSON: {error}")).into()),
+    }
+}
+
+/// Run `fold`.
+pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
+    let mut processor = processor(&args)?;
+    let mut fold = starting_fold(&args, &mut processor)?;
+    let mut observed = args.observed.as_deref().map(input::create).transpose()?;
+    let mut outcome = Outcome::default();
+    let mut buffer = Vec::with_capacity(4096);
+    let mut entries = Vec::with_capacity(4096);
+    let mut index = 0u64;
+    input::for_each_line(input::open(args.input.as_deref())?, |number, line| {
+        index += 1;
+        if index <= args.start {
+            return Ok(true);
+        }
+        if args.stop.is_some_and(|stop| index > stop) {
+            return Ok(false);
+        }
+        entries.clear();
+        let result: Result<(), FoldError> = match line {
+            Err(error) => Err(InputError::new("", error.to_string()).into()),
+            Ok(line) if args.agui => fold.as_mut().map_or(Ok(()), |fold| fold_event(fold, line, &mut entries)),
+            Ok(line) => match fold.as_mut() {
+                Some(fold) => fold.fold_line(line, &mut entries).map(drop),
+                None => SourceItem::from_json(line).map_err(FoldError::from).and_then(|item| {
+                    let fold =
+                        fold.insert(DisplayFold::with_options(item.run_id.clone(), options(&args, processor.take())));
+                    fold.fold_source(&item).map(|observed| Observed::write_lines(&observed, &mut entries))
+                }),
+            },
+        };
+        if let Err(error) = &result {
+            outcome.report(number, error.is_observation(), &error.to_string());
+        }
+        if let Some(out) = observed.as_mut() {
+            buffer.clear();
+            match result {
+                Ok(()) => recorded::write_observed_line(&entries, &mut buffer),
+                Err(error) => {
+                    let (kind, message) = recorded::fold_error_parts(&error);
+                    recorded::write_error_line(kind, &message, &mut buffer);
+                }
+            }
+            buffer.push(b'\n');
+            out.write_all(&buffer).map_err(io_error)?;
+        }
+        Ok(true)
+    })?;
+    if let Some(mut out) = observed {
+        out.flush().map_err(io_error)?;
+    }
+    let run_id = args.run_id.clone().unwrap_or_else(|| "run".into());
+    let fold = fold.unwrap_or_else(|| DisplayFold::with_options(run_id, options(&args, None)));
+    let mut export = input::create(&args.export)?;
+    fold.write_export(&mut export).map_err(io_error)?;
+    export.write_all(b"\n").map_err(io_error)?;
+    export.flush().map_err(io_error)?;
+    Ok(outcome.exit())
+}

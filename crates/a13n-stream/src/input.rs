@@ -1,0 +1,79 @@
+//! Reading input lines by the workspace's one set of line rules ([`a13n_stream_protocol::lines`]), with a
+//! progress line (lines, bytes, lines/s) on standard error when it is a terminal.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, IsTerminal, Write};
+use std::path::Path;
+
+use a13n_stream_protocol::lines::{LineError, LineSplitter};
+use a13n_stream_protocol::MAX_SOURCE_LINE_BYTES;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::failure::Failure;
+
+/// Open a file, or standard input for `-` or no path.
+pub fn open(path: Option<&Path>) -> Result<Box<dyn BufRead>, Failure> {
+    match path {
+        None => Ok(Box::new(BufReader::new(io::stdin()))),
+        Some(path) if path == Path::new("-") => Ok(Box::new(BufReader::new(io::stdin()))),
+        Some(path) => File::open(path)
+            .map(|file| Box::new(BufReader::with_capacity(1 << 16, file)) as Box<dyn BufRead>)
+            .map_err(|error| Failure::Io(format!("{}: {error}", path.display()))),
+    }
+}
+
+/// Create a file, or standard output for `-`.
+pub fn create(path: &Path) -> Result<Box<dyn Write>, Failure> {
+    if path == Path::new("-") {
+        return Ok(Box::new(io::BufWriter::new(io::stdout())));
+    }
+    File::create(path)
+        .map(|file| Box::new(io::BufWriter::new(file)) as Box<dyn Write>)
+        .map_err(|error| Failure::Io(format!("{}: {error}", path.display())))
+}
+
+/// Hand every line of `input` to `each` (its 1-based line number and its text or why it has none) until the
+/// input ends or `each` returns `false`.
+pub fn for_each_line(
+    mut input: Box<dyn BufRead>,
+    mut each: impl FnMut(u64, Result<&str, LineError>) -> Result<bool, Failure>,
+) -> Result<(), Failure> {
+    let progress = progress_bar();
+    let mut splitter = LineSplitter::new(MAX_SOURCE_LINE_BYTES);
+    let mut bytes = 0u64;
+    loop {
+        let chunk = input.fill_buf().map_err(|error| Failure::Io(format!("reading input: {error}")))?;
+        if chunk.is_empty() {
+            break;
+        }
+        let length = chunk.len();
+        let mut rest = chunk;
+        while let Some((number, line)) = splitter.next_line(&mut rest) {
+            if !each(number, line)? {
+                progress.finish_and_clear();
+                return Ok(());
+            }
+        }
+        input.consume(length);
+        bytes += length as u64;
+        progress.set_position(splitter.lines_seen());
+        progress.set_message(format!("{} read", indicatif::HumanBytes(bytes)));
+    }
+    if let Some((number, line)) = splitter.finish() {
+        each(number, line)?;
+    }
+    progress.finish_and_clear();
+    Ok(())
+}
+
+/// A spinner with lines, lines/s and bytes on a terminal; hidden otherwise.
+fn progress_bar() -> ProgressBar {
+    if !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new_spinner();
+    let style = ProgressStyle::with_template("{spinner} {human_pos} lines ({per_sec}), {msg}, {elapsed}")
+        .unwrap_or_else(|_| ProgressStyle::default_spinner());
+    bar.set_style(style);
+    bar
+}

@@ -1,0 +1,54 @@
+//! `a13n-stream observe`: Harness source lines in, AG-UI events out.
+
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+use a13n_stream_conformance::processors;
+use a13n_stream_protocol::{recorded, HarnessAguiStreamObserver, InputError, ObserveError, SourceItem};
+
+use crate::cli::ObserveArgs;
+use crate::failure::{io_error, Failure, Outcome};
+use crate::input;
+
+/// Run `observe`.
+pub fn run(args: ObserveArgs) -> Result<ExitCode, Failure> {
+    let mut observer = HarnessAguiStreamObserver::new().retain_events(false);
+    if let Some(name) = args.processor {
+        observer = observer.with_processor(processors::named(name.name()).map_err(Failure::Usage)?);
+    }
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let mut outcome = Outcome::default();
+    let mut buffer = Vec::with_capacity(4096);
+    input::for_each_line(input::open(args.input.as_deref())?, |number, line| {
+        let result = match line {
+            Ok(line) => SourceItem::from_json(line).map_err(ObserveError::Input),
+            Err(error) => Err(ObserveError::Input(InputError::new("", error.to_string()))),
+        }
+        .and_then(|item| observer.observe(&item));
+        buffer.clear();
+        match result {
+            Ok(events) if args.per_item => {
+                recorded::write_events_line(&events, &mut buffer);
+                buffer.push(b'\n');
+            }
+            Ok(events) => {
+                for event in &events {
+                    event.write_json(&mut buffer);
+                    buffer.push(b'\n');
+                }
+            }
+            Err(error) => {
+                outcome.report(number, error.is_observation(), &error.to_string());
+                if args.per_item {
+                    let (kind, message) = recorded::observe_error_parts(&error);
+                    recorded::write_error_line(kind, &message, &mut buffer);
+                    buffer.push(b'\n');
+                }
+            }
+        }
+        out.write_all(&buffer).map_err(io_error)?;
+        Ok(true)
+    })?;
+    out.flush().map_err(io_error)?;
+    Ok(outcome.exit())
+}
