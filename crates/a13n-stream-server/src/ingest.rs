@@ -14,21 +14,31 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use serde::Deserialize;
-use serde_json::json;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use utoipa::IntoParams;
 
 use a13n_stream_protocol::lines::{LineError, LineSplitter};
 
-use crate::problem::{Params, Problem};
+use crate::problem::{Count, Params, Problem};
 use crate::runs::{valid_run_id, IngestError, OnReject};
-use crate::{bad_run_id, Shared};
+#[allow(unused_imports)] // Named by the OpenAPI annotations.
+use crate::wire::ErrorBody;
+use crate::wire::{Ingested, RejectedLine};
+use crate::{bad_run_id, Shared, ATTEMPT};
+use a13n_stream_protocol::StreamPosition;
 
 /// The media types ingest accepts (parameters such as `charset` aside).
 pub const NDJSON_TYPES: &[&str] = &["application/x-ndjson", "application/jsonl", "application/json"];
 
-#[derive(Deserialize)]
+/// `POST /v1/runs/{run_id}/source` parameters.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub(crate) struct IngestQuery {
-    offset: Option<u64>,
+    /// The journal position of the batch's first line (required).
+    #[param(value_type = Option<u64>, minimum = 0, maximum = 9223372036854775807_i64, required = true)]
+    offset: Option<Count>,
+    /// `refuse` (default): a rejected line refuses the batch. `skip`: it is journaled, recorded and skipped.
+    #[param(pattern = "^(refuse|skip)$")]
     on_reject: Option<String>,
 }
 
@@ -39,6 +49,22 @@ fn ndjson(headers: &HeaderMap) -> bool {
     NDJSON_TYPES.iter().any(|t| t.eq_ignore_ascii_case(media))
 }
 
+/// Take a batch of Harness source lines, exactly once.
+#[utoipa::path(post, path = "/v1/runs/{run_id}/source", tag = "runs",
+    params(crate::routes::RunIdParam, IngestQuery),
+    request_body(description = "NDJSON: Harness source items, one JSON object a line", content(
+        (String = "application/x-ndjson"), (String = "application/jsonl"), (String = "application/json"),
+    )),
+    responses(
+        (status = 200, description = "Committed, or an exact retry of stored lines", body = Ingested),
+        (status = 400, description = "A malformed run id, parameter or body line, or an empty body", body = ErrorBody),
+        (status = 408, description = "The body did not arrive in time", body = ErrorBody),
+        (status = 409, description = "The offset is not the journal's end (`conflict`), or the run has ended", body = ErrorBody),
+        (status = 413, description = "The body, a line or the batch is too large", body = ErrorBody),
+        (status = 415, description = "Not an NDJSON content type", body = ErrorBody),
+        (status = 422, description = "A line is malformed, rejected, or of another run (nothing committed)", body = ErrorBody),
+        (status = 503, description = "Too many ingest bytes in flight (Retry-After), or storage failed", body = ErrorBody),
+    ))]
 pub(crate) async fn ingest(
     State(app): State<Shared>,
     Path(run_id): Path<String>,
@@ -49,7 +75,7 @@ pub(crate) async fn ingest(
     if !valid_run_id(&run_id) {
         return bad_run_id();
     }
-    let Some(offset) = query.offset else {
+    let Some(Count(offset)) = query.offset else {
         let message = "?offset=N (the journal position of the first line) is required";
         return Problem::new(StatusCode::BAD_REQUEST, "query", message).into_response();
     };
@@ -75,21 +101,18 @@ pub(crate) async fn ingest(
         }
     };
     match app.runs.ingest(&run_id, offset, lines, on_reject).await {
-        Ok(accepted) => {
-            let rejected: Vec<_> = accepted
+        Ok(accepted) => axum::Json(Ingested {
+            next_offset: accepted.next_offset,
+            events: accepted.events,
+            duplicate: accepted.duplicate,
+            position: StreamPosition { attempt: ATTEMPT, sequence: accepted.position }.to_string(),
+            rejected: accepted
                 .rejected
-                .iter()
-                .map(|r| json!({"line": r.line, "kind": r.kind, "message": r.message}))
-                .collect();
-            axum::Json(json!({
-                "next_offset": accepted.next_offset,
-                "events": accepted.events,
-                "duplicate": accepted.duplicate,
-                "position": format!("0-{}", accepted.position),
-                "rejected": rejected,
-            }))
-            .into_response()
-        }
+                .into_iter()
+                .map(|r| RejectedLine { line: r.line, kind: r.kind, message: r.message })
+                .collect(),
+        })
+        .into_response(),
         Err(error) => refusal(error).into_response(),
     }
 }

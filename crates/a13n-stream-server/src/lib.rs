@@ -21,12 +21,14 @@ pub mod guard;
 mod ingest;
 pub mod listener;
 pub mod metrics;
+pub mod openapi;
 pub mod postgres;
 mod problem;
 mod routes;
 pub mod runs;
 pub mod storage;
 mod subscribe;
+pub mod wire;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -104,6 +106,7 @@ fn router(app: Shared) -> Router {
     Router::new()
         .route("/healthz", get(routes::healthz))
         .route("/metrics", get(routes::metrics))
+        .route("/openapi.json", get(openapi::openapi_json))
         .route("/v1/runs", get(routes::list_runs))
         .route("/v1/runs/{run_id}/source", post(ingest::ingest))
         .route("/v1/runs/{run_id}/events", get(subscribe::events))

@@ -72,3 +72,19 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Params<
         }
     }
 }
+
+/// A count, position or ordinal in a query parameter: a whole number from 0 to 2^63 - 1 (what storage holds).
+#[derive(Clone, Copy, Debug, serde::Deserialize)]
+#[serde(try_from = "u64")]
+pub struct Count(pub u64);
+
+impl TryFrom<u64> for Count {
+    type Error = String;
+
+    fn try_from(value: u64) -> Result<Count, String> {
+        if value > i64::MAX as u64 {
+            return Err(format!("{value} is larger than {}", i64::MAX));
+        }
+        Ok(Count(value))
+    }
+}

@@ -5,16 +5,24 @@ use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde_json::json;
+use utoipa::IntoParams;
 
-use crate::problem::{Params, Problem};
+use crate::problem::{Count, Params, Problem};
 use crate::runs::valid_run_id;
+#[allow(unused_imports)] // Named by the OpenAPI annotations.
+use crate::wire::{ErrorBody, ItemsPage, Snapshot};
+use crate::wire::{Health, RejectedLine, RejectionsPage, RunSummary, RunsPage};
 use crate::{bad_run_id, Shared, ATTEMPT};
 
-/// The default and the largest page of `/v1/runs`, `/items` and `/rejections`.
+/// The default page of `/v1/runs`, `/items` and `/rejections`.
 pub const PAGE_DEFAULT: usize = 100;
 /// The largest page.
 pub const PAGE_MAX: usize = 1000;
+
+/// A page size from a `limit` parameter: the default when absent, else clamped to 1..=PAGE_MAX.
+fn page_size(limit: Option<Count>) -> usize {
+    limit.map_or(PAGE_DEFAULT, |Count(limit)| usize::try_from(limit).unwrap_or(PAGE_MAX).clamp(1, PAGE_MAX))
+}
 
 fn position(sequence: u64) -> String {
     StreamPosition { attempt: ATTEMPT, sequence }.to_string()
@@ -24,50 +32,81 @@ fn not_found(run_id: &str) -> Response {
     Problem::new(StatusCode::NOT_FOUND, "not_found", format!("no run {run_id:?} was ingested")).into_response()
 }
 
+/// Liveness: answered without a token.
+#[utoipa::path(get, path = "/healthz", tag = "host", operation_id = "healthz", security(()),
+    responses((status = 200, description = "The host is up", body = Health)))]
 pub(crate) async fn healthz() -> Response {
-    axum::Json(json!({"status": "ok"})).into_response()
+    axum::Json(Health { status: "ok" }).into_response()
 }
 
+/// The host's counters and gauges, in the OpenMetrics text format.
+#[utoipa::path(get, path = "/metrics", tag = "host", responses(
+    (status = 200, description = "OpenMetrics text", content_type = "application/openmetrics-text", body = String),
+))]
 pub(crate) async fn metrics(State(app): State<Shared>) -> Response {
     ([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], app.runs.metrics.encode()).into_response()
 }
 
-#[derive(Deserialize)]
+/// `GET /v1/runs` parameters.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub(crate) struct RunsQuery {
+    /// Runs whose id sorts after this one (the previous page's `next_after`).
     after: Option<String>,
-    limit: Option<usize>,
+    /// The most runs in the page (default 100; 0 is read as 1, more than 1000 as 1000).
+    #[param(value_type = Option<u64>, minimum = 0, maximum = 9223372036854775807_i64)]
+    limit: Option<Count>,
 }
 
+/// Runs by id, a page at a time.
+#[utoipa::path(get, path = "/v1/runs", tag = "runs", params(RunsQuery), responses(
+    (status = 200, description = "A page of runs", body = RunsPage),
+    (status = 400, description = "A malformed parameter", body = ErrorBody),
+    (status = 503, description = "Storage failed", body = ErrorBody),
+))]
 pub(crate) async fn list_runs(State(app): State<Shared>, Params(query): Params<RunsQuery>) -> Response {
-    let limit = query.limit.unwrap_or(PAGE_DEFAULT).clamp(1, PAGE_MAX);
+    let limit = page_size(query.limit);
     let after = query.after.unwrap_or_default();
     match app.runs.storage().runs(&after, limit).await {
         Ok(runs) => {
             let next_after = (runs.len() == limit).then(|| runs.last().map(|run| run.run_id.clone())).flatten();
-            let runs: Vec<_> = runs
-                .iter()
-                .map(|run| {
-                    json!({
-                        "run_id": run.run_id,
-                        "journal_len": run.journal_len,
-                        "position": position(run.position),
-                        "complete": run.complete,
-                    })
+            let runs = runs
+                .into_iter()
+                .map(|run| RunSummary {
+                    position: position(run.position),
+                    run_id: run.run_id,
+                    journal_len: run.journal_len,
+                    complete: run.complete,
                 })
                 .collect();
-            axum::Json(json!({"runs": runs, "next_after": next_after})).into_response()
+            axum::Json(RunsPage { runs, next_after }).into_response()
         }
         Err(error) => Problem::storage(error).into_response(),
     }
 }
 
-#[derive(Deserialize)]
+/// `GET /v1/runs/{run_id}/items` parameters.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub(crate) struct ItemsQuery {
-    after: Option<u64>,
-    before: Option<u64>,
-    limit: Option<usize>,
+    /// Items with a larger ordinal (the previous page's `next_after`; default 0).
+    #[param(value_type = Option<u64>, minimum = 0, maximum = 9223372036854775807_i64)]
+    after: Option<Count>,
+    /// Items with a smaller ordinal.
+    #[param(value_type = Option<u64>, minimum = 0, maximum = 9223372036854775807_i64)]
+    before: Option<Count>,
+    /// The most items in the page (default 100; 0 is read as 1, more than 1000 as 1000).
+    #[param(value_type = Option<u64>, minimum = 0, maximum = 9223372036854775807_i64)]
+    limit: Option<Count>,
 }
 
+/// Display items by ordinal, with the committed position.
+#[utoipa::path(get, path = "/v1/runs/{run_id}/items", tag = "runs", params(RunIdParam, ItemsQuery), responses(
+    (status = 200, description = "A page of items", body = ItemsPage),
+    (status = 400, description = "A malformed run id or parameter", body = ErrorBody),
+    (status = 404, description = "No such run was ingested", body = ErrorBody),
+    (status = 503, description = "Storage failed", body = ErrorBody),
+))]
 pub(crate) async fn items(
     State(app): State<Shared>,
     Path(run_id): Path<String>,
@@ -81,9 +120,10 @@ pub(crate) async fn items(
         Ok(None) => return not_found(&run_id),
         Err(error) => return Problem::storage(error).into_response(),
     };
-    let limit = query.limit.unwrap_or(PAGE_DEFAULT).clamp(1, PAGE_MAX);
-    let after = query.after.unwrap_or(0);
-    let page = match app.runs.storage().items(&run_id, after, query.before, limit).await {
+    let limit = page_size(query.limit);
+    let after = query.after.map_or(0, |Count(after)| after);
+    let before = query.before.map(|Count(before)| before);
+    let page = match app.runs.storage().items(&run_id, after, before, limit).await {
         Ok(page) => page,
         Err(error) => return Problem::storage(error).into_response(),
     };
@@ -97,12 +137,20 @@ pub(crate) async fn items(
         body.push_str(&item.item);
     }
     let last = page.last().map_or(after, |item| item.ordinal);
-    let tail = json!({"position": position(status.position), "complete": status.complete, "next_after": last});
+    let tail =
+        serde_json::json!({"position": position(status.position), "complete": status.complete, "next_after": last});
     body.push_str("],");
     body.push_str(tail.to_string().trim_start_matches('{'));
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
+/// The committed display checkpoint: restore it and continue from its position with `events`.
+#[utoipa::path(get, path = "/v1/runs/{run_id}/snapshot", tag = "runs", params(RunIdParam), responses(
+    (status = 200, description = "The reference's DisplaySnapshot JSON", body = Snapshot),
+    (status = 400, description = "A malformed run id", body = ErrorBody),
+    (status = 404, description = "No such run was ingested", body = ErrorBody),
+    (status = 503, description = "Storage failed", body = ErrorBody),
+))]
 pub(crate) async fn snapshot(State(app): State<Shared>, Path(run_id): Path<String>) -> Response {
     if !valid_run_id(&run_id) {
         return bad_run_id();
@@ -114,12 +162,25 @@ pub(crate) async fn snapshot(State(app): State<Shared>, Path(run_id): Path<Strin
     }
 }
 
-#[derive(Deserialize)]
+/// `GET /v1/runs/{run_id}/rejections` parameters.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub(crate) struct RejectionsQuery {
-    from: Option<u64>,
-    limit: Option<usize>,
+    /// Lines at this journal position or later (the previous page's `next_from`; default 0).
+    #[param(value_type = Option<u64>, minimum = 0, maximum = 9223372036854775807_i64)]
+    from: Option<Count>,
+    /// The most lines in the page (default 100; 0 is read as 1, more than 1000 as 1000).
+    #[param(value_type = Option<u64>, minimum = 0, maximum = 9223372036854775807_i64)]
+    limit: Option<Count>,
 }
 
+/// Lines journaled as rejected and skipped (`on_reject=skip`), by position.
+#[utoipa::path(get, path = "/v1/runs/{run_id}/rejections", tag = "runs", params(RunIdParam, RejectionsQuery), responses(
+    (status = 200, description = "A page of rejected lines", body = RejectionsPage),
+    (status = 400, description = "A malformed run id or parameter", body = ErrorBody),
+    (status = 404, description = "No such run was ingested", body = ErrorBody),
+    (status = 503, description = "Storage failed", body = ErrorBody),
+))]
 pub(crate) async fn rejections(
     State(app): State<Shared>,
     Path(run_id): Path<String>,
@@ -133,14 +194,26 @@ pub(crate) async fn rejections(
         Ok(None) => return not_found(&run_id),
         Err(error) => return Problem::storage(error).into_response(),
     }
-    let limit = query.limit.unwrap_or(PAGE_DEFAULT).clamp(1, PAGE_MAX);
-    match app.runs.storage().rejections(&run_id, query.from.unwrap_or(0), limit).await {
+    let limit = page_size(query.limit);
+    match app.runs.storage().rejections(&run_id, query.from.map_or(0, |Count(from)| from), limit).await {
         Ok(rejections) => {
             let next_from = (rejections.len() == limit).then(|| rejections.last().map(|r| r.line + 1)).flatten();
-            let rejections: Vec<_> =
-                rejections.iter().map(|r| json!({"line": r.line, "kind": r.kind, "message": r.message})).collect();
-            axum::Json(json!({"rejections": rejections, "next_from": next_from})).into_response()
+            let rejections = rejections
+                .into_iter()
+                .map(|r| RejectedLine { line: r.line, kind: r.kind, message: r.message })
+                .collect();
+            axum::Json(RejectionsPage { rejections, next_from }).into_response()
         }
         Err(error) => Problem::storage(error).into_response(),
     }
+}
+
+/// The `{run_id}` path parameter of every run route.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)] // Only its OpenAPI description is used; handlers take the id as a `String`.
+pub(crate) struct RunIdParam {
+    /// The run (the Harness run id): 1 to 128 of `A-Z a-z 0-9 - _ . :`, not only dots.
+    #[param(pattern = r"^[A-Za-z0-9_.:-]*[A-Za-z0-9_:-][A-Za-z0-9_.:-]*$", max_length = 128, min_length = 1)]
+    run_id: String,
 }

@@ -18,17 +18,24 @@ use futures_util::stream::{self, Stream};
 use serde::Deserialize;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{broadcast, watch};
+use utoipa::IntoParams;
 
 use crate::metrics::SubscriberGuard;
 use crate::problem::{Params, Problem};
 use crate::runs::{is_terminal, valid_run_id, Live};
+#[allow(unused_imports)] // Named by the OpenAPI annotations.
+use crate::wire::ErrorBody;
 use crate::{bad_run_id, Shared, ATTEMPT};
 
 /// Events read from storage per query while catching up.
 const PAGE: usize = 512;
 
-#[derive(Deserialize)]
+/// `GET /v1/runs/{run_id}/events` parameters.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub(crate) struct EventsQuery {
+    /// Resume strictly after this position (`attempt-sequence`); the `Last-Event-ID` header wins.
+    #[param(pattern = r"^(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$")]
     after: Option<String>,
 }
 
@@ -108,6 +115,17 @@ fn resume_after(headers: &HeaderMap, after: Option<&str>) -> Result<Option<Strea
     }
 }
 
+/// The run's AG-UI events as Server-Sent Events (`id: attempt-sequence`): stored events after the position,
+/// then the live tail, ending after the run's terminal event. A run not ingested yet may be subscribed to.
+#[utoipa::path(get, path = "/v1/runs/{run_id}/events", tag = "runs", params(
+    crate::routes::RunIdParam,
+    ("Last-Event-ID" = Option<String>, Header, description = "Resume strictly after this position", pattern = r"^(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$"),
+    EventsQuery,
+), responses(
+    (status = 200, description = "A stream of `id:` and `data:` (one AG-UI event JSON) records", content_type = "text/event-stream", body = String),
+    (status = 400, description = "A malformed run id or position, another attempt, or a position beyond the committed one", body = ErrorBody),
+    (status = 503, description = "Storage failed", body = ErrorBody),
+))]
 pub(crate) async fn events(
     State(app): State<Shared>,
     Path(run_id): Path<String>,

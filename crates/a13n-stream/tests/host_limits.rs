@@ -292,3 +292,36 @@ fn a_large_body_costs_a_small_multiple_of_its_size() {
     eprintln!("peak grew by {} MB for a {} MB body", grown >> 20, body.len() >> 20);
     assert!(grown < 5 * body.len(), "peak grew by {grown} bytes for a {}-byte body", body.len());
 }
+
+/// The host publishes its contract: every route with its parameters and answers.
+#[test]
+fn the_openapi_document_names_every_route_and_the_token_when_there_is_one() {
+    let server = start("openapi", &[]);
+    let document = json(&request(&server.address, "GET", "/openapi.json", &[], b"").unwrap().body);
+    let paths: Vec<&str> = document["paths"].as_object().unwrap().keys().map(String::as_str).collect();
+    for route in [
+        "/healthz",
+        "/metrics",
+        "/openapi.json",
+        "/v1/runs",
+        "/v1/runs/{run_id}/source",
+        "/v1/runs/{run_id}/events",
+        "/v1/runs/{run_id}/items",
+        "/v1/runs/{run_id}/snapshot",
+        "/v1/runs/{run_id}/rejections",
+    ] {
+        assert!(paths.contains(&route), "{route} missing from {paths:?}");
+    }
+    let source = &document["paths"]["/v1/runs/{run_id}/source"]["post"];
+    for status in ["200", "400", "408", "409", "413", "415", "422", "503", "403", "421"] {
+        assert!(source["responses"][status].is_object(), "POST source documents {status}");
+    }
+    assert!(document.get("security").is_none(), "no token: no route needs one");
+    drop(server);
+    let server = start("openapi-token", &["--token", "s3cret"]);
+    let document = json(
+        &request(&server.address, "GET", "/openapi.json", &[("Authorization", "Bearer s3cret")], b"").unwrap().body,
+    );
+    assert!(document["components"]["securitySchemes"]["bearer"].is_object());
+    assert!(document["paths"]["/v1/runs"]["get"]["responses"]["401"].is_object());
+}

@@ -1,0 +1,129 @@
+//! The host's JSON bodies as typed structs: what each route answers, declared once for serde and for the
+//! OpenAPI document (`GET /openapi.json`).
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// `GET /healthz`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Health {
+    /// Always `ok`.
+    #[schema(example = "ok")]
+    pub status: &'static str,
+}
+
+/// A source line journaled as rejected and skipped (`on_reject=skip`).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RejectedLine {
+    /// The line's journal position.
+    pub line: u64,
+    /// `input` (malformed) or `observation` (refused by the protocol).
+    pub kind: String,
+    /// Why.
+    pub message: String,
+}
+
+/// `POST /v1/runs/{run_id}/source`: the batch was committed, or was an exact retry.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Ingested {
+    /// The journal's length after the batch: the next batch's offset.
+    pub next_offset: u64,
+    /// AG-UI events the batch produced (0 for a retry).
+    pub events: usize,
+    /// Whether the batch was an exact retry of stored lines (nothing changed).
+    pub duplicate: bool,
+    /// The committed position, `attempt-sequence`.
+    #[schema(pattern = r"^(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$", example = "0-42")]
+    pub position: String,
+    /// Lines journaled as rejected and skipped.
+    pub rejected: Vec<RejectedLine>,
+}
+
+/// One run of `GET /v1/runs`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RunSummary {
+    /// The run.
+    pub run_id: String,
+    /// Source lines journaled.
+    pub journal_len: u64,
+    /// The committed position, `attempt-sequence`.
+    #[schema(pattern = r"^(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$")]
+    pub position: String,
+    /// Whether the run's terminal result is committed.
+    pub complete: bool,
+}
+
+/// `GET /v1/runs`: a page of runs by id.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RunsPage {
+    /// The runs.
+    pub runs: Vec<RunSummary>,
+    /// Pass as `after` for the next page; `null` on the last page.
+    pub next_after: Option<String>,
+}
+
+/// `GET /v1/runs/{run_id}/items`: a page of display items by ordinal (each item as its checkpoint JSON).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ItemsPage {
+    /// The items.
+    pub items: Vec<serde_json::Map<String, serde_json::Value>>,
+    /// The committed position, `attempt-sequence`.
+    #[schema(pattern = r"^(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$")]
+    pub position: String,
+    /// Whether the run's terminal result is committed.
+    pub complete: bool,
+    /// The last ordinal of the page: pass as `after` for the next page.
+    pub next_after: u64,
+}
+
+/// `GET /v1/runs/{run_id}/rejections`: a page of rejected lines by position.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RejectionsPage {
+    /// The lines.
+    pub rejections: Vec<RejectedLine>,
+    /// Pass as `from` for the next page; `null` on the last page.
+    pub next_from: Option<u64>,
+}
+
+/// `GET /v1/runs/{run_id}/snapshot`: the reference's `DisplaySnapshot` checkpoint JSON.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Snapshot {
+    /// The display items.
+    pub items: Vec<serde_json::Map<String, serde_json::Value>>,
+    /// The continuation a fold restores from.
+    pub continuation: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Every error answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// What went wrong.
+    pub error: ErrorDetail,
+}
+
+/// What went wrong: a stable `code`, a message, and the fields that say more for that code.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorDetail {
+    /// One of `offset`, `line`, `identity`, `run_complete`, `empty`, `content_type`, `too_large`, `busy`,
+    /// `body_timeout`, `body`, `query`, `position`, `run_id`, `not_found`, `host`, `origin`, `unauthorized`,
+    /// `storage`.
+    pub code: String,
+    /// A sentence for people.
+    pub message: String,
+    /// `offset`: `behind`, `ahead` or `different_content`.
+    pub conflict: Option<String>,
+    /// `offset`: the journal's length, where the next batch must start.
+    pub expected_offset: Option<u64>,
+    /// `line`, `identity`, `run_complete`, `too_large`: the journal position of the line.
+    pub line: Option<u64>,
+    /// `line`: `input` or `observation`.
+    pub kind: Option<String>,
+    /// `identity`: `run_id` or `thread_id`.
+    pub field: Option<String>,
+    /// `identity`: the run's value.
+    pub expected: Option<String>,
+    /// `identity`: the line's value.
+    pub found: Option<String>,
+    /// `position`: the committed position.
+    pub position: Option<String>,
+}
