@@ -30,10 +30,40 @@ macro_rules! events {
             )*
         }
 
+        /// The type of an AG-UI 1.0 event: the one place that names every wire `type`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum EventType {
+            $(
+                #[doc = concat!("`", $tag, "`")]
+                $variant,
+            )*
+        }
+
+        impl EventType {
+            /// Every event type.
+            pub const ALL: &'static [EventType] = &[$( EventType::$variant, )*];
+
+            /// The wire name.
+            pub fn as_str(self) -> &'static str {
+                match self { $( EventType::$variant => $tag, )* }
+            }
+
+            /// The type a wire name names, if it is one.
+            pub fn parse(name: &str) -> Option<EventType> {
+                match name { $( $tag => Some(EventType::$variant), )* _ => None }
+            }
+        }
+
         impl Event {
             /// The wire `type` of this event.
             pub fn event_type(&self) -> &'static str {
                 match self { $( Event::$variant(_) => $tag, )* }
+            }
+
+            /// The type of this event.
+            pub fn kind(&self) -> EventType {
+                match self { $( Event::$variant(_) => EventType::$variant, )* }
             }
 
             /// The event's `timestamp` in epoch milliseconds.

@@ -10,9 +10,10 @@ use serde_json::{json, Value};
 use crate::agui::ToolResultContent;
 use crate::error::InputError;
 use crate::json::{Object, PyDumps};
+use crate::names;
 
 /// The metadata key under which a lowered tool result marks its execution value.
-const TOOL_CONTENT_METADATA_KEY: &str = "a13n.tool-content";
+const TOOL_CONTENT_METADATA_KEY: &str = names::TOOL_CONTENT_METADATA;
 
 /// A native content value as dumped, and the presentation metadata it carries.
 struct Native<'a> {

@@ -12,9 +12,10 @@ use serde_json::Value;
 use crate::agui::{CustomEvent, Event};
 use crate::error::InputError;
 use crate::json::{char_boundary, Object};
+use crate::names;
 
 /// The `CUSTOM` name of a fragment frame.
-pub const FRAGMENT_EVENT_NAME: &str = "a13n.stream.fragment";
+pub const FRAGMENT_EVENT_NAME: &str = names::STREAM_FRAGMENT;
 /// Events up to this many bytes of JSON travel whole.
 const WHOLE_EVENT_BYTES: usize = 48 * 1024;
 /// Code points of JSON text per frame.

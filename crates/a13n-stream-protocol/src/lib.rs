@@ -108,6 +108,7 @@ pub mod fragments;
 mod json;
 pub mod lines;
 mod memory;
+pub mod names;
 pub mod observer;
 mod pydantic;
 pub mod recorded;

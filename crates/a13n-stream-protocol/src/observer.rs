@@ -30,6 +30,7 @@ use crate::content::{public_tool_value, tool_execution_value, tool_result_conten
 use crate::error::{InputError, ObserveError};
 use crate::fragments::fragment_lazily;
 use crate::json::{char_len, Object, PyDumps};
+use crate::names;
 use crate::pydantic::Validation;
 use crate::source::{EventKind, RunResult, RunStatus, SourceBody, SourceEvent, SourceItem};
 
@@ -780,7 +781,7 @@ fn convert(item: &SourceItem, state: &mut ObserverState) -> Result<Vec<Event>, O
             let mut value = Object::new();
             value.insert("event_kind".into(), event.raw().get("event_kind").cloned().unwrap_or(Value::Null));
             value.insert("enqueue_id".into(), event.raw().get("enqueue_id").cloned().unwrap_or(Value::Null));
-            return Ok(vec![custom(item, "a13n.pydantic_ai.enqueued_messages".into(), Value::Object(value))]);
+            return Ok(vec![custom(item, names::ENQUEUED_MESSAGES.into(), Value::Object(value))]);
         }
         EventKind::DeferredToolResults => {
             // Each resolved value arrives later as its own tool result; the batch carries identities only.
@@ -793,7 +794,7 @@ fn convert(item: &SourceItem, state: &mut ObserverState) -> Result<Vec<Event>, O
             value.insert("event_kind".into(), event.raw().get("event_kind").cloned().unwrap_or(Value::Null));
             value.insert("call_ids".into(), ids("calls"));
             value.insert("approval_ids".into(), ids("approvals"));
-            return Ok(vec![custom(item, "a13n.pydantic_ai.deferred_tool_results".into(), Value::Object(value))]);
+            return Ok(vec![custom(item, names::DEFERRED_TOOL_RESULTS.into(), Value::Object(value))]);
         }
         EventKind::Capability => {
             let name = event.str_field("kind").unwrap_or_default().to_owned();
@@ -822,13 +823,13 @@ fn custom(item: &SourceItem, name: String, event: Value) -> Event {
 
 fn custom_pydantic_event(item: &SourceItem, raw: Object) -> Event {
     let kind = raw.get("event_kind").and_then(Value::as_str).unwrap_or_default();
-    custom(item, format!("a13n.pydantic_ai.{kind}"), Value::Object(raw))
+    custom(item, format!("{}{kind}", names::PYDANTIC_AI_PREFIX), Value::Object(raw))
 }
 
 fn custom_harness_event(item: &SourceItem, event: &SourceEvent) -> Event {
     let kind = event.str_field("kind").unwrap_or_default();
     let raw = event.raw();
-    let mut name = format!("a13n.harness.{kind}");
+    let mut name = format!("{}{kind}", names::HARNESS_PREFIX);
     if kind == "tool" {
         if let Some(tool) = raw.get("payload").and_then(Value::as_object).and_then(tool_extra_name) {
             name.push('.');
@@ -903,7 +904,7 @@ fn convert_input(item: &SourceItem, event: &SourceEvent) -> Event {
     Event::Custom(CustomEvent {
         timestamp: Some(item.occurred_at.timestamp_ms()),
         metadata: Some(metadata),
-        name: if media { "a13n.input.media".into() } else { format!("a13n.input.{source}") },
+        name: if media { names::INPUT_MEDIA.into() } else { format!("{}{source}", names::INPUT_PREFIX) },
         value: item.source_value(Value::Object(value)),
         ..CustomEvent::default()
     })
@@ -1334,7 +1335,7 @@ fn convert_terminal(item: &SourceItem, result: &RunResult) -> Event {
                     if reason == "external" {
                         let declared = tool_metadata
                             .as_ref()
-                            .and_then(|m| m.get("a13n.harness.client-tool"))
+                            .and_then(|m| m.get(names::HARNESS_CLIENT_TOOL))
                             .and_then(|marker| marker.get("declared_name"))
                             .and_then(Value::as_str)
                             .filter(|name| !name.is_empty());

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::error::InputError;
 use crate::json::Object;
+use crate::names;
 use crate::time::SourceTime;
 
 /// One public Harness source item: a native event or the terminal Run result.
@@ -383,11 +384,11 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
         "capability" => {
             let kind = check.string("kind")?;
             match kind {
-                "a13n.input.text" | "a13n.input.media" => {
+                names::INPUT_TEXT | names::INPUT_MEDIA => {
                     check.string("input_id")?;
                     check.string("source")?;
                     check.opt_object("metadata")?;
-                    if kind == "a13n.input.text" {
+                    if kind == names::INPUT_TEXT {
                         check.string("content")?;
                         EventKind::InputText
                     } else {

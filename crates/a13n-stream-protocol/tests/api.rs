@@ -171,3 +171,27 @@ fn stream_positions_parse_strictly_and_round_trip() {
     }
     assert_eq!("0-18446744073709551615".parse::<StreamPosition>().unwrap().sequence, u64::MAX);
 }
+
+#[test]
+fn a_checkpoint_restores_the_same_from_its_parts() {
+    use a13n_stream_protocol::{DisplayFold, SourceItem};
+    let lines = a13n_testkit::text_stream("t", "r", 5);
+    let mut fold = DisplayFold::new("r");
+    for line in &lines[..4] {
+        fold.fold_source(&SourceItem::from_json(line).unwrap()).unwrap();
+    }
+    let snapshot = fold.export();
+    let items: Vec<String> = snapshot.items.iter().map(|item| item.to_json()).collect();
+    let continuation = snapshot.continuation.to_json();
+    let mut from_parts =
+        DisplayFold::restore_parts(items.iter().map(String::as_str), &continuation, false, None).unwrap();
+    let mut whole = DisplayFold::restore_json(&fold.export_json(), false, None).unwrap();
+    for line in &lines[4..] {
+        let item = SourceItem::from_json(line).unwrap();
+        from_parts.fold_source(&item).unwrap();
+        whole.fold_source(&item).unwrap();
+    }
+    assert_eq!(from_parts.export_json(), whole.export_json());
+    let bad = DisplayFold::restore_parts(["{}"], &continuation, false, None).unwrap_err();
+    assert!(bad.to_string().contains("items.0"), "{bad}");
+}

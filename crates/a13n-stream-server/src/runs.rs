@@ -335,19 +335,8 @@ impl Runs {
         self.metrics.recoveries.inc();
         let items = self.storage.items(run_id, 0, None, usize::MAX).await?;
         let restored = record.continuation.as_deref().and_then(|continuation| {
-            let mut text =
-                String::with_capacity(items.iter().map(|i| i.item.len() + 1).sum::<usize>() + continuation.len() + 32);
-            text.push_str(r#"{"items":["#);
-            for (index, item) in items.iter().enumerate() {
-                if index > 0 {
-                    text.push(',');
-                }
-                text.push_str(&item.item);
-            }
-            text.push_str(r#"],"continuation":"#);
-            text.push_str(continuation);
-            text.push('}');
-            DisplayFold::restore_json(&text, self.retain_content, None).ok()
+            let parts = items.iter().map(|item| item.item.as_str());
+            DisplayFold::restore_parts(parts, continuation, self.retain_content, None).ok()
         });
         let mut fold = match restored {
             Some(fold) if fold.position().sequence == record.position => fold,

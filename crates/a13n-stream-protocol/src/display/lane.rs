@@ -15,8 +15,9 @@ use serde_json::Value;
 
 use super::store::{CharCounts, StreamId};
 use super::{append_bounded, DisplayFold, ItemKind, Observed};
+use crate::agui::EventType;
 use crate::error::FoldError;
-use crate::json::{to_pydantic_writer, write_pydantic_str, Object};
+use crate::json::{to_python_writer, write_pydantic_str, Object};
 use crate::observer::PartKind;
 use crate::scan::Scanner;
 use crate::source::{SourceItem, MAX_SOURCE_LINE_BYTES};
@@ -144,10 +145,10 @@ impl DisplayFold {
         }
         let Some(parsed) = scan_delta_line(line) else { return false };
         let (part_kind, item_kind, event_type) = match parsed.part_delta_kind.as_ref() {
-            "text" => (PartKind::Text, ItemKind::TextMessage, "TEXT_MESSAGE_CONTENT"),
+            "text" => (PartKind::Text, ItemKind::TextMessage, EventType::TextMessageContent),
             // A signature adds an encrypted-value event: the general path writes both.
             "thinking" if parsed.signature_delta.as_deref().is_none_or(str::is_empty) => {
-                (PartKind::Reasoning, ItemKind::ReasoningMessage, "REASONING_MESSAGE_CONTENT")
+                (PartKind::Reasoning, ItemKind::ReasoningMessage, EventType::ReasoningMessageContent)
             }
             _ => return false,
         };
@@ -183,7 +184,7 @@ impl DisplayFold {
         out.extend_from_slice(br#"{"sequence":"#);
         out.extend_from_slice(itoa::Buffer::new().format(sequence).as_bytes());
         out.extend_from_slice(br#","event":{"type":""#);
-        out.extend_from_slice(event_type.as_bytes());
+        out.extend_from_slice(event_type.as_str().as_bytes());
         out.extend_from_slice(br#"","timestamp":"#);
         out.extend_from_slice(itoa::Buffer::new().format(timestamp).as_bytes());
         out.extend_from_slice(br#","messageId":"#);
@@ -206,7 +207,7 @@ impl DisplayFold {
         out.extend_from_slice(br#","failure":"#);
         match item.failure {
             // Writing into memory cannot fail.
-            Some(failure) => drop(to_pydantic_writer(out, failure)),
+            Some(failure) => drop(to_python_writer(out, failure)),
             None => out.extend_from_slice(b"null"),
         }
         out.extend_from_slice(b"}}\n");

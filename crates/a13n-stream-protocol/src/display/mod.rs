@@ -23,12 +23,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use crate::agui::{Event, ToolResultContent};
+use crate::agui::{Event, EventType, ToolResultContent};
 use crate::content::{tool_execution_value, tool_result_content};
 use crate::error::{FoldError, InputError};
 use crate::fragments::{Accepted, CustomEventAssembler, FragmentState};
 use crate::json::{char_boundary, char_len, escaped_str_size, json_size, Object, PyDumps};
 use crate::memory::{memory_sources, MemorySource};
+use crate::names;
 use crate::observer::{AguiEventProcessor, HarnessAguiStreamObserver, ObserverContinuation};
 use crate::source::{EventKind, SourceItem};
 use crate::time::UtcTime;
@@ -37,7 +38,6 @@ use crate::time::UtcTime;
 pub const MAX_OBSERVATION_BYTES: usize = 32_768;
 /// A message text, tool arguments or tool result keeps this many characters (code points).
 pub const MAX_FIELD_CHARS: usize = 262_144;
-const PART_DELTA: &str = "a13n.pydantic_ai.part_delta";
 const TRUNCATED_PARTS_NOTICE: &str = "Result parts omitted: display size limit exceeded.";
 
 /// What an item presents.
@@ -530,14 +530,14 @@ fn py_repr(value: &Value) -> String {
 }
 
 /// The message kinds and the item kind each folds into.
-fn message_kind(event_type: &str) -> Option<ItemKind> {
+fn message_kind(event_type: EventType) -> Option<ItemKind> {
+    use EventType as T;
     match event_type {
-        "TEXT_MESSAGE_START" | "TEXT_MESSAGE_CONTENT" | "TEXT_MESSAGE_END" => Some(ItemKind::TextMessage),
-        "REASONING_MESSAGE_START"
-        | "REASONING_MESSAGE_CONTENT"
-        | "REASONING_MESSAGE_END"
-        | "REASONING_ENCRYPTED_VALUE" => Some(ItemKind::ReasoningMessage),
-        "TOOL_CALL_START" | "TOOL_CALL_ARGS" | "TOOL_CALL_END" | "TOOL_CALL_RESULT" => Some(ItemKind::ToolCall),
+        T::TextMessageStart | T::TextMessageContent | T::TextMessageEnd => Some(ItemKind::TextMessage),
+        T::ReasoningMessageStart | T::ReasoningMessageContent | T::ReasoningMessageEnd | T::ReasoningEncryptedValue => {
+            Some(ItemKind::ReasoningMessage)
+        }
+        T::ToolCallStart | T::ToolCallArgs | T::ToolCallEnd | T::ToolCallResult => Some(ItemKind::ToolCall),
         _ => None,
     }
 }
@@ -581,19 +581,21 @@ fn validate_event(payload: &Object) -> Result<(), InputError> {
             None => Err(InputError::new(key, format!("missing field for {event_type}"))),
         }
     };
-    match event_type {
-        "REASONING_ENCRYPTED_VALUE" => require_str("entityId")?,
-        "TOOL_CALL_START" | "TOOL_CALL_END" | "TOOL_CALL_RESULT" => require_str("toolCallId")?,
-        "TOOL_CALL_ARGS" => {
+    use EventType as T;
+    let Some(known) = EventType::parse(event_type) else { return Ok(()) };
+    match known {
+        T::ReasoningEncryptedValue => require_str("entityId")?,
+        T::ToolCallStart | T::ToolCallEnd | T::ToolCallResult => require_str("toolCallId")?,
+        T::ToolCallArgs => {
             require_str("toolCallId")?;
             require_str("delta")?;
         }
-        "TEXT_MESSAGE_CONTENT" | "REASONING_MESSAGE_CONTENT" => {
+        T::TextMessageContent | T::ReasoningMessageContent => {
             require_str("messageId")?;
             require_str("delta")?;
         }
         t if message_kind(t).is_some() => require_str("messageId")?,
-        "CUSTOM" if payload.get("name").and_then(Value::as_str) == Some(PART_DELTA) => {
+        T::Custom if payload.get("name").and_then(Value::as_str) == Some(names::PART_DELTA) => {
             let delta = payload.get("value").and_then(|v| v.get("event")).and_then(|e| e.get("delta"));
             if !delta.is_some_and(Value::is_object) {
                 return Err(InputError::new("value.event.delta", "a part_delta observation needs its source delta"));
@@ -606,7 +608,7 @@ fn validate_event(payload: &Object) -> Result<(), InputError> {
 
 /// The delta of a streamed tool-call argument observation, when the event is one.
 fn streamed_arguments(payload: &Object) -> Option<&Object> {
-    if payload.get("name").and_then(Value::as_str) != Some(PART_DELTA) {
+    if payload.get("name").and_then(Value::as_str) != Some(names::PART_DELTA) {
         return None;
     }
     let delta = payload.get("value")?.get("event")?.get("delta")?.as_object()?;
@@ -719,15 +721,45 @@ impl DisplayFold {
             continuation: DisplayContinuation,
         }
         let snapshot: RawSnapshot<'_> = serde_json::from_str(text).map_err(|error| checkpoint_error(&error))?;
-        if snapshot.continuation.next_ordinal < 1 {
+        DisplayFold::restore_raw(snapshot.items, snapshot.continuation, retain_content, processor)
+    }
+
+    /// Continue from a checkpoint held in parts, as a host stores it: each item's JSON (in ordinal order) and the
+    /// continuation's JSON. The same as [`DisplayFold::restore_json`] of the checkpoint they make up.
+    pub fn restore_parts<'a>(
+        items: impl IntoIterator<Item = &'a str>,
+        continuation: &str,
+        retain_content: bool,
+        processor: Option<AguiEventProcessor>,
+    ) -> Result<DisplayFold, FoldError> {
+        let items = items
+            .into_iter()
+            .enumerate()
+            .map(|(index, text)| {
+                serde_json::from_str::<RawItem<'a>>(text)
+                    .map_err(|error| FoldError::from(InputError::new(format!("items.{index}"), error.to_string())))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let continuation: DisplayContinuation = serde_json::from_str(continuation)
+            .map_err(|error| FoldError::from(InputError::new("continuation", error.to_string())))?;
+        DisplayFold::restore_raw(items, continuation, retain_content, processor)
+    }
+
+    fn restore_raw(
+        items: Vec<RawItem<'_>>,
+        continuation: DisplayContinuation,
+        retain_content: bool,
+        processor: Option<AguiEventProcessor>,
+    ) -> Result<DisplayFold, FoldError> {
+        if continuation.next_ordinal < 1 {
             return Err(InputError::new("continuation.next_ordinal", "must be at least 1").into());
         }
-        if let Some(index) = snapshot.items.iter().position(|item| item.ordinal < 1) {
+        if let Some(index) = items.iter().position(|item| item.ordinal < 1) {
             return Err(InputError::new(format!("items.{index}.ordinal"), "must be at least 1").into());
         }
-        let state = snapshot.continuation;
+        let state = continuation;
         let open = state.arguments.as_ref().map(|held| held.key.clone());
-        let store = Store::from_raw(snapshot.items, state.next_ordinal, open.as_deref())?;
+        let store = Store::from_raw(items, state.next_ordinal, open.as_deref())?;
         let mut fold = DisplayFold::restore(
             DisplaySnapshot { items: Vec::new(), continuation: state },
             retain_content,
@@ -878,7 +910,7 @@ impl DisplayFold {
             self.sequence += 1;
             let mut item = self.fold_one(&payload);
             if let Some(reference) = item.as_mut() {
-                if payload.get("type").and_then(Value::as_str) == Some("TEXT_MESSAGE_END") {
+                if payload.get("type").and_then(Value::as_str) == Some(EventType::TextMessageEnd.as_str()) {
                     let sources = self.store.live_content(&reference.id).and_then(|c| c.get("memory_sources"));
                     if let Some(Value::Array(sources)) = sources {
                         reference.memory_sources =
@@ -934,14 +966,15 @@ impl DisplayFold {
         if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < self.sequence) {
             self.seal_arguments();
         }
-        let event_type = payload.get("type")?.as_str()?;
-        if event_type == "CUSTOM" {
+        use EventType as T;
+        let event_type = EventType::parse(payload.get("type")?.as_str()?)?;
+        if event_type == T::Custom {
             return self.observation(payload);
         }
         let position = self.stream_id();
         if matches!(
             event_type,
-            "RUN_STARTED" | "RUN_FINISHED" | "RUN_ERROR" | "SUBAGENT_STARTED" | "SUBAGENT_FINISHED" | "SUBAGENT_ERROR"
+            T::RunStarted | T::RunFinished | T::RunError | T::SubagentStarted | T::SubagentFinished | T::SubagentError
         ) {
             let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{}", self.attempt, self.sequence));
             let at = self.occurred(payload);
@@ -951,13 +984,13 @@ impl DisplayFold {
         }
         let kind = message_kind(event_type)?;
         let id_field = match event_type {
-            "REASONING_ENCRYPTED_VALUE" => "entityId",
+            T::ReasoningEncryptedValue => "entityId",
             _ if kind == ItemKind::ToolCall => "toolCallId",
             _ => "messageId",
         };
         let source_id = payload.get(id_field).and_then(Value::as_str).unwrap_or_default();
         let key = self.scoped(kind, payload.get("subagentRunId"), source_id);
-        let state = if matches!(event_type, "TEXT_MESSAGE_END" | "REASONING_MESSAGE_END" | "TOOL_CALL_RESULT") {
+        let state = if matches!(event_type, T::TextMessageEnd | T::ReasoningMessageEnd | T::ToolCallResult) {
             ItemState::Completed
         } else {
             self.store.state(&key).unwrap_or(ItemState::InProgress)
@@ -978,27 +1011,27 @@ impl DisplayFold {
                     content.insert("responseGroup".into(), group.clone().into());
                 }
             }
-            if event_type == "TEXT_MESSAGE_END" && content.get("role").and_then(Value::as_str) == Some("assistant") {
+            if event_type == T::TextMessageEnd && content.get("role").and_then(Value::as_str) == Some("assistant") {
                 if let Some(sources) = memory_sources.get(&scope) {
                     content.insert("memory_sources".into(), serde_json::to_value(sources).unwrap_or(Value::Null));
                 }
             }
-            if event_type == "TOOL_CALL_END" {
+            if event_type == T::ToolCallEnd {
                 content.insert("arguments_complete".into(), true.into());
             }
             let accumulated = match event_type {
-                "TEXT_MESSAGE_CONTENT" | "REASONING_MESSAGE_CONTENT" => Some("text"),
-                "TOOL_CALL_ARGS" => Some("arguments"),
+                T::TextMessageContent | T::ReasoningMessageContent => Some("text"),
+                T::ToolCallArgs => Some("arguments"),
                 _ => None,
             };
             if let Some(field) = accumulated {
                 let delta = payload.get("delta").and_then(Value::as_str).unwrap_or_default();
                 append_bounded(content, field, delta, full, counts, key);
             }
-            if event_type == "REASONING_ENCRYPTED_VALUE" {
+            if event_type == T::ReasoningEncryptedValue {
                 content.insert("encrypted_value".into(), payload.get("encryptedValue").cloned().unwrap_or(Value::Null));
             }
-            if event_type == "TOOL_CALL_RESULT" {
+            if event_type == T::ToolCallResult {
                 match payload.get("content") {
                     Some(Value::Array(parts)) => {
                         let keep = full || json_size(&payload["content"]) <= MAX_FIELD_CHARS;
@@ -1038,13 +1071,13 @@ impl DisplayFold {
         let lifecycle = input_event.and_then(|e| e.get("payload")).and_then(Value::as_object);
         let scope_key =
             || assembled.get("subagentRunId").filter(|s| truthy(s)).map_or_else(|| "root".to_owned(), py_str);
-        if name == "a13n.harness.lifecycle"
+        if name == names::HARNESS_LIFECYCLE
             && lifecycle.and_then(|l| l.get("type")).and_then(Value::as_str) == Some("model_request_started")
         {
             let group = format!("{}:{}:{}", self.run_id, self.attempt, self.sequence);
             self.response_groups.insert(scope_key(), group);
         }
-        if name == "a13n.harness.context" {
+        if name == names::HARNESS_CONTEXT {
             if let Some(sources) = lifecycle.and_then(memory_sources) {
                 let scope = scope_key();
                 let kinds: HashSet<&str> = sources.iter().map(|s| s.kind.as_str()).collect();
@@ -1058,12 +1091,12 @@ impl DisplayFold {
             }
         }
         let position = self.stream_id();
-        let media_input = name == "a13n.input.media"
+        let media_input = name == names::INPUT_MEDIA
             && input_event
                 .and_then(|e| e.get("source"))
                 .and_then(Value::as_str)
                 .is_some_and(|s| s == "user" || s == "steering");
-        let authored = name == "a13n.input.user" || name == "a13n.input.steering" || media_input;
+        let authored = name == names::INPUT_USER || name == names::INPUT_STEERING || media_input;
         if let (true, Some(input)) = (authored, input_event.filter(|e| e.contains_key("message_id"))) {
             let message_id = input.get("message_id").map(py_str).unwrap_or_default();
             let mut content = Object::new();
@@ -1102,12 +1135,10 @@ impl DisplayFold {
                 return Some(reference);
             }
         }
-        if self.full_content
-            && matches!(name.as_str(), "a13n.pydantic_ai.part_start" | "a13n.pydantic_ai.part_end" | PART_DELTA)
-        {
+        if self.full_content && matches!(name.as_str(), names::PART_START | names::PART_END | names::PART_DELTA) {
             return None;
         }
-        let summary = matches!(name.as_str(), "a13n.context.handoff_summary" | "a13n.context.compaction_summary");
+        let summary = matches!(name.as_str(), names::HANDOFF_SUMMARY | names::COMPACTION_SUMMARY);
         let keep_whole = self.retain_content || (self.full_content && summary);
         let value =
             if !keep_whole && json_size(&value) > MAX_OBSERVATION_BYTES { json!({"omitted": true}) } else { value };
@@ -1133,14 +1164,14 @@ impl DisplayFold {
             .and_then(|p| p.get("part_kind"))
             .and_then(Value::as_str)
             .is_some_and(|kind| kind == "builtin-tool-call" || kind == "builtin-tool-return");
-        let result = matches!(name, "a13n.pydantic_ai.function_tool_result" | "a13n.pydantic_ai.output_tool_result");
+        let result = matches!(name, names::FUNCTION_TOOL_RESULT | names::OUTPUT_TOOL_RESULT);
         let supplement = matches!(
             name,
-            "a13n.filesystem.edit_applied"
-                | "a13n.tool_images"
-                | "a13n.harness-ui.tool_images"
-                | "a13n.harness-ui.mcp_apps"
-                | "a13n.mcp_apps"
+            names::FILESYSTEM_EDIT_APPLIED
+                | names::TOOL_IMAGES
+                | names::HARNESS_UI_TOOL_IMAGES
+                | names::HARNESS_UI_MCP_APPS
+                | names::MCP_APPS
         );
         let source = if native || result {
             part?
@@ -1191,13 +1222,13 @@ impl DisplayFold {
                 content.entry("responseGroup").or_insert(group.into());
             }
             if supplement {
-                if name == "a13n.filesystem.edit_applied" {
+                if name == names::FILESYSTEM_EDIT_APPLIED {
                     let mut edit = Object::new();
                     for field in ["file_path", "before", "after"] {
                         edit.insert(field.into(), source.get(field).cloned().unwrap_or(Value::Null));
                     }
                     content.insert("applied_edit".into(), Value::Object(edit));
-                } else if name == "a13n.tool_images" || name == "a13n.harness-ui.tool_images" {
+                } else if name == names::TOOL_IMAGES || name == names::HARNESS_UI_TOOL_IMAGES {
                     content.insert("tool_images".into(), source.get("images").cloned().unwrap_or_else(|| json!([])));
                     let unavailable = source.get("unavailable").cloned().unwrap_or(false.into());
                     content.insert("tool_image_unavailable".into(), unavailable);
@@ -1240,7 +1271,7 @@ impl DisplayFold {
             source.insert("delta".into(), Value::Object(stripped));
         }
         let stream = json!([
-            PART_DELTA,
+            names::PART_DELTA,
             value.and_then(|v| v.get("thread_id")).cloned().unwrap_or(Value::Null),
             value.and_then(|v| v.get("run_id")).cloned().unwrap_or(Value::Null),
             source
@@ -1301,7 +1332,7 @@ impl DisplayFold {
         }
         let held_value = held.event.as_ref().and_then(|event| event.get("value")).cloned();
         let mut content = Object::new();
-        content.insert("name".into(), PART_DELTA.into());
+        content.insert("name".into(), names::PART_DELTA.into());
         content.insert("value".into(), held_value.unwrap_or_else(|| json!({"omitted": true})));
         if let Some(subagent) = subagent {
             content.insert("subagentRunId".into(), subagent);
