@@ -65,11 +65,13 @@ pub fn request(
     Ok(Response { status, headers, body: body.to_owned() })
 }
 
-/// One Server-Sent Event: its id and data.
+/// One Server-Sent Event: its id, name and data.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SseEvent {
     /// The `id:` field.
     pub id: String,
+    /// The `event:` field (empty for the default `message`).
+    pub event: String,
     /// The `data:` field.
     pub data: String,
 }
@@ -118,7 +120,7 @@ pub fn sse_each(
             Ok(_) => {}
         }
     }
-    let (mut id, mut data) = (String::new(), String::new());
+    let (mut id, mut name, mut data) = (String::new(), String::new(), String::new());
     let mut last_event = Instant::now();
     loop {
         line.clear();
@@ -131,7 +133,12 @@ pub fn sse_each(
         if text.is_empty() {
             if !data.is_empty() {
                 last_event = Instant::now();
-                if !on_event(SseEvent { id: std::mem::take(&mut id), data: std::mem::take(&mut data) }) {
+                let event = SseEvent {
+                    id: std::mem::take(&mut id),
+                    event: std::mem::take(&mut name),
+                    data: std::mem::take(&mut data),
+                };
+                if !on_event(event) {
                     return false;
                 }
             } else if last_event.elapsed() >= idle {
@@ -139,6 +146,8 @@ pub fn sse_each(
             }
         } else if let Some(value) = text.strip_prefix("id:") {
             id = value.trim_start().to_owned();
+        } else if let Some(value) = text.strip_prefix("event:") {
+            name = value.trim_start().to_owned();
         } else if let Some(value) = text.strip_prefix("data:") {
             data = value.strip_prefix(' ').unwrap_or(value).to_owned();
         }

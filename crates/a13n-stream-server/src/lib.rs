@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 pub mod config;
+mod display;
 pub mod guard;
 mod ingest;
 pub mod listener;
@@ -110,6 +111,7 @@ fn router(app: Shared) -> Router {
         .route("/v1/runs", get(routes::list_runs))
         .route("/v1/runs/{run_id}/source", post(ingest::ingest))
         .route("/v1/runs/{run_id}/events", get(subscribe::events))
+        .route("/v1/runs/{run_id}/display", get(display::display))
         .route("/v1/runs/{run_id}/items", get(routes::items))
         .route("/v1/runs/{run_id}/snapshot", get(routes::snapshot))
         .route("/v1/runs/{run_id}/rejections", get(routes::rejections))

@@ -22,6 +22,7 @@ that is not served) or, when the host has a token, 401; a connection beyond the 
         crate::routes::list_runs,
         crate::ingest::ingest,
         crate::subscribe::events,
+        crate::display::display,
         crate::routes::items,
         crate::routes::snapshot,
         crate::routes::rejections,

@@ -62,6 +62,11 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (run_id, line_no)
     );
 ",
+    "
+    ALTER TABLE a13n_items ADD COLUMN changed BIGINT NOT NULL DEFAULT 0;
+    UPDATE a13n_items SET changed = split_part((item::json)->>'last_stream_id', '-', 2)::bigint;
+    CREATE INDEX a13n_items_by_change ON a13n_items (run_id, changed);
+",
 ];
 
 /// The statements of one commit, in the order `commit` destructures them.
@@ -72,9 +77,11 @@ const COMMIT: [&str; 7] = [
      SELECT $1, $2 + ordinality - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ordinality)",
     "INSERT INTO a13n_events (run_id, sequence, event)
      SELECT $1, sequence, event FROM unnest($2::bigint[], $3::text[]) AS t(sequence, event)",
-    "INSERT INTO a13n_items (run_id, item_id, ordinal, item)
-     SELECT $1, item_id, ordinal, item FROM unnest($2::text[], $3::bigint[], $4::text[]) AS t(item_id, ordinal, item)
-     ON CONFLICT (run_id, item_id) DO UPDATE SET ordinal = EXCLUDED.ordinal, item = EXCLUDED.item",
+    "INSERT INTO a13n_items (run_id, item_id, ordinal, changed, item)
+     SELECT $1, item_id, ordinal, changed, item
+     FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::text[]) AS t(item_id, ordinal, changed, item)
+     ON CONFLICT (run_id, item_id) DO UPDATE SET ordinal = EXCLUDED.ordinal, changed = EXCLUDED.changed,
+         item = EXCLUDED.item",
     "INSERT INTO a13n_rejections (run_id, line_no, kind, message)
      SELECT $1, line_no, kind, message FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(line_no, kind, message)",
     "UPDATE a13n_runs SET journal_len = $2, position = $3, complete = $4, continuation = $5 WHERE run_id = $1",
@@ -155,6 +162,10 @@ impl PostgresStorage {
     }
 }
 
+fn stored_item(row: &tokio_postgres::Row) -> StoredItem {
+    StoredItem { id: row.get(0), ordinal: to_u64(row.get(1)), changed: to_u64(row.get(2)), item: row.get(3) }
+}
+
 fn record(row: &tokio_postgres::Row) -> RunRecord {
     RunRecord {
         run_id: row.get(0),
@@ -217,6 +228,7 @@ impl Storage for PostgresStorage {
         let event_texts: Vec<&str> = batch.events.iter().map(|event| event.event.as_str()).collect();
         let ids: Vec<&str> = batch.items.iter().map(|item| item.id.as_str()).collect();
         let ordinals: Vec<i64> = batch.items.iter().map(|item| to_i64(item.ordinal)).collect();
+        let changed: Vec<i64> = batch.items.iter().map(|item| to_i64(item.changed)).collect();
         let item_texts: Vec<&str> = batch.items.iter().map(|item| item.item.as_str()).collect();
         let rejected: Vec<i64> = batch.rejections.iter().map(|r| to_i64(r.line)).collect();
         let kinds: Vec<&str> = batch.rejections.iter().map(|r| r.kind.as_str()).collect();
@@ -227,7 +239,7 @@ impl Storage for PostgresStorage {
         type Params<'a, const N: usize> = [&'a (dyn tokio_postgres::types::ToSql + Sync); N];
         let journal_params: Params<3> = [&batch.run_id, &offset, &lines];
         let event_params: Params<3> = [&batch.run_id, &sequences, &event_texts];
-        let item_params: Params<4> = [&batch.run_id, &ids, &ordinals, &item_texts];
+        let item_params: Params<5> = [&batch.run_id, &ids, &ordinals, &changed, &item_texts];
         let rejection_params: Params<4> = [&batch.run_id, &rejected, &kinds, &messages];
         let run_params: Params<5> = [&batch.run_id, &end, &position, &batch.complete, &batch.continuation];
         let notify_params: Params<2> = [&CHANNEL, &notice];
@@ -273,16 +285,32 @@ impl Storage for PostgresStorage {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached(
-                "SELECT item_id, ordinal, item FROM a13n_items WHERE run_id = $1 AND ordinal > $2 AND ordinal < $3
+                "SELECT item_id, ordinal, changed, item FROM a13n_items WHERE run_id = $1 AND ordinal > $2 AND ordinal < $3
                  ORDER BY ordinal LIMIT $4",
             )
             .await?;
         let before = before.map_or(i64::MAX, to_i64);
         let rows = client.query(&statement, &[&run_id, &to_i64(after), &before, &to_i64(limit as u64)]).await?;
-        Ok(rows
-            .iter()
-            .map(|row| StoredItem { id: row.get(0), ordinal: to_u64(row.get(1)), item: row.get(2) })
-            .collect())
+        Ok(rows.iter().map(stored_item).collect())
+    }
+
+    async fn items_changed(
+        &self,
+        run_id: &str,
+        after: u64,
+        from_ordinal: u64,
+        limit: usize,
+    ) -> Result<Vec<StoredItem>, StorageError> {
+        let client = self.pool.get().await?;
+        let statement = client
+            .prepare_cached(
+                "SELECT item_id, ordinal, changed, item FROM a13n_items WHERE run_id = $1 AND changed > $2 AND ordinal > $3
+                 ORDER BY ordinal LIMIT $4",
+            )
+            .await?;
+        let arguments: [&(dyn tokio_postgres::types::ToSql + Sync); 4] =
+            [&run_id, &to_i64(after), &to_i64(from_ordinal), &to_i64(limit as u64)];
+        Ok(client.query(&statement, &arguments).await?.iter().map(stored_item).collect())
     }
 
     async fn rejections(&self, run_id: &str, from: u64, limit: usize) -> Result<Vec<Rejection>, StorageError> {

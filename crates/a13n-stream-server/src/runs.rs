@@ -161,11 +161,26 @@ struct RunState {
     complete: bool,
 }
 
+/// What one committed batch changed in the run's display.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DisplayBatch {
+    /// The display sequence before the batch.
+    pub from: u64,
+    /// The display sequence after the batch.
+    pub to: u64,
+    /// Whether the run's terminal event is committed.
+    pub complete: bool,
+    /// The items the batch changed, as stored.
+    pub items: Vec<StoredItem>,
+}
+
 /// What subscribers of a run are told.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Live {
     /// An event committed here.
     Event(Delivered),
+    /// The display change of a batch committed here (after its events).
+    Batch(Arc<DisplayBatch>),
     /// Storage advanced elsewhere (another host process): catch up from storage.
     Wake,
 }
@@ -460,6 +475,13 @@ impl Runs {
             let delivered = Delivered { sequence: event.sequence, data: event.event };
             let _ = live.send(Arc::new(Live::Event(delivered)));
         }
+        let change = DisplayBatch {
+            from: position - produced as u64,
+            to: position,
+            complete: batch.complete,
+            items: batch.items,
+        };
+        let _ = live.send(Arc::new(Live::Batch(Arc::new(change))));
         Ok(Accepted { next_offset, events: produced, duplicate: false, position, rejected })
     }
 
@@ -543,7 +565,15 @@ impl Runs {
             items: delta
                 .items
                 .iter()
-                .map(|item| StoredItem { id: item.id.clone(), ordinal: item.ordinal, item: item.to_json() })
+                .map(|item| StoredItem {
+                    id: item.id.clone(),
+                    ordinal: item.ordinal,
+                    changed: item
+                        .last_stream_id
+                        .parse::<a13n_stream_protocol::StreamPosition>()
+                        .map_or(delta.continuation.position.sequence, |position| position.sequence),
+                    item: item.to_json(),
+                })
                 .collect(),
             continuation: delta.continuation.to_json(),
             position: delta.continuation.position.sequence,

@@ -58,13 +58,15 @@ pub struct StoredEvent {
     pub event: String,
 }
 
-/// One display item's JSON and its ordinal.
+/// One display item's JSON, its ordinal, and the display sequence of the event that last changed it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredItem {
     /// The item id.
     pub id: String,
     /// The item's ordinal.
     pub ordinal: u64,
+    /// The display sequence of the latest event that changed it (its `last_stream_id`).
+    pub changed: u64,
     /// The item JSON.
     pub item: String,
 }
@@ -124,6 +126,15 @@ pub trait Storage: Send + Sync + 'static {
         before: Option<u64>,
         limit: usize,
     ) -> Result<Vec<StoredItem>, StorageError>;
+    /// Up to `limit` items last changed after display sequence `after` whose ordinal is above `from_ordinal`, by
+    /// ordinal (`after = 0`: every item).
+    async fn items_changed(
+        &self,
+        run_id: &str,
+        after: u64,
+        from_ordinal: u64,
+        limit: usize,
+    ) -> Result<Vec<StoredItem>, StorageError>;
     /// Up to `limit` rejected lines at journal positions of at least `from`, in order.
     async fn rejections(&self, run_id: &str, from: u64, limit: usize) -> Result<Vec<Rejection>, StorageError>;
     /// For storage without commit notifications: a number that changes whenever another process commits
@@ -178,6 +189,12 @@ const MIGRATIONS: &[&str] = &[
         message TEXT NOT NULL,
         PRIMARY KEY (run_id, line)
     ) WITHOUT ROWID;
+",
+    "
+    ALTER TABLE items ADD COLUMN changed INTEGER NOT NULL DEFAULT 0;
+    UPDATE items SET changed = CAST(substr(json_extract(item, '$.last_stream_id'),
+        instr(json_extract(item, '$.last_stream_id'), '-') + 1) AS INTEGER);
+    CREATE INDEX items_by_change ON items (run_id, changed);
 ",
 ];
 
@@ -309,13 +326,32 @@ impl Storage for SqliteStorage {
         let run_id = run_id.to_owned();
         self.on_connection(move |connection| {
             let mut statement = connection.prepare_cached(
-                "SELECT item_id, ordinal, item FROM items WHERE run_id = ?1 AND ordinal > ?2 AND ordinal < ?3
+                "SELECT item_id, ordinal, changed, item FROM items WHERE run_id = ?1 AND ordinal > ?2 AND ordinal < ?3
                  ORDER BY ordinal LIMIT ?4",
             )?;
             let before = before.map_or(i64::MAX, to_i64);
-            let rows = statement.query_map(params![run_id, to_i64(after), before, to_i64(limit as u64)], |row| {
-                Ok(StoredItem { id: row.get(0)?, ordinal: to_u64(row.get(1)?), item: row.get(2)? })
-            })?;
+            let rows =
+                statement.query_map(params![run_id, to_i64(after), before, to_i64(limit as u64)], stored_item)?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
+    }
+
+    async fn items_changed(
+        &self,
+        run_id: &str,
+        after: u64,
+        from_ordinal: u64,
+        limit: usize,
+    ) -> Result<Vec<StoredItem>, StorageError> {
+        let run_id = run_id.to_owned();
+        self.on_connection(move |connection| {
+            let mut statement = connection.prepare_cached(
+                "SELECT item_id, ordinal, changed, item FROM items WHERE run_id = ?1 AND changed > ?2 AND ordinal > ?3
+                 ORDER BY ordinal LIMIT ?4",
+            )?;
+            let arguments = params![run_id, to_i64(after), to_i64(from_ordinal), to_i64(limit as u64)];
+            let rows = statement.query_map(arguments, stored_item)?;
             Ok(rows.collect::<Result<_, _>>()?)
         })
         .await
@@ -344,6 +380,10 @@ impl Storage for SqliteStorage {
     }
 }
 
+fn stored_item(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredItem> {
+    Ok(StoredItem { id: row.get(0)?, ordinal: to_u64(row.get(1)?), changed: to_u64(row.get(2)?), item: row.get(3)? })
+}
+
 fn commit(connection: &mut Connection, batch: &Batch) -> Result<(), StorageError> {
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let journal_len: u64 = transaction
@@ -365,11 +405,12 @@ fn commit(connection: &mut Connection, batch: &Batch) -> Result<(), StorageError
             insert.execute(params![batch.run_id, to_i64(event.sequence), event.event])?;
         }
         let mut upsert = transaction.prepare_cached(
-            "INSERT INTO items (run_id, item_id, ordinal, item) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT (run_id, item_id) DO UPDATE SET ordinal = excluded.ordinal, item = excluded.item",
+            "INSERT INTO items (run_id, item_id, ordinal, changed, item) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (run_id, item_id) DO UPDATE SET ordinal = excluded.ordinal, changed = excluded.changed,
+                 item = excluded.item",
         )?;
         for item in &batch.items {
-            upsert.execute(params![batch.run_id, item.id, to_i64(item.ordinal), item.item])?;
+            upsert.execute(params![batch.run_id, item.id, to_i64(item.ordinal), to_i64(item.changed), item.item])?;
         }
         let mut insert = transaction
             .prepare_cached("INSERT INTO rejections (run_id, line, kind, message) VALUES (?1, ?2, ?3, ?4)")?;
@@ -403,7 +444,12 @@ mod tests {
             offset,
             lines: lines.to_vec(),
             events: vec![StoredEvent { sequence: offset + 1, event: "{}".into() }],
-            items: vec![StoredItem { id: "itm_a".into(), ordinal: 1, item: format!("{{\"v\":{offset}}}") }],
+            items: vec![StoredItem {
+                id: "itm_a".into(),
+                ordinal: 1,
+                changed: offset + 1,
+                item: format!("{{\"v\":{offset}}}"),
+            }],
             continuation: "{}".into(),
             position: offset + 1,
             complete: false,

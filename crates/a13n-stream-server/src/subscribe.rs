@@ -39,6 +39,13 @@ pub(crate) struct EventsQuery {
     after: Option<String>,
 }
 
+impl EventsQuery {
+    /// The `after` parameter.
+    pub(crate) fn after(&self) -> Option<&str> {
+        self.after.as_deref()
+    }
+}
+
 /// Where a subscriber is: replaying stored events after `last`, or following the live tail.
 struct Subscription {
     app: Shared,
@@ -90,7 +97,7 @@ impl Subscription {
                         self.pending.push_back((delivered.sequence, delivered.data.clone()));
                     }
                     Live::Event(delivered) if delivered.sequence > self.last => self.catching_up = true,
-                    Live::Event(_) => {}
+                    Live::Event(_) | Live::Batch(_) => {}
                     Live::Wake => self.catching_up = true,
                 },
                 Err(RecvError::Lagged(_)) => {
@@ -105,7 +112,7 @@ impl Subscription {
 }
 
 /// The position to resume after: `Last-Event-ID`, else `?after=`, else the start.
-fn resume_after(headers: &HeaderMap, after: Option<&str>) -> Result<Option<StreamPosition>, Problem> {
+pub(crate) fn resume_after(headers: &HeaderMap, after: Option<&str>) -> Result<Option<StreamPosition>, Problem> {
     let header = headers.get("last-event-id").map(|v| v.to_str().unwrap_or("\u{fffd}"));
     match header.or(after) {
         None => Ok(None),

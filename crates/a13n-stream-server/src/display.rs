@@ -1,0 +1,218 @@
+//! `GET /v1/runs/{run_id}/display`: the run's display as it changes, as Server-Sent Events.
+//!
+//! Frames carry whole items (their checkpoint JSON, as stored), so a client that upserts them by id and orders
+//! them by ordinal holds exactly the display a fold of the same source gives:
+//!
+//! - `event: snapshot` — the first frame without a resume position: every item (several frames for a large
+//!   display; the first clears the client's items);
+//! - `event: items` — items changed after the client's position: the catch-up after `Last-Event-ID` (or
+//!   `?after=`), then one frame per committed batch;
+//! - `event: end` — the run's terminal event is committed; the stream ends.
+//!
+//! Every frame's `id` is a position the client may resume after. Like `/events`, a subscriber that falls behind
+//! or misses a batch (another process committed it) catches up from storage, which holds every item's latest
+//! JSON and the sequence that last changed it.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use a13n_stream_protocol::StreamPosition;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures_util::stream::{self, Stream};
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::{broadcast, watch};
+
+use crate::metrics::SubscriberGuard;
+use crate::problem::{Params, Problem};
+use crate::runs::{valid_run_id, Live};
+use crate::storage::StoredItem;
+use crate::subscribe::{resume_after, EventsQuery};
+#[allow(unused_imports)] // Named by the OpenAPI annotations.
+use crate::wire::ErrorBody;
+use crate::{bad_run_id, Shared, ATTEMPT};
+
+/// Items per frame while catching up.
+const PAGE: usize = 256;
+
+/// A frame's `event:` name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Frame {
+    Snapshot,
+    Items,
+}
+
+fn position(sequence: u64) -> String {
+    StreamPosition { attempt: ATTEMPT, sequence }.to_string()
+}
+
+/// One frame: its kind, the position it brings the client to, and the items' JSON spliced as stored.
+fn frame<'a>(kind: Frame, at: u64, complete: bool, items: impl Iterator<Item = &'a StoredItem>) -> SseEvent {
+    let mut data = format!(r#"{{"position":"{}","complete":{complete},"items":["#, position(at));
+    for (index, item) in items.enumerate() {
+        if index > 0 {
+            data.push(',');
+        }
+        data.push_str(&item.item);
+    }
+    data.push_str("]}");
+    let name = match kind {
+        Frame::Snapshot => "snapshot",
+        Frame::Items => "items",
+    };
+    SseEvent::default().event(name).id(position(at)).data(data)
+}
+
+/// Where a display subscriber is.
+struct Feed {
+    app: Shared,
+    run_id: String,
+    receiver: broadcast::Receiver<Arc<Live>>,
+    shutdown: watch::Receiver<bool>,
+    /// The position the client holds (0: nothing yet).
+    last: u64,
+    /// The next catch-up is the client's first frame and carries every item.
+    snapshot: bool,
+    catching_up: bool,
+    pending: VecDeque<SseEvent>,
+    /// The end frame is queued: the stream ends once `pending` is sent.
+    ending: bool,
+    _counted: SubscriberGuard,
+}
+
+impl Feed {
+    async fn next(mut self) -> Option<(Result<SseEvent, Infallible>, Feed)> {
+        loop {
+            if let Some(frame) = self.pending.pop_front() {
+                self.app.runs.metrics.delivered.inc();
+                return Some((Ok(frame), self));
+            }
+            if self.ending || *self.shutdown.borrow() {
+                return None;
+            }
+            if self.catching_up {
+                self.catch_up().await.ok()?;
+                continue;
+            }
+            let received = tokio::select! {
+                received = self.receiver.recv() => received,
+                _ = self.shutdown.wait_for(|stop| *stop) => return None,
+            };
+            match received {
+                Ok(live) => match live.as_ref() {
+                    Live::Batch(batch) if batch.from == self.last && batch.to > self.last => {
+                        self.pending.push_back(frame(Frame::Items, batch.to, batch.complete, batch.items.iter()));
+                        self.last = batch.to;
+                        self.end_if(batch.complete);
+                    }
+                    Live::Batch(batch) if batch.to <= self.last => {}
+                    Live::Batch(_) | Live::Wake => self.catching_up = true,
+                    Live::Event(_) => {}
+                },
+                Err(RecvError::Lagged(_)) => {
+                    self.app.runs.metrics.lagged.inc();
+                    self.catching_up = true;
+                }
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    }
+
+    /// Queue the end frame once the run is complete at the client's position.
+    fn end_if(&mut self, complete: bool) {
+        if complete {
+            let data = format!(r#"{{"position":"{}"}}"#, position(self.last));
+            self.pending.push_back(SseEvent::default().event("end").id(position(self.last)).data(data));
+            self.ending = true;
+        }
+    }
+
+    /// Every item changed after the client's position, read from storage. The position read first is the one
+    /// the frames bring the client to: any item changed up to it is in the pages (read later, so at least as
+    /// new), and anything later comes again from the live tail or the next catch-up.
+    async fn catch_up(&mut self) -> Result<(), crate::storage::StorageError> {
+        let storage = self.app.runs.storage();
+        let (at, complete) = storage.run(&self.run_id).await?.map_or((0, false), |run| (run.position, run.complete));
+        let kind = if self.snapshot { Frame::Snapshot } else { Frame::Items };
+        let mut from_ordinal = 0;
+        let mut first = true;
+        loop {
+            let page = storage.items_changed(&self.run_id, self.last, from_ordinal, PAGE).await?;
+            let full = page.len() == PAGE;
+            // Frames before the last of a catch-up keep the client's old position: resuming there repeats them.
+            let to = if full { self.last } else { at.max(self.last) };
+            if !page.is_empty() || (first && (self.snapshot || at > self.last)) {
+                let kind = if first { kind } else { Frame::Items };
+                self.pending.push_back(frame(kind, to, complete && !full, page.iter()));
+            }
+            first = false;
+            match page.last() {
+                Some(item) if full => from_ordinal = item.ordinal,
+                _ => break,
+            }
+        }
+        self.last = at.max(self.last);
+        self.snapshot = false;
+        self.catching_up = false;
+        self.end_if(complete);
+        Ok(())
+    }
+}
+
+/// The run's display as it changes: a snapshot (or the items changed after `Last-Event-ID` / `?after=`), then
+/// one frame per committed batch, then `end` when the run's terminal event is committed.
+#[utoipa::path(get, path = "/v1/runs/{run_id}/display", tag = "runs", params(
+    crate::routes::RunIdParam,
+    ("Last-Event-ID" = Option<String>, Header, description = "Resume strictly after this position", pattern = r"^(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$"),
+    EventsQuery,
+), responses(
+    (status = 200, description = "`snapshot`, `items` and `end` frames; `data:` is `{position, complete, items}`", content_type = "text/event-stream", body = String),
+    (status = 400, description = "A malformed run id or position, another attempt, or a position beyond the committed one", body = ErrorBody),
+    (status = 503, description = "Storage failed", body = ErrorBody),
+))]
+pub(crate) async fn display(
+    State(app): State<Shared>,
+    Path(run_id): Path<String>,
+    Params(query): Params<EventsQuery>,
+    headers: HeaderMap,
+) -> Response {
+    if !valid_run_id(&run_id) {
+        return bad_run_id();
+    }
+    let after = match resume_after(&headers, query.after()) {
+        Ok(after) => after,
+        Err(problem) => return problem.into_response(),
+    };
+    let (receiver, status) = match app.runs.subscribe(&run_id).await {
+        Ok(subscription) => subscription,
+        Err(error) => return Problem::storage(error).into_response(),
+    };
+    let last = match after {
+        None => 0,
+        Some(position) if position.attempt != ATTEMPT || position.sequence > status.position => {
+            let message =
+                format!("{position} is not a position of this run (committed: {})", self::position(status.position));
+            return Problem::new(StatusCode::BAD_REQUEST, "position", message).into_response();
+        }
+        Some(position) => position.sequence,
+    };
+    let feed = Feed {
+        _counted: SubscriberGuard::new(&app.runs.metrics.subscribers),
+        shutdown: app.shutdown.clone(),
+        app: Arc::clone(&app),
+        run_id,
+        receiver,
+        last,
+        snapshot: after.is_none(),
+        catching_up: true,
+        pending: VecDeque::new(),
+        ending: false,
+    };
+    let keep_alive = app.config.keep_alive();
+    let stream: std::pin::Pin<Box<dyn Stream<Item = Result<SseEvent, Infallible>> + Send>> =
+        Box::pin(stream::unfold(feed, Feed::next));
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(keep_alive)).into_response()
+}
