@@ -97,7 +97,8 @@ pub fn token_matches(presented: &str, expected: &str) -> bool {
 /// Require the bearer token on every route but [`OPEN_PATHS`] when the host has one.
 pub(crate) async fn authorize(State(app): State<Shared>, request: Request, next: Next) -> Response {
     if let Some(token) = &app.config.token {
-        let open = OPEN_PATHS.contains(&request.uri().path());
+        let path = request.uri().path();
+        let open = OPEN_PATHS.contains(&path) || crate::viewer::is_viewer_path(path);
         if !open && !presented(request.headers()).is_some_and(|presented| token_matches(presented, token)) {
             return Problem::new(StatusCode::UNAUTHORIZED, "unauthorized", "a bearer token is required")
                 .header("www-authenticate", r#"Bearer realm="a13n-stream""#)

@@ -29,6 +29,7 @@ mod routes;
 pub mod runs;
 pub mod storage;
 mod subscribe;
+pub mod viewer;
 pub mod wire;
 
 use std::net::SocketAddr;
@@ -105,6 +106,10 @@ fn cors(config: &Config) -> CorsLayer {
 fn router(app: Shared) -> Router {
     let body_limit = app.config.max_body_bytes;
     Router::new()
+        .route("/", get(viewer::page))
+        .route("/runs/{run_id}", get(viewer::run_page))
+        .route("/assets/viewer.js", get(viewer::script))
+        .route("/assets/viewer.css", get(viewer::style))
         .route("/healthz", get(routes::healthz))
         .route("/metrics", get(routes::metrics))
         .route("/openapi.json", get(openapi::openapi_json))

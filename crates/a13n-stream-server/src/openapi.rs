@@ -27,6 +27,10 @@ that is not served) or, when the host has a token, 401; a connection beyond the 
         crate::routes::snapshot,
         crate::routes::rejections,
         openapi_json,
+        crate::viewer::page,
+        crate::viewer::run_page,
+        crate::viewer::script,
+        crate::viewer::style,
     ),
     components(schemas(
         wire::Health,
@@ -41,7 +45,11 @@ that is not served) or, when the host has a token, 401; a connection beyond the 
         wire::ErrorDetail,
     )),
     modifiers(&Guards),
-    tags((name = "runs", description = "Ingest and read runs"), (name = "host", description = "Liveness, metrics, contract")),
+    tags(
+        (name = "runs", description = "Ingest and read runs"),
+        (name = "host", description = "Liveness, metrics, contract"),
+        (name = "viewer", description = "The run viewer's page and files"),
+    ),
 )]
 pub struct ApiDoc;
 
@@ -70,7 +78,8 @@ impl Modify for Guards {
         );
         for item in openapi.paths.paths.values_mut() {
             for operation in [&mut item.get, &mut item.post].into_iter().flatten() {
-                let open = operation.operation_id.as_deref() == Some("healthz");
+                let open = operation.operation_id.as_deref() == Some("healthz")
+                    || operation.tags.as_ref().is_some_and(|tags| tags.iter().any(|tag| tag == "viewer"));
                 let responses = &mut operation.responses.responses;
                 if !open {
                     responses

@@ -67,6 +67,11 @@ const MIGRATIONS: &[&str] = &[
     UPDATE a13n_items SET changed = split_part((item::json)->>'last_stream_id', '-', 2)::bigint;
     CREATE INDEX a13n_items_by_change ON a13n_items (run_id, changed);
 ",
+    "
+    ALTER TABLE a13n_runs ADD COLUMN item_count BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE a13n_runs ADD COLUMN updated_ms BIGINT NOT NULL DEFAULT 0;
+    UPDATE a13n_runs SET item_count = (SELECT count(*) FROM a13n_items WHERE a13n_items.run_id = a13n_runs.run_id);
+",
 ];
 
 /// The statements of one commit, in the order `commit` destructures them.
@@ -84,7 +89,8 @@ const COMMIT: [&str; 7] = [
          item = EXCLUDED.item",
     "INSERT INTO a13n_rejections (run_id, line_no, kind, message)
      SELECT $1, line_no, kind, message FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(line_no, kind, message)",
-    "UPDATE a13n_runs SET journal_len = $2, position = $3, complete = $4, continuation = $5 WHERE run_id = $1",
+    "UPDATE a13n_runs SET journal_len = $2, position = $3, complete = $4, continuation = $5, item_count = $6,
+         updated_ms = $7 WHERE run_id = $1",
     "SELECT pg_notify($1, $2)",
 ];
 
@@ -173,6 +179,8 @@ fn record(row: &tokio_postgres::Row) -> RunRecord {
         position: to_u64(row.get(2)),
         complete: row.get(3),
         continuation: row.get(4),
+        item_count: to_u64(row.get(5)),
+        updated_ms: to_u64(row.get(6)),
     }
 }
 
@@ -182,7 +190,8 @@ impl Storage for PostgresStorage {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached(
-                "SELECT run_id, journal_len, position, complete, continuation FROM a13n_runs WHERE run_id = $1",
+                "SELECT run_id, journal_len, position, complete, continuation, item_count, updated_ms FROM a13n_runs
+                 WHERE run_id = $1",
             )
             .await?;
         Ok(client.query_opt(&statement, &[&run_id]).await?.as_ref().map(record))
@@ -192,7 +201,8 @@ impl Storage for PostgresStorage {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached(
-                "SELECT run_id, journal_len, position, complete, NULL::TEXT FROM a13n_runs WHERE run_id > $1
+                "SELECT run_id, journal_len, position, complete, NULL::TEXT, item_count, updated_ms FROM a13n_runs
+                 WHERE run_id > $1
                  ORDER BY run_id LIMIT $2",
             )
             .await?;
@@ -241,7 +251,9 @@ impl Storage for PostgresStorage {
         let event_params: Params<3> = [&batch.run_id, &sequences, &event_texts];
         let item_params: Params<5> = [&batch.run_id, &ids, &ordinals, &changed, &item_texts];
         let rejection_params: Params<4> = [&batch.run_id, &rejected, &kinds, &messages];
-        let run_params: Params<5> = [&batch.run_id, &end, &position, &batch.complete, &batch.continuation];
+        let (item_count, updated_ms) = (to_i64(batch.item_count), to_i64(batch.updated_ms));
+        let run_params: Params<7> =
+            [&batch.run_id, &end, &position, &batch.complete, &batch.continuation, &item_count, &updated_ms];
         let notify_params: Params<2> = [&CHANNEL, &notice];
         // One statement per table, whatever the batch size (rows travel as arrays), sent together: the connection
         // pipelines them, so the whole batch costs four round trips (begin, lock, writes, commit).

@@ -77,6 +77,8 @@ pub(crate) async fn list_runs(State(app): State<Shared>, Params(query): Params<R
                     run_id: run.run_id,
                     journal_len: run.journal_len,
                     complete: run.complete,
+                    items: run.item_count,
+                    updated_ms: run.updated_ms,
                 })
                 .collect();
             axum::Json(RunsPage { runs, next_after }).into_response()

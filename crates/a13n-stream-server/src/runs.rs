@@ -579,6 +579,10 @@ impl Runs {
             position: delta.continuation.position.sequence,
             complete,
             rejections: rejections.clone(),
+            item_count: delta.continuation.next_ordinal.saturating_sub(1),
+            updated_ms: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |elapsed| u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)),
         };
         Ok((batch, rejections))
     }

@@ -45,8 +45,12 @@ pub struct RunRecord {
     pub position: u64,
     /// Whether the root run's terminal event was stored.
     pub complete: bool,
-    /// The display continuation JSON of the last commit.
+    /// The display continuation JSON of the last commit (not read by listings).
     pub continuation: Option<String>,
+    /// Display items.
+    pub item_count: u64,
+    /// When the last batch was committed, in Unix milliseconds (0 for runs stored before this was kept).
+    pub updated_ms: u64,
 }
 
 /// One AG-UI event at its display sequence.
@@ -103,6 +107,10 @@ pub struct Batch {
     pub complete: bool,
     /// Lines of the batch that were journaled but skipped.
     pub rejections: Vec<Rejection>,
+    /// Display items after the batch.
+    pub item_count: u64,
+    /// When the batch is committed, in Unix milliseconds.
+    pub updated_ms: u64,
 }
 
 /// Durable storage for the host. Implementations must make [`Storage::commit`] atomic and durable.
@@ -196,6 +204,11 @@ const MIGRATIONS: &[&str] = &[
         instr(json_extract(item, '$.last_stream_id'), '-') + 1) AS INTEGER);
     CREATE INDEX items_by_change ON items (run_id, changed);
 ",
+    "
+    ALTER TABLE runs ADD COLUMN item_count INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE runs ADD COLUMN updated_ms INTEGER NOT NULL DEFAULT 0;
+    UPDATE runs SET item_count = (SELECT count(*) FROM items WHERE items.run_id = runs.run_id);
+",
 ];
 
 /// A stored (signed) integer as a count or position.
@@ -257,6 +270,8 @@ fn record(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
         position: to_u64(row.get(2)?),
         complete: row.get::<_, i64>(3)? != 0,
         continuation: row.get(4)?,
+        item_count: to_u64(row.get(5)?),
+        updated_ms: to_u64(row.get(6)?),
     })
 }
 
@@ -266,7 +281,8 @@ impl Storage for SqliteStorage {
         let run_id = run_id.to_owned();
         self.on_connection(move |connection| {
             let mut statement = connection.prepare_cached(
-                "SELECT run_id, journal_len, position, complete, continuation FROM runs WHERE run_id = ?1",
+                "SELECT run_id, journal_len, position, complete, continuation, item_count, updated_ms FROM runs
+                 WHERE run_id = ?1",
             )?;
             Ok(statement.query_row(params![run_id], record).optional()?)
         })
@@ -277,7 +293,7 @@ impl Storage for SqliteStorage {
         let after = after.to_owned();
         self.on_connection(move |connection| {
             let mut statement = connection.prepare_cached(
-                "SELECT run_id, journal_len, position, complete, NULL FROM runs WHERE run_id > ?1
+                "SELECT run_id, journal_len, position, complete, NULL, item_count, updated_ms FROM runs WHERE run_id > ?1
                  ORDER BY run_id LIMIT ?2",
             )?;
             let rows = statement.query_map(params![after, to_i64(limit as u64)], record)?;
@@ -419,15 +435,19 @@ fn commit(connection: &mut Connection, batch: &Batch) -> Result<(), StorageError
         }
     }
     transaction.execute(
-        "INSERT INTO runs (run_id, journal_len, position, complete, continuation) VALUES (?1, ?2, ?3, ?4, ?5)
+        "INSERT INTO runs (run_id, journal_len, position, complete, continuation, item_count, updated_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
          ON CONFLICT (run_id) DO UPDATE SET journal_len = excluded.journal_len, position = excluded.position,
-             complete = excluded.complete, continuation = excluded.continuation",
+             complete = excluded.complete, continuation = excluded.continuation, item_count = excluded.item_count,
+             updated_ms = excluded.updated_ms",
         params![
             batch.run_id,
             to_i64(batch.offset + batch.lines.len() as u64),
             to_i64(batch.position),
             i64::from(batch.complete),
-            batch.continuation
+            batch.continuation,
+            to_i64(batch.item_count),
+            to_i64(batch.updated_ms)
         ],
     )?;
     transaction.commit()?;
@@ -454,6 +474,8 @@ mod tests {
             position: offset + 1,
             complete: false,
             rejections: Vec::new(),
+            item_count: 1,
+            updated_ms: 0,
         })
     }
 

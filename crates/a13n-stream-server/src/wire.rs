@@ -51,6 +51,10 @@ pub struct RunSummary {
     pub position: String,
     /// Whether the run's terminal result is committed.
     pub complete: bool,
+    /// Display items.
+    pub items: u64,
+    /// When the last batch was committed, in Unix milliseconds (0: not known).
+    pub updated_ms: u64,
 }
 
 /// `GET /v1/runs`: a page of runs by id.
