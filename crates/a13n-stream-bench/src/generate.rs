@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use a13n_stream_protocol::{DisplayFold, DisplayOptions, HarnessAguiStreamObserver, SourceItem};
+use a13n_stream_protocol::{DisplayFold, DisplayOptions, HarnessAguiStreamObserver};
 use serde_json::Value;
 
 /// The shapes of stream the benchmark generates.
@@ -320,14 +320,7 @@ pub fn observe(lines: &[String], out: &mut Vec<u8>) {
     let mut observer = HarnessAguiStreamObserver::new().retain_events(false);
     for line in lines {
         out.clear();
-        if let Ok(item) = SourceItem::from_json(line) {
-            if let Ok(events) = observer.observe(&item) {
-                for event in &events {
-                    event.write_json(out);
-                    out.push(b'\n');
-                }
-            }
-        }
+        let _ = observer.observe_line(line, out);
     }
 }
 

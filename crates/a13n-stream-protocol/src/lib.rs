@@ -102,6 +102,7 @@
 
 pub mod agui;
 mod content;
+mod delta_line;
 pub mod display;
 mod error;
 pub mod fragments;
@@ -110,6 +111,7 @@ pub mod lines;
 mod memory;
 pub mod names;
 pub mod observer;
+mod observer_lane;
 mod pydantic;
 pub mod recorded;
 mod scan;

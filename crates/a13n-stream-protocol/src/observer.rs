@@ -344,6 +344,11 @@ impl Observer<RootStream> {
         Some(&cursor.part_id)
     }
 
+    /// Whether kept events pass through a finishing step (a display fold's bounds).
+    pub(crate) fn has_finish(&self) -> bool {
+        self.finish.is_some()
+    }
+
     /// Commit what [`Observer::observe`] commits for the content delta [`Observer::open_part`] accepted.
     pub(crate) fn commit_open_part_content(&mut self, index: i64) {
         if let Some(cursor) = self.core.state.parts.get_mut(&index) {

@@ -20,32 +20,33 @@ pub fn run(args: ObserveArgs) -> Result<ExitCode, Failure> {
     let mut outcome = Outcome::default();
     let mut buffer = Vec::with_capacity(4096);
     input::for_each_line(input::open(args.input.as_deref())?, |number, line| {
+        buffer.clear();
+        if !args.per_item {
+            // Event lines straight from the source line (with the fast lane for content deltas).
+            let result = match line {
+                Ok(line) => observer.observe_line(line, &mut buffer),
+                Err(error) => Err(ObserveError::Input(InputError::new("", error.to_string()))),
+            };
+            if let Err(error) = result {
+                outcome.report(number, error.is_observation(), &error.to_string());
+            }
+            out.write_all(&buffer).map_err(io_error)?;
+            return Ok(true);
+        }
         let result = match line {
             Ok(line) => SourceItem::from_json(line).map_err(ObserveError::Input),
             Err(error) => Err(ObserveError::Input(InputError::new("", error.to_string()))),
         }
         .and_then(|item| observer.observe(&item));
-        buffer.clear();
         match result {
-            Ok(events) if args.per_item => {
-                recorded::write_events_line(&events, &mut buffer);
-                buffer.push(b'\n');
-            }
-            Ok(events) => {
-                for event in &events {
-                    event.write_json(&mut buffer);
-                    buffer.push(b'\n');
-                }
-            }
+            Ok(events) => recorded::write_events_line(&events, &mut buffer),
             Err(error) => {
                 outcome.report(number, error.is_observation(), &error.to_string());
-                if args.per_item {
-                    let (kind, message) = recorded::observe_error_parts(&error);
-                    recorded::write_error_line(kind, &message, &mut buffer);
-                    buffer.push(b'\n');
-                }
+                let (kind, message) = recorded::observe_error_parts(&error);
+                recorded::write_error_line(kind, &message, &mut buffer);
             }
         }
+        buffer.push(b'\n');
         out.write_all(&buffer).map_err(io_error)?;
         Ok(true)
     })?;

@@ -9,98 +9,17 @@
 //! cut — goes through [`SourceItem::from_json`] and [`DisplayFold::fold_source`], so both lanes give the same
 //! output and the same state (the tests compare them on every recorded and generated stream).
 
-use std::borrow::Cow;
-
 use serde_json::Value;
 
 use super::store::{CharCounts, StreamId};
 use super::{append_bounded, DisplayFold, ItemKind, Observed};
 use crate::agui::EventType;
+use crate::delta_line::{scan_delta_line, DeltaLine};
 use crate::error::FoldError;
 use crate::json::{to_python_writer, write_pydantic_str, Object};
 use crate::observer::PartKind;
-use crate::scan::Scanner;
 use crate::source::{SourceItem, MAX_SOURCE_LINE_BYTES};
 use crate::time::{SourceTime, UtcTime};
-
-/// The fields of a part-delta source line that the conversion reads.
-struct DeltaLine<'a> {
-    thread_id: Cow<'a, str>,
-    run_id: Cow<'a, str>,
-    occurred_at: Cow<'a, str>,
-    index: i64,
-    part_delta_kind: Cow<'a, str>,
-    content_delta: Option<Cow<'a, str>>,
-    signature_delta: Option<Cow<'a, str>>,
-}
-
-/// Scan a source line whose event is a part delta. `None` for anything else, and for anything the general
-/// decoder would read differently: an unknown or repeated field, a value of another type, a number that is not
-/// a plain integer (the general path names those errors).
-fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
-    let mut scanner = Scanner::new(line);
-    let (mut thread_id, mut run_id, mut occurred_at, mut sequence) = (None, None, None, None);
-    let (mut index, mut part_delta_kind, mut event_kind) = (None, None, None);
-    let (mut content_delta, mut signature_delta) = (None, None);
-    let mut seen = [false; 4];
-    // A field seen twice is left to the general path (its decoder keeps the last).
-    fn once<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
-        if slot.is_some() {
-            return None;
-        }
-        *slot = Some(value?);
-        Some(())
-    }
-    fn first(seen: &mut bool) -> Option<()> {
-        (!std::mem::replace(seen, true)).then_some(())
-    }
-    scanner.object(|scanner, key| match key.as_ref() {
-        "thread_id" => once(&mut thread_id, scanner.string()),
-        "run_id" => once(&mut run_id, scanner.string()),
-        "sequence" => once(&mut sequence, scanner.integer()),
-        "occurred_at" => once(&mut occurred_at, scanner.string()),
-        "event" => {
-            first(&mut seen[0])?;
-            scanner.object(|scanner, key| match key.as_ref() {
-                "index" => once(&mut index, scanner.integer()),
-                "event_kind" => once(&mut event_kind, scanner.string()),
-                "delta" => {
-                    first(&mut seen[1])?;
-                    scanner.object(|scanner, key| match key.as_ref() {
-                        "part_delta_kind" => once(&mut part_delta_kind, scanner.string()),
-                        "content_delta" => {
-                            first(&mut seen[2])?;
-                            content_delta = scanner.opt_string()?;
-                            Some(())
-                        }
-                        "signature_delta" => {
-                            first(&mut seen[3])?;
-                            signature_delta = scanner.opt_string()?;
-                            Some(())
-                        }
-                        // Not read by the conversion of text and thinking deltas; any value will do.
-                        "provider_name" | "provider_details" | "citations_delta" => scanner.skip_value(),
-                        _ => None,
-                    })
-                }
-                _ => None,
-            })
-        }
-        _ => None,
-    })?;
-    scanner.end()?;
-    sequence?;
-    (event_kind? == "part_delta").then_some(())?;
-    Some(DeltaLine {
-        thread_id: thread_id?,
-        run_id: run_id?,
-        occurred_at: occurred_at?,
-        index: index?,
-        part_delta_kind: part_delta_kind?,
-        content_delta,
-        signature_delta,
-    })
-}
 
 impl DisplayFold {
     /// Decode one Harness source line, convert and fold it, and append one observed line per event to `out`

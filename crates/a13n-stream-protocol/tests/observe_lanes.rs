@@ -1,0 +1,73 @@
+//! `HarnessAguiStreamObserver::observe_line` (with its fast lane) against the general path, `from_json` then
+//! `observe` then `write_json`: the same bytes, the same errors and the same state, on every recorded stream,
+//! on generated streams of every shape, and on mutated delta lines.
+
+use a13n_stream_bench::generate::{self as bench, StreamKind};
+use a13n_stream_protocol::{HarnessAguiStreamObserver, ObserveError, SourceItem};
+
+fn general(observer: &mut HarnessAguiStreamObserver, line: &str, out: &mut Vec<u8>) -> Result<usize, ObserveError> {
+    let item = SourceItem::from_json(line)?;
+    let events = observer.observe(&item)?;
+    for event in &events {
+        event.write_json(out);
+        out.push(b'\n');
+    }
+    Ok(events.len())
+}
+
+fn assert_lanes_agree(name: &str, lines: &[String]) {
+    let mut fast = HarnessAguiStreamObserver::new().retain_events(false);
+    let mut slow = HarnessAguiStreamObserver::new().retain_events(false);
+    for (index, line) in lines.iter().enumerate() {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let ra = fast.observe_line(line, &mut a).map_err(|e| e.to_string());
+        let rb = general(&mut slow, line, &mut b).map_err(|e| e.to_string());
+        assert_eq!(ra, rb, "{name}:{}: results", index + 1);
+        assert_eq!(String::from_utf8_lossy(&a), String::from_utf8_lossy(&b), "{name}:{}: bytes", index + 1);
+    }
+    assert_eq!(fast.export().to_json(), slow.export().to_json(), "{name}: state");
+}
+
+#[test]
+fn both_lanes_agree_on_every_recorded_stream() {
+    let mut streams = 0;
+    for case in a13n_testkit::source_cases() {
+        let text = std::fs::read_to_string(case.join("source.jsonl")).unwrap();
+        let lines: Vec<String> = text.lines().filter(|l| !l.trim().is_empty()).map(str::to_owned).collect();
+        assert_lanes_agree(&case.display().to_string(), &lines);
+        streams += 1;
+    }
+    assert!(streams >= 20);
+}
+
+#[test]
+fn both_lanes_agree_on_generated_streams_of_every_shape() {
+    for kind in StreamKind::ALL {
+        assert_lanes_agree(kind.name(), &bench::lines(kind, 3_000));
+    }
+}
+
+#[test]
+fn both_lanes_agree_on_mutated_delta_lines() {
+    let mut lines = bench::lines(StreamKind::Text, 40);
+    let delta = lines.iter().find(|l| l.contains("content_delta")).unwrap().clone();
+    let mutations = [
+        delta.replace(r#""content_delta":""#, r#""content_delta":"\u00e9\n\"\\"#),
+        delta.replace(r#""index":0"#, r#""index":7"#),
+        delta.replace(r#""part_delta_kind":"text""#, r#""part_delta_kind":"thinking""#),
+        delta.replace(r#""thread_id":""#, r#""thread_id":"x"#),
+        delta.replace(r#""run_id":""#, r#""run_id":"child-"#),
+        delta.replace(r#""occurred_at":"2"#, r#""occurred_at":"9"#),
+        delta.replace(r#""sequence":"#, r#""sequence":-"#),
+        delta.replace(r#""content_delta":"#, r#""content_delta":null,"x":"#),
+        delta.replace(r#"","provider_name""#, r#"","content_delta":"dup","provider_name""#),
+        delta.replace('}', "} "),
+        delta.replacen('{', "{\"event\":{},", 1),
+        String::from("{"),
+    ];
+    let at = lines.len() / 2;
+    for (index, mutated) in mutations.into_iter().enumerate() {
+        lines.insert(at + index, mutated);
+    }
+    assert_lanes_agree("mutated", &lines);
+}
