@@ -330,30 +330,41 @@ impl<M: Mode> Observer<M> {
 }
 
 impl Observer<RootStream> {
-    /// The message id a content delta of the root Run's open part `index` presents under, when observing it is
-    /// nothing but that one content event: no processor or event journal, the Run and Thread already bound,
-    /// and the part open with `kind`. `None` when [`Observer::observe`] must decide. Changes nothing.
-    pub(crate) fn open_part(&self, thread_id: &str, run_id: &str, index: i64, kind: PartKind) -> Option<&str> {
-        if self.processor.is_some() || self.retain_events || self.core.run_id.as_deref() != Some(run_id) {
+    /// The part id of the open part `index` of `kind` in the root run or one of its inline children, when a
+    /// content delta of it would change nothing but the part's `emitted_content` and produce one content event:
+    /// no processor, no event journal, the run bound to `thread_id`. Also whether the run is a child (its events
+    /// then carry `subagentRunId`).
+    pub(crate) fn open_part_in_any_run(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+        index: i64,
+        kind: PartKind,
+    ) -> Option<(&str, bool)> {
+        if self.processor.is_some() || self.retain_events {
             return None;
         }
+        let root = self.core.run_id.as_deref()?;
         if self.core.state.threads.get(run_id).map(String::as_str) != Some(thread_id) {
             return None;
         }
-        let cursor = self.core.state.parts.get(&index).filter(|cursor| cursor.kind == kind)?;
-        Some(&cursor.part_id)
+        let child = run_id != root;
+        let state = if child { self.core.state.children.get(run_id)? } else { &self.core.state };
+        let cursor = state.parts.get(&index).filter(|cursor| cursor.kind == kind)?;
+        Some((&cursor.part_id, child))
+    }
+
+    /// Commit what [`Observer::observe`] commits for the content delta [`Observer::open_part_in_any_run`] accepted.
+    pub(crate) fn commit_open_part_content_in(&mut self, run_id: &str, child: bool, index: i64) {
+        let state = if child { self.core.state.children.get_mut(run_id) } else { Some(&mut self.core.state) };
+        if let Some(cursor) = state.and_then(|state| state.parts.get_mut(&index)) {
+            cursor.emitted_content = true;
+        }
     }
 
     /// Whether kept events pass through a finishing step (a display fold's bounds).
     pub(crate) fn has_finish(&self) -> bool {
         self.finish.is_some()
-    }
-
-    /// Commit what [`Observer::observe`] commits for the content delta [`Observer::open_part`] accepted.
-    pub(crate) fn commit_open_part_content(&mut self, index: i64) {
-        if let Some(cursor) = self.core.state.parts.get_mut(&index) {
-            cursor.emitted_content = true;
-        }
     }
 }
 

@@ -1,5 +1,5 @@
 //! Observing source lines straight to AG-UI event lines, with a fast lane for the commonest item: a content
-//! delta of a text or thinking part that is already open. Converting one changes a single flag of the part's
+//! delta of a text or thinking part that is already open, in the root run or an inline child. Converting one changes a single flag of the part's
 //! cursor and produces one `*_MESSAGE_CONTENT` event; the lane scans the line into borrowed fields
 //! ([`crate::delta_line`]), checks every condition under which the general path would do anything else, and
 //! then makes exactly that change and writes exactly those bytes. Anything else goes through
@@ -78,19 +78,23 @@ impl HarnessAguiStreamObserver {
         if UtcTime::from_epoch_ms(timestamp).is_none() {
             return false;
         }
-        let Some(message_id) = self.open_part(&parsed.thread_id, &parsed.run_id, parsed.index, part_kind) else {
-            return false;
-        };
+        let found = self.open_part_in_any_run(&parsed.thread_id, &parsed.run_id, parsed.index, part_kind);
+        let Some((message_id, child)) = found else { return false };
         out.extend_from_slice(br#"{"type":""#);
         out.extend_from_slice(event_type.as_str().as_bytes());
         out.extend_from_slice(br#"","timestamp":"#);
         out.extend_from_slice(itoa::Buffer::new().format(timestamp).as_bytes());
+        if child {
+            // A child run's events are attributed to it.
+            out.extend_from_slice(br#","subagentRunId":"#);
+            write_pydantic_str(out, &parsed.run_id);
+        }
         out.extend_from_slice(br#","messageId":"#);
         write_pydantic_str(out, message_id);
         out.extend_from_slice(br#","delta":"#);
         write_pydantic_str(out, text);
         out.extend_from_slice(b"}\n");
-        self.commit_open_part_content(parsed.index);
+        self.commit_open_part_content_in(&parsed.run_id, child, parsed.index);
         true
     }
 }

@@ -106,6 +106,11 @@ impl DisplayFold {
         out.extend_from_slice(event_type.as_str().as_bytes());
         out.extend_from_slice(br#"","timestamp":"#);
         out.extend_from_slice(itoa::Buffer::new().format(timestamp).as_bytes());
+        if hit.child {
+            // A child run's events are attributed to it.
+            out.extend_from_slice(br#","subagentRunId":"#);
+            write_pydantic_str(out, &hit.run_id);
+        }
         out.extend_from_slice(br#","messageId":"#);
         write_pydantic_str(out, &hit.message_id);
         out.extend_from_slice(br#","delta":"#);
@@ -133,7 +138,7 @@ impl DisplayFold {
 
         // The rest of what the general path commits.
         if first {
-            self.observer.commit_open_part_content(parsed.index);
+            self.observer.commit_open_part_content_in(&hit.run_id, hit.child, parsed.index);
         }
         self.sequence = sequence;
         if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < self.sequence) {
@@ -146,14 +151,17 @@ impl DisplayFold {
     /// Whether the line's part is open in the observer and its item is live with nothing the event could change
     /// but its text: what the general path would then do is append.
     fn check_open_part(&mut self, parsed: &DeltaLine<'_>, part_kind: PartKind, item_kind: ItemKind) -> Option<LaneHit> {
-        let message_id = self.observer.open_part(&parsed.thread_id, &parsed.run_id, parsed.index, part_kind)?;
-        let message_id = message_id.to_owned();
-        let key = self.scoped(item_kind, None, &message_id);
+        let found = self.observer.open_part_in_any_run(&parsed.thread_id, &parsed.run_id, parsed.index, part_kind);
+        let (message_id, child) = found.map(|(id, child)| (id.to_owned(), child))?;
+        // A child run's items are scoped to it, and so are its response groups.
+        let scope = child.then(|| Value::String(parsed.run_id.to_string()));
+        let key = self.scoped(item_kind, scope.as_ref(), &message_id);
         let (kind, content) = self.store.live(&key)?;
-        let scope_group = self.response_groups.get("root");
+        let scope_group = self.response_groups.get(if child { parsed.run_id.as_ref() } else { "root" });
+        let subagent = content.get("subagentRunId");
         if kind != item_kind
             || content.get("messageId").and_then(Value::as_str) != Some(message_id.as_str())
-            || content.contains_key("subagentRunId")
+            || subagent != scope.as_ref()
             || (scope_group.is_some() && !content.contains_key("responseGroup"))
         {
             return None;
@@ -165,6 +173,7 @@ impl DisplayFold {
             part_kind,
             message_id,
             key,
+            child,
         })
     }
 }
@@ -178,6 +187,8 @@ pub(super) struct LaneHit {
     part_kind: PartKind,
     message_id: String,
     key: String,
+    /// The part is in an inline child run (its events carry `subagentRunId`).
+    child: bool,
 }
 
 impl LaneHit {
