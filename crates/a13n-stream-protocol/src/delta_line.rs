@@ -4,7 +4,12 @@
 
 use std::borrow::Cow;
 
+use crate::agui::EventType;
+use crate::json::write_pydantic_str;
+use crate::observer::PartKind;
 use crate::scan::Scanner;
+use crate::source::MAX_SOURCE_LINE_BYTES;
+use crate::time::{SourceTime, UtcTime};
 
 /// The fields of a part-delta source line that the conversion reads.
 pub(crate) struct DeltaLine<'a> {
@@ -83,4 +88,64 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
         content_delta,
         signature_delta,
     })
+}
+
+/// A source line that is a non-empty content delta of a text or thinking part, with what both lanes need of it:
+/// the part's kind, the event it becomes, the text, and the time. `None` for any other line, and for anything
+/// the general path would treat otherwise (an empty delta is carried through; a signature adds an event).
+pub(crate) struct ContentDelta<'a> {
+    pub(crate) line: DeltaLine<'a>,
+    pub(crate) part_kind: PartKind,
+    pub(crate) event_type: EventType,
+    pub(crate) timestamp: i64,
+    pub(crate) at: UtcTime,
+}
+
+impl<'a> ContentDelta<'a> {
+    /// Scan `line` as a content delta.
+    pub(crate) fn scan(line: &'a str) -> Option<ContentDelta<'a>> {
+        if line.len() > MAX_SOURCE_LINE_BYTES {
+            return None;
+        }
+        let parsed = scan_delta_line(line)?;
+        let (part_kind, event_type) = match parsed.part_delta_kind.as_ref() {
+            "text" => (PartKind::Text, EventType::TextMessageContent),
+            "thinking" if parsed.signature_delta.as_deref().is_none_or(str::is_empty) => {
+                (PartKind::Reasoning, EventType::ReasoningMessageContent)
+            }
+            _ => return None,
+        };
+        if parsed.content_delta.as_deref().is_none_or(str::is_empty)
+            || parsed.thread_id.trim().is_empty()
+            || parsed.run_id.trim().is_empty()
+        {
+            return None;
+        }
+        let timestamp = SourceTime::parse(&parsed.occurred_at).ok()?.timestamp_ms();
+        let at = UtcTime::from_epoch_ms(timestamp)?;
+        Some(ContentDelta { line: parsed, part_kind, event_type, timestamp, at })
+    }
+
+    /// The delta's text (never empty).
+    pub(crate) fn text(&self) -> &str {
+        self.line.content_delta.as_deref().unwrap_or_default()
+    }
+
+    /// Append the event's JSON, as [`Event::write_json`](crate::Event::write_json) writes it: type, timestamp,
+    /// the child run it is attributed to (if any), message id, delta.
+    pub(crate) fn write_event(&self, message_id: &str, child: bool, out: &mut Vec<u8>) {
+        out.extend_from_slice(br#"{"type":""#);
+        out.extend_from_slice(self.event_type.as_str().as_bytes());
+        out.extend_from_slice(br#"","timestamp":"#);
+        out.extend_from_slice(itoa::Buffer::new().format(self.timestamp).as_bytes());
+        if child {
+            out.extend_from_slice(br#","subagentRunId":"#);
+            write_pydantic_str(out, &self.line.run_id);
+        }
+        out.extend_from_slice(br#","messageId":"#);
+        write_pydantic_str(out, message_id);
+        out.extend_from_slice(br#","delta":"#);
+        write_pydantic_str(out, self.text());
+        out.push(b'}');
+    }
 }

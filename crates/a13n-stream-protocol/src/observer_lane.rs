@@ -5,13 +5,10 @@
 //! then makes exactly that change and writes exactly those bytes. Anything else goes through
 //! [`SourceItem::from_json`] and [`Observer::observe`]; the tests compare both lanes byte for byte.
 
-use crate::agui::EventType;
-use crate::delta_line::scan_delta_line;
+use crate::delta_line::ContentDelta;
 use crate::error::ObserveError;
-use crate::json::write_pydantic_str;
-use crate::observer::{HarnessAguiStreamObserver, PartKind};
-use crate::source::{SourceItem, MAX_SOURCE_LINE_BYTES};
-use crate::time::{SourceTime, UtcTime};
+use crate::observer::HarnessAguiStreamObserver;
+use crate::source::SourceItem;
 
 impl HarnessAguiStreamObserver {
     /// Decode one Harness source line, observe it, and append each AG-UI event as one JSON line
@@ -53,47 +50,15 @@ impl HarnessAguiStreamObserver {
 
     /// The fast lane: `true` when the line was a content delta of an open part and is observed and written.
     fn observe_open_part_delta(&mut self, line: &str, out: &mut Vec<u8>) -> bool {
-        if line.len() > MAX_SOURCE_LINE_BYTES || self.has_finish() {
+        if self.has_finish() {
             return false;
         }
-        let Some(parsed) = scan_delta_line(line) else { return false };
-        let (part_kind, event_type) = match parsed.part_delta_kind.as_ref() {
-            "text" => (PartKind::Text, EventType::TextMessageContent),
-            // A signature adds an encrypted-value event: the general path writes both.
-            "thinking" if parsed.signature_delta.as_deref().is_none_or(str::is_empty) => {
-                (PartKind::Reasoning, EventType::ReasoningMessageContent)
-            }
-            _ => return false,
-        };
-        let text = match &parsed.content_delta {
-            Some(text) if !text.is_empty() => text.as_ref(),
-            // An empty delta is carried through as a CUSTOM event.
-            _ => return false,
-        };
-        if parsed.thread_id.trim().is_empty() || parsed.run_id.trim().is_empty() {
-            return false;
-        }
-        let Ok(occurred_at) = SourceTime::parse(&parsed.occurred_at) else { return false };
-        let timestamp = occurred_at.timestamp_ms();
-        if UtcTime::from_epoch_ms(timestamp).is_none() {
-            return false;
-        }
-        let found = self.open_part_in_any_run(&parsed.thread_id, &parsed.run_id, parsed.index, part_kind);
+        let Some(delta) = ContentDelta::scan(line) else { return false };
+        let parsed = &delta.line;
+        let found = self.open_part_in_any_run(&parsed.thread_id, &parsed.run_id, parsed.index, delta.part_kind);
         let Some((message_id, child)) = found else { return false };
-        out.extend_from_slice(br#"{"type":""#);
-        out.extend_from_slice(event_type.as_str().as_bytes());
-        out.extend_from_slice(br#"","timestamp":"#);
-        out.extend_from_slice(itoa::Buffer::new().format(timestamp).as_bytes());
-        if child {
-            // A child run's events are attributed to it.
-            out.extend_from_slice(br#","subagentRunId":"#);
-            write_pydantic_str(out, &parsed.run_id);
-        }
-        out.extend_from_slice(br#","messageId":"#);
-        write_pydantic_str(out, message_id);
-        out.extend_from_slice(br#","delta":"#);
-        write_pydantic_str(out, text);
-        out.extend_from_slice(b"}\n");
+        delta.write_event(message_id, child, out);
+        out.push(b'\n');
         self.commit_open_part_content_in(&parsed.run_id, child, parsed.index);
         true
     }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use a13n_stream_protocol::StreamPosition;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures_util::stream::{self, Stream};
@@ -27,13 +27,13 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{broadcast, watch};
 
 use crate::metrics::SubscriberGuard;
-use crate::problem::{Params, Problem};
-use crate::runs::{valid_run_id, Live};
+use crate::problem::Params;
+use crate::runs::Live;
 use crate::storage::StoredItem;
-use crate::subscribe::{resume_after, EventsQuery};
+use crate::subscribe::{open, EventsQuery};
 #[allow(unused_imports)] // Named by the OpenAPI annotations.
 use crate::wire::ErrorBody;
-use crate::{bad_run_id, Shared, ATTEMPT};
+use crate::{Shared, ATTEMPT};
 
 /// Items per frame while catching up.
 const PAGE: usize = 256;
@@ -179,34 +179,18 @@ pub(crate) async fn display(
     Params(query): Params<EventsQuery>,
     headers: HeaderMap,
 ) -> Response {
-    if !valid_run_id(&run_id) {
-        return bad_run_id();
-    }
-    let after = match resume_after(&headers, query.after()) {
-        Ok(after) => after,
-        Err(problem) => return problem.into_response(),
-    };
-    let (receiver, status) = match app.runs.subscribe(&run_id).await {
-        Ok(subscription) => subscription,
-        Err(error) => return Problem::storage(error).into_response(),
-    };
-    let last = match after {
-        None => 0,
-        Some(position) if position.attempt != ATTEMPT || position.sequence > status.position => {
-            let message =
-                format!("{position} is not a position of this run (committed: {})", self::position(status.position));
-            return Problem::new(StatusCode::BAD_REQUEST, "position", message).into_response();
-        }
-        Some(position) => position.sequence,
+    let opened = match open(&app, &run_id, &headers, query.after()).await {
+        Ok(opened) => opened,
+        Err(response) => return response,
     };
     let feed = Feed {
         _counted: SubscriberGuard::new(&app.runs.metrics.subscribers),
         shutdown: app.shutdown.clone(),
         app: Arc::clone(&app),
         run_id,
-        receiver,
-        last,
-        snapshot: after.is_none(),
+        receiver: opened.receiver,
+        last: opened.after,
+        snapshot: !opened.resumed,
         catching_up: true,
         pending: VecDeque::new(),
         ending: false,

@@ -111,8 +111,49 @@ impl Subscription {
     }
 }
 
+/// A subscription to a run's live channel, with the committed status and the client's position.
+pub(crate) struct Opened {
+    pub(crate) receiver: broadcast::Receiver<Arc<Live>>,
+    pub(crate) status: crate::runs::RunStatus,
+    /// The sequence the client holds: 0, or the position it resumes after.
+    pub(crate) after: u64,
+    /// Whether the client named a position to resume after.
+    pub(crate) resumed: bool,
+}
+
+/// What both event streams do first: check the run id and the resume position (`Last-Event-ID`, else `after`),
+/// subscribe, and refuse a position of another attempt or beyond the committed one.
+pub(crate) async fn open(
+    app: &Shared,
+    run_id: &str,
+    headers: &HeaderMap,
+    after: Option<&str>,
+) -> Result<Opened, Response> {
+    if !valid_run_id(run_id) {
+        return Err(bad_run_id());
+    }
+    let after = resume_after(headers, after).map_err(IntoResponse::into_response)?;
+    let (receiver, status) = app.runs.subscribe(run_id).await.map_err(|e| Problem::storage(e).into_response())?;
+    let committed = StreamPosition { attempt: ATTEMPT, sequence: status.position };
+    let last = match after {
+        None => 0,
+        Some(position) if position.attempt != ATTEMPT => {
+            let message =
+                format!("{position} names attempt {}; this host's runs are attempt {ATTEMPT}", position.attempt);
+            return Err(Problem::new(StatusCode::BAD_REQUEST, "position", message).into_response());
+        }
+        Some(position) if position.sequence > status.position => {
+            let message = format!("{position} is beyond the run's committed position {committed}");
+            let problem = Problem::new(StatusCode::BAD_REQUEST, "position", message);
+            return Err(problem.with("position", committed.to_string()).into_response());
+        }
+        Some(position) => position.sequence,
+    };
+    Ok(Opened { receiver, status, after: last, resumed: after.is_some() })
+}
+
 /// The position to resume after: `Last-Event-ID`, else `?after=`, else the start.
-pub(crate) fn resume_after(headers: &HeaderMap, after: Option<&str>) -> Result<Option<StreamPosition>, Problem> {
+fn resume_after(headers: &HeaderMap, after: Option<&str>) -> Result<Option<StreamPosition>, Problem> {
     let header = headers.get("last-event-id").map(|v| v.to_str().unwrap_or("\u{fffd}"));
     match header.or(after) {
         None => Ok(None),
@@ -139,35 +180,11 @@ pub(crate) async fn events(
     Params(query): Params<EventsQuery>,
     headers: HeaderMap,
 ) -> Response {
-    if !valid_run_id(&run_id) {
-        return bad_run_id();
-    }
-    let after = match resume_after(&headers, query.after.as_deref()) {
-        Ok(after) => after,
-        Err(problem) => return problem.into_response(),
+    let opened = match open(&app, &run_id, &headers, query.after()).await {
+        Ok(opened) => opened,
+        Err(response) => return response,
     };
-    let (receiver, status) = match app.runs.subscribe(&run_id).await {
-        Ok(subscription) => subscription,
-        Err(error) => return Problem::storage(error).into_response(),
-    };
-    let last = match after {
-        None => 0,
-        Some(position) if position.attempt != ATTEMPT => {
-            let message =
-                format!("{position} names attempt {}; this host's runs are attempt {ATTEMPT}", position.attempt);
-            return Problem::new(StatusCode::BAD_REQUEST, "position", message).into_response();
-        }
-        Some(position) if position.sequence > status.position => {
-            let message = format!(
-                "{position} is beyond the run's committed position {}",
-                StreamPosition { attempt: ATTEMPT, sequence: status.position }
-            );
-            return Problem::new(StatusCode::BAD_REQUEST, "position", message)
-                .with("position", StreamPosition { attempt: ATTEMPT, sequence: status.position }.to_string())
-                .into_response();
-        }
-        Some(position) => position.sequence,
-    };
+    let (receiver, status, last) = (opened.receiver, opened.status, opened.after);
     let subscription = Subscription {
         _counted: SubscriberGuard::new(&app.runs.metrics.subscribers),
         shutdown: app.shutdown.clone(),

@@ -13,13 +13,11 @@ use serde_json::Value;
 
 use super::store::{CharCounts, StreamId};
 use super::{append_bounded, DisplayFold, ItemKind, Observed};
-use crate::agui::EventType;
-use crate::delta_line::{scan_delta_line, DeltaLine};
+use crate::delta_line::{ContentDelta, DeltaLine};
 use crate::error::FoldError;
 use crate::json::{to_python_writer, write_pydantic_str, Object};
 use crate::observer::PartKind;
-use crate::source::{SourceItem, MAX_SOURCE_LINE_BYTES};
-use crate::time::{SourceTime, UtcTime};
+use crate::source::SourceItem;
 
 impl DisplayFold {
     /// Decode one Harness source line, convert and fold it, and append one observed line per event to `out`
@@ -59,34 +57,17 @@ impl DisplayFold {
 
     /// The fast lane: `true` when the line was a content delta of an open part and is folded and written.
     fn fold_open_part_delta(&mut self, line: &str, out: &mut Vec<u8>) -> bool {
-        if line.len() > MAX_SOURCE_LINE_BYTES {
-            return false;
-        }
-        let Some(parsed) = scan_delta_line(line) else { return false };
-        let (part_kind, item_kind, event_type) = match parsed.part_delta_kind.as_ref() {
-            "text" => (PartKind::Text, ItemKind::TextMessage, EventType::TextMessageContent),
-            // A signature adds an encrypted-value event: the general path writes both.
-            "thinking" if parsed.signature_delta.as_deref().is_none_or(str::is_empty) => {
-                (PartKind::Reasoning, ItemKind::ReasoningMessage, EventType::ReasoningMessageContent)
-            }
-            _ => return false,
+        let Some(delta) = ContentDelta::scan(line) else { return false };
+        let (parsed, part_kind, at, text) = (&delta.line, delta.part_kind, delta.at, delta.text());
+        let item_kind = match part_kind {
+            PartKind::Text => ItemKind::TextMessage,
+            _ => ItemKind::ReasoningMessage,
         };
-        let text = match &parsed.content_delta {
-            Some(text) if !text.is_empty() => text.as_ref(),
-            // An empty delta is carried through as a CUSTOM event.
-            _ => return false,
-        };
-        if parsed.thread_id.trim().is_empty() || parsed.run_id.trim().is_empty() {
-            return false;
-        }
-        let Ok(occurred_at) = SourceTime::parse(&parsed.occurred_at) else { return false };
-        let timestamp = occurred_at.timestamp_ms();
-        let Some(at) = UtcTime::from_epoch_ms(timestamp) else { return false };
         // The same part as the lane's last line, with nothing else folded since: every check below held then and
         // nothing could change its outcome (only the general path changes cursors, groups and copied fields).
         let (hit, first) = match self.lane.take() {
-            Some(hit) if hit.is(&parsed, part_kind) => (hit, false),
-            _ => match self.check_open_part(&parsed, part_kind, item_kind) {
+            Some(hit) if hit.is(parsed, part_kind) => (hit, false),
+            _ => match self.check_open_part(parsed, part_kind, item_kind) {
                 Some(hit) => (hit, true),
                 None => return false,
             },
@@ -102,20 +83,9 @@ impl DisplayFold {
 
         out.extend_from_slice(br#"{"sequence":"#);
         out.extend_from_slice(itoa::Buffer::new().format(sequence).as_bytes());
-        out.extend_from_slice(br#","event":{"type":""#);
-        out.extend_from_slice(event_type.as_str().as_bytes());
-        out.extend_from_slice(br#"","timestamp":"#);
-        out.extend_from_slice(itoa::Buffer::new().format(timestamp).as_bytes());
-        if hit.child {
-            // A child run's events are attributed to it.
-            out.extend_from_slice(br#","subagentRunId":"#);
-            write_pydantic_str(out, &hit.run_id);
-        }
-        out.extend_from_slice(br#","messageId":"#);
-        write_pydantic_str(out, &hit.message_id);
-        out.extend_from_slice(br#","delta":"#);
-        write_pydantic_str(out, text);
-        out.extend_from_slice(br#"},"item":{"id":"#);
+        out.extend_from_slice(br#","event":"#);
+        delta.write_event(&hit.message_id, hit.child, out);
+        out.extend_from_slice(br#","item":{"id":"#);
         write_pydantic_str(out, &hit.key);
         out.extend_from_slice(br#","kind":""#);
         out.extend_from_slice(item_kind.as_str().as_bytes());
