@@ -1,0 +1,105 @@
+//! The display's size bounds: bounded fields, appends that keep within them, and events cut to fit.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// Observations larger than this (bytes of ASCII-escaped JSON) keep only their name.
+pub const MAX_OBSERVATION_BYTES: usize = 32_768;
+/// A message text, tool arguments or tool result keeps this many characters (code points).
+pub const MAX_FIELD_CHARS: usize = 262_144;
+pub(super) const TRUNCATED_PARTS_NOTICE: &str = "Result parts omitted: display size limit exceeded.";
+
+/// Cap the payloads the observer hands on; one character over the bound survives so the fold sees truncation.
+pub(super) fn bound_event(event: Event) -> Event {
+    match event {
+        Event::ToolCallResult(mut result) => {
+            match &mut result.content {
+                ToolResultContent::Text(text) => {
+                    if text.len() > MAX_FIELD_CHARS && char_len(text) > MAX_FIELD_CHARS {
+                        let end = char_boundary(text, MAX_FIELD_CHARS + 1);
+                        text.truncate(end);
+                    }
+                }
+                ToolResultContent::Parts(_) => {
+                    let encoded = Event::ToolCallResult(result.clone()).to_json();
+                    if char_len(&encoded) > MAX_FIELD_CHARS {
+                        result.content =
+                            ToolResultContent::Parts(vec![json!({"type": "text", "text": TRUNCATED_PARTS_NOTICE})]);
+                    }
+                }
+            }
+            Event::ToolCallResult(result)
+        }
+        Event::ToolCallArgs(mut args) => {
+            if args.delta.len() > MAX_FIELD_CHARS && char_len(&args.delta) > MAX_FIELD_CHARS {
+                let end = char_boundary(&args.delta, MAX_FIELD_CHARS + 1);
+                args.delta.truncate(end);
+            }
+            Event::ToolCallArgs(args)
+        }
+        other => other,
+    }
+}
+
+/// `content[field] = value[:MAX]` (and `truncated` when cut), or the whole value for a full-content fold.
+pub(super) fn set_bounded(content: &mut Object, field: &str, mut value: String, full: bool) {
+    if !full && value.len() > MAX_FIELD_CHARS && char_len(&value) > MAX_FIELD_CHARS {
+        value.truncate(char_boundary(&value, MAX_FIELD_CHARS));
+        content.insert(field.into(), value.into());
+        content.insert("truncated".into(), true.into());
+        return;
+    }
+    content.insert(field.into(), value.into());
+}
+
+/// Append a delta to an accumulated field with the same result as bounding the concatenation, in time
+/// proportional to the delta (the field's code point count is cached per item).
+pub(super) fn append_bounded(
+    content: &mut Object,
+    field: &'static str,
+    delta: &str,
+    full: bool,
+    counts: &mut CharCounts,
+    key: usize,
+) {
+    let slot = content.entry(field).or_insert_with(|| Value::String(String::new()));
+    if !slot.is_string() {
+        *slot = Value::String(py_str(slot));
+    }
+    let Value::String(text) = slot else { return };
+    if full {
+        text.push_str(delta);
+        return;
+    }
+    if text.len() + delta.len() <= MAX_FIELD_CHARS {
+        // Bytes bound code points: nothing can be cut.
+        text.push_str(delta);
+        return;
+    }
+    let count_key = (key, field);
+    let current = *counts.entry(count_key).or_insert_with(|| char_len(text));
+    let delta_chars = char_len(delta);
+    let total = current + delta_chars;
+    if total <= MAX_FIELD_CHARS {
+        text.push_str(delta);
+        counts.insert(count_key, total);
+        return;
+    }
+    let room = MAX_FIELD_CHARS.saturating_sub(current);
+    text.push_str(&delta[..char_boundary(delta, room)]);
+    counts.insert(count_key, current + room.min(delta_chars));
+    content.insert("truncated".into(), true.into());
+}
+
+pub(super) fn append_args_delta(event: &mut Object, text: &str) {
+    if let Some(Value::Object(value)) = event.get_mut("value") {
+        append_value_args_delta(value, text);
+    }
+}
+
+pub(super) fn append_value_args_delta(value: &mut Object, text: &str) {
+    let slot = value.get_mut("event").and_then(|e| e.get_mut("delta")).and_then(|d| d.get_mut("args_delta"));
+    if let Some(Value::String(args)) = slot {
+        args.push_str(text);
+    }
+}

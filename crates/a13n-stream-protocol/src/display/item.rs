@@ -1,0 +1,222 @@
+//! The display's items: their kinds and states, positions, references and the observed entries a fold writes.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// What an item presents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemKind {
+    /// An assistant or user text message.
+    TextMessage,
+    /// A reasoning message.
+    ReasoningMessage,
+    /// A tool call with its arguments and result.
+    ToolCall,
+    /// Any other observation (lifecycle, custom events, carried-through native events).
+    Observation,
+}
+
+impl ItemKind {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            ItemKind::TextMessage => "text_message",
+            ItemKind::ReasoningMessage => "reasoning_message",
+            ItemKind::ToolCall => "tool_call",
+            ItemKind::Observation => "observation",
+        }
+    }
+}
+
+/// Where an item stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemState {
+    /// Still accumulating.
+    InProgress,
+    /// Finished.
+    Completed,
+    /// Stopped before finishing.
+    Interrupted,
+    /// Failed.
+    Failed,
+}
+
+impl ItemState {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            ItemState::InProgress => "in_progress",
+            ItemState::Completed => "completed",
+            ItemState::Interrupted => "interrupted",
+            ItemState::Failed => "failed",
+        }
+    }
+}
+
+/// A position in a run's display stream: attempt and event sequence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamPosition {
+    /// The delivery attempt.
+    pub attempt: u64,
+    /// The last folded event's sequence (0 before any).
+    pub sequence: u64,
+}
+
+impl std::fmt::Display for StreamPosition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}", self.attempt, self.sequence)
+    }
+}
+
+/// Why a text is not a [`StreamPosition`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?} is not a stream position: expected attempt-sequence, two decimal numbers such as 0-42")]
+pub struct PositionError {
+    text: String,
+}
+
+impl std::str::FromStr for StreamPosition {
+    type Err = PositionError;
+
+    /// Parse `attempt-sequence` strictly: two decimal numbers without sign, space or leading zero, each within
+    /// `u64`, so every position has exactly one spelling (the one [`Display`](std::fmt::Display) writes).
+    fn from_str(text: &str) -> Result<StreamPosition, PositionError> {
+        fn number(digits: &str) -> Option<u64> {
+            let canonical = digits == "0" || (!digits.starts_with('0') && !digits.is_empty());
+            (canonical && digits.bytes().all(|b| b.is_ascii_digit())).then(|| digits.parse().ok()).flatten()
+        }
+        let parsed = text.split_once('-').and_then(|(attempt, sequence)| {
+            Some(StreamPosition { attempt: number(attempt)?, sequence: number(sequence)? })
+        });
+        parsed.ok_or_else(|| PositionError { text: text.chars().take(64).collect() })
+    }
+}
+
+/// An immutable host-owned value, loaded through the host's authorized content API.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContentRef {
+    /// The value's identity in the host.
+    pub id: String,
+    /// Its size.
+    pub size_bytes: u64,
+    /// `text/plain` or `application/json`.
+    pub media_type: String,
+    /// A short preview.
+    pub preview: String,
+    /// Whether the preview is truncated.
+    #[serde(default)]
+    pub truncated: bool,
+}
+
+/// One display item.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Item {
+    /// `itm_` and 32 hex digits: stable across attempts.
+    pub id: String,
+    /// The item's place in the run's display: 1 for the first item, dense after it.
+    pub ordinal: u64,
+    /// What the item presents.
+    pub kind: ItemKind,
+    /// Where it stands.
+    pub state: ItemState,
+    /// The position of the first event that changed it (`attempt-sequence`).
+    pub first_stream_id: String,
+    /// The position of the latest event that changed it.
+    pub last_stream_id: String,
+    /// When its first event occurred.
+    pub started_at: UtcTime,
+    /// When the latest event that left it completed or failed occurred.
+    pub ended_at: Option<UtcTime>,
+    /// The accumulated, bounded content.
+    pub content: Object,
+    /// Host-owned values too large for the content.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub content_refs: IndexMap<String, ContentRef>,
+}
+
+/// The item a live event changed, and its state after the event.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ItemRef {
+    /// The item's id.
+    pub id: String,
+    /// Its kind.
+    pub kind: ItemKind,
+    /// Its state after the event.
+    pub state: ItemState,
+    /// Its ordinal.
+    pub ordinal: Option<u64>,
+    /// The host-selected response group (one per model request).
+    pub response_group: Option<String>,
+    /// Native failure diagnostics of a failed tool call.
+    pub failure: Option<Object>,
+    /// Memory evidence, sent at a message's end only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_sources: Option<Vec<MemorySource>>,
+}
+
+/// One AG-UI event at its stream sequence, with the item it changed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Observed {
+    /// The event's sequence in the run's display stream.
+    pub sequence: u64,
+    /// The event as the stream carries it.
+    pub event: Object,
+    /// The item the event changed, if any.
+    pub item: Option<ItemRef>,
+}
+
+impl Item {
+    /// The item's JSON as a checkpoint carries it.
+    pub fn to_json(&self) -> String {
+        crate::json::to_pydantic_json(self).unwrap_or_default()
+    }
+}
+
+impl Observed {
+    /// The observed entry as the reference's recorded `observed.jsonl` writes it (`json.dumps` of the JSON-mode
+    /// dump: floats as Python `repr`).
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::with_capacity(256);
+        self.write_json(&mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// Append the observed entry's JSON to `out` (no intermediate string).
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        // Serializing into memory cannot fail for these types.
+        let _ = crate::json::to_python_writer(out, self);
+    }
+
+    /// Append each entry's JSON followed by a newline: the layout [`DisplayFold::fold_line`] writes.
+    pub fn write_lines(observed: &[Observed], out: &mut Vec<u8>) {
+        for entry in observed {
+            entry.write_json(out);
+            out.push(b'\n');
+        }
+    }
+}
+
+/// An event object's JSON as the stream carries it (the layout of checkpoints and observed lines).
+pub fn event_json(event: &Object) -> String {
+    crate::json::to_pydantic_json(event).unwrap_or_default()
+}
+
+/// A stable item id: `itm_` and the first 32 hex digits of SHA-256 over run, kind and source identity.
+pub fn item_id(run_id: &str, kind: ItemKind, source_id: &str) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(run_id.as_bytes());
+    hasher.update([0]);
+    hasher.update(kind.as_str().as_bytes());
+    hasher.update([0]);
+    hasher.update(source_id.as_bytes());
+    let digest = hasher.finalize();
+    let mut out = String::with_capacity(36);
+    out.push_str("itm_");
+    for byte in &digest[..16] {
+        out.push_str(&format!("{byte:02x}"));
+    }
+    out
+}

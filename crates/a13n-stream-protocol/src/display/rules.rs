@@ -1,0 +1,118 @@
+//! What the fold reads from an AG-UI event: which item kind it folds into, the fields it copies, the checks
+//! that make folding unable to fail half-way, and the events that need special handling.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// The message kinds and the item kind each folds into.
+pub(super) fn message_kind(event_type: EventType) -> Option<ItemKind> {
+    use EventType as T;
+    match event_type {
+        T::TextMessageStart | T::TextMessageContent | T::TextMessageEnd => Some(ItemKind::TextMessage),
+        T::ReasoningMessageStart | T::ReasoningMessageContent | T::ReasoningMessageEnd | T::ReasoningEncryptedValue => {
+            Some(ItemKind::ReasoningMessage)
+        }
+        T::ToolCallStart | T::ToolCallArgs | T::ToolCallEnd | T::ToolCallResult => Some(ItemKind::ToolCall),
+        _ => None,
+    }
+}
+
+pub(super) const COPIED: [&str; 8] = [
+    "messageId",
+    "role",
+    "toolCallId",
+    "toolCallName",
+    "parentMessageId",
+    "metadata",
+    "subagentRunId",
+    "responseGroup",
+];
+
+/// Python's `isinstance(timestamp, int)`, as epoch milliseconds.
+pub(super) fn integer_timestamp(payload: &Object) -> Option<i64> {
+    match payload.get("timestamp")? {
+        Value::Bool(flag) => Some(i64::from(*flag)),
+        Value::Number(number) if !number.is_f64() => number.as_i64().or(Some(i64::MAX)),
+        _ => None,
+    }
+}
+
+/// Check everything folding an event indexes, so that folding itself cannot fail half-way.
+pub(super) fn validate_event(payload: &Object) -> Result<(), InputError> {
+    let event_type = match payload.get("type") {
+        None => return Err(InputError::new("type", "missing field")),
+        Some(Value::String(event_type)) => event_type.as_str(),
+        Some(_) => return Ok(()),
+    };
+    if let Some(ms) = integer_timestamp(payload) {
+        if UtcTime::from_epoch_ms(ms).is_none() {
+            return Err(InputError::new("timestamp", format!("{ms} ms is outside the representable datetimes")));
+        }
+    }
+    let require_str = |key: &str| -> Result<(), InputError> {
+        match payload.get(key) {
+            Some(Value::String(_)) => Ok(()),
+            Some(other) => Err(InputError::new(key, format!("expected a string, found {other}"))),
+            None => Err(InputError::new(key, format!("missing field for {event_type}"))),
+        }
+    };
+    use EventType as T;
+    let Some(known) = EventType::parse(event_type) else { return Ok(()) };
+    match known {
+        T::ReasoningEncryptedValue => require_str("entityId")?,
+        T::ToolCallStart | T::ToolCallEnd | T::ToolCallResult => require_str("toolCallId")?,
+        T::ToolCallArgs => {
+            require_str("toolCallId")?;
+            require_str("delta")?;
+        }
+        T::TextMessageContent | T::ReasoningMessageContent => {
+            require_str("messageId")?;
+            require_str("delta")?;
+        }
+        t if message_kind(t).is_some() => require_str("messageId")?,
+        T::Custom if payload.get("name").and_then(Value::as_str) == Some(names::PART_DELTA) => {
+            let delta = payload.get("value").and_then(|v| v.get("event")).and_then(|e| e.get("delta"));
+            if !delta.is_some_and(Value::is_object) {
+                return Err(InputError::new("value.event.delta", "a part_delta observation needs its source delta"));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The delta of a streamed tool-call argument observation, when the event is one.
+pub(super) fn streamed_arguments(payload: &Object) -> Option<&Object> {
+    if payload.get("name").and_then(Value::as_str) != Some(names::PART_DELTA) {
+        return None;
+    }
+    let delta = payload.get("value")?.get("event")?.get("delta")?.as_object()?;
+    let arguments = delta.get("part_delta_kind").and_then(Value::as_str) == Some("tool_call")
+        && delta.get("args_delta").is_some_and(Value::is_string);
+    (arguments && !delta.get("tool_name_delta").is_some_and(truthy)).then_some(delta)
+}
+
+/// A tool result the observer does not present (retry prompts, failures, denials): its call and message.
+pub(super) fn failed_tool_call(source: &SourceItem) -> Option<(String, String)> {
+    let event = source.event()?;
+    if !matches!(event.kind(), EventKind::FunctionToolResult | EventKind::OutputToolResult) {
+        return None;
+    }
+    let part = event.object("part")?;
+    let is_return = part.get("part_kind").and_then(Value::as_str) == Some("tool-return");
+    if is_return && part.get("outcome").and_then(Value::as_str).unwrap_or("success") == "success" {
+        return None;
+    }
+    let content = part.get("content").unwrap_or(&Value::Null);
+    let value = if is_return {
+        tool_execution_value(content, part.get("metadata").and_then(Value::as_object)).ok()?
+    } else {
+        content
+    };
+    let message = match tool_result_content(value) {
+        ToolResultContent::Text(text) => text,
+        ToolResultContent::Parts(parts) => PyDumps::DEFAULT.dumps(&Value::Array(parts)),
+    };
+    let end = char_boundary(&message, 4096);
+    Some((part.get("tool_call_id")?.as_str()?.to_owned(), message[..end].to_owned()))
+}
