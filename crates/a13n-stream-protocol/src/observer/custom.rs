@@ -1,0 +1,122 @@
+//! CUSTOM events: Pydantic AI and Harness events carried through, inputs, and fragmentation of large ones.
+
+#[allow(unused_imports)]
+use super::*;
+
+pub(super) fn frame_custom(event: CustomEvent, item: &SourceItem, index: usize, out: &mut Vec<Event>) {
+    let identity = || format!("{}:{}:{}:{index}", item.thread_id, item.run_id, item.sequence);
+    out.extend(fragment_lazily(event, identity));
+}
+
+pub(super) fn snake_case(camel: &str) -> String {
+    let mut out = String::with_capacity(camel.len() + 4);
+    for ch in camel.chars() {
+        if ch.is_ascii_uppercase() {
+            out.push('_');
+            out.push(ch.to_ascii_lowercase());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+// ------------------------------------------------------------------------------------------ conversion rules
+
+pub(super) fn custom(item: &SourceItem, name: String, event: Value) -> Event {
+    Event::Custom(CustomEvent {
+        timestamp: Some(item.occurred_at.timestamp_ms()),
+        name,
+        value: item.source_value(event),
+        ..CustomEvent::default()
+    })
+}
+
+pub(super) fn custom_pydantic_event(item: &SourceItem, raw: Object) -> Event {
+    let kind = raw.get("event_kind").and_then(Value::as_str).unwrap_or_default();
+    custom(item, format!("{}{kind}", names::PYDANTIC_AI_PREFIX), Value::Object(raw))
+}
+
+pub(super) fn custom_harness_event(item: &SourceItem, event: &SourceEvent) -> Event {
+    let kind = event.str_field("kind").unwrap_or_default();
+    let raw = event.raw();
+    let mut name = format!("{}{kind}", names::HARNESS_PREFIX);
+    if kind == "tool" {
+        if let Some(tool) = raw.get("payload").and_then(Value::as_object).and_then(tool_extra_name) {
+            name.push('.');
+            name.push_str(tool);
+        }
+    }
+    // The extension event's own dump: schema_version, kind, payload.
+    let mut value = Object::with_capacity(3);
+    value.insert("schema_version".into(), raw.get("schema_version").cloned().unwrap_or_else(|| "1".into()));
+    value.insert("kind".into(), kind.into());
+    value.insert("payload".into(), raw.get("payload").cloned().unwrap_or(Value::Null));
+    custom(item, name, Value::Object(value))
+}
+
+/// The `name` of a valid Tool extra payload (`ToolExtraEventPayload`), which names the observation.
+pub(super) fn tool_extra_name(payload: &Object) -> Option<&str> {
+    const FIELDS: [&str; 6] = ["type", "tool_call_id", "tool_name", "tool_id", "name", "value"];
+    if payload.keys().any(|key| !FIELDS.contains(&key.as_str())) || !payload.contains_key("value") {
+        return None;
+    }
+    if payload.get("type").is_some_and(|t| t.as_str() != Some("tool_extra")) {
+        return None;
+    }
+    for field in ["tool_call_id", "tool_name", "tool_id"] {
+        let length = char_len(payload.get(field)?.as_str()?);
+        if !(1..=256).contains(&length) {
+            return None;
+        }
+    }
+    let name = payload.get("name")?.as_str()?;
+    valid_tool_event_name(name).then_some(name)
+}
+
+/// `^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)*$`, at most 256 characters.
+pub(super) fn valid_tool_event_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() || bytes.len() > 256 || !bytes[0].is_ascii_lowercase() {
+        return false;
+    }
+    let mut after_separator = false;
+    for &byte in &bytes[1..] {
+        match byte {
+            b'a'..=b'z' | b'0'..=b'9' => after_separator = false,
+            b'.' | b'_' | b'-' if !after_separator => after_separator = true,
+            _ => return false,
+        }
+    }
+    !after_separator
+}
+
+pub(super) fn convert_input(item: &SourceItem, event: &SourceEvent) -> Event {
+    let media = event.kind() == EventKind::InputMedia;
+    let source = event.str_field("source").unwrap_or_default();
+    let mut metadata = Object::new();
+    let raw_metadata = event.object("metadata");
+    metadata.insert("display".into(), raw_metadata.and_then(|m| m.get("display")).cloned().unwrap_or(true.into()));
+    metadata.insert("source_id".into(), raw_metadata.and_then(|m| m.get("source_id")).cloned().unwrap_or(Value::Null));
+    metadata.insert("media".into(), raw_metadata.and_then(|m| m.get("media")).cloned().unwrap_or(media.into()));
+    if let Some(raw_metadata) = raw_metadata {
+        for (key, value) in raw_metadata {
+            if !metadata.contains_key(key) {
+                metadata.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    let mut value = Object::with_capacity(5);
+    value.insert("input_id".into(), event.raw().get("input_id").cloned().unwrap_or(Value::Null));
+    value.insert("source".into(), source.into());
+    value.insert("content".into(), event.raw().get("content").cloned().unwrap_or(Value::Null));
+    value.insert("message_id".into(), format!("{}:input:{}", item.run_id, item.sequence).into());
+    value.insert("role".into(), (if matches!(source, "user" | "steering") { "user" } else { "system" }).into());
+    Event::Custom(CustomEvent {
+        timestamp: Some(item.occurred_at.timestamp_ms()),
+        metadata: Some(metadata),
+        name: if media { names::INPUT_MEDIA.into() } else { format!("{}{source}", names::INPUT_PREFIX) },
+        value: item.source_value(Value::Object(value)),
+        ..CustomEvent::default()
+    })
+}

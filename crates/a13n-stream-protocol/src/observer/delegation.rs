@@ -1,0 +1,159 @@
+//! Inline delegation: a root stream's subagent runs started, completed or failed, and their events attributed
+//! to them.
+
+#[allow(unused_imports)]
+use super::*;
+
+pub(super) fn inline_delegation(event: &SourceEvent) -> Option<&Object> {
+    if event.kind() != EventKind::Extension || event.str_field("kind") != Some("delegation") {
+        return None;
+    }
+    let payload = event.object("payload")?;
+    (payload.get("type").and_then(Value::as_str) == Some("inline_delegation")).then_some(payload)
+}
+
+/// The fields of a validated inline delegation observation.
+pub(super) struct Delegation<'a> {
+    action: &'a str,
+    subagent: &'a str,
+    status: &'a str,
+    parent_run_id: &'a str,
+    parent_tool_call_id: Option<&'a str>,
+    child_run_id: Option<&'a str>,
+}
+
+/// Validate an inline delegation payload as the reference's `InlineDelegationPayload` model does, failing with
+/// Pydantic's own `ValidationError` text (every field error in declaration order, then extra fields, then the
+/// model validator).
+pub(super) fn validate_delegation(payload: &Object) -> Result<Delegation<'_>, ObserveError> {
+    const FIELDS: [&str; 10] = [
+        "type",
+        "invocation_id",
+        "action",
+        "child_instance_id",
+        "subagent",
+        "status",
+        "parent_run_id",
+        "parent_agent_instance_id",
+        "parent_tool_call_id",
+        "child_run_id",
+    ];
+    fn invocation_pattern(text: &str) -> bool {
+        text.strip_prefix("delegation-").is_some_and(|rest| {
+            !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        })
+    }
+    let whole = Value::Object(payload.clone());
+    let mut check = Validation::new("InlineDelegationPayload");
+    let text = |check: &mut Validation, field: &str, max: usize, required: bool| -> Option<&str> {
+        match payload.get(field) {
+            None if required => {
+                check.missing(field, &whole);
+                None
+            }
+            None | Some(Value::Null) if !required => None,
+            Some(value) => {
+                let pattern = (field == "invocation_id")
+                    .then_some(("^delegation-[A-Za-z0-9_-]+$", invocation_pattern as fn(&str) -> bool));
+                let min = if field == "invocation_id" { 0 } else { 1 };
+                check.string(field, value, min, max, pattern).then(|| value.as_str()).flatten()
+            }
+            None => None,
+        }
+    };
+    if let Some(value) = payload.get("type") {
+        check.literal("type", value, &["inline_delegation"]);
+    }
+    text(&mut check, "invocation_id", 128, true);
+    let action = match payload.get("action") {
+        None => {
+            check.missing("action", &whole);
+            None
+        }
+        Some(value) => {
+            check.literal("action", value, &["started", "completed", "failed"]).then(|| value.as_str()).flatten()
+        }
+    };
+    text(&mut check, "child_instance_id", 128, true);
+    let subagent = text(&mut check, "subagent", 128, true);
+    let status = text(&mut check, "status", 128, true);
+    let parent_run_id = text(&mut check, "parent_run_id", 256, true);
+    text(&mut check, "parent_agent_instance_id", 256, true);
+    let parent_tool_call_id = text(&mut check, "parent_tool_call_id", 256, false);
+    let child_run_id = text(&mut check, "child_run_id", 256, false);
+    for (key, value) in payload.iter().filter(|(key, _)| !FIELDS.contains(&key.as_str())) {
+        check.extra(key, value);
+    }
+    if check.is_empty() && matches!(action, Some("started" | "completed")) && child_run_id.is_none() {
+        check.value_error("started and completed inline delegation events require child_run_id", &whole);
+    }
+    match (action, subagent, status, parent_run_id) {
+        (Some(action), Some(subagent), Some(status), Some(parent_run_id)) if check.is_empty() => {
+            Ok(Delegation { action, subagent, status, parent_run_id, parent_tool_call_id, child_run_id })
+        }
+        _ => Err(ObserveError::Validation(check.message())),
+    }
+}
+
+pub(super) fn convert_delegation(
+    item: &SourceItem,
+    event: &SourceEvent,
+    payload: &Object,
+    state: &mut ObserverState,
+    root_run_id: &str,
+    is_child: bool,
+) -> Result<Vec<Event>, ObserveError> {
+    let delegation = validate_delegation(payload)?;
+    let timestamp = Some(item.occurred_at.timestamp_ms());
+    // Preparation may fail before a child Run exists: keep the observation, fabricate no child identity.
+    let Some(child_id) = delegation.child_run_id else {
+        return Ok(vec![custom_harness_event(item, event)]);
+    };
+    let child = state.children.entry(child_id.to_owned()).or_default();
+    let mut events = Vec::new();
+    if delegation.action == "started" {
+        events.push(Event::SubagentStarted(SubagentStartedEvent {
+            timestamp,
+            subagent_run_id: Some(child_id.to_owned()),
+            name: delegation.subagent.to_owned(),
+            parent_tool_call_id: delegation.parent_tool_call_id.map(str::to_owned),
+            parent_subagent_run_id: (delegation.parent_run_id != root_run_id)
+                .then(|| delegation.parent_run_id.to_owned()),
+            ..SubagentStartedEvent::default()
+        }));
+    } else {
+        events.extend(attribute(close_parts(item, child), child_id));
+        if delegation.action == "completed" {
+            events.push(Event::SubagentFinished(SubagentFinishedEvent {
+                timestamp,
+                subagent_run_id: Some(child_id.to_owned()),
+                outcome: Some(serde_json::json!({"type": "success"})),
+                ..SubagentFinishedEvent::default()
+            }));
+        } else {
+            events.push(Event::SubagentError(SubagentErrorEvent {
+                timestamp,
+                subagent_run_id: Some(child_id.to_owned()),
+                message: format!("Inline delegation {}.", delegation.status),
+                code: Some(delegation.status.to_owned()),
+                ..SubagentErrorEvent::default()
+            }));
+        }
+        // The parent reports completion only after accepting the child outcome: release its cursors.
+        state.children.shift_remove(child_id);
+    }
+    let custom = custom_harness_event(item, event);
+    if is_child {
+        events.extend(attribute(vec![custom], &item.run_id));
+    } else {
+        events.push(custom);
+    }
+    Ok(events)
+}
+
+pub(super) fn attribute(mut events: Vec<Event>, run_id: &str) -> Vec<Event> {
+    for event in &mut events {
+        event.set_subagent_run_id(run_id);
+    }
+    events
+}
