@@ -20,9 +20,9 @@ use std::sync::Arc;
 use a13n_stream_protocol::StreamPosition;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
-use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use axum::response::{IntoResponse, Response};
-use futures_util::stream::{self, Stream};
+use axum::response::sse::Event as SseEvent;
+use axum::response::Response;
+use futures_util::stream;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{broadcast, watch};
 
@@ -30,8 +30,7 @@ use crate::metrics::SubscriberGuard;
 use crate::problem::Params;
 use crate::runs::Live;
 use crate::storage::StoredItem;
-use crate::subscribe::{open, EventsQuery};
-#[allow(unused_imports)] // Named by the OpenAPI annotations.
+use crate::subscribe::{open, sse_response, EventsQuery};
 use crate::wire::ErrorBody;
 use crate::{Shared, ATTEMPT};
 
@@ -195,8 +194,5 @@ pub(crate) async fn display(
         pending: VecDeque::new(),
         ending: false,
     };
-    let keep_alive = app.config.keep_alive();
-    let stream: std::pin::Pin<Box<dyn Stream<Item = Result<SseEvent, Infallible>> + Send>> =
-        Box::pin(stream::unfold(feed, Feed::next));
-    Sse::new(stream).keep_alive(KeepAlive::new().interval(keep_alive)).into_response()
+    sse_response(&app, stream::unfold(feed, Feed::next))
 }

@@ -21,7 +21,6 @@ use a13n_stream_protocol::lines::{LineError, LineSplitter};
 
 use crate::problem::{Count, Params, Problem};
 use crate::runs::{valid_run_id, IngestError, OnReject};
-#[allow(unused_imports)] // Named by the OpenAPI annotations.
 use crate::wire::ErrorBody;
 use crate::wire::{Ingested, RejectedLine};
 use crate::{bad_run_id, Shared, ATTEMPT};

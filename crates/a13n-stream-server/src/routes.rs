@@ -9,7 +9,6 @@ use utoipa::IntoParams;
 
 use crate::problem::{Count, Params, Problem};
 use crate::runs::valid_run_id;
-#[allow(unused_imports)] // Named by the OpenAPI annotations.
 use crate::wire::{ErrorBody, ItemsPage, Snapshot};
 use crate::wire::{Health, RejectedLine, RejectionsPage, RunSummary, RunsPage};
 use crate::{bad_run_id, Shared, ATTEMPT};
@@ -30,6 +29,19 @@ fn position(sequence: u64) -> String {
 
 fn not_found(run_id: &str) -> Response {
     Problem::new(StatusCode::NOT_FOUND, "not_found", format!("no run {run_id:?} was ingested")).into_response()
+}
+
+/// The committed status of an ingested run, or the answer for a malformed id (400), an unknown run (404) or a
+/// storage failure (503).
+async fn ingested(app: &Shared, run_id: &str) -> Result<crate::runs::RunStatus, Response> {
+    if !valid_run_id(run_id) {
+        return Err(bad_run_id());
+    }
+    match app.runs.status(run_id).await {
+        Ok(Some(status)) => Ok(status),
+        Ok(None) => Err(not_found(run_id)),
+        Err(error) => Err(Problem::storage(error).into_response()),
+    }
 }
 
 /// Liveness: answered without a token.
@@ -114,13 +126,9 @@ pub(crate) async fn items(
     Path(run_id): Path<String>,
     Params(query): Params<ItemsQuery>,
 ) -> Response {
-    if !valid_run_id(&run_id) {
-        return bad_run_id();
-    }
-    let status = match app.runs.status(&run_id).await {
-        Ok(Some(status)) => status,
-        Ok(None) => return not_found(&run_id),
-        Err(error) => return Problem::storage(error).into_response(),
+    let status = match ingested(&app, &run_id).await {
+        Ok(status) => status,
+        Err(response) => return response,
     };
     let limit = page_size(query.limit);
     let after = query.after.map_or(0, |Count(after)| after);
@@ -140,9 +148,8 @@ pub(crate) async fn items(
     }
     let last = page.last().map_or(after, |item| item.ordinal);
     let tail =
-        serde_json::json!({"position": position(status.position), "complete": status.complete, "next_after": last});
-    body.push_str("],");
-    body.push_str(tail.to_string().trim_start_matches('{'));
+        format!(r#"],"position":"{}","complete":{},"next_after":{last}}}"#, position(status.position), status.complete);
+    body.push_str(&tail);
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
@@ -188,13 +195,8 @@ pub(crate) async fn rejections(
     Path(run_id): Path<String>,
     Params(query): Params<RejectionsQuery>,
 ) -> Response {
-    if !valid_run_id(&run_id) {
-        return bad_run_id();
-    }
-    match app.runs.status(&run_id).await {
-        Ok(Some(_)) => {}
-        Ok(None) => return not_found(&run_id),
-        Err(error) => return Problem::storage(error).into_response(),
+    if let Err(response) = ingested(&app, &run_id).await {
+        return response;
     }
     let limit = page_size(query.limit);
     match app.runs.storage().rejections(&run_id, query.from.map_or(0, |Count(from)| from), limit).await {

@@ -436,7 +436,7 @@ impl Runs {
             }
         }
         let prepared = self.fold_batch(run_id, offset, lines, on_reject, slot, live);
-        let (batch, rejected) = match prepared.await {
+        let batch = match prepared.await {
             Ok(prepared) => prepared,
             Err(error) => {
                 // Earlier lines of the batch were folded in memory: drop the run and rebuild it from storage.
@@ -467,7 +467,7 @@ impl Runs {
         state.complete = batch.complete;
         self.metrics.lines.inc_by(count);
         self.metrics.batches.inc();
-        self.metrics.rejected_lines.inc_by(rejected.len() as u64);
+        self.metrics.rejected_lines.inc_by(batch.rejections.len() as u64);
         let (produced, next_offset, position) = (batch.events.len(), state.journal_len, batch.position);
         slot.announced = slot.announced.max(position);
         for event in batch.events {
@@ -475,6 +475,7 @@ impl Runs {
             let delivered = Delivered { sequence: event.sequence, data: event.event };
             let _ = live.send(Arc::new(Live::Event(delivered)));
         }
+        let rejected_lines = batch.rejections;
         let change = DisplayBatch {
             from: position - produced as u64,
             to: position,
@@ -482,7 +483,7 @@ impl Runs {
             items: batch.items,
         };
         let _ = live.send(Arc::new(Live::Batch(Arc::new(change))));
-        Ok(Accepted { next_offset, events: produced, duplicate: false, position, rejected })
+        Ok(Accepted { next_offset, events: produced, duplicate: false, position, rejected: rejected_lines })
     }
 
     /// A batch not at the journal's end: an exact retry of stored lines is acknowledged; anything else is a
@@ -520,7 +521,7 @@ impl Runs {
         on_reject: OnReject,
         slot: &mut SlotState,
         live: &broadcast::Sender<Arc<Live>>,
-    ) -> Result<(Batch, Vec<Rejection>), IngestError> {
+    ) -> Result<Batch, IngestError> {
         let state = self.state(run_id, slot, live).await.map_err(|e| IngestError::Storage(e.to_string()))?;
         let mut events = Vec::new();
         let mut rejections = Vec::new();
@@ -578,13 +579,13 @@ impl Runs {
             continuation: delta.continuation.to_json(),
             position: delta.continuation.position.sequence,
             complete,
-            rejections: rejections.clone(),
+            rejections,
             item_count: delta.continuation.next_ordinal.saturating_sub(1),
             updated_ms: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |elapsed| u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)),
         };
-        Ok((batch, rejections))
+        Ok(batch)
     }
 
     /// Subscribe to a run's live events; also returns the committed position and whether the run is complete.

@@ -23,7 +23,6 @@ use utoipa::IntoParams;
 use crate::metrics::SubscriberGuard;
 use crate::problem::{Params, Problem};
 use crate::runs::{is_terminal, valid_run_id, Live};
-#[allow(unused_imports)] // Named by the OpenAPI annotations.
 use crate::wire::ErrorBody;
 use crate::{bad_run_id, Shared, ATTEMPT};
 
@@ -197,8 +196,13 @@ pub(crate) async fn events(
         finished: false,
         complete_at: if status.complete { status.position } else { u64::MAX },
     };
-    let keep_alive = app.config.keep_alive();
-    let stream: std::pin::Pin<Box<dyn Stream<Item = Result<SseEvent, Infallible>> + Send>> =
-        Box::pin(stream::unfold(subscription, Subscription::next));
-    Sse::new(stream).keep_alive(KeepAlive::new().interval(keep_alive)).into_response()
+    sse_response(&app, stream::unfold(subscription, Subscription::next))
+}
+
+/// A Server-Sent Events answer over `frames`, with keep-alive comments well inside the idle timeout.
+pub(crate) fn sse_response(
+    app: &Shared,
+    frames: impl Stream<Item = Result<SseEvent, Infallible>> + Send + 'static,
+) -> Response {
+    Sse::new(frames).keep_alive(KeepAlive::new().interval(app.config.keep_alive())).into_response()
 }

@@ -147,11 +147,26 @@ pub enum LogFormat {
     Json,
 }
 
-fn duration(text: &str) -> Result<Duration, String> {
-    match text.parse::<u64>() {
-        Ok(seconds) => Ok(Duration::from_secs(seconds)),
-        Err(_) => humantime::parse_duration(text)
-            .map_err(|_| format!("expected a duration such as 500ms, 10s or 5m, not {text:?}")),
+/// A duration on the command line: `500ms`, `10s`, `5m`, or a bare number of seconds; shown as humantime writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wait(pub Duration);
+
+impl std::str::FromStr for Wait {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Wait, String> {
+        match text.parse::<u64>() {
+            Ok(seconds) => Ok(Wait(Duration::from_secs(seconds))),
+            Err(_) => humantime::parse_duration(text)
+                .map(Wait)
+                .map_err(|_| format!("expected a duration such as 500ms, 10s or 5m, not {text:?}")),
+        }
+    }
+}
+
+impl std::fmt::Display for Wait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", humantime::format_duration(self.0))
     }
 }
 
@@ -159,10 +174,10 @@ fn duration(text: &str) -> Result<Duration, String> {
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Where to listen.
-    #[arg(long, default_value = "127.0.0.1:8787")]
+    #[arg(long, default_value_t = Config::default().listen)]
     pub listen: std::net::SocketAddr,
     /// A SQLite database file, or a postgres:// URL (several processes may share one PostgreSQL database).
-    #[arg(long, default_value = "a13n-stream.db")]
+    #[arg(long, default_value_t = Config::default().database)]
     pub db: String,
     /// The bearer token every route but /healthz requires. Prefer the environment variable: a --token value is
     /// visible to every user of the machine in `ps`.
@@ -197,29 +212,29 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = Config::default().runs.max_resident)]
     pub max_resident_runs: usize,
     /// Time from connecting to the end of the request head.
-    #[arg(long, value_name = "DURATION", value_parser = duration, default_value = "10s")]
-    pub header_timeout: Duration,
+    #[arg(long, value_name = "DURATION", default_value_t = Wait(Config::default().header_timeout))]
+    pub header_timeout: Wait,
     /// Time to receive an ingest body.
-    #[arg(long, value_name = "DURATION", value_parser = duration, default_value = "60s")]
-    pub body_timeout: Duration,
+    #[arg(long, value_name = "DURATION", default_value_t = Wait(Config::default().body_timeout))]
+    pub body_timeout: Wait,
     /// A connection with no byte read or written for this long is closed.
-    #[arg(long, value_name = "DURATION", value_parser = duration, default_value = "60s")]
-    pub idle_timeout: Duration,
+    #[arg(long, value_name = "DURATION", default_value_t = Wait(Config::default().idle_timeout))]
+    pub idle_timeout: Wait,
     /// On SIGINT or SIGTERM: how long open requests may take to finish.
-    #[arg(long, value_name = "DURATION", value_parser = duration, default_value = "10s")]
-    pub shutdown_timeout: Duration,
+    #[arg(long, value_name = "DURATION", default_value_t = Wait(Config::default().shutdown_timeout))]
+    pub shutdown_timeout: Wait,
     /// A run unused for this long is dropped from memory.
-    #[arg(long, value_name = "DURATION", value_parser = duration, default_value = "5m")]
-    pub run_idle: Duration,
+    #[arg(long, value_name = "DURATION", default_value_t = Wait(Config::default().runs.idle))]
+    pub run_idle: Wait,
     /// PostgreSQL: connections of this process.
     #[arg(long, value_name = "N", default_value_t = Config::default().db_pool)]
     pub db_pool: usize,
     /// PostgreSQL: waiting for a pooled or new connection; the longest pause between LISTEN reconnects.
-    #[arg(long, value_name = "DURATION", value_parser = duration, default_value = "10s")]
-    pub db_timeout: Duration,
+    #[arg(long, value_name = "DURATION", default_value_t = Wait(Config::default().db_timeout))]
+    pub db_timeout: Wait,
     /// SQLite: how often to look for other processes' commits on the same file.
-    #[arg(long, value_name = "DURATION", value_parser = duration, default_value = "250ms")]
-    pub poll_interval: Duration,
+    #[arg(long, value_name = "DURATION", default_value_t = Wait(Config::default().poll_interval))]
+    pub poll_interval: Wait,
     /// Log lines as text or JSON; RUST_LOG filters them (default: info).
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

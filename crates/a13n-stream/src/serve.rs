@@ -24,14 +24,14 @@ fn config(args: ServeArgs) -> Config {
     config.max_batch_lines = args.max_batch_lines;
     config.max_ingest_bytes = args.max_ingest_bytes;
     config.runs.max_resident = args.max_resident_runs;
-    config.header_timeout = args.header_timeout;
-    config.body_timeout = args.body_timeout;
-    config.idle_timeout = args.idle_timeout;
-    config.shutdown_timeout = args.shutdown_timeout;
-    config.runs.idle = args.run_idle;
+    config.header_timeout = args.header_timeout.0;
+    config.body_timeout = args.body_timeout.0;
+    config.idle_timeout = args.idle_timeout.0;
+    config.shutdown_timeout = args.shutdown_timeout.0;
+    config.runs.idle = args.run_idle.0;
     config.db_pool = args.db_pool;
-    config.db_timeout = args.db_timeout;
-    config.poll_interval = args.poll_interval;
+    config.db_timeout = args.db_timeout.0;
+    config.poll_interval = args.poll_interval.0;
     config
 }
 
