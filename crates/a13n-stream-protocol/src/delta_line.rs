@@ -1,25 +1,96 @@
-//! Scanning the commonest source line, a content delta of a part, into borrowed typed fields without a JSON tree:
-//! what the fast lanes of [`DisplayFold::fold_line`](crate::DisplayFold::fold_line) and
-//! [`HarnessAguiStreamObserver::observe_line`](crate::HarnessAguiStreamObserver::observe_line) read.
+//! Scanning the commonest source line, a delta of a model response part, into borrowed typed fields without a
+//! JSON tree: what the fast lanes of [`DisplayFold::fold_line`](crate::DisplayFold::fold_line) and
+//! [`HarnessAguiStreamObserver::observe_line`](crate::HarnessAguiStreamObserver::observe_line) read. A content
+//! delta of a text or thinking part becomes one `*_MESSAGE_CONTENT` event ([`ContentDelta`]); an argument delta
+//! of a tool-call part is carried through as one `CUSTOM` part-delta observation ([`ArgsDelta`]).
 
 use std::borrow::Cow;
 
+use serde_json::Value;
+
 use crate::agui::EventType;
 use crate::json::write_pydantic_str;
+use crate::names;
 use crate::observer::PartKind;
 use crate::scan::Scanner;
 use crate::source::MAX_SOURCE_LINE_BYTES;
 use crate::time::{SourceTime, UtcTime};
 
-/// The fields of a part-delta source line that the conversion reads.
+/// The longest argument-delta line a lane takes: its observation stays far below the size at which the general
+/// path splits a `CUSTOM` event into fragments.
+const MAX_ARGS_LINE_BYTES: usize = 32 * 1024;
+
+/// A key of the line's `event` object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EventKey {
+    Index,
+    Delta,
+    EventKind,
+}
+
+/// A key of the event's `delta` object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DeltaKey {
+    PartDeltaKind,
+    ContentDelta,
+    SignatureDelta,
+    CitationsDelta,
+    ArgsDelta,
+    ToolNameDelta,
+    ToolCallId,
+    ProviderName,
+    ProviderDetails,
+}
+
+/// Keys in the order the line holds them (each at most once): the order a carried-through copy keeps.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct KeyOrder<K: Copy, const N: usize> {
+    keys: [K; N],
+    len: usize,
+}
+
+impl<K: Copy + PartialEq, const N: usize> KeyOrder<K, N> {
+    fn new(fill: K) -> Self {
+        KeyOrder { keys: [fill; N], len: 0 }
+    }
+
+    /// Record `key`; `None` when it was seen before (the general decoder keeps the last of repeated keys).
+    fn push(&mut self, key: K) -> Option<()> {
+        if self.contains(key) || self.len == N {
+            return None;
+        }
+        self.keys[self.len] = key;
+        self.len += 1;
+        Some(())
+    }
+
+    pub(crate) fn contains(&self, key: K) -> bool {
+        self.keys[..self.len].contains(&key)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = K> + '_ {
+        self.keys[..self.len].iter().copied()
+    }
+}
+
+/// The fields of a part-delta source line that the conversion reads, and the order of its keys.
 pub(crate) struct DeltaLine<'a> {
     pub(crate) thread_id: Cow<'a, str>,
     pub(crate) run_id: Cow<'a, str>,
+    pub(crate) sequence: i64,
     pub(crate) occurred_at: Cow<'a, str>,
     pub(crate) index: i64,
     pub(crate) part_delta_kind: Cow<'a, str>,
     pub(crate) content_delta: Option<Cow<'a, str>>,
     pub(crate) signature_delta: Option<Cow<'a, str>>,
+    pub(crate) args_delta: Option<Cow<'a, str>>,
+    pub(crate) tool_name_delta: Option<Cow<'a, str>>,
+    pub(crate) tool_call_id: Option<Cow<'a, str>>,
+    /// The provider fields as the line spells them (any value; only the tool-call lane reads them).
+    pub(crate) provider_name: Option<&'a str>,
+    pub(crate) provider_details: Option<&'a str>,
+    pub(crate) event_keys: KeyOrder<EventKey, 3>,
+    pub(crate) delta_keys: KeyOrder<DeltaKey, 9>,
 }
 
 /// Scan a source line whose event is a part delta. `None` for anything else, and for anything the general
@@ -29,8 +100,11 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
     let mut scanner = Scanner::new(line);
     let (mut thread_id, mut run_id, mut occurred_at, mut sequence) = (None, None, None, None);
     let (mut index, mut part_delta_kind, mut event_kind) = (None, None, None);
-    let (mut content_delta, mut signature_delta) = (None, None);
-    let mut seen = [false; 4];
+    let (mut content_delta, mut signature_delta, mut args_delta) = (None, None, None);
+    let (mut tool_name_delta, mut tool_call_id, mut provider_name, mut provider_details) = (None, None, None, None);
+    let mut event_keys = KeyOrder::new(EventKey::Index);
+    let mut delta_keys = KeyOrder::new(DeltaKey::PartDeltaKind);
+    let mut seen_event = false;
     // A field seen twice is left to the general path (its decoder keeps the last).
     fn once<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
         if slot.is_some() {
@@ -39,36 +113,57 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
         *slot = Some(value?);
         Some(())
     }
-    fn first(seen: &mut bool) -> Option<()> {
-        (!std::mem::replace(seen, true)).then_some(())
-    }
     scanner.object(|scanner, key| match key.as_ref() {
         "thread_id" => once(&mut thread_id, scanner.string()),
         "run_id" => once(&mut run_id, scanner.string()),
         "sequence" => once(&mut sequence, scanner.integer()),
         "occurred_at" => once(&mut occurred_at, scanner.string()),
         "event" => {
-            first(&mut seen[0])?;
+            (!std::mem::replace(&mut seen_event, true)).then_some(())?;
             scanner.object(|scanner, key| match key.as_ref() {
-                "index" => once(&mut index, scanner.integer()),
-                "event_kind" => once(&mut event_kind, scanner.string()),
+                "index" => {
+                    event_keys.push(EventKey::Index)?;
+                    once(&mut index, scanner.integer())
+                }
+                "event_kind" => {
+                    event_keys.push(EventKey::EventKind)?;
+                    once(&mut event_kind, scanner.string())
+                }
                 "delta" => {
-                    first(&mut seen[1])?;
-                    scanner.object(|scanner, key| match key.as_ref() {
-                        "part_delta_kind" => once(&mut part_delta_kind, scanner.string()),
-                        "content_delta" => {
-                            first(&mut seen[2])?;
-                            content_delta = scanner.opt_string()?;
-                            Some(())
-                        }
-                        "signature_delta" => {
-                            first(&mut seen[3])?;
-                            signature_delta = scanner.opt_string()?;
-                            Some(())
-                        }
-                        // Not read by the conversion of text and thinking deltas; any value will do.
-                        "provider_name" | "provider_details" | "citations_delta" => scanner.skip_value(),
-                        _ => None,
+                    event_keys.push(EventKey::Delta)?;
+                    scanner.object(|scanner, key| {
+                        let (key, value) = match key.as_ref() {
+                            "part_delta_kind" => (
+                                DeltaKey::PartDeltaKind,
+                                scanner.string().map(|kind| {
+                                    part_delta_kind = Some(kind);
+                                }),
+                            ),
+                            "content_delta" => {
+                                (DeltaKey::ContentDelta, scanner.opt_string().map(|text| content_delta = text))
+                            }
+                            "signature_delta" => {
+                                (DeltaKey::SignatureDelta, scanner.opt_string().map(|text| signature_delta = text))
+                            }
+                            "args_delta" => (DeltaKey::ArgsDelta, scanner.opt_string().map(|text| args_delta = text)),
+                            "tool_name_delta" => {
+                                (DeltaKey::ToolNameDelta, scanner.opt_string().map(|text| tool_name_delta = text))
+                            }
+                            "tool_call_id" => {
+                                (DeltaKey::ToolCallId, scanner.opt_string().map(|text| tool_call_id = text))
+                            }
+                            "provider_name" => {
+                                (DeltaKey::ProviderName, scanner.raw_value().map(|raw| provider_name = Some(raw)))
+                            }
+                            "provider_details" => {
+                                (DeltaKey::ProviderDetails, scanner.raw_value().map(|raw| provider_details = Some(raw)))
+                            }
+                            // Not read by any conversion the lanes take; any value will do.
+                            "citations_delta" => (DeltaKey::CitationsDelta, scanner.skip_value()),
+                            _ => return None,
+                        };
+                        delta_keys.push(key)?;
+                        value
                     })
                 }
                 _ => None,
@@ -77,17 +172,60 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
         _ => None,
     })?;
     scanner.end()?;
-    sequence?;
     (event_kind? == "part_delta").then_some(())?;
+    // `delta` is required by the general decoder, and so is its kind.
+    delta_keys.contains(DeltaKey::PartDeltaKind).then_some(())?;
     Some(DeltaLine {
         thread_id: thread_id?,
         run_id: run_id?,
+        sequence: sequence?,
         occurred_at: occurred_at?,
         index: index?,
         part_delta_kind: part_delta_kind?,
         content_delta,
         signature_delta,
+        args_delta,
+        tool_name_delta,
+        tool_call_id,
+        provider_name,
+        provider_details,
+        event_keys,
+        delta_keys,
     })
+}
+
+/// The source time of a lane line: its epoch milliseconds and the display time they give. `None` when the
+/// general path would reject the time or the event's timestamp.
+fn lane_time(occurred_at: &str) -> Option<(SourceTime, i64, UtcTime)> {
+    let time = SourceTime::parse(occurred_at).ok()?;
+    let timestamp = time.timestamp_ms();
+    Some((time, timestamp, UtcTime::from_epoch_ms(timestamp)?))
+}
+
+/// A lane line: a content delta or an argument delta.
+pub(crate) enum LaneLine<'a> {
+    Content(ContentDelta<'a>),
+    Arguments(ArgsDelta<'a>),
+}
+
+impl<'a> LaneLine<'a> {
+    /// Scan `line` once and classify it; `None` for every other line.
+    pub(crate) fn scan(line: &'a str) -> Option<LaneLine<'a>> {
+        if line.len() > MAX_SOURCE_LINE_BYTES {
+            return None;
+        }
+        let parsed = scan_delta_line(line)?;
+        if parsed.thread_id.trim().is_empty() || parsed.run_id.trim().is_empty() {
+            return None;
+        }
+        if parsed.part_delta_kind == "tool_call" {
+            if line.len() > MAX_ARGS_LINE_BYTES {
+                return None;
+            }
+            return ArgsDelta::new(parsed).map(LaneLine::Arguments);
+        }
+        ContentDelta::new(parsed).map(LaneLine::Content)
+    }
 }
 
 /// A source line that is a non-empty content delta of a text or thinking part, with what both lanes need of it:
@@ -102,12 +240,7 @@ pub(crate) struct ContentDelta<'a> {
 }
 
 impl<'a> ContentDelta<'a> {
-    /// Scan `line` as a content delta.
-    pub(crate) fn scan(line: &'a str) -> Option<ContentDelta<'a>> {
-        if line.len() > MAX_SOURCE_LINE_BYTES {
-            return None;
-        }
-        let parsed = scan_delta_line(line)?;
+    fn new(parsed: DeltaLine<'a>) -> Option<ContentDelta<'a>> {
         let (part_kind, event_type) = match parsed.part_delta_kind.as_ref() {
             "text" => (PartKind::Text, EventType::TextMessageContent),
             "thinking" if parsed.signature_delta.as_deref().is_none_or(str::is_empty) => {
@@ -115,14 +248,13 @@ impl<'a> ContentDelta<'a> {
             }
             _ => return None,
         };
+        let tool_keys = [DeltaKey::ArgsDelta, DeltaKey::ToolNameDelta, DeltaKey::ToolCallId];
         if parsed.content_delta.as_deref().is_none_or(str::is_empty)
-            || parsed.thread_id.trim().is_empty()
-            || parsed.run_id.trim().is_empty()
+            || tool_keys.into_iter().any(|key| parsed.delta_keys.contains(key))
         {
             return None;
         }
-        let timestamp = SourceTime::parse(&parsed.occurred_at).ok()?.timestamp_ms();
-        let at = UtcTime::from_epoch_ms(timestamp)?;
+        let (_, timestamp, at) = lane_time(&parsed.occurred_at)?;
         Some(ContentDelta { line: parsed, part_kind, event_type, timestamp, at })
     }
 
@@ -147,5 +279,154 @@ impl<'a> ContentDelta<'a> {
         out.extend_from_slice(br#","delta":"#);
         write_pydantic_str(out, self.text());
         out.push(b'}');
+    }
+}
+
+/// A source line that is an argument delta of a tool-call part that changes no conversion state (no tool-name
+/// delta): the observer carries it through as one `CUSTOM` part-delta observation whose value is the source
+/// item, and the display folds that into the part's argument observation.
+pub(crate) struct ArgsDelta<'a> {
+    pub(crate) line: DeltaLine<'a>,
+    provider_name: Option<Cow<'a, str>>,
+    /// The source time as the observation's copy of the item writes it.
+    occurred_at: String,
+    pub(crate) timestamp: i64,
+}
+
+impl<'a> ArgsDelta<'a> {
+    fn new(parsed: DeltaLine<'a>) -> Option<ArgsDelta<'a>> {
+        let content_keys = [DeltaKey::ContentDelta, DeltaKey::SignatureDelta, DeltaKey::CitationsDelta];
+        if parsed.args_delta.is_none()
+            || parsed.tool_name_delta.as_deref().is_some_and(|name| !name.is_empty())
+            || content_keys.into_iter().any(|key| parsed.delta_keys.contains(key))
+            || parsed.provider_details.is_some_and(|raw| raw != "null")
+        {
+            return None;
+        }
+        let provider_name = match parsed.provider_name {
+            None => None,
+            Some(raw) => {
+                let mut scanner = Scanner::new(raw);
+                let name = scanner.opt_string()?;
+                scanner.end()?;
+                name
+            }
+        };
+        let (time, timestamp, _) = lane_time(&parsed.occurred_at)?;
+        Some(ArgsDelta { line: parsed, provider_name, occurred_at: time.isoformat(), timestamp })
+    }
+
+    /// The argument text.
+    pub(crate) fn text(&self) -> &str {
+        self.line.args_delta.as_deref().unwrap_or_default()
+    }
+
+    /// The call the delta names, if any (an empty id names none).
+    pub(crate) fn tool_call_id(&self) -> Option<&str> {
+        self.line.tool_call_id.as_deref().filter(|id| !id.is_empty())
+    }
+
+    /// Append the source event as the observation's copy writes it: the line's keys in the line's order, each
+    /// value in canonical form; the argument text, or `null` for the stream's identity.
+    fn write_source_event(&self, with_text: bool, out: &mut Vec<u8>) {
+        let optional = |out: &mut Vec<u8>, text: Option<&str>| match text {
+            Some(text) => write_pydantic_str(out, text),
+            None => out.extend_from_slice(b"null"),
+        };
+        out.push(b'{');
+        for (position, key) in self.line.event_keys.iter().enumerate() {
+            if position > 0 {
+                out.push(b',');
+            }
+            match key {
+                EventKey::Index => {
+                    out.extend_from_slice(br#""index":"#);
+                    out.extend_from_slice(itoa::Buffer::new().format(self.line.index).as_bytes());
+                }
+                EventKey::EventKind => out.extend_from_slice(br#""event_kind":"part_delta""#),
+                EventKey::Delta => {
+                    out.extend_from_slice(br#""delta":{"#);
+                    for (position, key) in self.line.delta_keys.iter().enumerate() {
+                        if position > 0 {
+                            out.push(b',');
+                        }
+                        match key {
+                            DeltaKey::PartDeltaKind => out.extend_from_slice(br#""part_delta_kind":"tool_call""#),
+                            DeltaKey::ArgsDelta => {
+                                out.extend_from_slice(br#""args_delta":"#);
+                                optional(out, with_text.then(|| self.text()));
+                            }
+                            DeltaKey::ToolNameDelta => {
+                                out.extend_from_slice(br#""tool_name_delta":"#);
+                                optional(out, self.line.tool_name_delta.as_deref());
+                            }
+                            DeltaKey::ToolCallId => {
+                                out.extend_from_slice(br#""tool_call_id":"#);
+                                optional(out, self.line.tool_call_id.as_deref());
+                            }
+                            DeltaKey::ProviderName => {
+                                out.extend_from_slice(br#""provider_name":"#);
+                                optional(out, self.provider_name.as_deref());
+                            }
+                            DeltaKey::ProviderDetails => out.extend_from_slice(br#""provider_details":null"#),
+                            // Refused by `ArgsDelta::new`.
+                            DeltaKey::ContentDelta | DeltaKey::SignatureDelta | DeltaKey::CitationsDelta => {}
+                        }
+                    }
+                    out.push(b'}');
+                }
+            }
+        }
+        out.push(b'}');
+    }
+
+    /// Append the `CUSTOM` event's JSON, as [`Event::write_json`](crate::Event::write_json) writes the
+    /// observation: type, timestamp, the child run it is attributed to (if any), name, and the source item.
+    pub(crate) fn write_event(&self, child: bool, out: &mut Vec<u8>) {
+        let line = &self.line;
+        out.extend_from_slice(br#"{"type":"CUSTOM","timestamp":"#);
+        out.extend_from_slice(itoa::Buffer::new().format(self.timestamp).as_bytes());
+        if child {
+            out.extend_from_slice(br#","subagentRunId":"#);
+            write_pydantic_str(out, &line.run_id);
+        }
+        out.extend_from_slice(br#","name":"#);
+        write_pydantic_str(out, names::PART_DELTA);
+        out.extend_from_slice(br#","value":{"thread_id":"#);
+        write_pydantic_str(out, &line.thread_id);
+        out.extend_from_slice(br#","run_id":"#);
+        write_pydantic_str(out, &line.run_id);
+        out.extend_from_slice(br#","sequence":"#);
+        out.extend_from_slice(itoa::Buffer::new().format(line.sequence).as_bytes());
+        out.extend_from_slice(br#","occurred_at":"#);
+        write_pydantic_str(out, &self.occurred_at);
+        out.extend_from_slice(br#","event":"#);
+        self.write_source_event(true, out);
+        out.extend_from_slice(b"}}");
+    }
+
+    /// What identifies the delta's argument stream, as bytes: thread, run and the source event without its
+    /// text. Two lines with equal identities have equal [`ArgsDelta::stream`] values.
+    pub(crate) fn identity(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(256);
+        write_pydantic_str(&mut out, &self.line.thread_id);
+        write_pydantic_str(&mut out, &self.line.run_id);
+        self.write_source_event(false, &mut out);
+        out
+    }
+
+    /// The stream identity the display fold holds for an argument observation: name, thread, run, and the source
+    /// event with `null` for its text.
+    pub(crate) fn stream(&self) -> Option<Value> {
+        let mut event = Vec::with_capacity(256);
+        self.write_source_event(false, &mut event);
+        let event: Value = serde_json::from_slice(&event).ok()?;
+        let line = &self.line;
+        Some(Value::Array(vec![
+            names::PART_DELTA.into(),
+            line.thread_id.as_ref().into(),
+            line.run_id.as_ref().into(),
+            event,
+        ]))
     }
 }

@@ -1,11 +1,13 @@
-//! Observing source lines straight to AG-UI event lines, with a fast lane for the commonest item: a content
-//! delta of a text or thinking part that is already open, in the root run or an inline child. Converting one changes a single flag of the part's
-//! cursor and produces one `*_MESSAGE_CONTENT` event; the lane scans the line into borrowed fields
-//! ([`crate::delta_line`]), checks every condition under which the general path would do anything else, and
-//! then makes exactly that change and writes exactly those bytes. Anything else goes through
-//! [`SourceItem::from_json`] and [`Observer::observe`]; the tests compare both lanes byte for byte.
+//! Observing source lines straight to AG-UI event lines, with fast lanes for the commonest items: a content
+//! delta of a text or thinking part that is already open, and an argument delta of an open tool-call part, in
+//! the root run or an inline child. Converting a content delta changes a single flag of the part's cursor and
+//! produces one `*_MESSAGE_CONTENT` event; converting an argument delta changes nothing and carries the source
+//! item through as one `CUSTOM` event. The lanes scan the line into borrowed fields ([`crate::delta_line`]),
+//! check every condition under which the general path would do anything else, and then make exactly that change
+//! and write exactly those bytes. Anything else goes through [`SourceItem::from_json`] and [`Observer::observe`];
+//! the tests compare both lanes byte for byte.
 
-use crate::delta_line::ContentDelta;
+use crate::delta_line::{ArgsDelta, ContentDelta, LaneLine};
 use crate::error::ObserveError;
 use crate::observer::HarnessAguiStreamObserver;
 use crate::source::SourceItem;
@@ -16,8 +18,8 @@ impl HarnessAguiStreamObserver {
     /// produced.
     ///
     /// The same as [`SourceItem::from_json`] then [`HarnessAguiStreamObserver::observe`], byte for byte and state
-    /// for state, and as atomic. Content deltas of open text and thinking parts take a lane that builds no JSON
-    /// tree.
+    /// for state, and as atomic. Content deltas of open text and thinking parts and argument deltas of open
+    /// tool calls take a lane that builds no JSON tree.
     ///
     /// ```
     /// use a13n_stream_protocol::HarnessAguiStreamObserver;
@@ -36,7 +38,13 @@ impl HarnessAguiStreamObserver {
     /// # Ok::<(), a13n_stream_protocol::ObserveError>(())
     /// ```
     pub fn observe_line(&mut self, line: &str, out: &mut Vec<u8>) -> Result<usize, ObserveError> {
-        if self.observe_open_part_delta(line, out) {
+        let taken = match LaneLine::scan(line) {
+            _ if self.has_finish() => false,
+            Some(LaneLine::Content(delta)) => self.observe_open_part_delta(&delta, out),
+            Some(LaneLine::Arguments(delta)) => self.observe_argument_delta(&delta, out),
+            None => false,
+        };
+        if taken {
             return Ok(1);
         }
         let item = SourceItem::from_json(line)?;
@@ -48,18 +56,25 @@ impl HarnessAguiStreamObserver {
         Ok(events.len())
     }
 
-    /// The fast lane: `true` when the line was a content delta of an open part and is observed and written.
-    fn observe_open_part_delta(&mut self, line: &str, out: &mut Vec<u8>) -> bool {
-        if self.has_finish() {
-            return false;
-        }
-        let Some(delta) = ContentDelta::scan(line) else { return false };
+    /// The content lane: `true` when the delta's part is open and the delta is observed and written.
+    fn observe_open_part_delta(&mut self, delta: &ContentDelta<'_>, out: &mut Vec<u8>) -> bool {
         let parsed = &delta.line;
         let found = self.open_part_in_any_run(&parsed.thread_id, &parsed.run_id, parsed.index, delta.part_kind);
         let Some((message_id, child)) = found else { return false };
         delta.write_event(message_id, child, out);
         out.push(b'\n');
         self.commit_open_part_content_in(&parsed.run_id, child, parsed.index);
+        true
+    }
+
+    /// The argument lane: `true` when the delta's tool call is open and the delta is carried through and written.
+    fn observe_argument_delta(&mut self, delta: &ArgsDelta<'_>, out: &mut Vec<u8>) -> bool {
+        let parsed = &delta.line;
+        let found =
+            self.open_tool_call_in_any_run(&parsed.thread_id, &parsed.run_id, parsed.index, delta.tool_call_id());
+        let Some(child) = found else { return false };
+        delta.write_event(child, out);
+        out.push(b'\n');
         true
     }
 }

@@ -176,6 +176,14 @@ impl<'a> Scanner<'a> {
         self.skip_at_depth(0)
     }
 
+    /// Any JSON value, checked and skipped: its text as the line holds it.
+    pub(crate) fn raw_value(&mut self) -> Option<&'a str> {
+        self.skip_whitespace();
+        let start = self.at;
+        self.skip_at_depth(0)?;
+        Some(&self.text[start..self.at])
+    }
+
     fn skip_at_depth(&mut self, depth: usize) -> Option<()> {
         if depth > MAX_DEPTH {
             return None;

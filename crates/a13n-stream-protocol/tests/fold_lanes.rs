@@ -1,10 +1,11 @@
-//! `DisplayFold::fold_line` (with its fast lane for content deltas) against decoding and `fold_source`: the same
-//! bytes, the same errors and the same state, on every recorded stream, on generated streams, from restored
-//! checkpoints, and on content-delta lines mutated in every way the fast lane must notice.
+//! `DisplayFold::fold_line` (with its fast lanes for content and argument deltas) against decoding and
+//! `fold_source`: the same bytes, the same errors and the same state, on every recorded stream, on generated
+//! streams, from restored checkpoints, and on delta lines mutated in every way the fast lanes must notice.
 
 use a13n_stream_bench::generate::{self as bench, StreamKind};
 use a13n_stream_conformance::{case_fold, case_processor};
 use a13n_stream_protocol::{AguiEventProcessor, DisplayFold, SourceItem};
+use a13n_testkit::lanes::{mutate_argument_delta, with_child_tool_call, ARGUMENT_MUTATIONS};
 use a13n_testkit::{case_options, fold_line_generally, random_stream, source_cases, Rng};
 use serde_json::{json, Value};
 
@@ -157,5 +158,63 @@ fn both_lanes_agree_on_mutated_delta_lines() {
             let context = format!("{} mutation {choice}", kind.name());
             compare(&mut fold_for(&json!({}), &run_id), &mut fold_for(&json!({}), &run_id), &mutated, 50, &context);
         }
+    }
+}
+
+/// The tools stream, and a subagents stream whose child streams a tool call: argument deltas in root and child.
+fn argument_streams() -> Vec<(&'static str, Vec<String>)> {
+    let tools = bench::lines(StreamKind::Tools, 600);
+    let call: Vec<String> = tools[2..15].to_vec();
+    assert!(call.iter().filter(|line| line.contains("args_delta")).count() >= 10, "a streamed call");
+    let child = with_child_tool_call(&bench::lines(StreamKind::Subagents, 300), &call);
+    vec![("tools", tools), ("child tools", child)]
+}
+
+#[test]
+fn both_lanes_agree_on_mutated_argument_lines() {
+    let mut rng = Rng::new(31);
+    for (name, lines) in argument_streams() {
+        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+        for choice in 0..=ARGUMENT_MUTATIONS {
+            let mutated: Vec<String> = lines
+                .iter()
+                .map(|line| {
+                    // `ARGUMENT_MUTATIONS` itself leaves every line as it is.
+                    let arguments = line.contains("args_delta") && choice < ARGUMENT_MUTATIONS;
+                    if arguments && rng.below(4) == 0 {
+                        mutate_argument_delta(line, choice)
+                    } else {
+                        line.clone()
+                    }
+                })
+                .collect();
+            for options in [json!({}), json!({"retain_content": true}), json!({"full_content": true})] {
+                let context = format!("{name} mutation {choice} {options}");
+                let (mut general, mut lane) = (fold_for(&options, &run_id), fold_for(&options, &run_id));
+                compare(&mut general, &mut lane, &mutated, 40, &context);
+            }
+        }
+    }
+}
+
+/// An argument stream past the observation bound: the lane drops the held copy exactly where the general path
+/// does, and keeps it whole when content is retained.
+#[test]
+fn both_lanes_agree_across_the_observation_bound() {
+    let tools = bench::lines(StreamKind::Tools, 40);
+    let delta = tools.iter().find(|line| line.contains("args_delta")).unwrap();
+    let big = "\u{e9}\"".repeat(1500);
+    let mut lines = tools[..3].to_vec();
+    for n in 0..30 {
+        let mut item: Value = serde_json::from_str(delta).unwrap();
+        item["sequence"] = json!(3 + n);
+        item["event"]["delta"]["args_delta"] = json!(big);
+        lines.push(item.to_string());
+    }
+    lines.extend(tools[14..].iter().cloned());
+    let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+    for options in [json!({}), json!({"retain_content": true})] {
+        let context = format!("observation bound {options}");
+        compare(&mut fold_for(&options, &run_id), &mut fold_for(&options, &run_id), &lines, 1, &context);
     }
 }

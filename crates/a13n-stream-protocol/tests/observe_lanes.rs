@@ -4,6 +4,7 @@
 
 use a13n_stream_bench::generate::{self as bench, StreamKind};
 use a13n_stream_protocol::{HarnessAguiStreamObserver, ObserveError, SourceItem};
+use a13n_testkit::lanes::{mutate_argument_delta, with_child_tool_call, ARGUMENT_MUTATIONS};
 
 fn general(observer: &mut HarnessAguiStreamObserver, line: &str, out: &mut Vec<u8>) -> Result<usize, ObserveError> {
     let item = SourceItem::from_json(line)?;
@@ -70,4 +71,28 @@ fn both_lanes_agree_on_mutated_delta_lines() {
         lines.insert(at + index, mutated);
     }
     assert_lanes_agree("mutated", &lines);
+}
+
+#[test]
+fn both_lanes_agree_on_mutated_argument_lines() {
+    let tools = bench::lines(StreamKind::Tools, 300);
+    let call: Vec<String> = tools[2..15].to_vec();
+    let child = with_child_tool_call(&bench::lines(StreamKind::Subagents, 200), &call);
+    for (name, lines) in [("tools", tools), ("child tools", child)] {
+        for choice in 0..ARGUMENT_MUTATIONS {
+            let mut count = 0;
+            let mutated: Vec<String> = lines
+                .iter()
+                .map(|line| {
+                    count += 1;
+                    if line.contains("args_delta") && count % 3 == 0 {
+                        mutate_argument_delta(line, choice)
+                    } else {
+                        line.clone()
+                    }
+                })
+                .collect();
+            assert_lanes_agree(&format!("{name} mutation {choice}"), &mutated);
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! deterministic generators of valid Harness streams for property tests.
 
 pub mod host;
+pub mod lanes;
 
 use std::path::{Path, PathBuf};
 

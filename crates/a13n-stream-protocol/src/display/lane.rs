@@ -12,8 +12,9 @@
 use serde_json::Value;
 
 use super::store::{CharCounts, StreamId};
+use super::ItemState;
 use super::{append_bounded, DisplayFold, ItemKind, Observed};
-use crate::delta_line::{ContentDelta, DeltaLine};
+use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine, LaneLine};
 use crate::error::FoldError;
 use crate::json::{to_python_writer, write_pydantic_str, Object};
 use crate::observer::PartKind;
@@ -46,7 +47,7 @@ impl DisplayFold {
     /// # Ok::<(), a13n_stream_protocol::FoldError>(())
     /// ```
     pub fn fold_line(&mut self, line: &str, out: &mut Vec<u8>) -> Result<usize, FoldError> {
-        if self.fold_open_part_delta(line, out) {
+        if self.fold_in_lane(line, out) {
             return Ok(1);
         }
         let item = SourceItem::from_json(line)?;
@@ -55,9 +56,18 @@ impl DisplayFold {
         Ok(observed.len())
     }
 
-    /// The fast lane: `true` when the line was a content delta of an open part and is folded and written.
-    fn fold_open_part_delta(&mut self, line: &str, out: &mut Vec<u8>) -> bool {
-        let Some(delta) = ContentDelta::scan(line) else { return false };
+    /// Fold `line` through a fast lane when one takes it: `true` when folded and written, else `false` with
+    /// nothing changed or written.
+    fn fold_in_lane(&mut self, line: &str, out: &mut Vec<u8>) -> bool {
+        match LaneLine::scan(line) {
+            Some(LaneLine::Content(delta)) => self.fold_open_part_delta(&delta, out),
+            Some(LaneLine::Arguments(delta)) => self.fold_argument_delta(&delta, out),
+            None => false,
+        }
+    }
+
+    /// The content lane: `true` when the delta's part is open and the delta is folded and written.
+    fn fold_open_part_delta(&mut self, delta: &ContentDelta<'_>, out: &mut Vec<u8>) -> bool {
         let (parsed, part_kind, at, text) = (&delta.line, delta.part_kind, delta.at, delta.text());
         let item_kind = match part_kind {
             PartKind::Text => ItemKind::TextMessage,
@@ -66,7 +76,7 @@ impl DisplayFold {
         // The same part as the lane's last line, with nothing else folded since: every check below held then and
         // nothing could change its outcome (only the general path changes cursors, groups and copied fields).
         let (hit, first) = match self.lane.take() {
-            Some(hit) if hit.is(parsed, part_kind) => (hit, false),
+            Some(Lane::Content(hit)) if hit.is(parsed, part_kind) => (hit, false),
             _ => match self.check_open_part(parsed, part_kind, item_kind) {
                 Some(hit) => (hit, true),
                 None => return false,
@@ -80,31 +90,15 @@ impl DisplayFold {
         };
         // The checks found the item, and only the general path removes items.
         let Some(item) = self.store.touch(&hit.key, item_kind, position, at, append) else { return false };
-
-        out.extend_from_slice(br#"{"sequence":"#);
-        out.extend_from_slice(itoa::Buffer::new().format(sequence).as_bytes());
-        out.extend_from_slice(br#","event":"#);
-        delta.write_event(&hit.message_id, hit.child, out);
-        out.extend_from_slice(br#","item":{"id":"#);
-        write_pydantic_str(out, &hit.key);
-        out.extend_from_slice(br#","kind":""#);
-        out.extend_from_slice(item_kind.as_str().as_bytes());
-        out.extend_from_slice(br#"","state":""#);
-        out.extend_from_slice(item.state.as_str().as_bytes());
-        out.extend_from_slice(br#"","ordinal":"#);
-        out.extend_from_slice(itoa::Buffer::new().format(item.ordinal).as_bytes());
-        out.extend_from_slice(br#","response_group":"#);
-        match item.response_group {
-            Some(group) => write_pydantic_str(out, group),
-            None => out.extend_from_slice(b"null"),
-        }
-        out.extend_from_slice(br#","failure":"#);
-        match item.failure {
-            // Writing into memory cannot fail.
-            Some(failure) => drop(to_python_writer(out, failure)),
-            None => out.extend_from_slice(b"null"),
-        }
-        out.extend_from_slice(b"}}\n");
+        let reference = LaneItem {
+            id: &hit.key,
+            kind: item_kind,
+            state: item.state,
+            ordinal: item.ordinal,
+            response_group: item.response_group,
+            failure: item.failure,
+        };
+        write_observed(out, sequence, |out| delta.write_event(&hit.message_id, hit.child, out), reference);
 
         // The rest of what the general path commits.
         if first {
@@ -114,7 +108,45 @@ impl DisplayFold {
         if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < self.sequence) {
             self.seal_arguments();
         }
-        self.lane = Some(hit);
+        self.lane = Some(Lane::Content(hit));
+        true
+    }
+
+    /// The argument lane: `true` when the delta continues the held argument stream of an open tool call, and is
+    /// folded into its observation and written. A delta that starts a stream takes the general path.
+    fn fold_argument_delta(&mut self, delta: &ArgsDelta<'_>, out: &mut Vec<u8>) -> bool {
+        let parsed = &delta.line;
+        if self.full_content || self.arguments.as_ref().is_none_or(|held| held.sequence != self.sequence) {
+            return false;
+        }
+        let found = self.observer.open_tool_call_in_any_run(
+            &parsed.thread_id,
+            &parsed.run_id,
+            parsed.index,
+            delta.tool_call_id(),
+        );
+        let Some(child) = found else { return false };
+        // The stream identity the lane verified last (against the held stream's value) spares rebuilding it.
+        let identity = delta.identity();
+        let known = matches!(&self.lane, Some(Lane::Arguments(last)) if *last == identity);
+        self.sequence += 1;
+        if !known && !delta.stream().is_some_and(|stream| self.continues_arguments(&stream)) {
+            self.sequence -= 1;
+            return false;
+        }
+        self.grow_arguments(delta.text());
+        let subagent = child.then(|| Value::String(parsed.run_id.to_string()));
+        let item = self.put_arguments(true, delta.text(), subagent);
+        let reference = LaneItem {
+            id: &item.id,
+            kind: item.kind,
+            state: item.state,
+            ordinal: item.ordinal.unwrap_or_default(),
+            response_group: item.response_group.as_deref(),
+            failure: item.failure.as_ref(),
+        };
+        write_observed(out, self.sequence, |out| delta.write_event(child, out), reference);
+        self.lane = Some(Lane::Arguments(identity));
         true
     }
 
@@ -148,7 +180,16 @@ impl DisplayFold {
     }
 }
 
-/// The part the lane folded last and what its checks found.
+/// What the lanes verified for the line they folded last; any other change to the fold forgets it.
+#[derive(Debug)]
+pub(super) enum Lane {
+    /// The part a content delta extended, and what its checks found.
+    Content(LaneHit),
+    /// The identity ([`ArgsDelta::identity`]) of the argument stream a delta continued.
+    Arguments(Vec<u8>),
+}
+
+/// The part the content lane folded last and what its checks found.
 #[derive(Debug)]
 pub(super) struct LaneHit {
     thread_id: String,
@@ -170,6 +211,44 @@ impl LaneHit {
     }
 }
 
+/// What an observed line reports of the item its event changed.
+struct LaneItem<'a> {
+    id: &'a str,
+    kind: ItemKind,
+    state: ItemState,
+    ordinal: u64,
+    response_group: Option<&'a str>,
+    failure: Option<&'a Object>,
+}
+
+/// Append one observed line, as [`Observed::write_json`] writes it, and a newline.
+fn write_observed(out: &mut Vec<u8>, sequence: u64, event: impl FnOnce(&mut Vec<u8>), item: LaneItem<'_>) {
+    out.extend_from_slice(br#"{"sequence":"#);
+    out.extend_from_slice(itoa::Buffer::new().format(sequence).as_bytes());
+    out.extend_from_slice(br#","event":"#);
+    event(out);
+    out.extend_from_slice(br#","item":{"id":"#);
+    write_pydantic_str(out, item.id);
+    out.extend_from_slice(br#","kind":""#);
+    out.extend_from_slice(item.kind.as_str().as_bytes());
+    out.extend_from_slice(br#"","state":""#);
+    out.extend_from_slice(item.state.as_str().as_bytes());
+    out.extend_from_slice(br#"","ordinal":"#);
+    out.extend_from_slice(itoa::Buffer::new().format(item.ordinal).as_bytes());
+    out.extend_from_slice(br#","response_group":"#);
+    match item.response_group {
+        Some(group) => write_pydantic_str(out, group),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(br#","failure":"#);
+    match item.failure {
+        // Writing into memory cannot fail.
+        Some(failure) => drop(to_python_writer(out, failure)),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b"}}\n");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,12 +260,12 @@ mod tests {
     fn a_delta_of_an_open_part_takes_the_lane() {
         let mut fold = DisplayFold::new("r");
         let mut out = Vec::new();
-        assert!(!fold.fold_open_part_delta(START, &mut out), "a part start is not a content delta");
-        assert!(!fold.fold_open_part_delta(DELTA, &mut out), "no part is open before the start is folded");
+        assert!(!fold.fold_in_lane(START, &mut out), "a part start is not a content delta");
+        assert!(!fold.fold_in_lane(DELTA, &mut out), "no part is open before the start is folded");
         assert!(out.is_empty());
         fold.fold_line(START, &mut out).unwrap();
         out.clear();
-        assert!(fold.fold_open_part_delta(DELTA, &mut out));
+        assert!(fold.fold_in_lane(DELTA, &mut out));
         let text = String::from_utf8(out).unwrap();
         assert!(text.starts_with(r#"{"sequence":2,"event":{"type":"TEXT_MESSAGE_CONTENT","timestamp":1795953601500,"#));
         assert_eq!(fold.items().next().unwrap().content["text"], "Hi");
@@ -197,10 +276,32 @@ mod tests {
         let options = super::super::DisplayOptions { processor: Some(Box::new(|_, e| Some(e))), ..Default::default() };
         let mut fold = DisplayFold::with_options("r", options);
         fold.fold_line(START, &mut Vec::new()).unwrap();
-        assert!(!fold.fold_open_part_delta(DELTA, &mut Vec::new()));
+        assert!(!fold.fold_in_lane(DELTA, &mut Vec::new()));
         let mut fold = DisplayFold::new("r");
         fold.fold_line(START, &mut Vec::new()).unwrap();
         let child = DELTA.replace(r#""run_id":"r""#, r#""run_id":"child""#);
-        assert!(!fold.fold_open_part_delta(&child, &mut Vec::new()));
+        assert!(!fold.fold_in_lane(&child, &mut Vec::new()));
+    }
+
+    const TOOL_START: &str = r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00Z","event":{"index":0,"part":{"tool_name":"search","args":"","tool_call_id":"c1","part_kind":"tool-call"},"event_kind":"part_start"}}"#;
+    const ARGS: &str = r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01Z","event":{"index":0,"delta":{"tool_name_delta":null,"args_delta":"{\"q","tool_call_id":"c1","provider_name":null,"provider_details":null,"part_delta_kind":"tool_call"},"event_kind":"part_delta"}}"#;
+
+    #[test]
+    fn an_argument_delta_continuing_its_stream_takes_the_lane() {
+        let mut fold = DisplayFold::new("r");
+        let mut out = Vec::new();
+        fold.fold_line(TOOL_START, &mut out).unwrap();
+        assert!(!fold.fold_in_lane(ARGS, &mut out), "the first delta of a stream starts it on the general path");
+        fold.fold_line(ARGS, &mut out).unwrap();
+        out.clear();
+        let next = ARGS.replace(r#""sequence":1"#, r#""sequence":2"#).replace(r#"{\"q"#, r#"\": 1}"#);
+        assert!(fold.fold_in_lane(&next, &mut out));
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with(r#"{"sequence":3,"event":{"type":"CUSTOM","timestamp":1795953601000,"#), "{text}");
+        let observation = fold.items().last().unwrap();
+        assert_eq!(observation.content["value"]["event"]["delta"]["args_delta"], "{\"q\": 1}");
+        // Another call's delta is another stream.
+        let other = next.replace(r#""sequence":2"#, r#""sequence":3"#).replace(r#""c1""#, r#""c2""#);
+        assert!(!fold.fold_in_lane(&other, &mut Vec::new()));
     }
 }

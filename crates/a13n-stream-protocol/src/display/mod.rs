@@ -13,6 +13,7 @@
 
 use std::collections::HashSet;
 
+mod arguments;
 mod bounds;
 mod checkpoint;
 mod item;
@@ -96,7 +97,7 @@ pub struct DisplayFold {
     /// The last item id computed: consecutive events of one message or call hash their source identity once.
     last_id: Option<(ItemKind, String, String)>,
     /// The part the fast lane folded last; any other change to the fold forgets it (see `lane.rs`).
-    lane: Option<lane::LaneHit>,
+    lane: Option<lane::Lane>,
     /// Whether the held argument stream's observation is still live (unsealed) in the store.
     arguments_open: bool,
 }
@@ -424,14 +425,6 @@ impl DisplayFold {
         key
     }
 
-    /// Seal the observation of a finished argument stream: no later event can extend it.
-    fn seal_arguments(&mut self) {
-        if let (Some(held), true) = (&self.arguments, self.arguments_open) {
-            self.store.seal(&held.key);
-            self.arguments_open = false;
-        }
-    }
-
     fn fold_one(&mut self, payload: &Object) -> Option<ItemRef> {
         if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < self.sequence) {
             self.seal_arguments();
@@ -727,87 +720,6 @@ impl DisplayFold {
             }
         };
         Some(self.store.put(key, ItemKind::ToolCall, state, None, position, at, false, update))
-    }
-
-    /// Consecutive argument deltas of one tool-call part fold into one observation: the first delta's, with the
-    /// argument text of all of them and the first one's time.
-    fn arguments(&mut self, payload: &Object, delta: &Object) -> ItemRef {
-        let text = delta.get("args_delta").and_then(Value::as_str).unwrap_or_default();
-        let value = payload.get("value");
-        let mut source = value.and_then(|v| v.get("event")).cloned().unwrap_or(Value::Null);
-        let mut stripped = delta.clone();
-        stripped.insert("args_delta".into(), Value::Null);
-        if let Value::Object(source) = &mut source {
-            source.insert("delta".into(), Value::Object(stripped));
-        }
-        let stream = json!([
-            names::PART_DELTA,
-            value.and_then(|v| v.get("thread_id")).cloned().unwrap_or(Value::Null),
-            value.and_then(|v| v.get("run_id")).cloned().unwrap_or(Value::Null),
-            source
-        ]);
-        let position = self.stream_id();
-        let sequence = self.sequence;
-        let continued = match self.arguments.as_mut() {
-            Some(held) if held.stream == stream && held.sequence + 1 == sequence => {
-                if let Some(event) = held.event.as_mut() {
-                    append_args_delta(event, text);
-                    held.size = held.size.saturating_add((escaped_str_size(text) - 2) as u64);
-                }
-                true
-            }
-            _ => false,
-        };
-        if !continued {
-            self.seal_arguments();
-            self.arguments_open = true;
-            let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{sequence}", self.attempt));
-            let size = json_size(value.unwrap_or(&Value::Null)) as u64;
-            let at = self.occurred(payload);
-            self.arguments =
-                Some(StreamedArguments { stream, key, at, sequence: 0, event: Some(payload.clone()), size });
-        }
-        let retain = self.retain_content;
-        // Set above when the stream did not continue; the default is never built.
-        let held = self.arguments.get_or_insert_with(|| StreamedArguments {
-            stream: Value::Null,
-            key: String::new(),
-            at: UtcTime::EPOCH,
-            sequence: 0,
-            event: None,
-            size: 0,
-        });
-        held.sequence = sequence;
-        if !retain && held.size > MAX_OBSERVATION_BYTES as u64 {
-            held.event = None;
-        }
-        let (key, at) = (held.key.clone(), held.at);
-        let whole = held.event.is_some();
-        let subagent = payload.get("subagentRunId").cloned();
-        let kind = ItemKind::Observation;
-        if continued && self.store.contains(&key) {
-            // The item's copy grows by the delta alone, like the held event.
-            let omitted = !whole;
-            let update = move |content: &mut Object, _: &mut CharCounts, _: usize| {
-                if omitted {
-                    content.insert("value".into(), json!({"omitted": true}));
-                } else if let Some(Value::Object(value)) = content.get_mut("value") {
-                    append_value_args_delta(value, text);
-                }
-                if let Some(subagent) = subagent {
-                    content.insert("subagentRunId".into(), subagent);
-                }
-            };
-            return self.store.put(key, kind, ItemState::Completed, None, position, at, false, update);
-        }
-        let held_value = held.event.as_ref().and_then(|event| event.get("value")).cloned();
-        let mut content = Object::new();
-        content.insert("name".into(), names::PART_DELTA.into());
-        content.insert("value".into(), held_value.unwrap_or_else(|| json!({"omitted": true})));
-        if let Some(subagent) = subagent {
-            content.insert("subagentRunId".into(), subagent);
-        }
-        self.store.put(key, kind, ItemState::Completed, Some(content), position, at, false, |_, _, _| {})
     }
 
     fn fail_tool_call(

@@ -368,6 +368,21 @@ impl Observer<RootStream> {
         Some((&cursor.part_id, child))
     }
 
+    /// Whether the open tool-call part `index` of `run_id` (the root run or an inline child) takes an argument
+    /// delta naming `call_id` without any change to the conversion state, carried through as one `CUSTOM` event:
+    /// the conditions of [`Observer::open_part_in_any_run`], and the part's call is the one named (if any).
+    /// `Some(child)` when it does.
+    pub(crate) fn open_tool_call_in_any_run(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+        index: i64,
+        call_id: Option<&str>,
+    ) -> Option<bool> {
+        let (part_id, child) = self.open_part_in_any_run(thread_id, run_id, index, PartKind::ToolCall)?;
+        call_id.is_none_or(|id| id == part_id).then_some(child)
+    }
+
     /// Commit what [`Observer::observe`] commits for the content delta [`Observer::open_part_in_any_run`] accepted.
     pub(crate) fn commit_open_part_content_in(&mut self, run_id: &str, child: bool, index: i64) {
         let state = if child { self.core.state.children.get_mut(run_id) } else { Some(&mut self.core.state) };

@@ -1,0 +1,111 @@
+//! Streamed tool-call arguments: consecutive argument deltas of one tool-call part fold into one observation,
+//! the first delta's, holding the argument text of all of them and the first one's time. Both lanes of
+//! [`DisplayFold::fold_line`] extend a held stream through the same two steps ([`DisplayFold::grow_arguments`]
+//! and [`DisplayFold::put_arguments`]), so they change the held stream and its item identically.
+
+#[allow(unused_imports)]
+use super::*;
+
+impl DisplayFold {
+    /// Seal the observation of a finished argument stream: no later event can extend it.
+    pub(super) fn seal_arguments(&mut self) {
+        if let (Some(held), true) = (&self.arguments, self.arguments_open) {
+            self.store.seal(&held.key);
+            self.arguments_open = false;
+        }
+    }
+
+    /// Fold a part-delta observation carrying argument text (`delta` is its source delta).
+    pub(super) fn arguments(&mut self, payload: &Object, delta: &Object) -> ItemRef {
+        let text = delta.get("args_delta").and_then(Value::as_str).unwrap_or_default();
+        let value = payload.get("value");
+        let mut source = value.and_then(|v| v.get("event")).cloned().unwrap_or(Value::Null);
+        let mut stripped = delta.clone();
+        stripped.insert("args_delta".into(), Value::Null);
+        if let Value::Object(source) = &mut source {
+            source.insert("delta".into(), Value::Object(stripped));
+        }
+        let stream = json!([
+            names::PART_DELTA,
+            value.and_then(|v| v.get("thread_id")).cloned().unwrap_or(Value::Null),
+            value.and_then(|v| v.get("run_id")).cloned().unwrap_or(Value::Null),
+            source
+        ]);
+        let continued = self.continues_arguments(&stream);
+        if continued {
+            self.grow_arguments(text);
+        } else {
+            self.seal_arguments();
+            self.arguments_open = true;
+            let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{}", self.attempt, self.sequence));
+            let size = json_size(value.unwrap_or(&Value::Null)) as u64;
+            let at = self.occurred(payload);
+            self.arguments =
+                Some(StreamedArguments { stream, key, at, sequence: 0, event: Some(payload.clone()), size });
+        }
+        let subagent = payload.get("subagentRunId").cloned();
+        self.put_arguments(continued, text, subagent)
+    }
+
+    /// Whether an argument delta of `stream` folded as the current sequence continues the held stream: the same
+    /// stream, and its last delta was the event just before.
+    pub(super) fn continues_arguments(&self, stream: &Value) -> bool {
+        self.arguments.as_ref().is_some_and(|held| held.stream == *stream && held.sequence + 1 == self.sequence)
+    }
+
+    /// Append a continuing delta's text to the held observation.
+    pub(super) fn grow_arguments(&mut self, text: &str) {
+        if let Some(held) = self.arguments.as_mut() {
+            if let Some(event) = held.event.as_mut() {
+                append_args_delta(event, text);
+                held.size = held.size.saturating_add((escaped_str_size(text) - 2) as u64);
+            }
+        }
+    }
+
+    /// Record the delta folded as the current sequence in the held stream and put its observation item: grown by
+    /// the delta alone when the stream `continued` and the item is still there, else written whole.
+    pub(super) fn put_arguments(&mut self, continued: bool, text: &str, subagent: Option<Value>) -> ItemRef {
+        let position = self.stream_id();
+        let sequence = self.sequence;
+        let retain = self.retain_content;
+        // Set by the caller (a new stream) or held (a continued one); the default is never built.
+        let held = self.arguments.get_or_insert_with(|| StreamedArguments {
+            stream: Value::Null,
+            key: String::new(),
+            at: UtcTime::EPOCH,
+            sequence: 0,
+            event: None,
+            size: 0,
+        });
+        held.sequence = sequence;
+        if !retain && held.size > MAX_OBSERVATION_BYTES as u64 {
+            held.event = None;
+        }
+        let (key, at) = (held.key.clone(), held.at);
+        let whole = held.event.is_some();
+        let kind = ItemKind::Observation;
+        if continued && self.store.contains(&key) {
+            // The item's copy grows by the delta alone, like the held event.
+            let update = move |content: &mut Object, _: &mut CharCounts, _: usize| {
+                if !whole {
+                    content.insert("value".into(), json!({"omitted": true}));
+                } else if let Some(Value::Object(value)) = content.get_mut("value") {
+                    append_value_args_delta(value, text);
+                }
+                if let Some(subagent) = subagent {
+                    content.insert("subagentRunId".into(), subagent);
+                }
+            };
+            return self.store.put(key, kind, ItemState::Completed, None, position, at, false, update);
+        }
+        let held_value = held.event.as_ref().and_then(|event| event.get("value")).cloned();
+        let mut content = Object::new();
+        content.insert("name".into(), names::PART_DELTA.into());
+        content.insert("value".into(), held_value.unwrap_or_else(|| json!({"omitted": true})));
+        if let Some(subagent) = subagent {
+            content.insert("subagentRunId".into(), subagent);
+        }
+        self.store.put(key, kind, ItemState::Completed, Some(content), position, at, false, |_, _, _| {})
+    }
+}
