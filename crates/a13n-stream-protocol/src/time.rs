@@ -48,9 +48,13 @@ impl SourceTime {
             let sign = if offset < 0 { '-' } else { '+' };
             let magnitude = offset.unsigned_abs();
             let (hours, minutes, seconds) = (magnitude / 3600, magnitude / 60 % 60, magnitude % 60);
-            out.push_str(&format!("{sign}{hours:02}:{minutes:02}"));
+            out.push(sign);
+            push_digits(&mut out, i64::from(hours), 2);
+            out.push(':');
+            push_digits(&mut out, i64::from(minutes), 2);
             if seconds != 0 {
-                out.push_str(&format!(":{seconds:02}"));
+                out.push(':');
+                push_digits(&mut out, i64::from(seconds), 2);
             }
         }
         out

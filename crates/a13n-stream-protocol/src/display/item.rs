@@ -213,10 +213,35 @@ pub fn item_id(run_id: &str, kind: ItemKind, source_id: &str) -> String {
     hasher.update([0]);
     hasher.update(source_id.as_bytes());
     let digest = hasher.finalize();
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(36);
     out.push_str("itm_");
     for byte in &digest[..16] {
-        out.push_str(&format!("{byte:02x}"));
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 0xf)]));
     }
     out
+}
+
+/// The content of an observation item, borrowed from its event: what [`Store::put_sealed`](super::store) stores as
+/// text. Written as the same content object would be, key for key.
+#[derive(Serialize)]
+pub(super) struct ObservationContent<'a> {
+    pub(super) name: &'a str,
+    pub(super) value: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) metadata: Option<&'a Value>,
+    #[serde(rename = "subagentRunId", skip_serializing_if = "Option::is_none")]
+    pub(super) subagent_run_id: Option<&'a Value>,
+}
+
+impl ObservationContent<'_> {
+    /// The canonical JSON text a sealed item holds.
+    pub(super) fn sealed(&self) -> Box<serde_json::value::RawValue> {
+        let mut out = Vec::with_capacity(256);
+        // Writing into memory cannot fail, and the writer produces valid JSON.
+        let _ = crate::json::to_pydantic_writer(&mut out, self);
+        let text = String::from_utf8(out).unwrap_or_else(|_| "{}".into());
+        serde_json::value::RawValue::from_string(text).unwrap_or_default()
+    }
 }

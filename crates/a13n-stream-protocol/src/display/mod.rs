@@ -529,7 +529,7 @@ impl DisplayFold {
             Accepted::Assembled(event) => std::borrow::Cow::Owned(event),
         };
         let name = assembled.get("name").map(py_str).unwrap_or_else(|| "None".into());
-        let value = assembled.get("value").cloned().unwrap_or(Value::Null);
+        let value = assembled.get("value").unwrap_or(&Value::Null);
         let input_event = value.get("event").and_then(Value::as_object);
         let lifecycle = input_event.and_then(|e| e.get("payload")).and_then(Value::as_object);
         let scope_key =
@@ -603,21 +603,18 @@ impl DisplayFold {
         }
         let summary = matches!(name.as_str(), names::HANDOFF_SUMMARY | names::COMPACTION_SUMMARY);
         let keep_whole = self.retain_content || (self.full_content && summary);
-        let value =
-            if !keep_whole && json_size(&value) > MAX_OBSERVATION_BYTES { json!({"omitted": true}) } else { value };
+        let omitted = json!({"omitted": true});
+        let value = if !keep_whole && json_size(value) > MAX_OBSERVATION_BYTES { &omitted } else { value };
         let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{}", self.attempt, self.sequence));
-        let mut content = Object::new();
-        content.insert("name".into(), name.into());
-        content.insert("value".into(), value);
-        if let Some(metadata) = assembled.get("metadata") {
-            content.insert("metadata".into(), metadata.clone());
-        }
-        if let Some(scope) = assembled.get("subagentRunId") {
-            content.insert("subagentRunId".into(), scope.clone());
-        }
+        let content = ObservationContent {
+            name: &name,
+            value,
+            metadata: assembled.get("metadata"),
+            subagent_run_id: assembled.get("subagentRunId"),
+        };
         let at = self.occurred(payload);
         let kind = ItemKind::Observation;
-        Some(self.store.put(key, kind, ItemState::Completed, Some(content), position, at, true, |_, _, _| {}))
+        Some(self.store.put_sealed(key, kind, ItemState::Completed, content.sealed(), position, at))
     }
 
     fn tool_observation(&mut self, event: &Object, name: &str, value: &Object) -> Option<ItemRef> {

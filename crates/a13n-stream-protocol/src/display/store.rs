@@ -387,6 +387,45 @@ impl Store {
         ItemRef { id: key, kind, state, ordinal: Some(ordinal), response_group, failure, memory_sources: None }
     }
 
+    /// [`Store::put`] of an immutable item whose content is already its canonical JSON text (`seal` set, no
+    /// update): nothing is parsed or edited. The reference reports no response group or failure, as a sealed
+    /// content's are not read.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn put_sealed(
+        &mut self,
+        key: String,
+        kind: ItemKind,
+        state: ItemState,
+        content: Box<RawValue>,
+        position: StreamId,
+        at: UtcTime,
+    ) -> ItemRef {
+        let index = match self.items.get_index_of(&key) {
+            Some(index) => {
+                self.items[index].content = Content::sealed(content);
+                self.char_counts.retain(|(position, _), _| *position != index);
+                index
+            }
+            None => {
+                let stored = Stored {
+                    ordinal: self.next,
+                    kind,
+                    state,
+                    first: position.clone(),
+                    last: position.clone(),
+                    started_at: at,
+                    ended_at: None,
+                    content: Content::sealed(content),
+                    content_refs: IndexMap::new(),
+                };
+                self.next += 1;
+                self.items.insert_full(key.clone(), stored).0
+            }
+        };
+        let ordinal = self.settle(index, kind, Some(state), position, at).ordinal;
+        ItemRef { id: key, kind, state, ordinal: Some(ordinal), response_group: None, failure: None, memory_sources: None }
+    }
+
     /// Apply one change to the item at `index`: edit its content, set its kind, state (`None` keeps it) and
     /// latest position, and mark it changed.
     fn change(
@@ -398,8 +437,20 @@ impl Store {
         at: UtcTime,
         update: impl FnOnce(&mut Object, &mut CharCounts, usize),
     ) -> Touched<'_> {
+        update(self.items[index].content.edit(), &mut self.char_counts, index);
+        self.settle(index, kind, state, position, at)
+    }
+
+    /// Set the item's kind, state (`None` keeps it) and latest position, and mark it changed.
+    fn settle(
+        &mut self,
+        index: usize,
+        kind: ItemKind,
+        state: Option<ItemState>,
+        position: StreamId,
+        at: UtcTime,
+    ) -> Touched<'_> {
         let item = &mut self.items[index];
-        update(item.content.edit(), &mut self.char_counts, index);
         let state = state.unwrap_or(item.state);
         item.kind = kind;
         item.state = state;
