@@ -1,12 +1,14 @@
-//! Observing source lines straight to AG-UI event lines, with fast lanes for the commonest items: a content
-//! delta of a text or thinking part that is already open, and an argument delta of an open tool-call part, in
-//! the root run or an inline child. Converting a content delta changes a single flag of the part's cursor and
-//! produces one `*_MESSAGE_CONTENT` event; converting an argument delta changes nothing and carries the source
-//! item through as one `CUSTOM` event. The lanes scan the line into borrowed fields ([`crate::delta_line`]),
-//! check every condition under which the general path would do anything else, and then make exactly that change
-//! and write exactly those bytes. Anything else goes through [`SourceItem::from_json`] and [`Observer::observe`];
-//! the tests compare both lanes byte for byte.
+//! Observing source lines straight to AG-UI event lines, with fast lanes for the commonest items, in the root run
+//! or an inline child: a content delta of an open text or thinking part (one `*_MESSAGE_CONTENT` event and one
+//! flag of the part's cursor), an argument delta of an open tool call (carried through as one `CUSTOM` event,
+//! nothing changed), and a line carried through whole (a Harness lifecycle event, a tool-call part's start, a
+//! function tool call: one `CUSTOM` event, and a request index or a new cursor). The lanes scan the line into
+//! borrowed fields ([`crate::delta_line`], [`crate::carried_line`]), check every condition under which the
+//! general path would do anything else, and then make exactly that change and write exactly those bytes.
+//! Anything else goes through [`SourceItem::from_json`] and [`Observer::observe`]; the tests compare both lanes
+//! byte for byte.
 
+use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, LaneLine};
 use crate::error::ObserveError;
 use crate::observer::HarnessAguiStreamObserver;
@@ -18,8 +20,8 @@ impl HarnessAguiStreamObserver {
     /// produced.
     ///
     /// The same as [`SourceItem::from_json`] then [`HarnessAguiStreamObserver::observe`], byte for byte and state
-    /// for state, and as atomic. Content deltas of open text and thinking parts and argument deltas of open
-    /// tool calls take a lane that builds no JSON tree.
+    /// for state, and as atomic. Content deltas of open parts, argument deltas of open tool calls, lifecycle
+    /// events, tool-call starts and function tool calls take lanes that build no JSON tree.
     ///
     /// ```
     /// use a13n_stream_protocol::HarnessAguiStreamObserver;
@@ -42,7 +44,7 @@ impl HarnessAguiStreamObserver {
             _ if self.has_finish() => false,
             Some(LaneLine::Content(delta)) => self.observe_open_part_delta(&delta, out),
             Some(LaneLine::Arguments(delta)) => self.observe_argument_delta(&delta, out),
-            None => false,
+            None => CarriedLine::scan(line).is_some_and(|carried| self.observe_carried(&carried, out)),
         };
         if taken {
             return Ok(1);
@@ -75,6 +77,17 @@ impl HarnessAguiStreamObserver {
         let Some(child) = found else { return false };
         delta.write_event(child, out);
         out.push(b'\n');
+        true
+    }
+
+    /// The carried lane: `true` when the line's run may take it and its observation is written.
+    fn observe_carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> bool {
+        let Some(child) = self.carries_in_any_run(&line.thread_id, &line.run_id) else { return false };
+        let mut value = Vec::with_capacity(512);
+        line.write_value(&mut value);
+        line.write_event(child, &value, out);
+        out.push(b'\n');
+        self.commit_carried_in(&line.run_id, child, &line.carried);
         true
     }
 }

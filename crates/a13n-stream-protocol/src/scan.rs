@@ -215,6 +215,119 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// A value written exactly as this library writes the value `serde_json` parses from it: compact, strings
+    /// with canonical escapes only, integers within `i64` without sign of zero, no floats, no repeated keys. Its
+    /// text, which a lane can then copy instead of building and writing a tree.
+    pub(crate) fn canonical_value(&mut self) -> Option<&'a str> {
+        self.skip_whitespace();
+        let start = self.at;
+        self.canonical_at_depth(0)?;
+        Some(&self.text[start..self.at])
+    }
+
+    fn canonical_at_depth(&mut self, depth: usize) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let next = |scanner: &mut Self, close: u8| -> Option<bool> {
+            let byte = *scanner.bytes().get(scanner.at)?;
+            scanner.at += 1;
+            match byte {
+                b',' => Some(false),
+                _ if byte == close => Some(true),
+                _ => None,
+            }
+        };
+        match *self.bytes().get(self.at)? {
+            b'"' => self.canonical_string().map(drop),
+            b'{' => {
+                self.at += 1;
+                if self.literal(b"}").is_some() {
+                    return Some(());
+                }
+                let mut keys: Vec<&str> = Vec::new();
+                loop {
+                    let key = self.canonical_string()?;
+                    if keys.contains(&key) {
+                        return None;
+                    }
+                    keys.push(key);
+                    self.literal(b":")?;
+                    self.canonical_at_depth(depth + 1)?;
+                    if next(self, b'}')? {
+                        return Some(());
+                    }
+                }
+            }
+            b'[' => {
+                self.at += 1;
+                if self.literal(b"]").is_some() {
+                    return Some(());
+                }
+                loop {
+                    self.canonical_at_depth(depth + 1)?;
+                    if next(self, b']')? {
+                        return Some(());
+                    }
+                }
+            }
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            _ => {
+                let bytes = self.bytes();
+                let negative = bytes[self.at] == b'-';
+                let start = self.at + usize::from(negative);
+                let mut at = start;
+                while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+                    at += 1;
+                }
+                let digits = &bytes[start..at];
+                let plain = match digits {
+                    [] => false,
+                    [b'0'] => !negative,
+                    [b'0', ..] => false,
+                    // Up to 18 digits always fits an `i64`.
+                    _ => digits.len() <= 18,
+                };
+                (plain && !matches!(bytes.get(at), Some(b'.' | b'e' | b'E'))).then(|| self.at = at)
+            }
+        }
+    }
+
+    /// A string whose escapes are exactly the ones [`write_pydantic_str`](crate::json::write_pydantic_str)
+    /// writes; its text between the quotes.
+    fn canonical_string(&mut self) -> Option<&'a str> {
+        self.literal(b"\"")?;
+        let bytes = self.bytes();
+        let start = self.at;
+        let mut at = start;
+        loop {
+            at = find_string_special(bytes, at)?;
+            match bytes[at] {
+                b'"' => {
+                    self.at = at + 1;
+                    return Some(&self.text[start..at]);
+                }
+                b'\\' => match *bytes.get(at + 1)? {
+                    b'"' | b'\\' | b'n' | b'r' | b't' | b'b' | b'f' => at += 2,
+                    b'u' => {
+                        let unit = bytes.get(at + 2..at + 6)?;
+                        let lower_hex = |b: &u8| b.is_ascii_digit() || (b'a'..=b'f').contains(b);
+                        let control = unit.starts_with(b"00") && unit[2] <= b'1' && unit.iter().all(lower_hex);
+                        let short = matches!(&unit[2..], b"08" | b"09" | b"0a" | b"0c" | b"0d");
+                        if !control || short {
+                            return None;
+                        }
+                        at += 6;
+                    }
+                    _ => return None,
+                },
+                _ => return None,
+            }
+        }
+    }
+
     fn literal(&mut self, word: &[u8]) -> Option<()> {
         self.bytes()[self.at..].starts_with(word).then(|| self.at += word.len())
     }
@@ -326,5 +439,46 @@ mod tests {
         assert!(scan(&deep).is_none());
         let shallow = "[".repeat(10) + &"]".repeat(10);
         assert!(scan(&shallow).is_some());
+    }
+
+    #[test]
+    fn a_canonical_value_is_exactly_what_the_writer_writes_of_it() {
+        let accepted = [
+            r#"{"a":[1,-2,0,true,false,null,{"b":"c\u001fé\n\"\\"}],"d":{},"e":[]}"#,
+            r#""\b\f\t\r\u0000""#,
+            "\"\u{7f}\u{2028}東京\"",
+            "123456789012345678",
+        ];
+        let refused = [
+            r#"{"a": 1}"#,
+            r#" {"a":1}"#,
+            r#"{"a":1.5}"#,
+            r#"{"a":1e5}"#,
+            r#"{"a":-0}"#,
+            r#"{"a":01}"#,
+            "1234567890123456789",
+            r#""\/""#,
+            r#""\u0041""#,
+            r#""\u00E9""#,
+            r#""\u001F""#,
+            r#""\u0008""#,
+            r#""\u000a""#,
+            r#""\ud83d\ude80""#,
+            r#"{"a":1,"a":2}"#,
+            r#"{"a":{"b":1,"b":1}}"#,
+            r#"[1 ,2]"#,
+        ];
+        for text in accepted {
+            assert_eq!(Scanner::new(text).canonical_value(), Some(text), "{text}");
+            let value: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(crate::json::to_pydantic_json(&value).unwrap(), text, "{text}");
+            let mut python = Vec::new();
+            crate::json::to_python_writer(&mut python, &value).unwrap();
+            assert_eq!(String::from_utf8(python).unwrap(), text, "{text}");
+        }
+        for text in refused {
+            let read = Scanner::new(text).canonical_value();
+            assert!(read.is_none_or(|read| read != text), "{text} is not canonical");
+        }
     }
 }

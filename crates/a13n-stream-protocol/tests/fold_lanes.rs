@@ -5,7 +5,10 @@
 use a13n_stream_bench::generate::{self as bench, StreamKind};
 use a13n_stream_conformance::{case_fold, case_processor};
 use a13n_stream_protocol::{AguiEventProcessor, DisplayFold, SourceItem};
-use a13n_testkit::lanes::{mutate_argument_delta, with_child_tool_call, ARGUMENT_MUTATIONS};
+use a13n_testkit::lanes::{
+    is_carried_line, mutate_argument_delta, mutate_carried_line, with_child_tool_call, ARGUMENT_MUTATIONS,
+    CARRIED_MUTATIONS,
+};
 use a13n_testkit::{case_options, fold_line_generally, random_stream, source_cases, Rng};
 use serde_json::{json, Value};
 
@@ -216,5 +219,35 @@ fn both_lanes_agree_across_the_observation_bound() {
     for options in [json!({}), json!({"retain_content": true})] {
         let context = format!("observation bound {options}");
         compare(&mut fold_for(&options, &run_id), &mut fold_for(&options, &run_id), &lines, 1, &context);
+    }
+}
+
+#[test]
+fn both_lanes_agree_on_mutated_carried_lines() {
+    let mut rng = Rng::new(37);
+    let mut streams = argument_streams();
+    streams.push(("short", bench::lines(StreamKind::Short, 400)));
+    for (name, lines) in streams {
+        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+        for choice in 0..=CARRIED_MUTATIONS {
+            let mutated: Vec<String> = lines
+                .iter()
+                .enumerate()
+                .map(|(n, line)| {
+                    // `CARRIED_MUTATIONS` itself leaves every line as it is; the first line binds the run.
+                    let carried = n > 0 && is_carried_line(line) && choice < CARRIED_MUTATIONS;
+                    if carried && rng.below(3) == 0 {
+                        mutate_carried_line(line, choice)
+                    } else {
+                        line.clone()
+                    }
+                })
+                .collect();
+            for options in [json!({}), json!({"retain_content": true}), json!({"full_content": true})] {
+                let context = format!("{name} carried mutation {choice} {options}");
+                let (mut general, mut lane) = (fold_for(&options, &run_id), fold_for(&options, &run_id));
+                compare(&mut general, &mut lane, &mutated, 40, &context);
+            }
+        }
     }
 }

@@ -4,7 +4,10 @@
 
 use a13n_stream_bench::generate::{self as bench, StreamKind};
 use a13n_stream_protocol::{HarnessAguiStreamObserver, ObserveError, SourceItem};
-use a13n_testkit::lanes::{mutate_argument_delta, with_child_tool_call, ARGUMENT_MUTATIONS};
+use a13n_testkit::lanes::{
+    is_carried_line, mutate_argument_delta, mutate_carried_line, with_child_tool_call, ARGUMENT_MUTATIONS,
+    CARRIED_MUTATIONS,
+};
 
 fn general(observer: &mut HarnessAguiStreamObserver, line: &str, out: &mut Vec<u8>) -> Result<usize, ObserveError> {
     let item = SourceItem::from_json(line)?;
@@ -93,6 +96,30 @@ fn both_lanes_agree_on_mutated_argument_lines() {
                 })
                 .collect();
             assert_lanes_agree(&format!("{name} mutation {choice}"), &mutated);
+        }
+    }
+}
+
+#[test]
+fn both_lanes_agree_on_mutated_carried_lines() {
+    let tools = bench::lines(StreamKind::Tools, 300);
+    let call: Vec<String> = tools[2..15].to_vec();
+    let child = with_child_tool_call(&bench::lines(StreamKind::Subagents, 200), &call);
+    let short = bench::lines(StreamKind::Short, 300);
+    for (name, lines) in [("tools", tools), ("child tools", child), ("short", short)] {
+        for choice in 0..CARRIED_MUTATIONS {
+            let mutated: Vec<String> = lines
+                .iter()
+                .enumerate()
+                .map(|(n, line)| {
+                    if n > 0 && (n + choice as usize) % 2 == 0 && is_carried_line(line) {
+                        mutate_carried_line(line, choice)
+                    } else {
+                        line.clone()
+                    }
+                })
+                .collect();
+            assert_lanes_agree(&format!("{name} carried mutation {choice}"), &mutated);
         }
     }
 }

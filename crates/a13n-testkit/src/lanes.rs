@@ -73,3 +73,66 @@ pub fn with_child_tool_call(stream: &[String], call: &[String]) -> Vec<String> {
     lines.splice(started + 1..started + 1, moved);
     lines
 }
+
+/// How many distinct changes [`mutate_carried_line`] makes.
+pub const CARRIED_MUTATIONS: u64 = 31;
+
+/// Change a line the observer carries through whole (a Harness lifecycle event, a tool-call part's start, a
+/// function tool call) in one of [`CARRIED_MUTATIONS`] ways: spellings that are not canonical JSON, values of
+/// other types, other kinds, repeated and unknown keys, other threads and runs.
+pub fn mutate_carried_line(line: &str, choice: u64) -> String {
+    let mut item: Value = serde_json::from_str(line).expect("a JSON line");
+    let harness = item["event"].get("event_kind").is_none();
+    // Where a change to the event's content goes: a Harness event's payload, or a Pydantic event's part.
+    let body = if harness { "payload" } else { "part" };
+    match choice {
+        0 => item["event"][body]["note"] = json!("\u{e9}\n\"q\" \u{1} \\ \u{7f} \u{2028} 東京"),
+        1 => return line.replacen(r#":"#, r#": "#, 3),
+        2 => return line.replacen(r#","event":{"#, r#","event":{ "#, 1),
+        3 => return insert_into_body(&item, body, r#""k":"a\/b","#),
+        4 => item["event"][body]["note"] = json!(1e16),
+        5 => item["event"][body]["note"] = json!([0.5, 1.5e-7]),
+        6 => item["event"][body]["note"] = json!(12345678901234567890u64),
+        7 => item["event"][body]["note"] = json!(-12),
+        8 => return insert_into_body(&item, body, r#""k":"\u00E9","#),
+        9 => return insert_into_body(&item, body, r#""k":"\u0041\u001f","#),
+        10 => return insert_into_body(&item, body, r#""k":1,"k":2,"#),
+        11 => item["event"]["schema_version"] = json!(2),
+        12 => drop(item["event"].as_object_mut().and_then(|e| e.shift_remove("schema_version"))),
+        13 => item["event"]["payload"] = json!("not an object"),
+        14 => item["event"]["payload"]["request_index"] = json!(-1),
+        15 => item["event"]["payload"]["request_index"] = json!("7"),
+        16 => item["event"]["payload"]["request_index"] = json!(1.0),
+        17 => item["event"]["payload"]["type"] = json!("run_started"),
+        18 => item["event"]["payload"]["type"] = json!(5),
+        19 => item["event"]["kind"] = json!("context"),
+        20 => item["event"]["extra"] = json!({"nested": [1, null, true]}),
+        21 => item["event"]["part"]["part_kind"] = json!("builtin-tool-call"),
+        22 => item["event"]["part"]["tool_call_id"] = json!(7),
+        23 => drop(item["event"]["part"].as_object_mut().and_then(|p| p.shift_remove("tool_name"))),
+        24 => item["event"]["index"] = json!(3),
+        25 => item["thread_id"] = json!("another-thread"),
+        26 => item["run_id"] = json!("another-run"),
+        27 => item["occurred_at"] = json!("2026-11-29T12:00:00.5-05:00"),
+        28 => item["event"]["payload"]["request_index"] = json!(9),
+        29 => item["event"]["schema_version"] = json!("2"),
+        _ => return format!("{line} x"),
+    }
+    item.to_string()
+}
+
+/// Whether `line` is one [`mutate_carried_line`] changes: a Harness lifecycle event, a part start or a function
+/// tool call.
+pub fn is_carried_line(line: &str) -> bool {
+    line.contains(r#""kind":"lifecycle""#)
+        || line.contains(r#""event_kind":"part_start""#)
+        || line.contains(r#""event_kind":"function_tool_call""#)
+}
+
+/// `item`'s JSON with `fields` (raw JSON text ending in a comma) first in the event's `body` object.
+fn insert_into_body(item: &Value, body: &str, fields: &str) -> String {
+    let text = item.to_string();
+    let Some(found) = text.find(&format!(r#""{body}":{{"#)) else { return text };
+    let at = found + body.len() + 4;
+    format!("{}{fields}{}", &text[..at], &text[at..])
+}

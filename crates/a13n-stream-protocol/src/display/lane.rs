@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::store::{CharCounts, StreamId};
 use super::ItemState;
 use super::{append_bounded, DisplayFold, ItemKind, Observed};
+use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine, LaneLine};
 use crate::error::FoldError;
 use crate::json::{to_python_writer, write_pydantic_str, Object};
@@ -62,7 +63,7 @@ impl DisplayFold {
         match LaneLine::scan(line) {
             Some(LaneLine::Content(delta)) => self.fold_open_part_delta(&delta, out),
             Some(LaneLine::Arguments(delta)) => self.fold_argument_delta(&delta, out),
-            None => false,
+            None => CarriedLine::scan(line).is_some_and(|carried| self.fold_carried(&carried, out)),
         }
     }
 
@@ -212,17 +213,17 @@ impl LaneHit {
 }
 
 /// What an observed line reports of the item its event changed.
-struct LaneItem<'a> {
-    id: &'a str,
-    kind: ItemKind,
-    state: ItemState,
-    ordinal: u64,
-    response_group: Option<&'a str>,
-    failure: Option<&'a Object>,
+pub(super) struct LaneItem<'a> {
+    pub(super) id: &'a str,
+    pub(super) kind: ItemKind,
+    pub(super) state: ItemState,
+    pub(super) ordinal: u64,
+    pub(super) response_group: Option<&'a str>,
+    pub(super) failure: Option<&'a Object>,
 }
 
 /// Append one observed line, as [`Observed::write_json`] writes it, and a newline.
-fn write_observed(out: &mut Vec<u8>, sequence: u64, event: impl FnOnce(&mut Vec<u8>), item: LaneItem<'_>) {
+pub(super) fn write_observed(out: &mut Vec<u8>, sequence: u64, event: impl FnOnce(&mut Vec<u8>), item: LaneItem<'_>) {
     out.extend_from_slice(br#"{"sequence":"#);
     out.extend_from_slice(itoa::Buffer::new().format(sequence).as_bytes());
     out.extend_from_slice(br#","event":"#);

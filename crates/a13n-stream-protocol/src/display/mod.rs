@@ -15,6 +15,7 @@ use std::collections::HashSet;
 
 mod arguments;
 mod bounds;
+mod carried;
 mod checkpoint;
 mod item;
 mod lane;

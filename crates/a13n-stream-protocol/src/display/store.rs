@@ -423,7 +423,15 @@ impl Store {
             }
         };
         let ordinal = self.settle(index, kind, Some(state), position, at).ordinal;
-        ItemRef { id: key, kind, state, ordinal: Some(ordinal), response_group: None, failure: None, memory_sources: None }
+        ItemRef {
+            id: key,
+            kind,
+            state,
+            ordinal: Some(ordinal),
+            response_group: None,
+            failure: None,
+            memory_sources: None,
+        }
     }
 
     /// Apply one change to the item at `index`: edit its content, set its kind, state (`None` keeps it) and

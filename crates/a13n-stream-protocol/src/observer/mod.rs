@@ -355,6 +355,15 @@ impl Observer<RootStream> {
         index: i64,
         kind: PartKind,
     ) -> Option<(&str, bool)> {
+        let (state, child) = self.lane_run(thread_id, run_id)?;
+        let cursor = state.parts.get(&index).filter(|cursor| cursor.kind == kind)?;
+        Some((&cursor.part_id, child))
+    }
+
+    /// The cursors of `run_id` (the root run or an inline child with cursors of its own) when a lane may convert
+    /// its line without the general path: no processor, no event journal, the run bound to `thread_id`. Also
+    /// whether the run is a child.
+    fn lane_run(&self, thread_id: &str, run_id: &str) -> Option<(&ObserverState, bool)> {
         if self.processor.is_some() || self.retain_events {
             return None;
         }
@@ -364,8 +373,35 @@ impl Observer<RootStream> {
         }
         let child = run_id != root;
         let state = if child { self.core.state.children.get(run_id)? } else { &self.core.state };
-        let cursor = state.parts.get(&index).filter(|cursor| cursor.kind == kind)?;
-        Some((&cursor.part_id, child))
+        Some((state, child))
+    }
+
+    /// Whether a line of `run_id` that the observer carries through as one `CUSTOM` event
+    /// ([`CarriedLine`](crate::carried_line::CarriedLine)) may take a lane; `Some(child)` when it may.
+    pub(crate) fn carries_in_any_run(&self, thread_id: &str, run_id: &str) -> Option<bool> {
+        self.lane_run(thread_id, run_id).map(|(_, child)| child)
+    }
+
+    /// Commit what [`Observer::observe`] commits for a carried line [`Observer::carries_in_any_run`] accepted: a
+    /// model request's index, or a tool-call part's cursor.
+    pub(crate) fn commit_carried_in(&mut self, run_id: &str, child: bool, carried: &crate::carried_line::Carried<'_>) {
+        use crate::carried_line::Carried;
+        let state = if child { self.core.state.children.get_mut(run_id) } else { Some(&mut self.core.state) };
+        let Some(state) = state else { return };
+        match carried {
+            Carried::Lifecycle { request_index: Some(index), .. } => state.request_index = *index,
+            Carried::ToolCallStart { index, tool_call_id, tool_name } => {
+                let cursor = PartCursor {
+                    kind: PartKind::ToolCall,
+                    part_id: tool_call_id.to_string(),
+                    tool_name: Some(tool_name.to_string()),
+                    emitted_content: false,
+                    emitted_signature: false,
+                };
+                state.parts.insert(*index, cursor);
+            }
+            Carried::Lifecycle { request_index: None, .. } | Carried::ToolCall => {}
+        }
     }
 
     /// Whether the open tool-call part `index` of `run_id` (the root run or an inline child) takes an argument

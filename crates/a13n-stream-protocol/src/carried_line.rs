@@ -1,0 +1,259 @@
+//! Scanning source lines the observer carries through as one `CUSTOM` event whose value is the source item: a
+//! Harness lifecycle event, a tool-call part's start, and a function tool call. Their event is copied as the line
+//! spells it when the line spells it canonically ([`Scanner::canonical_value`]), so no JSON tree is built; what
+//! the conversion and the fold read of it (kinds, the part's call, a request index) is scanned out beside.
+
+use std::borrow::Cow;
+
+use crate::json::write_pydantic_str;
+use crate::names;
+use crate::scan::Scanner;
+use crate::time::{SourceTime, UtcTime};
+
+/// The longest line the lane takes: its observation stays well below the display's observation bound (even
+/// ASCII-escaped) and the size at which a `CUSTOM` event is split into fragments.
+const MAX_CARRIED_LINE_BYTES: usize = 8 * 1024;
+
+/// What a carried line changes besides producing its observation.
+#[derive(Debug)]
+pub(crate) enum Carried<'a> {
+    /// A Harness lifecycle event. A model request's start opens a response group, and its index (when 0 or
+    /// more) becomes the run's request index.
+    Lifecycle { model_request: bool, request_index: Option<i64> },
+    /// A tool-call part's start: it opens the part's cursor.
+    ToolCallStart { index: i64, tool_call_id: Cow<'a, str>, tool_name: Cow<'a, str> },
+    /// A function tool call: nothing.
+    ToolCall,
+}
+
+/// A Harness event's schema version and payload text: what its copy writes in place of the whole event.
+type HarnessCopy<'a> = (Cow<'a, str>, &'a str);
+
+/// A source line carried through as one `CUSTOM` event, with everything needed to write it.
+pub(crate) struct CarriedLine<'a> {
+    pub(crate) thread_id: Cow<'a, str>,
+    pub(crate) run_id: Cow<'a, str>,
+    sequence: i64,
+    /// The source time as the observation's copy writes it.
+    occurred_at: String,
+    pub(crate) timestamp: i64,
+    pub(crate) at: UtcTime,
+    /// The observation's name.
+    pub(crate) name: &'static str,
+    /// The event as the line holds it (canonical JSON).
+    event: &'a str,
+    /// For a Harness event: its schema version and payload, which the copy writes in place of the whole event.
+    harness: Option<HarnessCopy<'a>>,
+    pub(crate) carried: Carried<'a>,
+}
+
+/// The fields of a line's `event` the classification reads.
+#[derive(Default)]
+struct EventFields<'a> {
+    event_kind: Option<Cow<'a, str>>,
+    kind: Option<Cow<'a, str>>,
+    schema_version: Option<Cow<'a, str>>,
+    payload: Option<&'a str>,
+    index: Option<i64>,
+    part: Option<&'a str>,
+    /// A key the classification does not know (a Harness event's copy drops it).
+    other: bool,
+}
+
+impl<'a> CarriedLine<'a> {
+    /// Scan `line`; `None` for any other line and for anything the general path would treat otherwise.
+    pub(crate) fn scan(line: &'a str) -> Option<CarriedLine<'a>> {
+        if line.len() > MAX_CARRIED_LINE_BYTES {
+            return None;
+        }
+        let mut scanner = Scanner::new(line);
+        let (mut thread_id, mut run_id, mut sequence, mut occurred_at, mut event) = (None, None, None, None, None);
+        fn once<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
+            slot.is_none().then_some(())?;
+            *slot = Some(value?);
+            Some(())
+        }
+        scanner.object(|scanner, key| match key.as_ref() {
+            "thread_id" => once(&mut thread_id, scanner.string()),
+            "run_id" => once(&mut run_id, scanner.string()),
+            "sequence" => once(&mut sequence, scanner.integer()),
+            "occurred_at" => once(&mut occurred_at, scanner.string()),
+            "event" => once(&mut event, scanner.canonical_value()),
+            _ => None,
+        })?;
+        scanner.end()?;
+        let (thread_id, run_id, event): (Cow<'a, str>, Cow<'a, str>, &'a str) = (thread_id?, run_id?, event?);
+        if thread_id.trim().is_empty() || run_id.trim().is_empty() {
+            return None;
+        }
+        let time = SourceTime::parse(&occurred_at?).ok()?;
+        let timestamp = time.timestamp_ms();
+        let at = UtcTime::from_epoch_ms(timestamp)?;
+        let fields = event_fields(event)?;
+        let (name, harness, carried) = classify(&fields)?;
+        Some(CarriedLine {
+            thread_id,
+            run_id,
+            sequence: sequence?,
+            occurred_at: time.isoformat(),
+            timestamp,
+            at,
+            name,
+            event,
+            harness,
+            carried,
+        })
+    }
+
+    /// Append the observation's value: `{thread_id, run_id, sequence, occurred_at, event}`.
+    pub(crate) fn write_value(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(br#"{"thread_id":"#);
+        write_pydantic_str(out, &self.thread_id);
+        out.extend_from_slice(br#","run_id":"#);
+        write_pydantic_str(out, &self.run_id);
+        out.extend_from_slice(br#","sequence":"#);
+        out.extend_from_slice(itoa::Buffer::new().format(self.sequence).as_bytes());
+        out.extend_from_slice(br#","occurred_at":"#);
+        write_pydantic_str(out, &self.occurred_at);
+        out.extend_from_slice(br#","event":"#);
+        match &self.harness {
+            // The extension event's own dump: schema version, kind, payload.
+            Some((schema_version, payload)) => {
+                out.extend_from_slice(br#"{"schema_version":"#);
+                write_pydantic_str(out, schema_version);
+                out.extend_from_slice(br#","kind":"lifecycle","payload":"#);
+                out.extend_from_slice(payload.as_bytes());
+                out.push(b'}');
+            }
+            None => out.extend_from_slice(self.event.as_bytes()),
+        }
+        out.push(b'}');
+    }
+
+    /// Append the `CUSTOM` event's JSON as [`Event::write_json`](crate::Event::write_json) writes it, with the
+    /// value [`CarriedLine::write_value`] wrote.
+    pub(crate) fn write_event(&self, child: bool, value: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(br#"{"type":"CUSTOM","timestamp":"#);
+        out.extend_from_slice(itoa::Buffer::new().format(self.timestamp).as_bytes());
+        if child {
+            out.extend_from_slice(br#","subagentRunId":"#);
+            write_pydantic_str(out, &self.run_id);
+        }
+        out.extend_from_slice(br#","name":"#);
+        write_pydantic_str(out, self.name);
+        out.extend_from_slice(br#","value":"#);
+        out.extend_from_slice(value);
+        out.push(b'}');
+    }
+}
+
+/// Scan the event's keys (each once) and the values the classification reads.
+fn event_fields(event: &str) -> Option<EventFields<'_>> {
+    let mut fields = EventFields::default();
+    let mut scanner = Scanner::new(event);
+    scanner.object(|scanner, key| {
+        let seen = match key.as_ref() {
+            "event_kind" => fields.event_kind.replace(scanner.string()?).is_some(),
+            "kind" => fields.kind.replace(scanner.string()?).is_some(),
+            "schema_version" => fields.schema_version.replace(scanner.string()?).is_some(),
+            "payload" => fields.payload.replace(scanner.raw_value()?).is_some(),
+            "index" => fields.index.replace(scanner.integer()?).is_some(),
+            "part" => fields.part.replace(scanner.raw_value()?).is_some(),
+            _ => {
+                fields.other = true;
+                scanner.skip_value()?;
+                false
+            }
+        };
+        // Canonical JSON has no repeated keys; this only keeps the scan honest.
+        (!seen).then_some(())
+    })?;
+    Some(fields)
+}
+
+/// The observation's name, a Harness event's copy, and what the line changes; `None` for every event the lane
+/// does not take.
+fn classify<'a>(fields: &EventFields<'a>) -> Option<(&'static str, Option<HarnessCopy<'a>>, Carried<'a>)> {
+    match fields.event_kind.as_deref() {
+        None => {
+            // A Harness extension event: only lifecycle events other than the run's start, with an object payload.
+            if fields.kind.as_deref() != Some("lifecycle")
+                || fields.other
+                || fields.index.is_some()
+                || fields.part.is_some()
+            {
+                return None;
+            }
+            let payload = fields.payload?;
+            let (payload_type, request_index) = payload_fields(payload)?;
+            if payload_type.as_deref() == Some("run_started") {
+                return None;
+            }
+            let model_request = payload_type.as_deref() == Some("model_request_started");
+            let request_index = request_index.filter(|_| model_request);
+            let schema_version = fields.schema_version.clone().unwrap_or(Cow::Borrowed("1"));
+            let carried = Carried::Lifecycle { model_request, request_index };
+            Some((names::HARNESS_LIFECYCLE, Some((schema_version, payload)), carried))
+        }
+        Some("part_start") => {
+            let index = fields.index?;
+            let part = part_fields(fields.part?)?;
+            if part.part_kind.as_deref() != Some("tool-call") {
+                return None;
+            }
+            let (tool_call_id, tool_name) = (part.tool_call_id?, part.tool_name?);
+            Some((names::PART_START, None, Carried::ToolCallStart { index, tool_call_id, tool_name }))
+        }
+        Some("function_tool_call") => {
+            // Its part is read only when it is a native call; a plain call's part needs only to be an object.
+            let part = part_fields(fields.part?)?;
+            (part.part_kind.as_deref() == Some("tool-call")).then_some(())?;
+            Some((FUNCTION_TOOL_CALL, None, Carried::ToolCall))
+        }
+        _ => None,
+    }
+}
+
+/// The name of a carried function tool call.
+const FUNCTION_TOOL_CALL: &str = "a13n.pydantic_ai.function_tool_call";
+
+/// The payload's `type` and `request_index` (a plain integer), when the payload is an object.
+fn payload_fields(payload: &str) -> Option<(Option<Cow<'_, str>>, Option<i64>)> {
+    let (mut payload_type, mut request_index) = (None, None);
+    let mut scanner = Scanner::new(payload);
+    scanner.object(|scanner, key| match key.as_ref() {
+        // Read as the general path reads them: a `type` that is not a string is none, and a `request_index`
+        // that is not an integer of 0 or more changes nothing.
+        "type" => {
+            payload_type = Scanner::new(scanner.raw_value()?).string();
+            Some(())
+        }
+        "request_index" => {
+            request_index = Scanner::new(scanner.raw_value()?).integer();
+            Some(())
+        }
+        _ => scanner.skip_value(),
+    })?;
+    Some((payload_type, request_index))
+}
+
+/// The fields of a part the classification reads.
+struct PartFields<'a> {
+    part_kind: Option<Cow<'a, str>>,
+    tool_call_id: Option<Cow<'a, str>>,
+    tool_name: Option<Cow<'a, str>>,
+}
+
+/// A part's kind, call id and tool name (strings only; another type sends the line to the general path, which
+/// names the error).
+fn part_fields(part: &str) -> Option<PartFields<'_>> {
+    let mut fields = PartFields { part_kind: None, tool_call_id: None, tool_name: None };
+    let mut scanner = Scanner::new(part);
+    scanner.object(|scanner, key| match key.as_ref() {
+        "part_kind" => fields.part_kind.replace(scanner.string()?).is_none().then_some(()),
+        "tool_call_id" => fields.tool_call_id.replace(scanner.string()?).is_none().then_some(()),
+        "tool_name" => fields.tool_name.replace(scanner.string()?).is_none().then_some(()),
+        _ => scanner.skip_value(),
+    })?;
+    Some(fields)
+}

@@ -1,0 +1,64 @@
+//! The carried lane of [`DisplayFold::fold_line`]: a line the observer carries through as one `CUSTOM` event (a
+//! Harness lifecycle event, a tool-call part's start, a function tool call) becomes one sealed observation item.
+//! The general path would decode the line into a tree, convert it, turn the event into an object, fold it by
+//! its keys and serialize the item; the lane writes the event's value once from the scanned line
+//! ([`CarriedLine`]) and uses those bytes for both the observed line and the item's sealed content.
+
+use super::lane::{write_observed, LaneItem};
+use super::store::StreamId;
+use super::{item_id, DisplayFold, ItemKind, ItemState};
+use crate::carried_line::{Carried, CarriedLine};
+use crate::json::write_pydantic_str;
+use serde_json::value::RawValue;
+
+impl DisplayFold {
+    /// `true` when the line's run may take the lane and the line is folded and written.
+    pub(super) fn fold_carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> bool {
+        // A fold that keeps full content shows no native part observations: the general path says so.
+        if self.full_content && matches!(line.carried, Carried::ToolCallStart { .. }) {
+            return false;
+        }
+        let Some(child) = self.observer.carries_in_any_run(&line.thread_id, &line.run_id) else { return false };
+        let mut value = Vec::with_capacity(512);
+        line.write_value(&mut value);
+        let mut content = Vec::with_capacity(value.len() + 64);
+        content.extend_from_slice(br#"{"name":"#);
+        write_pydantic_str(&mut content, line.name);
+        content.extend_from_slice(br#","value":"#);
+        content.extend_from_slice(&value);
+        if child {
+            content.extend_from_slice(br#","subagentRunId":"#);
+            write_pydantic_str(&mut content, &line.run_id);
+        }
+        content.push(b'}');
+        // The scanned line is UTF-8 and every piece is JSON, so this holds; if it did not, the general path decides.
+        let content = String::from_utf8(content).ok().and_then(|text| RawValue::from_string(text).ok());
+        let Some(content) = content else { return false };
+        // Nothing below can fail; this is what the general path commits, in its order.
+        self.lane = None;
+        self.sequence += 1;
+        let sequence = self.sequence;
+        if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < sequence) {
+            self.seal_arguments();
+        }
+        if let Carried::Lifecycle { model_request: true, .. } = line.carried {
+            let scope = if child { line.run_id.to_string() } else { "root".to_owned() };
+            self.response_groups.insert(scope, format!("{}:{}:{sequence}", self.run_id, self.attempt));
+        }
+        let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{sequence}", self.attempt));
+        let position = StreamId::At { attempt: self.attempt, sequence };
+        let kind = ItemKind::Observation;
+        let item = self.store.put_sealed(key, kind, ItemState::Completed, content, position, line.at);
+        let reference = LaneItem {
+            id: &item.id,
+            kind,
+            state: item.state,
+            ordinal: item.ordinal.unwrap_or_default(),
+            response_group: None,
+            failure: None,
+        };
+        write_observed(out, sequence, |out| line.write_event(child, &value, out), reference);
+        self.observer.commit_carried_in(&line.run_id, child, &line.carried);
+        true
+    }
+}
