@@ -113,6 +113,7 @@ mod memory;
 pub mod names;
 pub mod observer;
 mod observer_lane;
+mod part_line;
 mod pydantic;
 pub mod recorded;
 mod scan;

@@ -12,6 +12,7 @@ use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, LaneLine};
 use crate::error::ObserveError;
 use crate::observer::HarnessAguiStreamObserver;
+use crate::part_line::PartLine;
 use crate::source::SourceItem;
 
 impl HarnessAguiStreamObserver {
@@ -40,14 +41,18 @@ impl HarnessAguiStreamObserver {
     /// # Ok::<(), a13n_stream_protocol::ObserveError>(())
     /// ```
     pub fn observe_line(&mut self, line: &str, out: &mut Vec<u8>) -> Result<usize, ObserveError> {
+        let one = |taken: bool| taken.then_some(1);
         let taken = match LaneLine::scan(line) {
-            _ if self.has_finish() => false,
-            Some(LaneLine::Content(delta)) => self.observe_open_part_delta(&delta, out),
-            Some(LaneLine::Arguments(delta)) => self.observe_argument_delta(&delta, out),
-            None => CarriedLine::scan(line).is_some_and(|carried| self.observe_carried(&carried, out)),
+            _ if self.has_finish() => None,
+            Some(LaneLine::Content(delta)) => one(self.observe_open_part_delta(&delta, out)),
+            Some(LaneLine::Arguments(delta)) => one(self.observe_argument_delta(&delta, out)),
+            None => match PartLine::scan(line) {
+                Some(part) => self.observe_text_part(&part, out),
+                None => one(CarriedLine::scan(line).is_some_and(|carried| self.observe_carried(&carried, out))),
+            },
         };
-        if taken {
-            return Ok(1);
+        if let Some(count) = taken {
+            return Ok(count);
         }
         let item = SourceItem::from_json(line)?;
         let events = self.observe(&item)?;
@@ -89,5 +94,17 @@ impl HarnessAguiStreamObserver {
         out.push(b'\n');
         self.commit_carried_in(&line.run_id, child, &line.carried);
         true
+    }
+
+    /// The text part lane: the events of a text part's start or end, when the part lanes may take it.
+    fn observe_text_part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        let plan = self.text_part_in_any_run(line)?;
+        let events = plan.events(line);
+        for event in &events {
+            event.write_json(out);
+            out.push(b'\n');
+        }
+        self.commit_text_part_in(line, &plan);
+        Some(events.len())
     }
 }

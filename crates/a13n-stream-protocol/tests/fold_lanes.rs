@@ -5,10 +5,7 @@
 use a13n_stream_bench::generate::{self as bench, StreamKind};
 use a13n_stream_conformance::{case_fold, case_processor};
 use a13n_stream_protocol::{AguiEventProcessor, DisplayFold, SourceItem};
-use a13n_testkit::lanes::{
-    is_carried_line, mutate_argument_delta, mutate_carried_line, with_child_tool_call, ARGUMENT_MUTATIONS,
-    CARRIED_MUTATIONS,
-};
+use a13n_testkit::lanes::*;
 use a13n_testkit::{case_options, fold_line_generally, random_stream, source_cases, Rng};
 use serde_json::{json, Value};
 
@@ -169,7 +166,7 @@ fn argument_streams() -> Vec<(&'static str, Vec<String>)> {
     let tools = bench::lines(StreamKind::Tools, 600);
     let call: Vec<String> = tools[2..15].to_vec();
     assert!(call.iter().filter(|line| line.contains("args_delta")).count() >= 10, "a streamed call");
-    let child = with_child_tool_call(&bench::lines(StreamKind::Subagents, 300), &call);
+    let child = into_child_run(&bench::lines(StreamKind::Subagents, 300), &call);
     vec![("tools", tools), ("child tools", child)]
 }
 
@@ -247,6 +244,45 @@ fn both_lanes_agree_on_mutated_carried_lines() {
                 let context = format!("{name} carried mutation {choice} {options}");
                 let (mut general, mut lane) = (fold_for(&options, &run_id), fold_for(&options, &run_id));
                 compare(&mut general, &mut lane, &mutated, 40, &context);
+            }
+        }
+    }
+}
+
+/// The short stream, and a subagents stream whose child streams a text part with its start and end.
+fn text_part_streams() -> Vec<(&'static str, Vec<String>)> {
+    let mut short = bench::lines(StreamKind::Short, 200);
+    let message: Vec<String> = short[2..13].to_vec();
+    // A message whose start and end carry its whole text, with no deltas between.
+    let whole = [&message[0], &message[10]].map(|line| line.replace(r#""content":"","#, r#""content":"Hi","#));
+    short.splice(13..13, whole);
+    assert!(message.first().is_some_and(|line| is_text_part_line(line)), "a part start");
+    assert!(message.last().is_some_and(|line| is_text_part_line(line)), "a part end");
+    let child = into_child_run(&bench::lines(StreamKind::Subagents, 120), &message);
+    vec![("short", short), ("child text", child)]
+}
+
+#[test]
+fn both_lanes_agree_on_mutated_text_part_lines() {
+    let mut rng = Rng::new(41);
+    for (name, lines) in text_part_streams() {
+        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+        for choice in 0..=TEXT_PART_MUTATIONS {
+            let mutated: Vec<String> = lines
+                .iter()
+                .map(|line| {
+                    let part = is_text_part_line(line) && choice < TEXT_PART_MUTATIONS;
+                    if part && rng.below(3) == 0 {
+                        mutate_text_part(line, choice)
+                    } else {
+                        line.clone()
+                    }
+                })
+                .collect();
+            for options in [json!({}), json!({"retain_content": true}), json!({"full_content": true})] {
+                let context = format!("{name} text part mutation {choice} {options}");
+                let (mut general, mut lane) = (fold_for(&options, &run_id), fold_for(&options, &run_id));
+                compare(&mut general, &mut lane, &mutated, 1, &context);
             }
         }
     }

@@ -4,10 +4,7 @@
 
 use a13n_stream_bench::generate::{self as bench, StreamKind};
 use a13n_stream_protocol::{HarnessAguiStreamObserver, ObserveError, SourceItem};
-use a13n_testkit::lanes::{
-    is_carried_line, mutate_argument_delta, mutate_carried_line, with_child_tool_call, ARGUMENT_MUTATIONS,
-    CARRIED_MUTATIONS,
-};
+use a13n_testkit::lanes::*;
 
 fn general(observer: &mut HarnessAguiStreamObserver, line: &str, out: &mut Vec<u8>) -> Result<usize, ObserveError> {
     let item = SourceItem::from_json(line)?;
@@ -80,7 +77,7 @@ fn both_lanes_agree_on_mutated_delta_lines() {
 fn both_lanes_agree_on_mutated_argument_lines() {
     let tools = bench::lines(StreamKind::Tools, 300);
     let call: Vec<String> = tools[2..15].to_vec();
-    let child = with_child_tool_call(&bench::lines(StreamKind::Subagents, 200), &call);
+    let child = into_child_run(&bench::lines(StreamKind::Subagents, 200), &call);
     for (name, lines) in [("tools", tools), ("child tools", child)] {
         for choice in 0..ARGUMENT_MUTATIONS {
             let mut count = 0;
@@ -104,7 +101,7 @@ fn both_lanes_agree_on_mutated_argument_lines() {
 fn both_lanes_agree_on_mutated_carried_lines() {
     let tools = bench::lines(StreamKind::Tools, 300);
     let call: Vec<String> = tools[2..15].to_vec();
-    let child = with_child_tool_call(&bench::lines(StreamKind::Subagents, 200), &call);
+    let child = into_child_run(&bench::lines(StreamKind::Subagents, 200), &call);
     let short = bench::lines(StreamKind::Short, 300);
     for (name, lines) in [("tools", tools), ("child tools", child), ("short", short)] {
         for choice in 0..CARRIED_MUTATIONS {
@@ -120,6 +117,28 @@ fn both_lanes_agree_on_mutated_carried_lines() {
                 })
                 .collect();
             assert_lanes_agree(&format!("{name} carried mutation {choice}"), &mutated);
+        }
+    }
+}
+
+#[test]
+fn both_lanes_agree_on_mutated_text_part_lines() {
+    let short = bench::lines(StreamKind::Short, 300);
+    let child = into_child_run(&bench::lines(StreamKind::Subagents, 200), &short[2..13]);
+    for (name, lines) in [("short", short), ("child text", child)] {
+        for choice in 0..TEXT_PART_MUTATIONS {
+            let mutated: Vec<String> = lines
+                .iter()
+                .enumerate()
+                .map(|(n, line)| {
+                    if (n / 12 + choice as usize) % 2 == 0 && is_text_part_line(line) {
+                        mutate_text_part(line, choice)
+                    } else {
+                        line.clone()
+                    }
+                })
+                .collect();
+            assert_lanes_agree(&format!("{name} text part mutation {choice}"), &mutated);
         }
     }
 }

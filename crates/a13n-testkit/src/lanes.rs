@@ -51,10 +51,9 @@ pub fn mutate_argument_delta(line: &str, choice: u64) -> String {
     item.to_string()
 }
 
-/// `stream` with one tool call streamed by an inline child run: `call` (a tool-call part's start, argument
-/// deltas and end, from a root stream) moved into the child that `stream`'s first delegation starts, right after
-/// that delegation's start.
-pub fn with_child_tool_call(stream: &[String], call: &[String]) -> Vec<String> {
+/// `stream` with `call` (lines of a root stream: a tool call's part start, argument deltas and end, say) moved
+/// into the inline child run that `stream`'s first delegation starts, right after that delegation's start.
+pub fn into_child_run(stream: &[String], call: &[String]) -> Vec<String> {
     let started = stream.iter().position(|line| line.contains(r#""action":"started""#)).expect("a delegation");
     let delegation: Value = serde_json::from_str(&stream[started]).expect("a JSON line");
     let child_run = delegation["event"]["payload"]["child_run_id"].as_str().expect("a child run").to_owned();
@@ -135,4 +134,39 @@ fn insert_into_body(item: &Value, body: &str, fields: &str) -> String {
     let Some(found) = text.find(&format!(r#""{body}":{{"#)) else { return text };
     let at = found + body.len() + 4;
     format!("{}{fields}{}", &text[..at], &text[at..])
+}
+
+/// How many distinct changes [`mutate_text_part`] makes.
+pub const TEXT_PART_MUTATIONS: u64 = 16;
+
+/// Change a text part's start or end line in one of [`TEXT_PART_MUTATIONS`] ways: its text, its own id, its
+/// kind and index, unknown and repeated keys, value types, threads and runs.
+pub fn mutate_text_part(line: &str, choice: u64) -> String {
+    let mut item: Value = serde_json::from_str(line).expect("a JSON line");
+    let part = &mut item["event"]["part"];
+    match choice {
+        0 => part["content"] = json!("Hello \u{e9}\n\"q\""),
+        1 => part["id"] = json!("msg-own"),
+        2 => part["id"] = json!(""),
+        3 => part["id"] = json!(5),
+        4 => part["content"] = Value::Null,
+        5 => part["part_kind"] = json!("thinking"),
+        6 => part["extra"] = json!({"deep": [1, 2.5, null]}),
+        7 => item["event"]["index"] = json!(4),
+        8 => item["event"]["index"] = json!(-1),
+        9 => item["event"]["extra"] = json!("x"),
+        10 => return line.replace(r#""content":"#, r#""content":"a","content":"#),
+        11 => return line.replace(r#""part":{"#, r#""part": { "#),
+        12 => item["thread_id"] = json!("another-thread"),
+        13 => item["run_id"] = json!("another-run"),
+        14 => drop(item["event"]["part"].as_object_mut().and_then(|p| p.shift_remove("content"))),
+        _ => return format!("{line} x"),
+    }
+    item.to_string()
+}
+
+/// Whether `line` is a text part's start or end.
+pub fn is_text_part_line(line: &str) -> bool {
+    (line.contains(r#""event_kind":"part_start""#) || line.contains(r#""event_kind":"part_end""#))
+        && line.contains(r#""part_kind":"text""#)
 }

@@ -14,11 +14,13 @@ use serde_json::Value;
 use super::store::{CharCounts, StreamId};
 use super::ItemState;
 use super::{append_bounded, DisplayFold, ItemKind, Observed};
+use crate::agui::Event;
 use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine, LaneLine};
 use crate::error::FoldError;
 use crate::json::{to_python_writer, write_pydantic_str, Object};
 use crate::observer::PartKind;
+use crate::part_line::PartLine;
 use crate::source::SourceItem;
 
 impl DisplayFold {
@@ -48,8 +50,8 @@ impl DisplayFold {
     /// # Ok::<(), a13n_stream_protocol::FoldError>(())
     /// ```
     pub fn fold_line(&mut self, line: &str, out: &mut Vec<u8>) -> Result<usize, FoldError> {
-        if self.fold_in_lane(line, out) {
-            return Ok(1);
+        if let Some(count) = self.fold_in_lane(line, out) {
+            return Ok(count);
         }
         let item = SourceItem::from_json(line)?;
         let observed = self.fold_source(&item)?;
@@ -57,14 +59,30 @@ impl DisplayFold {
         Ok(observed.len())
     }
 
-    /// Fold `line` through a fast lane when one takes it: `true` when folded and written, else `false` with
+    /// Fold `line` through a fast lane when one takes it: how many events it folded and wrote, or `None` with
     /// nothing changed or written.
-    fn fold_in_lane(&mut self, line: &str, out: &mut Vec<u8>) -> bool {
+    fn fold_in_lane(&mut self, line: &str, out: &mut Vec<u8>) -> Option<usize> {
+        let one = |taken: bool| taken.then_some(1);
         match LaneLine::scan(line) {
-            Some(LaneLine::Content(delta)) => self.fold_open_part_delta(&delta, out),
-            Some(LaneLine::Arguments(delta)) => self.fold_argument_delta(&delta, out),
-            None => CarriedLine::scan(line).is_some_and(|carried| self.fold_carried(&carried, out)),
+            Some(LaneLine::Content(delta)) => one(self.fold_open_part_delta(&delta, out)),
+            Some(LaneLine::Arguments(delta)) => one(self.fold_argument_delta(&delta, out)),
+            None => match PartLine::scan(line) {
+                Some(part) => self.fold_text_part(&part, out),
+                None => one(CarriedLine::scan(line).is_some_and(|carried| self.fold_carried(&carried, out))),
+            },
         }
+    }
+
+    /// The text part lane: a text part's start or end converts without a tree (its events are typed from the
+    /// scanned line) and folds through [`DisplayFold::fold`], the general path's own fold.
+    fn fold_text_part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        let plan = self.observer.text_part_in_any_run(line)?;
+        let events = plan.events(line).into_iter().map(Event::into_object).collect();
+        // The events are well-formed, so the fold accepts them; if it did not, the general path would decide.
+        let observed = self.fold(events, None).ok()?;
+        self.observer.commit_text_part_in(line, &plan);
+        Observed::write_lines(&observed, out);
+        Some(observed.len())
     }
 
     /// The content lane: `true` when the delta's part is open and the delta is folded and written.
@@ -261,12 +279,12 @@ mod tests {
     fn a_delta_of_an_open_part_takes_the_lane() {
         let mut fold = DisplayFold::new("r");
         let mut out = Vec::new();
-        assert!(!fold.fold_in_lane(START, &mut out), "a part start is not a content delta");
-        assert!(!fold.fold_in_lane(DELTA, &mut out), "no part is open before the start is folded");
+        assert!(fold.fold_in_lane(START, &mut out).is_none(), "no run is bound before the first line");
+        assert!(fold.fold_in_lane(DELTA, &mut out).is_none(), "no part is open before the start is folded");
         assert!(out.is_empty());
         fold.fold_line(START, &mut out).unwrap();
         out.clear();
-        assert!(fold.fold_in_lane(DELTA, &mut out));
+        assert_eq!(fold.fold_in_lane(DELTA, &mut out), Some(1));
         let text = String::from_utf8(out).unwrap();
         assert!(text.starts_with(r#"{"sequence":2,"event":{"type":"TEXT_MESSAGE_CONTENT","timestamp":1795953601500,"#));
         assert_eq!(fold.items().next().unwrap().content["text"], "Hi");
@@ -277,11 +295,11 @@ mod tests {
         let options = super::super::DisplayOptions { processor: Some(Box::new(|_, e| Some(e))), ..Default::default() };
         let mut fold = DisplayFold::with_options("r", options);
         fold.fold_line(START, &mut Vec::new()).unwrap();
-        assert!(!fold.fold_in_lane(DELTA, &mut Vec::new()));
+        assert!(fold.fold_in_lane(DELTA, &mut Vec::new()).is_none());
         let mut fold = DisplayFold::new("r");
         fold.fold_line(START, &mut Vec::new()).unwrap();
         let child = DELTA.replace(r#""run_id":"r""#, r#""run_id":"child""#);
-        assert!(!fold.fold_in_lane(&child, &mut Vec::new()));
+        assert!(fold.fold_in_lane(&child, &mut Vec::new()).is_none());
     }
 
     const TOOL_START: &str = r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00Z","event":{"index":0,"part":{"tool_name":"search","args":"","tool_call_id":"c1","part_kind":"tool-call"},"event_kind":"part_start"}}"#;
@@ -292,17 +310,20 @@ mod tests {
         let mut fold = DisplayFold::new("r");
         let mut out = Vec::new();
         fold.fold_line(TOOL_START, &mut out).unwrap();
-        assert!(!fold.fold_in_lane(ARGS, &mut out), "the first delta of a stream starts it on the general path");
+        assert!(
+            fold.fold_in_lane(ARGS, &mut out).is_none(),
+            "the first delta of a stream starts it on the general path"
+        );
         fold.fold_line(ARGS, &mut out).unwrap();
         out.clear();
         let next = ARGS.replace(r#""sequence":1"#, r#""sequence":2"#).replace(r#"{\"q"#, r#"\": 1}"#);
-        assert!(fold.fold_in_lane(&next, &mut out));
+        assert_eq!(fold.fold_in_lane(&next, &mut out), Some(1));
         let text = String::from_utf8(out).unwrap();
         assert!(text.starts_with(r#"{"sequence":3,"event":{"type":"CUSTOM","timestamp":1795953601000,"#), "{text}");
         let observation = fold.items().last().unwrap();
         assert_eq!(observation.content["value"]["event"]["delta"]["args_delta"], "{\"q\": 1}");
         // Another call's delta is another stream.
         let other = next.replace(r#""sequence":2"#, r#""sequence":3"#).replace(r#""c1""#, r#""c2""#);
-        assert!(!fold.fold_in_lane(&other, &mut Vec::new()));
+        assert!(fold.fold_in_lane(&other, &mut Vec::new()).is_none());
     }
 }

@@ -15,6 +15,7 @@
 mod convert;
 mod custom;
 mod delegation;
+mod lanes;
 mod parts;
 mod terminal;
 mod undo;
@@ -340,96 +341,6 @@ impl<M: Mode> Observer<M> {
         self.core = staged;
         self.resume_completed = true;
         Ok(())
-    }
-}
-
-impl Observer<RootStream> {
-    /// The part id of the open part `index` of `kind` in the root run or one of its inline children, when a
-    /// content delta of it would change nothing but the part's `emitted_content` and produce one content event:
-    /// no processor, no event journal, the run bound to `thread_id`. Also whether the run is a child (its events
-    /// then carry `subagentRunId`).
-    pub(crate) fn open_part_in_any_run(
-        &self,
-        thread_id: &str,
-        run_id: &str,
-        index: i64,
-        kind: PartKind,
-    ) -> Option<(&str, bool)> {
-        let (state, child) = self.lane_run(thread_id, run_id)?;
-        let cursor = state.parts.get(&index).filter(|cursor| cursor.kind == kind)?;
-        Some((&cursor.part_id, child))
-    }
-
-    /// The cursors of `run_id` (the root run or an inline child with cursors of its own) when a lane may convert
-    /// its line without the general path: no processor, no event journal, the run bound to `thread_id`. Also
-    /// whether the run is a child.
-    fn lane_run(&self, thread_id: &str, run_id: &str) -> Option<(&ObserverState, bool)> {
-        if self.processor.is_some() || self.retain_events {
-            return None;
-        }
-        let root = self.core.run_id.as_deref()?;
-        if self.core.state.threads.get(run_id).map(String::as_str) != Some(thread_id) {
-            return None;
-        }
-        let child = run_id != root;
-        let state = if child { self.core.state.children.get(run_id)? } else { &self.core.state };
-        Some((state, child))
-    }
-
-    /// Whether a line of `run_id` that the observer carries through as one `CUSTOM` event
-    /// ([`CarriedLine`](crate::carried_line::CarriedLine)) may take a lane; `Some(child)` when it may.
-    pub(crate) fn carries_in_any_run(&self, thread_id: &str, run_id: &str) -> Option<bool> {
-        self.lane_run(thread_id, run_id).map(|(_, child)| child)
-    }
-
-    /// Commit what [`Observer::observe`] commits for a carried line [`Observer::carries_in_any_run`] accepted: a
-    /// model request's index, or a tool-call part's cursor.
-    pub(crate) fn commit_carried_in(&mut self, run_id: &str, child: bool, carried: &crate::carried_line::Carried<'_>) {
-        use crate::carried_line::Carried;
-        let state = if child { self.core.state.children.get_mut(run_id) } else { Some(&mut self.core.state) };
-        let Some(state) = state else { return };
-        match carried {
-            Carried::Lifecycle { request_index: Some(index), .. } => state.request_index = *index,
-            Carried::ToolCallStart { index, tool_call_id, tool_name } => {
-                let cursor = PartCursor {
-                    kind: PartKind::ToolCall,
-                    part_id: tool_call_id.to_string(),
-                    tool_name: Some(tool_name.to_string()),
-                    emitted_content: false,
-                    emitted_signature: false,
-                };
-                state.parts.insert(*index, cursor);
-            }
-            Carried::Lifecycle { request_index: None, .. } | Carried::ToolCall => {}
-        }
-    }
-
-    /// Whether the open tool-call part `index` of `run_id` (the root run or an inline child) takes an argument
-    /// delta naming `call_id` without any change to the conversion state, carried through as one `CUSTOM` event:
-    /// the conditions of [`Observer::open_part_in_any_run`], and the part's call is the one named (if any).
-    /// `Some(child)` when it does.
-    pub(crate) fn open_tool_call_in_any_run(
-        &self,
-        thread_id: &str,
-        run_id: &str,
-        index: i64,
-        call_id: Option<&str>,
-    ) -> Option<bool> {
-        let (part_id, child) = self.open_part_in_any_run(thread_id, run_id, index, PartKind::ToolCall)?;
-        call_id.is_none_or(|id| id == part_id).then_some(child)
-    }
-
-    /// Commit what [`Observer::observe`] commits for the content delta [`Observer::open_part_in_any_run`] accepted.
-    pub(crate) fn commit_open_part_content_in(&mut self, run_id: &str, child: bool, index: i64) {
-        let state = if child { self.core.state.children.get_mut(run_id) } else { Some(&mut self.core.state) };
-        if let Some(cursor) = state.and_then(|state| state.parts.get_mut(&index)) {
-            cursor.emitted_content = true;
-        }
-    }
-
-    /// Whether kept events pass through a finishing step (a display fold's bounds).
-    pub(crate) fn has_finish(&self) -> bool {
-        self.finish.is_some()
     }
 }
 
