@@ -47,7 +47,7 @@ impl HarnessAguiStreamObserver {
             Some(LaneLine::Content(delta)) => one(self.observe_open_part_delta(&delta, out)),
             Some(LaneLine::Arguments(delta)) => one(self.observe_argument_delta(&delta, out)),
             None => match PartLine::scan(line) {
-                Some(part) => self.observe_text_part(&part, out),
+                Some(part) => self.observe_part(&part, out),
                 None => one(CarriedLine::scan(line).is_some_and(|carried| self.observe_carried(&carried, out))),
             },
         };
@@ -96,15 +96,14 @@ impl HarnessAguiStreamObserver {
         true
     }
 
-    /// The text part lane: the events of a text part's start or end, when the part lanes may take it.
-    fn observe_text_part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
-        let plan = self.text_part_in_any_run(line)?;
-        let events = plan.events(line);
+    /// The part lane: the events of a text part's start or end or a tool call's end, when the lanes may take it.
+    fn observe_part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        let plan = self.part_in_any_run(line)?;
+        let events = self.commit_part_in(line, plan);
         for event in &events {
             event.write_json(out);
             out.push(b'\n');
         }
-        self.commit_text_part_in(line, &plan);
         Some(events.len())
     }
 }

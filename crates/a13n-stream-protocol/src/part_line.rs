@@ -1,8 +1,10 @@
-//! Scanning a text part's start or end into borrowed typed fields without a JSON tree: what the part lanes of
+//! Scanning a part's start or end into borrowed typed fields without a JSON tree: what the part lanes of
 //! [`DisplayFold::fold_line`](crate::DisplayFold::fold_line) and
 //! [`HarnessAguiStreamObserver::observe_line`](crate::HarnessAguiStreamObserver::observe_line) read. A text part's
 //! start opens a message (`TEXT_MESSAGE_START`, and its first content when it has some); its end closes it
-//! (its content when none was sent yet, then `TEXT_MESSAGE_END`).
+//! (its content when none was sent yet, then `TEXT_MESSAGE_END`). A tool-call part's end presents the call
+//! (`TOOL_CALL_START`, its arguments, `TOOL_CALL_END`); its start is carried through whole
+//! ([`crate::carried_line`]).
 
 use std::borrow::Cow;
 
@@ -19,17 +21,22 @@ pub(crate) enum Boundary {
     End,
 }
 
-/// A text part's start or end, as the conversion reads it.
+/// What the conversion reads of the part.
+pub(crate) enum PartBody<'a> {
+    /// A text part: its text, and its own message id when it names one.
+    Text { content: Cow<'a, str>, id: Option<Cow<'a, str>> },
+    /// A tool-call part (at its end): the tool's name and the argument text (`None`: no arguments).
+    ToolCall { tool_name: Cow<'a, str>, args: Option<Cow<'a, str>> },
+}
+
+/// A text part's start or end, or a tool-call part's end, as the conversion reads it.
 pub(crate) struct PartLine<'a> {
     pub(crate) thread_id: Cow<'a, str>,
     pub(crate) run_id: Cow<'a, str>,
     pub(crate) timestamp: i64,
     pub(crate) index: i64,
     pub(crate) boundary: Boundary,
-    /// The part's text.
-    pub(crate) content: Cow<'a, str>,
-    /// The part's own message id, when it names one.
-    pub(crate) id: Option<Cow<'a, str>>,
+    pub(crate) body: PartBody<'a>,
 }
 
 impl<'a> PartLine<'a> {
@@ -41,6 +48,7 @@ impl<'a> PartLine<'a> {
         let mut scanner = Scanner::new(line);
         let (mut thread_id, mut run_id, mut sequence, mut occurred_at) = (None, None, None, None);
         let (mut index, mut event_kind, mut part_kind, mut content, mut id) = (None, None, None, None, None);
+        let (mut tool_name, mut tool_call_id, mut args) = (None, None, None);
         let (mut seen_event, mut seen_part) = (false, false);
         fn once<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
             slot.is_none().then_some(())?;
@@ -63,7 +71,11 @@ impl<'a> PartLine<'a> {
                             "part_kind" => once(&mut part_kind, scanner.string()),
                             "content" => once(&mut content, scanner.string()),
                             "id" => once(&mut id, scanner.opt_string()),
-                            // Not read by a text part's conversion; any value will do.
+                            "tool_name" => once(&mut tool_name, scanner.string()),
+                            "tool_call_id" => once(&mut tool_call_id, scanner.string()),
+                            // Arguments as an object are written sorted by the general path.
+                            "args" => once(&mut args, scanner.opt_string()),
+                            // Not read by the conversion of these parts; any value will do.
                             _ => scanner.skip_value(),
                         })
                     }
@@ -80,7 +92,14 @@ impl<'a> PartLine<'a> {
             "part_end" => Boundary::End,
             _ => return None,
         };
-        (part_kind? == "text").then_some(())?;
+        let body = match (part_kind?.as_ref(), boundary) {
+            ("text", _) => PartBody::Text { content: content?, id: id.flatten() },
+            // The general decoder requires a call id; the conversion reads the open cursor's.
+            ("tool-call", Boundary::End) if tool_call_id.is_some() => {
+                PartBody::ToolCall { tool_name: tool_name?, args: args.flatten() }
+            }
+            _ => return None,
+        };
         let (thread_id, run_id): (Cow<'a, str>, Cow<'a, str>) = (thread_id?, run_id?);
         if thread_id.trim().is_empty() || run_id.trim().is_empty() {
             return None;
@@ -88,11 +107,14 @@ impl<'a> PartLine<'a> {
         let timestamp = SourceTime::parse(&occurred_at?).ok()?.timestamp_ms();
         // A time the display cannot hold is an error the general path names.
         UtcTime::from_epoch_ms(timestamp)?;
-        Some(PartLine { thread_id, run_id, timestamp, index: index?, boundary, content: content?, id: id.flatten() })
+        Some(PartLine { thread_id, run_id, timestamp, index: index?, boundary, body })
     }
 
-    /// The part's own message id, when it names a non-empty one.
+    /// A text part's own message id, when it names a non-empty one.
     pub(crate) fn own_id(&self) -> Option<&str> {
-        self.id.as_deref().filter(|id| !id.is_empty())
+        match &self.body {
+            PartBody::Text { id, .. } => id.as_deref().filter(|id| !id.is_empty()),
+            PartBody::ToolCall { .. } => None,
+        }
     }
 }

@@ -287,3 +287,29 @@ fn both_lanes_agree_on_mutated_text_part_lines() {
         }
     }
 }
+
+#[test]
+fn both_lanes_agree_on_mutated_tool_call_ends() {
+    let mut rng = Rng::new(43);
+    for (name, lines) in argument_streams() {
+        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+        for choice in 0..=TOOL_CALL_END_MUTATIONS {
+            let mutated: Vec<String> = lines
+                .iter()
+                .map(|line| {
+                    let end = is_tool_call_end_line(line) && choice < TOOL_CALL_END_MUTATIONS;
+                    if end && rng.below(2) == 0 {
+                        mutate_tool_call_end(line, choice)
+                    } else {
+                        line.clone()
+                    }
+                })
+                .collect();
+            for options in [json!({}), json!({"retain_content": true}), json!({"full_content": true})] {
+                let context = format!("{name} tool call end mutation {choice} {options}");
+                let (mut general, mut lane) = (fold_for(&options, &run_id), fold_for(&options, &run_id));
+                compare(&mut general, &mut lane, &mutated, 16, &context);
+            }
+        }
+    }
+}

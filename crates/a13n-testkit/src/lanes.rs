@@ -170,3 +170,37 @@ pub fn is_text_part_line(line: &str) -> bool {
     (line.contains(r#""event_kind":"part_start""#) || line.contains(r#""event_kind":"part_end""#))
         && line.contains(r#""part_kind":"text""#)
 }
+
+/// How many distinct changes [`mutate_tool_call_end`] makes.
+pub const TOOL_CALL_END_MUTATIONS: u64 = 15;
+
+/// Change a tool-call part's end line in one of [`TOOL_CALL_END_MUTATIONS`] ways: arguments as an object, null,
+/// absent, empty or needing escapes; the tool's name and call id missing, of another type or another call's;
+/// another kind or index; repeated keys.
+pub fn mutate_tool_call_end(line: &str, choice: u64) -> String {
+    let mut item: Value = serde_json::from_str(line).expect("a JSON line");
+    let part = &mut item["event"]["part"];
+    match choice {
+        0 => part["args"] = json!({"q": "rust", "a": [1, 2.5]}),
+        1 => part["args"] = Value::Null,
+        2 => drop(part.as_object_mut().and_then(|p| p.shift_remove("args"))),
+        3 => part["args"] = json!(""),
+        4 => part["args"] = json!("{\"q\": \"\u{e9}\\n\"}"),
+        5 => drop(part.as_object_mut().and_then(|p| p.shift_remove("tool_name"))),
+        6 => part["tool_name"] = json!(7),
+        7 => part["tool_call_id"] = json!("call_other"),
+        8 => drop(part.as_object_mut().and_then(|p| p.shift_remove("tool_call_id"))),
+        9 => part["part_kind"] = json!("builtin-tool-call"),
+        10 => item["event"]["index"] = json!(2),
+        11 => return line.replace(r#""tool_name":"#, r#""tool_name":"x","tool_name":"#),
+        12 => item["run_id"] = json!("another-run"),
+        13 => part["tool_name"] = json!("another_tool"),
+        _ => return format!("{line} x"),
+    }
+    item.to_string()
+}
+
+/// Whether `line` is a tool-call part's end.
+pub fn is_tool_call_end_line(line: &str) -> bool {
+    line.contains(r#""event_kind":"part_end""#) && line.contains(r#""part_kind":"tool-call""#)
+}

@@ -67,20 +67,20 @@ impl DisplayFold {
             Some(LaneLine::Content(delta)) => one(self.fold_open_part_delta(&delta, out)),
             Some(LaneLine::Arguments(delta)) => one(self.fold_argument_delta(&delta, out)),
             None => match PartLine::scan(line) {
-                Some(part) => self.fold_text_part(&part, out),
+                Some(part) => self.fold_part(&part, out),
                 None => one(CarriedLine::scan(line).is_some_and(|carried| self.fold_carried(&carried, out))),
             },
         }
     }
 
-    /// The text part lane: a text part's start or end converts without a tree (its events are typed from the
-    /// scanned line) and folds through [`DisplayFold::fold`], the general path's own fold.
-    fn fold_text_part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
-        let plan = self.observer.text_part_in_any_run(line)?;
-        let events = plan.events(line).into_iter().map(Event::into_object).collect();
+    /// The part lane: a text part's start or end or a tool call's end converts without a tree (its events are
+    /// typed from the scanned line) and folds through [`DisplayFold::fold`], the general path's own fold.
+    fn fold_part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        let plan = self.observer.part_in_any_run(line)?;
+        let events = plan.events.iter().cloned().map(Event::into_object).collect();
         // The events are well-formed, so the fold accepts them; if it did not, the general path would decide.
         let observed = self.fold(events, None).ok()?;
-        self.observer.commit_text_part_in(line, &plan);
+        self.observer.commit_part_in(line, plan);
         Observed::write_lines(&observed, out);
         Some(observed.len())
     }

@@ -7,7 +7,7 @@
 use super::*;
 
 use crate::carried_line::Carried;
-use crate::part_line::{Boundary, PartLine};
+use crate::part_line::{Boundary, PartBody, PartLine};
 
 impl Observer<RootStream> {
     /// The part id of the open part `index` of `kind` in the root run or one of its inline children, when a
@@ -97,92 +97,105 @@ impl Observer<RootStream> {
         self.finish.is_some()
     }
 
-    /// The text part events a part line converts to in `run_id` (the root run or an inline child), when the
-    /// lanes may take it: its message id, whether a content event comes first or after the start, and whether
-    /// the run is a child. A start always opens; an end must close the open text part under the same id.
-    pub(crate) fn text_part_in_any_run(&self, line: &PartLine<'_>) -> Option<TextPartEvents> {
+    /// What a part line converts to in its run (the root run or an inline child), when the lanes may take it:
+    /// its events, typed and finished as [`Observer::observe`] would hand them on, and the cursor change to commit.
+    /// A text start always opens; a text end must close the open text part under the same id; a tool call's end
+    /// must close the open tool-call part.
+    pub(crate) fn part_in_any_run(&self, line: &PartLine<'_>) -> Option<PartPlan> {
         let (state, child) = self.lane_run(&line.thread_id, &line.run_id)?;
-        let content = !line.content.is_empty();
-        match line.boundary {
-            Boundary::Start => {
+        let timestamp = Some(line.timestamp);
+        let mut events = Vec::with_capacity(3);
+        let opened = match (&line.body, line.boundary) {
+            (PartBody::Text { content, .. }, Boundary::Start) => {
                 let message_id = match line.own_id() {
                     Some(id) => id.to_owned(),
                     None => part_id(&line.run_id, state.request_index, line.index, "text"),
                 };
-                Some(TextPartEvents { message_id, content, child })
+                events.push(text_start(timestamp, &message_id));
+                if !content.is_empty() {
+                    events.push(text_content(timestamp, &message_id, content));
+                }
+                let emitted_content = !content.is_empty();
+                Some(PartCursor {
+                    kind: PartKind::Text,
+                    part_id: message_id,
+                    tool_name: None,
+                    emitted_content,
+                    emitted_signature: false,
+                })
             }
-            Boundary::End => {
+            (PartBody::Text { content, .. }, Boundary::End) => {
                 let cursor = state.parts.get(&line.index).filter(|cursor| cursor.kind == PartKind::Text)?;
                 let own = line.own_id().or(Some(cursor.part_id.as_str()).filter(|id| !id.is_empty()));
                 // The id the general path would close under must be the open part's (else it fails or reopens).
                 (own? == cursor.part_id).then_some(())?;
-                let content = content && !cursor.emitted_content;
-                Some(TextPartEvents { message_id: cursor.part_id.clone(), content, child })
+                let message_id = &cursor.part_id;
+                if !content.is_empty() && !cursor.emitted_content {
+                    events.push(text_content(timestamp, message_id, content));
+                }
+                let end =
+                    TextMessageEndEvent { timestamp, message_id: message_id.clone(), ..TextMessageEndEvent::default() };
+                events.push(Event::TextMessageEnd(end));
+                None
             }
+            (PartBody::ToolCall { tool_name, args }, Boundary::End) => {
+                let cursor = state.parts.get(&line.index).filter(|cursor| cursor.kind == PartKind::ToolCall)?;
+                let tool_call_id = &cursor.part_id;
+                events.push(Event::ToolCallStart(ToolCallStartEvent {
+                    timestamp,
+                    tool_call_id: tool_call_id.clone(),
+                    tool_call_name: tool_name.to_string(),
+                    ..ToolCallStartEvent::default()
+                }));
+                if let Some(args) = args {
+                    events.push(Event::ToolCallArgs(ToolCallArgsEvent {
+                        timestamp,
+                        tool_call_id: tool_call_id.clone(),
+                        delta: args.to_string(),
+                        ..ToolCallArgsEvent::default()
+                    }));
+                }
+                events.push(Event::ToolCallEnd(ToolCallEndEvent {
+                    timestamp,
+                    tool_call_id: tool_call_id.clone(),
+                    ..ToolCallEndEvent::default()
+                }));
+                None
+            }
+            (PartBody::ToolCall { .. }, Boundary::Start) => return None,
+        };
+        if child {
+            events = attribute(events, &line.run_id);
         }
+        if let Some(finish) = self.finish {
+            events = events.into_iter().map(finish).collect();
+        }
+        Some(PartPlan { events, child, opened })
     }
 
-    /// Commit what [`Observer::observe`] commits for a text part line [`Observer::text_part_in_any_run`] accepted:
-    /// the part's cursor opened, or closed.
-    pub(crate) fn commit_text_part_in(&mut self, line: &PartLine<'_>, events: &TextPartEvents) {
-        let state = if events.child {
+    /// Commit what [`Observer::observe`] commits for a part line [`Observer::part_in_any_run`] accepted: the
+    /// part's cursor opened (a start), or closed (an end).
+    pub(crate) fn commit_part_in(&mut self, line: &PartLine<'_>, plan: PartPlan) -> Vec<Event> {
+        let state = if plan.child {
             self.core.state.children.get_mut(line.run_id.as_ref())
         } else {
             Some(&mut self.core.state)
         };
-        let Some(state) = state else { return };
-        match line.boundary {
-            Boundary::Start => {
-                let cursor = PartCursor {
-                    kind: PartKind::Text,
-                    part_id: events.message_id.clone(),
-                    tool_name: None,
-                    emitted_content: events.content,
-                    emitted_signature: false,
-                };
-                state.parts.insert(line.index, cursor);
-            }
-            Boundary::End => {
-                state.parts.shift_remove(&line.index);
+        if let Some(state) = state {
+            match plan.opened {
+                Some(cursor) => drop(state.parts.insert(line.index, cursor)),
+                None => drop(state.parts.shift_remove(&line.index)),
             }
         }
+        plan.events
     }
 }
 
-/// What a text part line converts to: `TEXT_MESSAGE_START` (a start) or `TEXT_MESSAGE_END` (an end) under
-/// `message_id`, with a `TEXT_MESSAGE_CONTENT` of the part's text after the start or before the end when
-/// `content`; every event attributed to the run when it is a `child`.
+/// What a part line converts to: its events, whether its run is a child, and the cursor a start opens (an end
+/// closes the part's cursor).
 #[derive(Debug)]
-pub(crate) struct TextPartEvents {
-    pub(crate) message_id: String,
-    pub(crate) content: bool,
+pub(crate) struct PartPlan {
+    pub(crate) events: Vec<Event>,
     pub(crate) child: bool,
-}
-
-impl TextPartEvents {
-    /// The events, as the general path converts them.
-    pub(crate) fn events(&self, line: &PartLine<'_>) -> Vec<Event> {
-        let timestamp = Some(line.timestamp);
-        let id = &self.message_id;
-        let mut events = Vec::with_capacity(2);
-        match line.boundary {
-            Boundary::Start => {
-                events.push(text_start(timestamp, id));
-                if self.content {
-                    events.push(text_content(timestamp, id, &line.content));
-                }
-            }
-            Boundary::End => {
-                if self.content {
-                    events.push(text_content(timestamp, id, &line.content));
-                }
-                let end = TextMessageEndEvent { timestamp, message_id: id.clone(), ..TextMessageEndEvent::default() };
-                events.push(Event::TextMessageEnd(end));
-            }
-        }
-        if self.child {
-            events = attribute(events, &line.run_id);
-        }
-        events
-    }
+    opened: Option<PartCursor>,
 }
