@@ -3,18 +3,9 @@
 //! on generated streams of every shape, and on mutated delta lines.
 
 use a13n_stream_bench::generate::{self as bench, StreamKind};
-use a13n_stream_protocol::{HarnessAguiStreamObserver, ObserveError, SourceItem};
+use a13n_stream_protocol::HarnessAguiStreamObserver;
 use a13n_testkit::lanes::*;
-
-fn general(observer: &mut HarnessAguiStreamObserver, line: &str, out: &mut Vec<u8>) -> Result<usize, ObserveError> {
-    let item = SourceItem::from_json(line)?;
-    let events = observer.observe(&item)?;
-    for event in &events {
-        event.write_json(out);
-        out.push(b'\n');
-    }
-    Ok(events.len())
-}
+use a13n_testkit::observe_line_generally;
 
 fn assert_lanes_agree(name: &str, lines: &[String]) {
     let mut fast = HarnessAguiStreamObserver::new().retain_events(false);
@@ -22,7 +13,7 @@ fn assert_lanes_agree(name: &str, lines: &[String]) {
     for (index, line) in lines.iter().enumerate() {
         let (mut a, mut b) = (Vec::new(), Vec::new());
         let ra = fast.observe_line(line, &mut a).map_err(|e| e.to_string());
-        let rb = general(&mut slow, line, &mut b).map_err(|e| e.to_string());
+        let rb = observe_line_generally(&mut slow, line, &mut b).map_err(|e| e.to_string());
         assert_eq!(ra, rb, "{name}:{}: results", index + 1);
         assert_eq!(String::from_utf8_lossy(&a), String::from_utf8_lossy(&b), "{name}:{}: bytes", index + 1);
     }

@@ -6,7 +6,7 @@ pub mod lanes;
 
 use std::path::{Path, PathBuf};
 
-use a13n_stream_protocol::{DisplayFold, FoldError, Observed, SourceItem};
+use a13n_stream_protocol::{DisplayFold, FoldError, HarnessAguiStreamObserver, ObserveError, Observed, SourceItem};
 use serde_json::{json, Value};
 
 /// The workspace root.
@@ -261,6 +261,22 @@ pub fn fold_line_generally(fold: &mut DisplayFold, line: &str, out: &mut Vec<u8>
     let observed = fold.fold_source(&item)?;
     Observed::write_lines(&observed, out);
     Ok(observed.len())
+}
+
+/// The general path of `HarnessAguiStreamObserver::observe_line`, spelled out: decode the line, observe it, and
+/// append each event's JSON and a newline. The observer's fast lanes are checked against this.
+pub fn observe_line_generally(
+    observer: &mut HarnessAguiStreamObserver,
+    line: &str,
+    out: &mut Vec<u8>,
+) -> Result<usize, ObserveError> {
+    let item = SourceItem::from_json(line)?;
+    let events = observer.observe(&item)?;
+    for event in &events {
+        event.write_json(out);
+        out.push(b'\n');
+    }
+    Ok(events.len())
 }
 
 /// A short complete run: started, one text part in three events, a completed result (5 lines).
