@@ -168,6 +168,23 @@ pub struct Observed {
     pub item: Option<ItemRef>,
 }
 
+/// An observed entry with a borrowed event of any serializable form (an AG-UI object, or a typed event): the
+/// one layout every observed line is written in.
+#[derive(Serialize)]
+pub(super) struct ObservedRef<'a, E: Serialize> {
+    pub(super) sequence: u64,
+    pub(super) event: &'a E,
+    pub(super) item: Option<&'a ItemRef>,
+}
+
+impl<E: Serialize> ObservedRef<'_, E> {
+    /// Append the entry's JSON as the reference's recorded `observed.jsonl` writes it.
+    pub(super) fn write_json(&self, out: &mut Vec<u8>) {
+        // Serializing into memory cannot fail for these types.
+        let _ = crate::json::to_python_writer(out, self);
+    }
+}
+
 impl Item {
     /// The item's JSON as a checkpoint carries it.
     pub fn to_json(&self) -> String {
@@ -186,8 +203,7 @@ impl Observed {
 
     /// Append the observed entry's JSON to `out` (no intermediate string).
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        // Serializing into memory cannot fail for these types.
-        let _ = crate::json::to_python_writer(out, self);
+        ObservedRef { sequence: self.sequence, event: &self.event, item: self.item.as_ref() }.write_json(out);
     }
 
     /// Append each entry's JSON followed by a newline: the layout [`DisplayFold::fold_line`] writes.

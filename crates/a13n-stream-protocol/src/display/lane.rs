@@ -14,7 +14,6 @@ use serde_json::Value;
 use super::store::{CharCounts, StreamId};
 use super::ItemState;
 use super::{append_bounded, DisplayFold, ItemKind, Observed};
-use crate::agui::Event;
 use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine, LaneLine};
 use crate::error::FoldError;
@@ -74,15 +73,12 @@ impl DisplayFold {
     }
 
     /// The part lane: a text part's start or end or a tool call's end converts without a tree (its events are
-    /// typed from the scanned line) and folds through [`DisplayFold::fold`], the general path's own fold.
+    /// typed from the scanned line) and its typed events fold through the general path's message fold.
     fn fold_part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
         let plan = self.observer.part_in_any_run(line)?;
-        let events = plan.events.iter().cloned().map(Event::into_object).collect();
-        // The events are well-formed, so the fold accepts them; if it did not, the general path would decide.
-        let observed = self.fold(events, None).ok()?;
+        let count = self.fold_events(&plan.events, out)?;
         self.observer.commit_part_in(line, plan);
-        Observed::write_lines(&observed, out);
-        Some(observed.len())
+        Some(count)
     }
 
     /// The content lane: `true` when the delta's part is open and the delta is folded and written.

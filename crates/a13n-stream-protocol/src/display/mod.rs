@@ -19,6 +19,7 @@ mod carried;
 mod checkpoint;
 mod item;
 mod lane;
+mod messages;
 mod py;
 mod rules;
 mod store;
@@ -30,6 +31,7 @@ pub use item::*;
 use py::*;
 use rules::*;
 
+use messages::MessageEvent;
 use store::{CharCounts, ItemsView, RawItem, Store, StreamId};
 
 use indexmap::IndexMap;
@@ -383,11 +385,7 @@ impl DisplayFold {
             let mut item = self.fold_one(&payload);
             if let Some(reference) = item.as_mut() {
                 if payload.get("type").and_then(Value::as_str) == Some(EventType::TextMessageEnd.as_str()) {
-                    let sources = self.store.live_content(&reference.id).and_then(|c| c.get("memory_sources"));
-                    if let Some(Value::Array(sources)) = sources {
-                        reference.memory_sources =
-                            sources.iter().map(|s| serde_json::from_value(s.clone())).collect::<Result<_, _>>().ok();
-                    }
+                    self.attach_memory_sources(reference);
                 }
             }
             observed.push(Observed { sequence: self.sequence, event: payload, item });
@@ -405,8 +403,22 @@ impl DisplayFold {
         Ok(observed)
     }
 
+    /// A message's end reports the memory evidence its item holds.
+    fn attach_memory_sources(&self, reference: &mut ItemRef) {
+        let sources = self.store.live_content(&reference.id).and_then(|c| c.get("memory_sources"));
+        if let Some(Value::Array(sources)) = sources {
+            reference.memory_sources =
+                sources.iter().map(|s| serde_json::from_value(s.clone())).collect::<Result<_, _>>().ok();
+        }
+    }
+
     fn occurred(&self, payload: &Object) -> UtcTime {
-        integer_timestamp(payload)
+        self.occurred_at(integer_timestamp(payload))
+    }
+
+    /// The time of an event with `timestamp` (epoch milliseconds): the fold's clock when it has none.
+    fn occurred_at(&self, timestamp: Option<i64>) -> UtcTime {
+        timestamp
             .and_then(UtcTime::from_epoch_ms)
             .unwrap_or_else(|| self.clock.as_ref().map_or(UtcTime::EPOCH, |clock| clock()))
     }
@@ -447,74 +459,7 @@ impl DisplayFold {
             return Some(self.store.put(key, kind, ItemState::Completed, content, position, at, true, |_, _, _| {}));
         }
         let kind = message_kind(event_type)?;
-        let id_field = match event_type {
-            T::ReasoningEncryptedValue => "entityId",
-            _ if kind == ItemKind::ToolCall => "toolCallId",
-            _ => "messageId",
-        };
-        let source_id = payload.get(id_field).and_then(Value::as_str).unwrap_or_default();
-        let key = self.scoped(kind, payload.get("subagentRunId"), source_id);
-        let state = if matches!(event_type, T::TextMessageEnd | T::ReasoningMessageEnd | T::ToolCallResult) {
-            ItemState::Completed
-        } else {
-            self.store.state(&key).unwrap_or(ItemState::InProgress)
-        };
-        let at = self.occurred(payload);
-        let full = self.full_content || self.retain_content;
-        let response_groups = &self.response_groups;
-        let memory_sources = &self.memory_sources;
-        let update = |content: &mut Object, counts: &mut CharCounts, key: usize| {
-            for name in COPIED {
-                if let Some(value) = payload.get(name) {
-                    content.insert(name.into(), value.clone());
-                }
-            }
-            let scope = content.get("subagentRunId").filter(|s| truthy(s)).map_or_else(|| "root".to_owned(), py_str);
-            if let Some(group) = response_groups.get(&scope) {
-                if !content.contains_key("responseGroup") {
-                    content.insert("responseGroup".into(), group.clone().into());
-                }
-            }
-            if event_type == T::TextMessageEnd && content.get("role").and_then(Value::as_str) == Some("assistant") {
-                if let Some(sources) = memory_sources.get(&scope) {
-                    content.insert("memory_sources".into(), serde_json::to_value(sources).unwrap_or(Value::Null));
-                }
-            }
-            if event_type == T::ToolCallEnd {
-                content.insert("arguments_complete".into(), true.into());
-            }
-            let accumulated = match event_type {
-                T::TextMessageContent | T::ReasoningMessageContent => Some("text"),
-                T::ToolCallArgs => Some("arguments"),
-                _ => None,
-            };
-            if let Some(field) = accumulated {
-                let delta = payload.get("delta").and_then(Value::as_str).unwrap_or_default();
-                append_bounded(content, field, delta, full, counts, key);
-            }
-            if event_type == T::ReasoningEncryptedValue {
-                content.insert("encrypted_value".into(), payload.get("encryptedValue").cloned().unwrap_or(Value::Null));
-            }
-            if event_type == T::ToolCallResult {
-                match payload.get("content") {
-                    Some(Value::Array(parts)) => {
-                        let keep = full || json_size(&payload["content"]) <= MAX_FIELD_CHARS;
-                        let kept = if keep { parts.clone() } else { Vec::new() };
-                        let empty = kept.is_empty();
-                        content.insert("result_parts".into(), Value::Array(kept));
-                        if empty {
-                            content.insert("truncated".into(), true.into());
-                        }
-                    }
-                    other => {
-                        counts.remove(&(key, "result"));
-                        let text = other.map_or_else(String::new, py_str);
-                        set_bounded(content, "result", text, full);
-                    }
-                }
-            }
-        };
-        Some(self.store.put(key, kind, state, None, position, at, false, update))
+        Some(self.fold_message(kind, MessageEvent::from_object(event_type, payload, kind)))
     }
 
     fn observation(&mut self, payload: &Object) -> Option<ItemRef> {

@@ -1,0 +1,214 @@
+//! Folding message events (text, reasoning and tool-call messages) into their items. What the fold reads of an
+//! event is gathered into a [`MessageEvent`] first: borrowed from an AG-UI event object on the general path, or
+//! taken from a typed event by the lanes. The folding itself ([`DisplayFold::fold_message`]) is written once.
+
+use std::borrow::Cow;
+
+#[allow(unused_imports)]
+use super::*;
+
+/// What folding a message event reads of it.
+pub(super) struct MessageEvent<'a> {
+    pub(super) event_type: EventType,
+    /// The event's time in epoch milliseconds, when it has an integer one.
+    pub(super) timestamp: Option<i64>,
+    /// The id the item is keyed by (`messageId`, `toolCallId`, or `entityId` for an encrypted value).
+    pub(super) source_id: Cow<'a, str>,
+    /// The [`COPIED`] fields the event has, in that order.
+    pub(super) copied: [Option<Cow<'a, Value>>; COPIED.len()],
+    /// Appended text (`delta`).
+    pub(super) delta: Option<&'a str>,
+    /// An encrypted value.
+    pub(super) encrypted_value: Option<Cow<'a, Value>>,
+    /// A tool result's content.
+    pub(super) content: Option<&'a Value>,
+}
+
+impl<'a> MessageEvent<'a> {
+    /// Read an AG-UI event object of a message type.
+    pub(super) fn from_object(event_type: EventType, payload: &'a Object, kind: ItemKind) -> MessageEvent<'a> {
+        let id_field = match event_type {
+            EventType::ReasoningEncryptedValue => "entityId",
+            _ if kind == ItemKind::ToolCall => "toolCallId",
+            _ => "messageId",
+        };
+        MessageEvent {
+            event_type,
+            timestamp: integer_timestamp(payload),
+            source_id: Cow::Borrowed(payload.get(id_field).and_then(Value::as_str).unwrap_or_default()),
+            copied: COPIED.map(|name| payload.get(name).map(Cow::Borrowed)),
+            delta: payload.get("delta").and_then(Value::as_str),
+            encrypted_value: payload.get("encryptedValue").map(Cow::Borrowed),
+            content: payload.get("content"),
+        }
+    }
+
+    /// Read a typed event the lanes produce: a text message's start, content or end, or a tool call's start,
+    /// arguments or end. `None` for any other event.
+    pub(super) fn from_event(event: &'a Event) -> Option<MessageEvent<'a>> {
+        let text = |value: &'a str| Some(Cow::Owned(Value::String(value.to_owned())));
+        let optional = |value: &'a Option<String>| value.as_deref().and_then(text);
+        // COPIED: messageId, role, toolCallId, toolCallName, parentMessageId, metadata, subagentRunId, responseGroup.
+        let (source_id, copied, delta): (&str, [Option<Cow<'a, Value>>; 8], _) = match event {
+            Event::TextMessageStart(e) => {
+                let copied = [text(&e.message_id), optional(&e.role), None, None, None, None, None, None];
+                (&e.message_id, copied, None)
+            }
+            Event::TextMessageContent(e) => {
+                (&e.message_id, [text(&e.message_id), None, None, None, None, None, None, None], Some(&e.delta))
+            }
+            Event::TextMessageEnd(e) => {
+                (&e.message_id, [text(&e.message_id), None, None, None, None, None, None, None], None)
+            }
+            Event::ToolCallStart(e) => {
+                let copied = [
+                    None,
+                    None,
+                    text(&e.tool_call_id),
+                    text(&e.tool_call_name),
+                    optional(&e.parent_message_id),
+                    None,
+                    None,
+                    None,
+                ];
+                (&e.tool_call_id, copied, None)
+            }
+            Event::ToolCallArgs(e) => {
+                (&e.tool_call_id, [None, None, text(&e.tool_call_id), None, None, None, None, None], Some(&e.delta))
+            }
+            Event::ToolCallEnd(e) => {
+                (&e.tool_call_id, [None, None, text(&e.tool_call_id), None, None, None, None, None], None)
+            }
+            _ => return None,
+        };
+        let mut copied = copied;
+        copied[5] = event_metadata(event).map(|metadata| Cow::Owned(Value::Object(metadata.clone())));
+        copied[6] = event.subagent_run_id().and_then(text);
+        Some(MessageEvent {
+            event_type: event.kind(),
+            timestamp: event.timestamp(),
+            source_id: Cow::Borrowed(source_id),
+            copied,
+            delta: delta.map(String::as_str),
+            encrypted_value: None,
+            content: None,
+        })
+    }
+
+    fn subagent(&self) -> Option<&Value> {
+        self.copied[6].as_deref()
+    }
+}
+
+/// The metadata of the typed events [`MessageEvent::from_event`] reads.
+fn event_metadata(event: &Event) -> Option<&Object> {
+    match event {
+        Event::TextMessageStart(e) => e.metadata.as_ref(),
+        Event::TextMessageContent(e) => e.metadata.as_ref(),
+        Event::TextMessageEnd(e) => e.metadata.as_ref(),
+        Event::ToolCallStart(e) => e.metadata.as_ref(),
+        Event::ToolCallArgs(e) => e.metadata.as_ref(),
+        Event::ToolCallEnd(e) => e.metadata.as_ref(),
+        _ => None,
+    }
+}
+
+impl DisplayFold {
+    /// Fold typed message events (a lane's) exactly as [`DisplayFold::fold`] folds their objects, appending each
+    /// observed line to `out`; how many. `None`, with nothing changed, when an event is not one
+    /// [`MessageEvent::from_event`] reads or its time is one the display cannot hold (the general path names
+    /// that error).
+    pub(super) fn fold_events(&mut self, events: &[Event], out: &mut Vec<u8>) -> Option<usize> {
+        let mut messages = Vec::with_capacity(events.len());
+        for event in events {
+            let kind = message_kind(event.kind())?;
+            if let Some(ms) = event.timestamp() {
+                UtcTime::from_epoch_ms(ms)?;
+            }
+            messages.push((kind, MessageEvent::from_event(event)?));
+        }
+        self.lane = None;
+        for (event, (kind, message)) in events.iter().zip(messages) {
+            self.sequence += 1;
+            if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < self.sequence) {
+                self.seal_arguments();
+            }
+            let mut reference = self.fold_message(kind, message);
+            if event.kind() == EventType::TextMessageEnd {
+                self.attach_memory_sources(&mut reference);
+            }
+            ObservedRef { sequence: self.sequence, event, item: Some(&reference) }.write_json(out);
+            out.push(b'\n');
+        }
+        Some(events.len())
+    }
+
+    /// Fold one message event into its item (`kind`, keyed by the run, the event's scope and its source id).
+    pub(super) fn fold_message(&mut self, kind: ItemKind, event: MessageEvent<'_>) -> ItemRef {
+        use EventType as T;
+        let event_type = event.event_type;
+        let position = self.stream_id();
+        let key = self.scoped(kind, event.subagent(), &event.source_id);
+        let state = if matches!(event_type, T::TextMessageEnd | T::ReasoningMessageEnd | T::ToolCallResult) {
+            ItemState::Completed
+        } else {
+            self.store.state(&key).unwrap_or(ItemState::InProgress)
+        };
+        let at = self.occurred_at(event.timestamp);
+        let full = self.full_content || self.retain_content;
+        let response_groups = &self.response_groups;
+        let memory_sources = &self.memory_sources;
+        let MessageEvent { copied, delta, encrypted_value, content: result, .. } = event;
+        let update = move |content: &mut Object, counts: &mut CharCounts, key: usize| {
+            for (name, value) in COPIED.into_iter().zip(copied) {
+                if let Some(value) = value {
+                    content.insert(name.into(), value.into_owned());
+                }
+            }
+            let scope = content.get("subagentRunId").filter(|s| truthy(s)).map_or_else(|| "root".to_owned(), py_str);
+            if let Some(group) = response_groups.get(&scope) {
+                if !content.contains_key("responseGroup") {
+                    content.insert("responseGroup".into(), group.clone().into());
+                }
+            }
+            if event_type == T::TextMessageEnd && content.get("role").and_then(Value::as_str) == Some("assistant") {
+                if let Some(sources) = memory_sources.get(&scope) {
+                    content.insert("memory_sources".into(), serde_json::to_value(sources).unwrap_or(Value::Null));
+                }
+            }
+            if event_type == T::ToolCallEnd {
+                content.insert("arguments_complete".into(), true.into());
+            }
+            let accumulated = match event_type {
+                T::TextMessageContent | T::ReasoningMessageContent => Some("text"),
+                T::ToolCallArgs => Some("arguments"),
+                _ => None,
+            };
+            if let Some(field) = accumulated {
+                append_bounded(content, field, delta.unwrap_or_default(), full, counts, key);
+            }
+            if event_type == T::ReasoningEncryptedValue {
+                content.insert("encrypted_value".into(), encrypted_value.map_or(Value::Null, Cow::into_owned));
+            }
+            if event_type == T::ToolCallResult {
+                match result {
+                    Some(whole @ Value::Array(parts)) => {
+                        let keep = full || json_size(whole) <= MAX_FIELD_CHARS;
+                        let kept = if keep { parts.clone() } else { Vec::new() };
+                        let empty = kept.is_empty();
+                        content.insert("result_parts".into(), Value::Array(kept));
+                        if empty {
+                            content.insert("truncated".into(), true.into());
+                        }
+                    }
+                    other => {
+                        counts.remove(&(key, "result"));
+                        let text = other.map_or_else(String::new, py_str);
+                        set_bounded(content, "result", text, full);
+                    }
+                }
+            }
+        };
+        self.store.put(key, kind, state, None, position, at, false, update)
+    }
+}
