@@ -35,13 +35,7 @@ impl DisplayFold {
         if continued {
             self.grow_arguments(text);
         } else {
-            self.seal_arguments();
-            self.arguments_open = true;
-            let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{}", self.attempt, self.sequence));
-            let size = json_size(value.unwrap_or(&Value::Null)) as u64;
-            let at = self.occurred(payload);
-            self.arguments =
-                Some(StreamedArguments { stream, key, at, sequence: 0, event: Some(payload.clone()), size });
+            self.open_arguments(payload.clone(), stream);
         }
         let subagent = payload.get("subagentRunId").cloned();
         self.put_arguments(continued, text, subagent)
@@ -51,6 +45,25 @@ impl DisplayFold {
     /// stream, and its last delta was the event just before.
     pub(super) fn continues_arguments(&self, stream: &Value) -> bool {
         self.arguments.as_ref().is_some_and(|held| held.stream == *stream && held.sequence + 1 == self.sequence)
+    }
+
+    /// Hold a new argument stream whose first delta is `event` (the part-delta observation folded as the current
+    /// sequence), sealing the one held before.
+    pub(super) fn open_arguments(&mut self, event: Object, stream: Value) {
+        self.seal_arguments();
+        self.arguments_open = true;
+        let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{}", self.attempt, self.sequence));
+        let size = json_size(event.get("value").unwrap_or(&Value::Null)) as u64;
+        let at = self.occurred(&event);
+        self.arguments = Some(StreamedArguments { stream, key, at, sequence: 0, event: Some(event), size });
+    }
+
+    /// Whether the held stream's last delta was the event just folded and its stream is `stream`: the next delta
+    /// of `stream` continues it.
+    pub(super) fn holds_adjacent(&self, stream: Option<&Value>) -> bool {
+        self.arguments
+            .as_ref()
+            .is_some_and(|held| held.sequence == self.sequence && stream.is_none_or(|stream| held.stream == *stream))
     }
 
     /// Append a continuing delta's text to the held observation.

@@ -127,11 +127,11 @@ impl DisplayFold {
         true
     }
 
-    /// The argument lane: `true` when the delta continues the held argument stream of an open tool call, and is
-    /// folded into its observation and written. A delta that starts a stream takes the general path.
+    /// The argument lane: `true` when the delta's tool call is open and the delta is folded into its argument
+    /// stream (continued, or opened when it starts one) and written.
     fn fold_argument_delta(&mut self, delta: &ArgsDelta<'_>, out: &mut Vec<u8>) -> bool {
         let parsed = &delta.line;
-        if self.full_content || self.arguments.as_ref().is_none_or(|held| held.sequence != self.sequence) {
+        if self.full_content {
             return false;
         }
         let found = self.observer.open_tool_call_in_any_run(
@@ -143,15 +143,30 @@ impl DisplayFold {
         let Some(child) = found else { return false };
         // The stream identity the lane verified last (against the held stream's value) spares rebuilding it.
         let identity = delta.identity();
-        let known = matches!(&self.lane, Some(Lane::Arguments(last)) if *last == identity);
+        let known = matches!(&self.lane, Some(Lane::Arguments(last)) if *last == identity) && self.holds_adjacent(None);
+        let stream = if known { None } else { delta.stream() };
+        let continued = known || (stream.is_some() && self.holds_adjacent(stream.as_ref()));
+        let mut event = Vec::with_capacity(parsed.occurred_at.len() + 512);
+        delta.write_event(child, &mut event);
+        // A new stream holds the observation whole, as the general path's object.
+        let opened = match (continued, stream) {
+            (true, _) => None,
+            (false, Some(stream)) => match serde_json::from_slice::<Object>(&event) {
+                Ok(object) => Some((object, stream)),
+                Err(_) => return false,
+            },
+            (false, None) => return false,
+        };
         self.sequence += 1;
-        if !known && !delta.stream().is_some_and(|stream| self.continues_arguments(&stream)) {
-            self.sequence -= 1;
-            return false;
+        if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < self.sequence) {
+            self.seal_arguments();
         }
-        self.grow_arguments(delta.text());
+        match opened {
+            None => self.grow_arguments(delta.text()),
+            Some((object, stream)) => self.open_arguments(object, stream),
+        }
         let subagent = child.then(|| Value::String(parsed.run_id.to_string()));
-        let item = self.put_arguments(true, delta.text(), subagent);
+        let item = self.put_arguments(continued, delta.text(), subagent);
         let reference = LaneItem {
             id: &item.id,
             kind: item.kind,
@@ -160,7 +175,7 @@ impl DisplayFold {
             response_group: item.response_group.as_deref(),
             failure: item.failure.as_ref(),
         };
-        write_observed(out, self.sequence, |out| delta.write_event(child, out), reference);
+        write_observed(out, self.sequence, |out| out.extend_from_slice(&event), reference);
         self.lane = Some(Lane::Arguments(identity));
         true
     }
@@ -302,15 +317,11 @@ mod tests {
     const ARGS: &str = r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01Z","event":{"index":0,"delta":{"tool_name_delta":null,"args_delta":"{\"q","tool_call_id":"c1","provider_name":null,"provider_details":null,"part_delta_kind":"tool_call"},"event_kind":"part_delta"}}"#;
 
     #[test]
-    fn an_argument_delta_continuing_its_stream_takes_the_lane() {
+    fn argument_deltas_open_and_continue_their_stream_in_the_lane() {
         let mut fold = DisplayFold::new("r");
         let mut out = Vec::new();
         fold.fold_line(TOOL_START, &mut out).unwrap();
-        assert!(
-            fold.fold_in_lane(ARGS, &mut out).is_none(),
-            "the first delta of a stream starts it on the general path"
-        );
-        fold.fold_line(ARGS, &mut out).unwrap();
+        assert_eq!(fold.fold_in_lane(ARGS, &mut out), Some(1), "the first delta opens the stream");
         out.clear();
         let next = ARGS.replace(r#""sequence":1"#, r#""sequence":2"#).replace(r#"{\"q"#, r#"\": 1}"#);
         assert_eq!(fold.fold_in_lane(&next, &mut out), Some(1));
