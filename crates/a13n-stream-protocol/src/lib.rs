@@ -108,6 +108,7 @@ pub mod display;
 mod error;
 pub mod fragments;
 mod json;
+mod lane_hint;
 pub mod lines;
 mod memory;
 pub mod names;

@@ -11,8 +11,9 @@
 use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, LaneLine};
 use crate::error::ObserveError;
+use crate::lane_hint::{lane_hint, LaneHint};
 use crate::observer::HarnessAguiStreamObserver;
-use crate::part_line::PartLine;
+use crate::part_line::{PartLine, ToolReturnLine};
 use crate::source::SourceItem;
 
 impl HarnessAguiStreamObserver {
@@ -41,26 +42,42 @@ impl HarnessAguiStreamObserver {
     /// # Ok::<(), a13n_stream_protocol::ObserveError>(())
     /// ```
     pub fn observe_line(&mut self, line: &str, out: &mut Vec<u8>) -> Result<usize, ObserveError> {
-        let one = |taken: bool| taken.then_some(1);
-        let taken = match LaneLine::scan(line) {
-            _ if self.has_finish() => None,
-            Some(LaneLine::Content(delta)) => one(self.observe_open_part_delta(&delta, out)),
-            Some(LaneLine::Arguments(delta)) => one(self.observe_argument_delta(&delta, out)),
-            None => match PartLine::scan(line) {
-                Some(part) => self.observe_part(&part, out),
-                None => one(CarriedLine::scan(line).is_some_and(|carried| self.observe_carried(&carried, out))),
-            },
-        };
+        let taken = if self.has_finish() { None } else { self.observe_in_lane(line, out) };
         if let Some(count) = taken {
             return Ok(count);
         }
         let item = SourceItem::from_json(line)?;
         let events = self.observe(&item)?;
-        for event in &events {
-            event.write_json(out);
-            out.push(b'\n');
-        }
+        write_events(&events, out);
         Ok(events.len())
+    }
+
+    /// Observe `line` through a fast lane when one takes it: how many events it wrote, or `None` with nothing
+    /// changed or written.
+    fn observe_in_lane(&mut self, line: &str, out: &mut Vec<u8>) -> Option<usize> {
+        let one = |taken: bool| taken.then_some(1);
+        if let Some(delta) = LaneLine::scan(line) {
+            return match delta {
+                LaneLine::Content(delta) => one(self.observe_open_part_delta(&delta, out)),
+                LaneLine::Arguments(delta) => one(self.observe_argument_delta(&delta, out)),
+            };
+        }
+        let carried = |observer: &mut Self, out: &mut Vec<u8>| {
+            one(CarriedLine::scan(line).is_some_and(|carried| observer.observe_carried(&carried, out)))
+        };
+        match lane_hint(line) {
+            LaneHint::Part => match PartLine::scan(line) {
+                Some(part) => self.observe_part(&part, out),
+                None => carried(self, out),
+            },
+            LaneHint::Carried => carried(self, out),
+            LaneHint::ToolReturn => {
+                let events = self.tool_return_in_any_run(&ToolReturnLine::scan(line)?)?;
+                write_events(&events, out);
+                Some(events.len())
+            }
+            LaneHint::General => None,
+        }
     }
 
     /// The content lane: `true` when the delta's part is open and the delta is observed and written.
@@ -100,10 +117,15 @@ impl HarnessAguiStreamObserver {
     fn observe_part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
         let plan = self.part_in_any_run(line)?;
         let events = self.commit_part_in(line, plan);
-        for event in &events {
-            event.write_json(out);
-            out.push(b'\n');
-        }
+        write_events(&events, out);
         Some(events.len())
+    }
+}
+
+/// Append each event's JSON and a newline.
+fn write_events(events: &[crate::Event], out: &mut Vec<u8>) {
+    for event in events {
+        event.write_json(out);
+        out.push(b'\n');
     }
 }

@@ -118,3 +118,75 @@ impl<'a> PartLine<'a> {
         }
     }
 }
+
+/// A tool's successful return (`function_tool_result` or `output_tool_result` of a `tool-return` part without
+/// metadata): it presents as one `TOOL_CALL_RESULT`. Failures, retries and lowered results take the general path.
+pub(crate) struct ToolReturnLine<'a> {
+    pub(crate) thread_id: Cow<'a, str>,
+    pub(crate) run_id: Cow<'a, str>,
+    pub(crate) timestamp: i64,
+    pub(crate) tool_call_id: Cow<'a, str>,
+    /// The returned value (a small tree: the content alone is parsed).
+    pub(crate) content: serde_json::Value,
+}
+
+impl<'a> ToolReturnLine<'a> {
+    /// Scan `line`; `None` for any other line and for anything the general path would treat otherwise.
+    pub(crate) fn scan(line: &'a str) -> Option<ToolReturnLine<'a>> {
+        if line.len() > MAX_PART_LINE_BYTES {
+            return None;
+        }
+        let mut scanner = Scanner::new(line);
+        let (mut thread_id, mut run_id, mut sequence, mut occurred_at) = (None, None, None, None);
+        let (mut event_kind, mut part_kind, mut tool_call_id, mut content) = (None, None, None, None);
+        let (mut metadata, mut outcome) = (None, None);
+        let (mut seen_event, mut seen_part) = (false, false);
+        fn once<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
+            slot.is_none().then_some(())?;
+            *slot = Some(value?);
+            Some(())
+        }
+        scanner.object(|scanner, key| match key.as_ref() {
+            "thread_id" => once(&mut thread_id, scanner.string()),
+            "run_id" => once(&mut run_id, scanner.string()),
+            "sequence" => once(&mut sequence, scanner.integer()),
+            "occurred_at" => once(&mut occurred_at, scanner.string()),
+            "event" => {
+                (!std::mem::replace(&mut seen_event, true)).then_some(())?;
+                scanner.object(|scanner, key| match key.as_ref() {
+                    "event_kind" => once(&mut event_kind, scanner.string()),
+                    "part" => {
+                        (!std::mem::replace(&mut seen_part, true)).then_some(())?;
+                        scanner.object(|scanner, key| match key.as_ref() {
+                            "part_kind" => once(&mut part_kind, scanner.string()),
+                            "tool_call_id" => once(&mut tool_call_id, scanner.string()),
+                            "content" => once(&mut content, scanner.raw_value()),
+                            "metadata" => once(&mut metadata, scanner.raw_value()),
+                            "outcome" => once(&mut outcome, scanner.raw_value()),
+                            // Not read by a successful return's conversion; any value will do.
+                            _ => scanner.skip_value(),
+                        })
+                    }
+                    // The event's own `content` and anything else: not read.
+                    _ => scanner.skip_value(),
+                })
+            }
+            _ => None,
+        })?;
+        scanner.end()?;
+        sequence?;
+        matches!(event_kind?.as_ref(), "function_tool_result" | "output_tool_result").then_some(())?;
+        (part_kind? == "tool-return").then_some(())?;
+        // No metadata (a lowered result's marker lives there); an outcome, when given, of success.
+        metadata.is_none_or(|raw| raw == "null").then_some(())?;
+        outcome.is_none_or(|raw| raw == r#""success""#).then_some(())?;
+        let (thread_id, run_id): (Cow<'a, str>, Cow<'a, str>) = (thread_id?, run_id?);
+        if thread_id.trim().is_empty() || run_id.trim().is_empty() {
+            return None;
+        }
+        let timestamp = SourceTime::parse(&occurred_at?).ok()?.timestamp_ms();
+        UtcTime::from_epoch_ms(timestamp)?;
+        let content = serde_json::from_str(content?).ok()?;
+        Some(ToolReturnLine { thread_id, run_id, timestamp, tool_call_id: tool_call_id?, content })
+    }
+}

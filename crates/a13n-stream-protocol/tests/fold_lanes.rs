@@ -313,3 +313,31 @@ fn both_lanes_agree_on_mutated_tool_call_ends() {
         }
     }
 }
+
+#[test]
+fn both_lanes_agree_on_mutated_tool_returns() {
+    let mut rng = Rng::new(47);
+    let tools = bench::lines(StreamKind::Tools, 300);
+    let child = into_child_run(&bench::lines(StreamKind::Subagents, 150), &tools[2..17]);
+    for (name, lines) in [("tools", tools), ("child tools", child)] {
+        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+        for choice in 0..=TOOL_RETURN_MUTATIONS {
+            let mutated: Vec<String> = lines
+                .iter()
+                .map(|line| {
+                    let result = is_tool_return_line(line) && choice < TOOL_RETURN_MUTATIONS;
+                    if result && rng.below(2) == 0 {
+                        mutate_tool_return(line, choice)
+                    } else {
+                        line.clone()
+                    }
+                })
+                .collect();
+            for options in [json!({}), json!({"retain_content": true}), json!({"full_content": true})] {
+                let context = format!("{name} tool return mutation {choice} {options}");
+                let (mut general, mut lane) = (fold_for(&options, &run_id), fold_for(&options, &run_id));
+                compare(&mut general, &mut lane, &mutated, 16, &context);
+            }
+        }
+    }
+}

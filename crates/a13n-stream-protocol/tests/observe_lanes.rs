@@ -155,3 +155,25 @@ fn both_lanes_agree_on_mutated_tool_call_ends() {
         }
     }
 }
+
+#[test]
+fn both_lanes_agree_on_mutated_tool_returns() {
+    let tools = bench::lines(StreamKind::Tools, 300);
+    let child = into_child_run(&bench::lines(StreamKind::Subagents, 200), &tools[2..17]);
+    for (name, lines) in [("tools", tools), ("child tools", child)] {
+        for choice in 0..TOOL_RETURN_MUTATIONS {
+            let mutated: Vec<String> = lines
+                .iter()
+                .enumerate()
+                .map(|(n, line)| {
+                    if (n / 16 + choice as usize) % 2 == 0 && is_tool_return_line(line) {
+                        mutate_tool_return(line, choice)
+                    } else {
+                        line.clone()
+                    }
+                })
+                .collect();
+            assert_lanes_agree(&format!("{name} tool return mutation {choice}"), &mutated);
+        }
+    }
+}

@@ -204,3 +204,40 @@ pub fn mutate_tool_call_end(line: &str, choice: u64) -> String {
 pub fn is_tool_call_end_line(line: &str) -> bool {
     line.contains(r#""event_kind":"part_end""#) && line.contains(r#""part_kind":"tool-call""#)
 }
+
+/// How many distinct changes [`mutate_tool_return`] makes.
+pub const TOOL_RETURN_MUTATIONS: u64 = 18;
+
+/// Change a tool's return line in one of [`TOOL_RETURN_MUTATIONS`] ways: content as text, as native media, nested
+/// or with floats; metadata (a lowered result's marker among it); every other outcome; a retry; the call id
+/// missing or of another type; the other result kind; unknown and repeated keys; another run.
+pub fn mutate_tool_return(line: &str, choice: u64) -> String {
+    let mut item: Value = serde_json::from_str(line).expect("a JSON line");
+    let part = &mut item["event"]["part"];
+    match choice {
+        0 => part["content"] = json!("plain text \u{e9}\n"),
+        1 => part["content"] = json!([{"kind": "image-url", "url": "https://example.com/a.png"}, "caption"]),
+        2 => part["content"] = json!({"nested": {"list": [1, 2.5, 1e16, null, true]}, "b": "x"}),
+        3 => part["metadata"] = json!({"a13n.tool-content": {"result_index": 0}}),
+        4 => part["metadata"] = json!({"note": 1}),
+        5 => part["outcome"] = json!("failed"),
+        6 => part["outcome"] = json!("denied"),
+        7 => part["outcome"] = Value::Null,
+        8 => part["part_kind"] = json!("retry-prompt"),
+        9 => drop(part.as_object_mut().and_then(|p| p.shift_remove("tool_call_id"))),
+        10 => part["tool_call_id"] = json!(3),
+        11 => item["event"]["event_kind"] = json!("output_tool_result"),
+        12 => item["event"]["extra"] = json!({"k": [1]}),
+        13 => return line.replace(r#""tool_call_id":"#, r#""tool_call_id":"dup","tool_call_id":"#),
+        14 => item["run_id"] = json!("another-run"),
+        15 => drop(part.as_object_mut().and_then(|p| p.shift_remove("outcome"))),
+        16 => part["content"] = json!("x".repeat(40_000)),
+        _ => return format!("{line} x"),
+    }
+    item.to_string()
+}
+
+/// Whether `line` is a tool's return.
+pub fn is_tool_return_line(line: &str) -> bool {
+    line.contains(r#""event_kind":"function_tool_result""#) || line.contains(r#""event_kind":"output_tool_result""#)
+}

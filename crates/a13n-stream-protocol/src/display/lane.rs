@@ -18,8 +18,9 @@ use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine, LaneLine};
 use crate::error::FoldError;
 use crate::json::{to_python_writer, write_pydantic_str, Object};
+use crate::lane_hint::{lane_hint, LaneHint};
 use crate::observer::PartKind;
-use crate::part_line::PartLine;
+use crate::part_line::{PartLine, ToolReturnLine};
 use crate::source::SourceItem;
 
 impl DisplayFold {
@@ -62,13 +63,27 @@ impl DisplayFold {
     /// nothing changed or written.
     fn fold_in_lane(&mut self, line: &str, out: &mut Vec<u8>) -> Option<usize> {
         let one = |taken: bool| taken.then_some(1);
-        match LaneLine::scan(line) {
-            Some(LaneLine::Content(delta)) => one(self.fold_open_part_delta(&delta, out)),
-            Some(LaneLine::Arguments(delta)) => one(self.fold_argument_delta(&delta, out)),
-            None => match PartLine::scan(line) {
+        if let Some(delta) = LaneLine::scan(line) {
+            return match delta {
+                LaneLine::Content(delta) => one(self.fold_open_part_delta(&delta, out)),
+                LaneLine::Arguments(delta) => one(self.fold_argument_delta(&delta, out)),
+            };
+        }
+        let carried = |fold: &mut Self, out: &mut Vec<u8>| {
+            one(CarriedLine::scan(line).is_some_and(|carried| fold.fold_carried(&carried, out)))
+        };
+        match lane_hint(line) {
+            LaneHint::Part => match PartLine::scan(line) {
                 Some(part) => self.fold_part(&part, out),
-                None => one(CarriedLine::scan(line).is_some_and(|carried| self.fold_carried(&carried, out))),
+                None => carried(self, out),
             },
+            LaneHint::Carried => carried(self, out),
+            LaneHint::ToolReturn => {
+                let line = ToolReturnLine::scan(line)?;
+                let events = self.observer.tool_return_in_any_run(&line)?;
+                self.fold_events(&events, out)
+            }
+            LaneHint::General => None,
         }
     }
 

@@ -21,7 +21,7 @@ pub(super) struct MessageEvent<'a> {
     /// An encrypted value.
     pub(super) encrypted_value: Option<Cow<'a, Value>>,
     /// A tool result's content.
-    pub(super) content: Option<&'a Value>,
+    pub(super) content: Option<Cow<'a, Value>>,
 }
 
 impl<'a> MessageEvent<'a> {
@@ -39,12 +39,12 @@ impl<'a> MessageEvent<'a> {
             copied: COPIED.map(|name| payload.get(name).map(Cow::Borrowed)),
             delta: payload.get("delta").and_then(Value::as_str),
             encrypted_value: payload.get("encryptedValue").map(Cow::Borrowed),
-            content: payload.get("content"),
+            content: payload.get("content").map(Cow::Borrowed),
         }
     }
 
     /// Read a typed event the lanes produce: a text message's start, content or end, or a tool call's start,
-    /// arguments or end. `None` for any other event.
+    /// arguments, end or result. `None` for any other event.
     pub(super) fn from_event(event: &'a Event) -> Option<MessageEvent<'a>> {
         let text = |value: &'a str| Some(Cow::Owned(Value::String(value.to_owned())));
         let optional = |value: &'a Option<String>| value.as_deref().and_then(text);
@@ -79,6 +79,11 @@ impl<'a> MessageEvent<'a> {
             Event::ToolCallEnd(e) => {
                 (&e.tool_call_id, [None, None, text(&e.tool_call_id), None, None, None, None, None], None)
             }
+            Event::ToolCallResult(e) => {
+                let copied =
+                    [text(&e.message_id), optional(&e.role), text(&e.tool_call_id), None, None, None, None, None];
+                (&e.tool_call_id, copied, None)
+            }
             _ => return None,
         };
         let mut copied = copied;
@@ -91,7 +96,13 @@ impl<'a> MessageEvent<'a> {
             copied,
             delta: delta.map(String::as_str),
             encrypted_value: None,
-            content: None,
+            content: match event {
+                Event::ToolCallResult(e) => Some(Cow::Owned(match &e.content {
+                    ToolResultContent::Text(text) => Value::String(text.clone()),
+                    ToolResultContent::Parts(parts) => Value::Array(parts.clone()),
+                })),
+                _ => None,
+            },
         })
     }
 
@@ -109,6 +120,7 @@ fn event_metadata(event: &Event) -> Option<&Object> {
         Event::ToolCallStart(e) => e.metadata.as_ref(),
         Event::ToolCallArgs(e) => e.metadata.as_ref(),
         Event::ToolCallEnd(e) => e.metadata.as_ref(),
+        Event::ToolCallResult(e) => e.metadata.as_ref(),
         _ => None,
     }
 }
@@ -191,7 +203,7 @@ impl DisplayFold {
                 content.insert("encrypted_value".into(), encrypted_value.map_or(Value::Null, Cow::into_owned));
             }
             if event_type == T::ToolCallResult {
-                match result {
+                match result.as_deref() {
                     Some(whole @ Value::Array(parts)) => {
                         let keep = full || json_size(whole) <= MAX_FIELD_CHARS;
                         let kept = if keep { parts.clone() } else { Vec::new() };

@@ -7,7 +7,7 @@
 use super::*;
 
 use crate::carried_line::Carried;
-use crate::part_line::{Boundary, PartBody, PartLine};
+use crate::part_line::{Boundary, PartBody, PartLine, ToolReturnLine};
 
 impl Observer<RootStream> {
     /// The part id of the open part `index` of `kind` in the root run or one of its inline children, when a
@@ -188,6 +188,30 @@ impl Observer<RootStream> {
             }
         }
         plan.events
+    }
+}
+
+impl Observer<RootStream> {
+    /// The `TOOL_CALL_RESULT` a tool's successful return converts to in its run, finished as
+    /// [`Observer::observe`] hands it on, when the lanes may take it; the return changes no conversion state.
+    pub(crate) fn tool_return_in_any_run(&self, line: &ToolReturnLine<'_>) -> Option<Vec<Event>> {
+        let (_, child) = self.lane_run(&line.thread_id, &line.run_id)?;
+        let result = ToolCallResultEvent {
+            timestamp: Some(line.timestamp),
+            message_id: format!("{}:result", line.tool_call_id),
+            tool_call_id: line.tool_call_id.to_string(),
+            content: tool_result_content(&line.content),
+            role: Some("tool".into()),
+            ..ToolCallResultEvent::default()
+        };
+        let mut events = vec![Event::ToolCallResult(result)];
+        if child {
+            events = attribute(events, &line.run_id);
+        }
+        if let Some(finish) = self.finish {
+            events = events.into_iter().map(finish).collect();
+        }
+        Some(events)
     }
 }
 
