@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use crate::json::write_pydantic_str;
 use crate::names;
-use crate::scan::Scanner;
+use crate::scan::{once, Scanner};
 use crate::time::{SourceTime, UtcTime};
 
 /// The longest line the lane takes: its observation stays well below the display's observation bound (even
@@ -68,11 +68,6 @@ impl<'a> CarriedLine<'a> {
         }
         let mut scanner = Scanner::new(line);
         let (mut thread_id, mut run_id, mut sequence, mut occurred_at, mut event) = (None, None, None, None, None);
-        fn once<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
-            slot.is_none().then_some(())?;
-            *slot = Some(value?);
-            Some(())
-        }
         scanner.object(|scanner, key| match key.as_ref() {
             "thread_id" => once(&mut thread_id, scanner.string()),
             "run_id" => once(&mut run_id, scanner.string()),

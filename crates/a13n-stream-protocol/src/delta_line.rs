@@ -12,7 +12,7 @@ use crate::agui::EventType;
 use crate::json::write_pydantic_str;
 use crate::names;
 use crate::observer::PartKind;
-use crate::scan::Scanner;
+use crate::scan::{once, Scanner};
 use crate::source::MAX_SOURCE_LINE_BYTES;
 use crate::time::{SourceTime, UtcTime};
 
@@ -105,14 +105,6 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
     let mut event_keys = KeyOrder::new(EventKey::Index);
     let mut delta_keys = KeyOrder::new(DeltaKey::PartDeltaKind);
     let mut seen_event = false;
-    // A field seen twice is left to the general path (its decoder keeps the last).
-    fn once<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
-        if slot.is_some() {
-            return None;
-        }
-        *slot = Some(value?);
-        Some(())
-    }
     scanner.object(|scanner, key| match key.as_ref() {
         "thread_id" => once(&mut thread_id, scanner.string()),
         "run_id" => once(&mut run_id, scanner.string()),

@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use crate::scan::Scanner;
+use crate::scan::{once, Scanner};
 use crate::time::{SourceTime, UtcTime};
 
 /// The longest part line the lanes take (a longer one is rare and takes the general path).
@@ -50,11 +50,6 @@ impl<'a> PartLine<'a> {
         let (mut index, mut event_kind, mut part_kind, mut content, mut id) = (None, None, None, None, None);
         let (mut tool_name, mut tool_call_id, mut args) = (None, None, None);
         let (mut seen_event, mut seen_part) = (false, false);
-        fn once<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
-            slot.is_none().then_some(())?;
-            *slot = Some(value?);
-            Some(())
-        }
         scanner.object(|scanner, key| match key.as_ref() {
             "thread_id" => once(&mut thread_id, scanner.string()),
             "run_id" => once(&mut run_id, scanner.string()),
@@ -141,11 +136,6 @@ impl<'a> ToolReturnLine<'a> {
         let (mut event_kind, mut part_kind, mut tool_call_id, mut content) = (None, None, None, None);
         let (mut metadata, mut outcome) = (None, None);
         let (mut seen_event, mut seen_part) = (false, false);
-        fn once<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
-            slot.is_none().then_some(())?;
-            *slot = Some(value?);
-            Some(())
-        }
         scanner.object(|scanner, key| match key.as_ref() {
             "thread_id" => once(&mut thread_id, scanner.string()),
             "run_id" => once(&mut run_id, scanner.string()),

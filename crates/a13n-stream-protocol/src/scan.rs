@@ -13,6 +13,16 @@ use crate::json::find_string_special;
 /// Deeper values are left to the general path (whose limit is 128).
 const MAX_DEPTH: usize = 64;
 
+/// Fill `slot` with a scanned `value` once: `None` when the value did not scan or the field was seen before (a
+/// repeated field is left to the general path, whose decoder keeps the last).
+pub(crate) fn once<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
+    if slot.is_some() {
+        return None;
+    }
+    *slot = Some(value?);
+    Some(())
+}
+
 /// A position in one JSON text.
 pub(crate) struct Scanner<'a> {
     text: &'a str,
