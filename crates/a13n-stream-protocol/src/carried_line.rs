@@ -6,9 +6,9 @@
 use std::borrow::Cow;
 
 use crate::json::write_pydantic_str;
+use crate::lane_line::{scan_line, LineHead};
 use crate::names;
 use crate::scan::{once, Scanner};
-use crate::time::{SourceTime, UtcTime};
 
 /// The longest line the lane takes: its observation stays well below the display's observation bound (even
 /// ASCII-escaped) and the size at which a `CUSTOM` event is split into fragments.
@@ -31,13 +31,7 @@ type HarnessCopy<'a> = (Cow<'a, str>, &'a str);
 
 /// A source line carried through as one `CUSTOM` event, with everything needed to write it.
 pub(crate) struct CarriedLine<'a> {
-    pub(crate) thread_id: Cow<'a, str>,
-    pub(crate) run_id: Cow<'a, str>,
-    sequence: i64,
-    /// The source time as the observation's copy writes it.
-    occurred_at: String,
-    pub(crate) timestamp: i64,
-    pub(crate) at: UtcTime,
+    pub(crate) head: LineHead<'a>,
     /// The observation's name.
     pub(crate) name: &'static str,
     /// The event as the line holds it (canonical JSON).
@@ -63,54 +57,17 @@ struct EventFields<'a> {
 impl<'a> CarriedLine<'a> {
     /// Scan `line`; `None` for any other line and for anything the general path would treat otherwise.
     pub(crate) fn scan(line: &'a str) -> Option<CarriedLine<'a>> {
-        if line.len() > MAX_CARRIED_LINE_BYTES {
-            return None;
-        }
-        let mut scanner = Scanner::new(line);
-        let (mut thread_id, mut run_id, mut sequence, mut occurred_at, mut event) = (None, None, None, None, None);
-        scanner.object(|scanner, key| match key.as_ref() {
-            "thread_id" => once(&mut thread_id, scanner.string()),
-            "run_id" => once(&mut run_id, scanner.string()),
-            "sequence" => once(&mut sequence, scanner.integer()),
-            "occurred_at" => once(&mut occurred_at, scanner.string()),
-            "event" => once(&mut event, scanner.canonical_value()),
-            _ => None,
-        })?;
-        scanner.end()?;
-        let (thread_id, run_id, event): (Cow<'a, str>, Cow<'a, str>, &'a str) = (thread_id?, run_id?, event?);
-        if thread_id.trim().is_empty() || run_id.trim().is_empty() {
-            return None;
-        }
-        let time = SourceTime::parse(&occurred_at?).ok()?;
-        let timestamp = time.timestamp_ms();
-        let at = UtcTime::from_epoch_ms(timestamp)?;
+        let mut event = None;
+        let head = scan_line(line, MAX_CARRIED_LINE_BYTES, |scanner| once(&mut event, scanner.canonical_value()))?;
+        let event = event?;
         let fields = event_fields(event)?;
         let (name, harness, carried) = classify(&fields)?;
-        Some(CarriedLine {
-            thread_id,
-            run_id,
-            sequence: sequence?,
-            occurred_at: time.isoformat(),
-            timestamp,
-            at,
-            name,
-            event,
-            harness,
-            carried,
-        })
+        Some(CarriedLine { head, name, event, harness, carried })
     }
 
     /// Append the observation's value: `{thread_id, run_id, sequence, occurred_at, event}`.
     pub(crate) fn write_value(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(br#"{"thread_id":"#);
-        write_pydantic_str(out, &self.thread_id);
-        out.extend_from_slice(br#","run_id":"#);
-        write_pydantic_str(out, &self.run_id);
-        out.extend_from_slice(br#","sequence":"#);
-        out.extend_from_slice(itoa::Buffer::new().format(self.sequence).as_bytes());
-        out.extend_from_slice(br#","occurred_at":"#);
-        write_pydantic_str(out, &self.occurred_at);
-        out.extend_from_slice(br#","event":"#);
+        self.head.write_value_head(out);
         match &self.harness {
             // The extension event's own dump: schema version, kind, payload.
             Some((schema_version, payload)) => {
@@ -129,10 +86,10 @@ impl<'a> CarriedLine<'a> {
     /// value [`CarriedLine::write_value`] wrote.
     pub(crate) fn write_event(&self, child: bool, value: &[u8], out: &mut Vec<u8>) {
         out.extend_from_slice(br#"{"type":"CUSTOM","timestamp":"#);
-        out.extend_from_slice(itoa::Buffer::new().format(self.timestamp).as_bytes());
+        out.extend_from_slice(itoa::Buffer::new().format(self.head.timestamp).as_bytes());
         if child {
             out.extend_from_slice(br#","subagentRunId":"#);
-            write_pydantic_str(out, &self.run_id);
+            write_pydantic_str(out, &self.head.run_id);
         }
         out.extend_from_slice(br#","name":"#);
         write_pydantic_str(out, self.name);

@@ -10,11 +10,11 @@ use serde_json::Value;
 
 use crate::agui::EventType;
 use crate::json::write_pydantic_str;
+use crate::lane_line::{scan_line, LineHead};
 use crate::names;
 use crate::observer::PartKind;
 use crate::scan::{once, Scanner};
 use crate::source::MAX_SOURCE_LINE_BYTES;
-use crate::time::{SourceTime, UtcTime};
 
 /// The longest argument-delta line a lane takes: its observation stays far below the size at which the general
 /// path splits a `CUSTOM` event into fragments.
@@ -75,10 +75,7 @@ impl<K: Copy + PartialEq, const N: usize> KeyOrder<K, N> {
 
 /// The fields of a part-delta source line that the conversion reads, and the order of its keys.
 pub(crate) struct DeltaLine<'a> {
-    pub(crate) thread_id: Cow<'a, str>,
-    pub(crate) run_id: Cow<'a, str>,
-    pub(crate) sequence: i64,
-    pub(crate) occurred_at: Cow<'a, str>,
+    pub(crate) head: LineHead<'a>,
     pub(crate) index: i64,
     pub(crate) part_delta_kind: Cow<'a, str>,
     pub(crate) content_delta: Option<Cow<'a, str>>,
@@ -97,81 +94,64 @@ pub(crate) struct DeltaLine<'a> {
 /// decoder would read differently: an unknown or repeated field, a value of another type, a number that is not
 /// a plain integer (the general path names those errors).
 pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
-    let mut scanner = Scanner::new(line);
-    let (mut thread_id, mut run_id, mut occurred_at, mut sequence) = (None, None, None, None);
     let (mut index, mut part_delta_kind, mut event_kind) = (None, None, None);
     let (mut content_delta, mut signature_delta, mut args_delta) = (None, None, None);
     let (mut tool_name_delta, mut tool_call_id, mut provider_name, mut provider_details) = (None, None, None, None);
     let mut event_keys = KeyOrder::new(EventKey::Index);
     let mut delta_keys = KeyOrder::new(DeltaKey::PartDeltaKind);
-    let mut seen_event = false;
-    scanner.object(|scanner, key| match key.as_ref() {
-        "thread_id" => once(&mut thread_id, scanner.string()),
-        "run_id" => once(&mut run_id, scanner.string()),
-        "sequence" => once(&mut sequence, scanner.integer()),
-        "occurred_at" => once(&mut occurred_at, scanner.string()),
-        "event" => {
-            (!std::mem::replace(&mut seen_event, true)).then_some(())?;
-            scanner.object(|scanner, key| match key.as_ref() {
-                "index" => {
-                    event_keys.push(EventKey::Index)?;
-                    once(&mut index, scanner.integer())
-                }
-                "event_kind" => {
-                    event_keys.push(EventKey::EventKind)?;
-                    once(&mut event_kind, scanner.string())
-                }
-                "delta" => {
-                    event_keys.push(EventKey::Delta)?;
-                    scanner.object(|scanner, key| {
-                        let (key, value) = match key.as_ref() {
-                            "part_delta_kind" => (
-                                DeltaKey::PartDeltaKind,
-                                scanner.string().map(|kind| {
-                                    part_delta_kind = Some(kind);
-                                }),
-                            ),
-                            "content_delta" => {
-                                (DeltaKey::ContentDelta, scanner.opt_string().map(|text| content_delta = text))
-                            }
-                            "signature_delta" => {
-                                (DeltaKey::SignatureDelta, scanner.opt_string().map(|text| signature_delta = text))
-                            }
-                            "args_delta" => (DeltaKey::ArgsDelta, scanner.opt_string().map(|text| args_delta = text)),
-                            "tool_name_delta" => {
-                                (DeltaKey::ToolNameDelta, scanner.opt_string().map(|text| tool_name_delta = text))
-                            }
-                            "tool_call_id" => {
-                                (DeltaKey::ToolCallId, scanner.opt_string().map(|text| tool_call_id = text))
-                            }
-                            "provider_name" => {
-                                (DeltaKey::ProviderName, scanner.raw_value().map(|raw| provider_name = Some(raw)))
-                            }
-                            "provider_details" => {
-                                (DeltaKey::ProviderDetails, scanner.raw_value().map(|raw| provider_details = Some(raw)))
-                            }
-                            // Not read by any conversion the lanes take; any value will do.
-                            "citations_delta" => (DeltaKey::CitationsDelta, scanner.skip_value()),
-                            _ => return None,
-                        };
-                        delta_keys.push(key)?;
-                        value
-                    })
-                }
-                _ => None,
-            })
-        }
-        _ => None,
+    let head = scan_line(line, MAX_SOURCE_LINE_BYTES, |scanner| {
+        scanner.object(|scanner, key| match key.as_ref() {
+            "index" => {
+                event_keys.push(EventKey::Index)?;
+                once(&mut index, scanner.integer())
+            }
+            "event_kind" => {
+                event_keys.push(EventKey::EventKind)?;
+                once(&mut event_kind, scanner.string())
+            }
+            "delta" => {
+                event_keys.push(EventKey::Delta)?;
+                scanner.object(|scanner, key| {
+                    let (key, value) = match key.as_ref() {
+                        "part_delta_kind" => (
+                            DeltaKey::PartDeltaKind,
+                            scanner.string().map(|kind| {
+                                part_delta_kind = Some(kind);
+                            }),
+                        ),
+                        "content_delta" => {
+                            (DeltaKey::ContentDelta, scanner.opt_string().map(|text| content_delta = text))
+                        }
+                        "signature_delta" => {
+                            (DeltaKey::SignatureDelta, scanner.opt_string().map(|text| signature_delta = text))
+                        }
+                        "args_delta" => (DeltaKey::ArgsDelta, scanner.opt_string().map(|text| args_delta = text)),
+                        "tool_name_delta" => {
+                            (DeltaKey::ToolNameDelta, scanner.opt_string().map(|text| tool_name_delta = text))
+                        }
+                        "tool_call_id" => (DeltaKey::ToolCallId, scanner.opt_string().map(|text| tool_call_id = text)),
+                        "provider_name" => {
+                            (DeltaKey::ProviderName, scanner.raw_value().map(|raw| provider_name = Some(raw)))
+                        }
+                        "provider_details" => {
+                            (DeltaKey::ProviderDetails, scanner.raw_value().map(|raw| provider_details = Some(raw)))
+                        }
+                        // Not read by any conversion the lanes take; any value will do.
+                        "citations_delta" => (DeltaKey::CitationsDelta, scanner.skip_value()),
+                        _ => return None,
+                    };
+                    delta_keys.push(key)?;
+                    value
+                })
+            }
+            _ => None,
+        })
     })?;
-    scanner.end()?;
     (event_kind? == "part_delta").then_some(())?;
     // `delta` is required by the general decoder, and so is its kind.
     delta_keys.contains(DeltaKey::PartDeltaKind).then_some(())?;
     Some(DeltaLine {
-        thread_id: thread_id?,
-        run_id: run_id?,
-        sequence: sequence?,
-        occurred_at: occurred_at?,
+        head,
         index: index?,
         part_delta_kind: part_delta_kind?,
         content_delta,
@@ -186,14 +166,6 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
     })
 }
 
-/// The source time of a lane line: its epoch milliseconds and the display time they give. `None` when the
-/// general path would reject the time or the event's timestamp.
-fn lane_time(occurred_at: &str) -> Option<(SourceTime, i64, UtcTime)> {
-    let time = SourceTime::parse(occurred_at).ok()?;
-    let timestamp = time.timestamp_ms();
-    Some((time, timestamp, UtcTime::from_epoch_ms(timestamp)?))
-}
-
 /// A lane line: a content delta or an argument delta.
 pub(crate) enum LaneLine<'a> {
     Content(ContentDelta<'a>),
@@ -203,13 +175,7 @@ pub(crate) enum LaneLine<'a> {
 impl<'a> LaneLine<'a> {
     /// Scan `line` once and classify it; `None` for every other line.
     pub(crate) fn scan(line: &'a str) -> Option<LaneLine<'a>> {
-        if line.len() > MAX_SOURCE_LINE_BYTES {
-            return None;
-        }
         let parsed = scan_delta_line(line)?;
-        if parsed.thread_id.trim().is_empty() || parsed.run_id.trim().is_empty() {
-            return None;
-        }
         if parsed.part_delta_kind == "tool_call" {
             if line.len() > MAX_ARGS_LINE_BYTES {
                 return None;
@@ -227,8 +193,6 @@ pub(crate) struct ContentDelta<'a> {
     pub(crate) line: DeltaLine<'a>,
     pub(crate) part_kind: PartKind,
     pub(crate) event_type: EventType,
-    pub(crate) timestamp: i64,
-    pub(crate) at: UtcTime,
 }
 
 impl<'a> ContentDelta<'a> {
@@ -246,8 +210,7 @@ impl<'a> ContentDelta<'a> {
         {
             return None;
         }
-        let (_, timestamp, at) = lane_time(&parsed.occurred_at)?;
-        Some(ContentDelta { line: parsed, part_kind, event_type, timestamp, at })
+        Some(ContentDelta { line: parsed, part_kind, event_type })
     }
 
     /// The delta's text (never empty).
@@ -261,10 +224,10 @@ impl<'a> ContentDelta<'a> {
         out.extend_from_slice(br#"{"type":""#);
         out.extend_from_slice(self.event_type.as_str().as_bytes());
         out.extend_from_slice(br#"","timestamp":"#);
-        out.extend_from_slice(itoa::Buffer::new().format(self.timestamp).as_bytes());
+        out.extend_from_slice(itoa::Buffer::new().format(self.line.head.timestamp).as_bytes());
         if child {
             out.extend_from_slice(br#","subagentRunId":"#);
-            write_pydantic_str(out, &self.line.run_id);
+            write_pydantic_str(out, &self.line.head.run_id);
         }
         out.extend_from_slice(br#","messageId":"#);
         write_pydantic_str(out, message_id);
@@ -280,9 +243,6 @@ impl<'a> ContentDelta<'a> {
 pub(crate) struct ArgsDelta<'a> {
     pub(crate) line: DeltaLine<'a>,
     provider_name: Option<Cow<'a, str>>,
-    /// The source time as the observation's copy of the item writes it.
-    occurred_at: String,
-    pub(crate) timestamp: i64,
 }
 
 impl<'a> ArgsDelta<'a> {
@@ -304,8 +264,7 @@ impl<'a> ArgsDelta<'a> {
                 name
             }
         };
-        let (time, timestamp, _) = lane_time(&parsed.occurred_at)?;
-        Some(ArgsDelta { line: parsed, provider_name, occurred_at: time.isoformat(), timestamp })
+        Some(ArgsDelta { line: parsed, provider_name })
     }
 
     /// The argument text.
@@ -375,24 +334,17 @@ impl<'a> ArgsDelta<'a> {
     /// Append the `CUSTOM` event's JSON, as [`Event::write_json`](crate::Event::write_json) writes the
     /// observation: type, timestamp, the child run it is attributed to (if any), name, and the source item.
     pub(crate) fn write_event(&self, child: bool, out: &mut Vec<u8>) {
-        let line = &self.line;
+        let head = &self.line.head;
         out.extend_from_slice(br#"{"type":"CUSTOM","timestamp":"#);
-        out.extend_from_slice(itoa::Buffer::new().format(self.timestamp).as_bytes());
+        out.extend_from_slice(itoa::Buffer::new().format(head.timestamp).as_bytes());
         if child {
             out.extend_from_slice(br#","subagentRunId":"#);
-            write_pydantic_str(out, &line.run_id);
+            write_pydantic_str(out, &head.run_id);
         }
         out.extend_from_slice(br#","name":"#);
         write_pydantic_str(out, names::PART_DELTA);
-        out.extend_from_slice(br#","value":{"thread_id":"#);
-        write_pydantic_str(out, &line.thread_id);
-        out.extend_from_slice(br#","run_id":"#);
-        write_pydantic_str(out, &line.run_id);
-        out.extend_from_slice(br#","sequence":"#);
-        out.extend_from_slice(itoa::Buffer::new().format(line.sequence).as_bytes());
-        out.extend_from_slice(br#","occurred_at":"#);
-        write_pydantic_str(out, &self.occurred_at);
-        out.extend_from_slice(br#","event":"#);
+        out.extend_from_slice(br#","value":"#);
+        head.write_value_head(out);
         self.write_source_event(true, out);
         out.extend_from_slice(b"}}");
     }
@@ -401,8 +353,8 @@ impl<'a> ArgsDelta<'a> {
     /// text. Two lines with equal identities have equal [`ArgsDelta::stream`] values.
     pub(crate) fn identity(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(256);
-        write_pydantic_str(&mut out, &self.line.thread_id);
-        write_pydantic_str(&mut out, &self.line.run_id);
+        write_pydantic_str(&mut out, &self.line.head.thread_id);
+        write_pydantic_str(&mut out, &self.line.head.run_id);
         self.write_source_event(false, &mut out);
         out
     }
@@ -413,11 +365,11 @@ impl<'a> ArgsDelta<'a> {
         let mut event = Vec::with_capacity(256);
         self.write_source_event(false, &mut event);
         let event: Value = serde_json::from_slice(&event).ok()?;
-        let line = &self.line;
+        let head = &self.line.head;
         Some(Value::Array(vec![
             names::PART_DELTA.into(),
-            line.thread_id.as_ref().into(),
-            line.run_id.as_ref().into(),
+            head.thread_id.as_ref().into(),
+            head.run_id.as_ref().into(),
             event,
         ]))
     }

@@ -109,6 +109,7 @@ mod error;
 pub mod fragments;
 mod json;
 mod lane_hint;
+mod lane_line;
 pub mod lines;
 mod memory;
 pub mod names;

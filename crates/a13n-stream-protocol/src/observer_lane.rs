@@ -83,19 +83,24 @@ impl HarnessAguiStreamObserver {
     /// The content lane: `true` when the delta's part is open and the delta is observed and written.
     fn observe_open_part_delta(&mut self, delta: &ContentDelta<'_>, out: &mut Vec<u8>) -> bool {
         let parsed = &delta.line;
-        let found = self.open_part_in_any_run(&parsed.thread_id, &parsed.run_id, parsed.index, delta.part_kind);
+        let found =
+            self.open_part_in_any_run(&parsed.head.thread_id, &parsed.head.run_id, parsed.index, delta.part_kind);
         let Some((message_id, child)) = found else { return false };
         delta.write_event(message_id, child, out);
         out.push(b'\n');
-        self.commit_open_part_content_in(&parsed.run_id, child, parsed.index);
+        self.commit_open_part_content_in(&parsed.head.run_id, child, parsed.index);
         true
     }
 
     /// The argument lane: `true` when the delta's tool call is open and the delta is carried through and written.
     fn observe_argument_delta(&mut self, delta: &ArgsDelta<'_>, out: &mut Vec<u8>) -> bool {
         let parsed = &delta.line;
-        let found =
-            self.open_tool_call_in_any_run(&parsed.thread_id, &parsed.run_id, parsed.index, delta.tool_call_id());
+        let found = self.open_tool_call_in_any_run(
+            &parsed.head.thread_id,
+            &parsed.head.run_id,
+            parsed.index,
+            delta.tool_call_id(),
+        );
         let Some(child) = found else { return false };
         delta.write_event(child, out);
         out.push(b'\n');
@@ -104,12 +109,12 @@ impl HarnessAguiStreamObserver {
 
     /// The carried lane: `true` when the line's run may take it and its observation is written.
     fn observe_carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> bool {
-        let Some(child) = self.carries_in_any_run(&line.thread_id, &line.run_id) else { return false };
+        let Some(child) = self.carries_in_any_run(&line.head.thread_id, &line.head.run_id) else { return false };
         let mut value = Vec::with_capacity(512);
         line.write_value(&mut value);
         line.write_event(child, &value, out);
         out.push(b'\n');
-        self.commit_carried_in(&line.run_id, child, &line.carried);
+        self.commit_carried_in(&line.head.run_id, child, &line.carried);
         true
     }
 

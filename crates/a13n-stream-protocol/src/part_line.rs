@@ -8,8 +8,8 @@
 
 use std::borrow::Cow;
 
-use crate::scan::{once, Scanner};
-use crate::time::{SourceTime, UtcTime};
+use crate::lane_line::{scan_line, LineHead};
+use crate::scan::once;
 
 /// The longest part line the lanes take (a longer one is rare and takes the general path).
 const MAX_PART_LINE_BYTES: usize = 64 * 1024;
@@ -31,9 +31,7 @@ pub(crate) enum PartBody<'a> {
 
 /// A text part's start or end, or a tool-call part's end, as the conversion reads it.
 pub(crate) struct PartLine<'a> {
-    pub(crate) thread_id: Cow<'a, str>,
-    pub(crate) run_id: Cow<'a, str>,
-    pub(crate) timestamp: i64,
+    pub(crate) head: LineHead<'a>,
     pub(crate) index: i64,
     pub(crate) boundary: Boundary,
     pub(crate) body: PartBody<'a>,
@@ -42,46 +40,31 @@ pub(crate) struct PartLine<'a> {
 impl<'a> PartLine<'a> {
     /// Scan `line`; `None` for any other line and for anything the general decoder would read differently.
     pub(crate) fn scan(line: &'a str) -> Option<PartLine<'a>> {
-        if line.len() > MAX_PART_LINE_BYTES {
-            return None;
-        }
-        let mut scanner = Scanner::new(line);
-        let (mut thread_id, mut run_id, mut sequence, mut occurred_at) = (None, None, None, None);
         let (mut index, mut event_kind, mut part_kind, mut content, mut id) = (None, None, None, None, None);
         let (mut tool_name, mut tool_call_id, mut args) = (None, None, None);
-        let (mut seen_event, mut seen_part) = (false, false);
-        scanner.object(|scanner, key| match key.as_ref() {
-            "thread_id" => once(&mut thread_id, scanner.string()),
-            "run_id" => once(&mut run_id, scanner.string()),
-            "sequence" => once(&mut sequence, scanner.integer()),
-            "occurred_at" => once(&mut occurred_at, scanner.string()),
-            "event" => {
-                (!std::mem::replace(&mut seen_event, true)).then_some(())?;
-                scanner.object(|scanner, key| match key.as_ref() {
-                    "index" => once(&mut index, scanner.integer()),
-                    "event_kind" => once(&mut event_kind, scanner.string()),
-                    "part" => {
-                        (!std::mem::replace(&mut seen_part, true)).then_some(())?;
-                        scanner.object(|scanner, key| match key.as_ref() {
-                            "part_kind" => once(&mut part_kind, scanner.string()),
-                            "content" => once(&mut content, scanner.string()),
-                            "id" => once(&mut id, scanner.opt_string()),
-                            "tool_name" => once(&mut tool_name, scanner.string()),
-                            "tool_call_id" => once(&mut tool_call_id, scanner.string()),
-                            // Arguments as an object are written sorted by the general path.
-                            "args" => once(&mut args, scanner.opt_string()),
-                            // Not read by the conversion of these parts; any value will do.
-                            _ => scanner.skip_value(),
-                        })
-                    }
-                    // `previous_part_kind`, `next_part_kind` and anything else: not read.
-                    _ => scanner.skip_value(),
-                })
-            }
-            _ => None,
+        let mut seen_part = false;
+        let head = scan_line(line, MAX_PART_LINE_BYTES, |scanner| {
+            scanner.object(|scanner, key| match key.as_ref() {
+                "index" => once(&mut index, scanner.integer()),
+                "event_kind" => once(&mut event_kind, scanner.string()),
+                "part" => {
+                    (!std::mem::replace(&mut seen_part, true)).then_some(())?;
+                    scanner.object(|scanner, key| match key.as_ref() {
+                        "part_kind" => once(&mut part_kind, scanner.string()),
+                        "content" => once(&mut content, scanner.string()),
+                        "id" => once(&mut id, scanner.opt_string()),
+                        "tool_name" => once(&mut tool_name, scanner.string()),
+                        "tool_call_id" => once(&mut tool_call_id, scanner.string()),
+                        // Arguments as an object are written sorted by the general path.
+                        "args" => once(&mut args, scanner.opt_string()),
+                        // Not read by the conversion of these parts; any value will do.
+                        _ => scanner.skip_value(),
+                    })
+                }
+                // `previous_part_kind`, `next_part_kind` and anything else: not read.
+                _ => scanner.skip_value(),
+            })
         })?;
-        scanner.end()?;
-        sequence?;
         let boundary = match event_kind?.as_ref() {
             "part_start" => Boundary::Start,
             "part_end" => Boundary::End,
@@ -95,14 +78,7 @@ impl<'a> PartLine<'a> {
             }
             _ => return None,
         };
-        let (thread_id, run_id): (Cow<'a, str>, Cow<'a, str>) = (thread_id?, run_id?);
-        if thread_id.trim().is_empty() || run_id.trim().is_empty() {
-            return None;
-        }
-        let timestamp = SourceTime::parse(&occurred_at?).ok()?.timestamp_ms();
-        // A time the display cannot hold is an error the general path names.
-        UtcTime::from_epoch_ms(timestamp)?;
-        Some(PartLine { thread_id, run_id, timestamp, index: index?, boundary, body })
+        Some(PartLine { head, index: index?, boundary, body })
     }
 
     /// A text part's own message id, when it names a non-empty one.
@@ -117,9 +93,7 @@ impl<'a> PartLine<'a> {
 /// A tool's successful return (`function_tool_result` or `output_tool_result` of a `tool-return` part without
 /// metadata): it presents as one `TOOL_CALL_RESULT`. Failures, retries and lowered results take the general path.
 pub(crate) struct ToolReturnLine<'a> {
-    pub(crate) thread_id: Cow<'a, str>,
-    pub(crate) run_id: Cow<'a, str>,
-    pub(crate) timestamp: i64,
+    pub(crate) head: LineHead<'a>,
     pub(crate) tool_call_id: Cow<'a, str>,
     /// The returned value (a small tree: the content alone is parsed).
     pub(crate) content: serde_json::Value,
@@ -128,55 +102,34 @@ pub(crate) struct ToolReturnLine<'a> {
 impl<'a> ToolReturnLine<'a> {
     /// Scan `line`; `None` for any other line and for anything the general path would treat otherwise.
     pub(crate) fn scan(line: &'a str) -> Option<ToolReturnLine<'a>> {
-        if line.len() > MAX_PART_LINE_BYTES {
-            return None;
-        }
-        let mut scanner = Scanner::new(line);
-        let (mut thread_id, mut run_id, mut sequence, mut occurred_at) = (None, None, None, None);
         let (mut event_kind, mut part_kind, mut tool_call_id, mut content) = (None, None, None, None);
         let (mut metadata, mut outcome) = (None, None);
-        let (mut seen_event, mut seen_part) = (false, false);
-        scanner.object(|scanner, key| match key.as_ref() {
-            "thread_id" => once(&mut thread_id, scanner.string()),
-            "run_id" => once(&mut run_id, scanner.string()),
-            "sequence" => once(&mut sequence, scanner.integer()),
-            "occurred_at" => once(&mut occurred_at, scanner.string()),
-            "event" => {
-                (!std::mem::replace(&mut seen_event, true)).then_some(())?;
-                scanner.object(|scanner, key| match key.as_ref() {
-                    "event_kind" => once(&mut event_kind, scanner.string()),
-                    "part" => {
-                        (!std::mem::replace(&mut seen_part, true)).then_some(())?;
-                        scanner.object(|scanner, key| match key.as_ref() {
-                            "part_kind" => once(&mut part_kind, scanner.string()),
-                            "tool_call_id" => once(&mut tool_call_id, scanner.string()),
-                            "content" => once(&mut content, scanner.raw_value()),
-                            "metadata" => once(&mut metadata, scanner.raw_value()),
-                            "outcome" => once(&mut outcome, scanner.raw_value()),
-                            // Not read by a successful return's conversion; any value will do.
-                            _ => scanner.skip_value(),
-                        })
-                    }
-                    // The event's own `content` and anything else: not read.
-                    _ => scanner.skip_value(),
-                })
-            }
-            _ => None,
+        let mut seen_part = false;
+        let head = scan_line(line, MAX_PART_LINE_BYTES, |scanner| {
+            scanner.object(|scanner, key| match key.as_ref() {
+                "event_kind" => once(&mut event_kind, scanner.string()),
+                "part" => {
+                    (!std::mem::replace(&mut seen_part, true)).then_some(())?;
+                    scanner.object(|scanner, key| match key.as_ref() {
+                        "part_kind" => once(&mut part_kind, scanner.string()),
+                        "tool_call_id" => once(&mut tool_call_id, scanner.string()),
+                        "content" => once(&mut content, scanner.raw_value()),
+                        "metadata" => once(&mut metadata, scanner.raw_value()),
+                        "outcome" => once(&mut outcome, scanner.raw_value()),
+                        // Not read by a successful return's conversion; any value will do.
+                        _ => scanner.skip_value(),
+                    })
+                }
+                // The event's own `content` and anything else: not read.
+                _ => scanner.skip_value(),
+            })
         })?;
-        scanner.end()?;
-        sequence?;
         matches!(event_kind?.as_ref(), "function_tool_result" | "output_tool_result").then_some(())?;
         (part_kind? == "tool-return").then_some(())?;
         // No metadata (a lowered result's marker lives there); an outcome, when given, of success.
         metadata.is_none_or(|raw| raw == "null").then_some(())?;
         outcome.is_none_or(|raw| raw == r#""success""#).then_some(())?;
-        let (thread_id, run_id): (Cow<'a, str>, Cow<'a, str>) = (thread_id?, run_id?);
-        if thread_id.trim().is_empty() || run_id.trim().is_empty() {
-            return None;
-        }
-        let timestamp = SourceTime::parse(&occurred_at?).ok()?.timestamp_ms();
-        UtcTime::from_epoch_ms(timestamp)?;
         let content = serde_json::from_str(content?).ok()?;
-        Some(ToolReturnLine { thread_id, run_id, timestamp, tool_call_id: tool_call_id?, content })
+        Some(ToolReturnLine { head, tool_call_id: tool_call_id?, content })
     }
 }

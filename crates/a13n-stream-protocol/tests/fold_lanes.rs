@@ -170,33 +170,6 @@ fn argument_streams() -> Vec<(&'static str, Vec<String>)> {
     vec![("tools", tools), ("child tools", child)]
 }
 
-#[test]
-fn both_lanes_agree_on_mutated_argument_lines() {
-    let mut rng = Rng::new(31);
-    for (name, lines) in argument_streams() {
-        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
-        for choice in 0..=ARGUMENT_MUTATIONS {
-            let mutated: Vec<String> = lines
-                .iter()
-                .map(|line| {
-                    // `ARGUMENT_MUTATIONS` itself leaves every line as it is.
-                    let arguments = line.contains("args_delta") && choice < ARGUMENT_MUTATIONS;
-                    if arguments && rng.below(4) == 0 {
-                        mutate_argument_delta(line, choice)
-                    } else {
-                        line.clone()
-                    }
-                })
-                .collect();
-            for options in [json!({}), json!({"retain_content": true}), json!({"full_content": true})] {
-                let context = format!("{name} mutation {choice} {options}");
-                let (mut general, mut lane) = (fold_for(&options, &run_id), fold_for(&options, &run_id));
-                compare(&mut general, &mut lane, &mutated, 40, &context);
-            }
-        }
-    }
-}
-
 /// An argument stream past the observation bound: the lane drops the held copy exactly where the general path
 /// does, and keeps it whole when content is retained.
 #[test]
@@ -219,36 +192,6 @@ fn both_lanes_agree_across_the_observation_bound() {
     }
 }
 
-#[test]
-fn both_lanes_agree_on_mutated_carried_lines() {
-    let mut rng = Rng::new(37);
-    let mut streams = argument_streams();
-    streams.push(("short", bench::lines(StreamKind::Short, 400)));
-    for (name, lines) in streams {
-        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
-        for choice in 0..=CARRIED_MUTATIONS {
-            let mutated: Vec<String> = lines
-                .iter()
-                .enumerate()
-                .map(|(n, line)| {
-                    // `CARRIED_MUTATIONS` itself leaves every line as it is; the first line binds the run.
-                    let carried = n > 0 && is_carried_line(line) && choice < CARRIED_MUTATIONS;
-                    if carried && rng.below(3) == 0 {
-                        mutate_carried_line(line, choice)
-                    } else {
-                        line.clone()
-                    }
-                })
-                .collect();
-            for options in [json!({}), json!({"retain_content": true}), json!({"full_content": true})] {
-                let context = format!("{name} carried mutation {choice} {options}");
-                let (mut general, mut lane) = (fold_for(&options, &run_id), fold_for(&options, &run_id));
-                compare(&mut general, &mut lane, &mutated, 40, &context);
-            }
-        }
-    }
-}
-
 /// The short stream, and a subagents stream whose child streams a text part with its start and end.
 fn text_part_streams() -> Vec<(&'static str, Vec<String>)> {
     let mut short = bench::lines(StreamKind::Short, 200);
@@ -262,82 +205,61 @@ fn text_part_streams() -> Vec<(&'static str, Vec<String>)> {
     vec![("short", short), ("child text", child)]
 }
 
-#[test]
-fn both_lanes_agree_on_mutated_text_part_lines() {
-    let mut rng = Rng::new(41);
-    for (name, lines) in text_part_streams() {
+/// Fold `streams` with each change of `family` made to about one in `one_in` of the lines it applies to, under
+/// every content policy, comparing both lanes (checkpoints every `check_every` lines).
+fn compare_mutations(
+    family: &Mutations,
+    streams: Vec<(&str, Vec<String>)>,
+    seed: u64,
+    one_in: u64,
+    check_every: usize,
+) {
+    let mut rng = Rng::new(seed);
+    for (name, lines) in streams {
         let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
-        for choice in 0..=TEXT_PART_MUTATIONS {
-            let mutated: Vec<String> = lines
-                .iter()
-                .map(|line| {
-                    let part = is_text_part_line(line) && choice < TEXT_PART_MUTATIONS;
-                    if part && rng.below(3) == 0 {
-                        mutate_text_part(line, choice)
-                    } else {
-                        line.clone()
-                    }
-                })
-                .collect();
+        for choice in 0..=family.count {
+            // The first line binds the run, so it stays as it is.
+            let mutated = family.apply(&lines, choice, |n| n > 0 && rng.below(one_in) == 0);
             for options in [json!({}), json!({"retain_content": true}), json!({"full_content": true})] {
-                let context = format!("{name} text part mutation {choice} {options}");
+                let context = format!("{name}, {} change {choice}, {options}", family.name);
                 let (mut general, mut lane) = (fold_for(&options, &run_id), fold_for(&options, &run_id));
-                compare(&mut general, &mut lane, &mutated, 1, &context);
+                compare(&mut general, &mut lane, &mutated, check_every, &context);
             }
         }
     }
+}
+
+/// The tools stream and a subagents stream whose child streams a whole tool call (start to return).
+fn tool_streams() -> Vec<(&'static str, Vec<String>)> {
+    let tools = bench::lines(StreamKind::Tools, 300);
+    let child = into_child_run(&bench::lines(StreamKind::Subagents, 150), &tools[2..17]);
+    vec![("tools", tools), ("child tools", child)]
+}
+
+#[test]
+fn both_lanes_agree_on_mutated_argument_lines() {
+    compare_mutations(&ARGUMENT_DELTAS, argument_streams(), 31, 4, 40);
+}
+
+#[test]
+fn both_lanes_agree_on_mutated_carried_lines() {
+    let mut streams = argument_streams();
+    streams.push(("short", bench::lines(StreamKind::Short, 400)));
+    compare_mutations(&CARRIED_LINES, streams, 37, 3, 40);
+}
+
+/// Checkpoints after every line: a wrong cursor flag shows only in the state until a later end.
+#[test]
+fn both_lanes_agree_on_mutated_text_part_lines() {
+    compare_mutations(&TEXT_PARTS, text_part_streams(), 41, 3, 1);
 }
 
 #[test]
 fn both_lanes_agree_on_mutated_tool_call_ends() {
-    let mut rng = Rng::new(43);
-    for (name, lines) in argument_streams() {
-        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
-        for choice in 0..=TOOL_CALL_END_MUTATIONS {
-            let mutated: Vec<String> = lines
-                .iter()
-                .map(|line| {
-                    let end = is_tool_call_end_line(line) && choice < TOOL_CALL_END_MUTATIONS;
-                    if end && rng.below(2) == 0 {
-                        mutate_tool_call_end(line, choice)
-                    } else {
-                        line.clone()
-                    }
-                })
-                .collect();
-            for options in [json!({}), json!({"retain_content": true}), json!({"full_content": true})] {
-                let context = format!("{name} tool call end mutation {choice} {options}");
-                let (mut general, mut lane) = (fold_for(&options, &run_id), fold_for(&options, &run_id));
-                compare(&mut general, &mut lane, &mutated, 16, &context);
-            }
-        }
-    }
+    compare_mutations(&TOOL_CALL_ENDS, argument_streams(), 43, 2, 16);
 }
 
 #[test]
 fn both_lanes_agree_on_mutated_tool_returns() {
-    let mut rng = Rng::new(47);
-    let tools = bench::lines(StreamKind::Tools, 300);
-    let child = into_child_run(&bench::lines(StreamKind::Subagents, 150), &tools[2..17]);
-    for (name, lines) in [("tools", tools), ("child tools", child)] {
-        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
-        for choice in 0..=TOOL_RETURN_MUTATIONS {
-            let mutated: Vec<String> = lines
-                .iter()
-                .map(|line| {
-                    let result = is_tool_return_line(line) && choice < TOOL_RETURN_MUTATIONS;
-                    if result && rng.below(2) == 0 {
-                        mutate_tool_return(line, choice)
-                    } else {
-                        line.clone()
-                    }
-                })
-                .collect();
-            for options in [json!({}), json!({"retain_content": true}), json!({"full_content": true})] {
-                let context = format!("{name} tool return mutation {choice} {options}");
-                let (mut general, mut lane) = (fold_for(&options, &run_id), fold_for(&options, &run_id));
-                compare(&mut general, &mut lane, &mutated, 16, &context);
-            }
-        }
-    }
+    compare_mutations(&TOOL_RETURNS, tool_streams(), 47, 2, 16);
 }

@@ -241,3 +241,58 @@ pub fn mutate_tool_return(line: &str, choice: u64) -> String {
 pub fn is_tool_return_line(line: &str) -> bool {
     line.contains(r#""event_kind":"function_tool_result""#) || line.contains(r#""event_kind":"output_tool_result""#)
 }
+
+/// A family of line changes for the lane tests: the lines it applies to and how it changes them.
+pub struct Mutations {
+    /// What the family changes, for messages.
+    pub name: &'static str,
+    /// How many distinct changes it makes; `count` itself changes nothing.
+    pub count: u64,
+    /// Whether it applies to a line.
+    pub applies: fn(&str) -> bool,
+    /// Change a line in the given way.
+    pub mutate: fn(&str, u64) -> String,
+}
+
+/// Argument deltas of tool calls.
+pub const ARGUMENT_DELTAS: Mutations = Mutations {
+    name: "argument delta",
+    count: ARGUMENT_MUTATIONS,
+    applies: |line| line.contains("args_delta"),
+    mutate: mutate_argument_delta,
+};
+/// Lines carried through whole.
+pub const CARRIED_LINES: Mutations =
+    Mutations { name: "carried", count: CARRIED_MUTATIONS, applies: is_carried_line, mutate: mutate_carried_line };
+/// Text parts' starts and ends.
+pub const TEXT_PARTS: Mutations =
+    Mutations { name: "text part", count: TEXT_PART_MUTATIONS, applies: is_text_part_line, mutate: mutate_text_part };
+/// Tool calls' ends.
+pub const TOOL_CALL_ENDS: Mutations = Mutations {
+    name: "tool call end",
+    count: TOOL_CALL_END_MUTATIONS,
+    applies: is_tool_call_end_line,
+    mutate: mutate_tool_call_end,
+};
+/// Tools' returns.
+pub const TOOL_RETURNS: Mutations = Mutations {
+    name: "tool return",
+    count: TOOL_RETURN_MUTATIONS,
+    applies: is_tool_return_line,
+    mutate: mutate_tool_return,
+};
+
+impl Mutations {
+    /// `lines` with change `choice` made to each line the family applies to and `pick` (given the line's index)
+    /// selects; with `choice == count`, `lines` as they are.
+    pub fn apply(&self, lines: &[String], choice: u64, mut pick: impl FnMut(usize) -> bool) -> Vec<String> {
+        let change = |(n, line): (usize, &String)| {
+            if choice < self.count && (self.applies)(line) && pick(n) {
+                (self.mutate)(line, choice)
+            } else {
+                line.clone()
+            }
+        };
+        lines.iter().enumerate().map(change).collect()
+    }
+}

@@ -18,7 +18,9 @@ impl DisplayFold {
         if self.full_content && matches!(line.carried, Carried::ToolCallStart { .. }) {
             return false;
         }
-        let Some(child) = self.observer.carries_in_any_run(&line.thread_id, &line.run_id) else { return false };
+        let Some(child) = self.observer.carries_in_any_run(&line.head.thread_id, &line.head.run_id) else {
+            return false;
+        };
         let mut value = Vec::with_capacity(512);
         line.write_value(&mut value);
         let mut content = Vec::with_capacity(value.len() + 64);
@@ -28,7 +30,7 @@ impl DisplayFold {
         content.extend_from_slice(&value);
         if child {
             content.extend_from_slice(br#","subagentRunId":"#);
-            write_pydantic_str(&mut content, &line.run_id);
+            write_pydantic_str(&mut content, &line.head.run_id);
         }
         content.push(b'}');
         // The scanned line is UTF-8 and every piece is JSON, so this holds; if it did not, the general path decides.
@@ -42,13 +44,13 @@ impl DisplayFold {
             self.seal_arguments();
         }
         if let Carried::Lifecycle { model_request: true, .. } = line.carried {
-            let scope = if child { line.run_id.to_string() } else { "root".to_owned() };
+            let scope = if child { line.head.run_id.to_string() } else { "root".to_owned() };
             self.response_groups.insert(scope, format!("{}:{}:{sequence}", self.run_id, self.attempt));
         }
         let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{sequence}", self.attempt));
         let position = StreamId::At { attempt: self.attempt, sequence };
         let kind = ItemKind::Observation;
-        let item = self.store.put_sealed(key, kind, ItemState::Completed, content, position, line.at);
+        let item = self.store.put_sealed(key, kind, ItemState::Completed, content, position, line.head.at);
         let reference = LaneItem {
             id: &item.id,
             kind,
@@ -58,7 +60,7 @@ impl DisplayFold {
             failure: None,
         };
         write_observed(out, sequence, |out| line.write_event(child, &value, out), reference);
-        self.observer.commit_carried_in(&line.run_id, child, &line.carried);
+        self.observer.commit_carried_in(&line.head.run_id, child, &line.carried);
         true
     }
 }

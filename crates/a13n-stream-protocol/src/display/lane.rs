@@ -98,7 +98,7 @@ impl DisplayFold {
 
     /// The content lane: `true` when the delta's part is open and the delta is folded and written.
     fn fold_open_part_delta(&mut self, delta: &ContentDelta<'_>, out: &mut Vec<u8>) -> bool {
-        let (parsed, part_kind, at, text) = (&delta.line, delta.part_kind, delta.at, delta.text());
+        let (parsed, part_kind, at, text) = (&delta.line, delta.part_kind, delta.line.head.at, delta.text());
         let item_kind = match part_kind {
             PartKind::Text => ItemKind::TextMessage,
             _ => ItemKind::ReasoningMessage,
@@ -150,8 +150,8 @@ impl DisplayFold {
             return false;
         }
         let found = self.observer.open_tool_call_in_any_run(
-            &parsed.thread_id,
-            &parsed.run_id,
+            &parsed.head.thread_id,
+            &parsed.head.run_id,
             parsed.index,
             delta.tool_call_id(),
         );
@@ -161,7 +161,7 @@ impl DisplayFold {
         let known = matches!(&self.lane, Some(Lane::Arguments(last)) if *last == identity) && self.holds_adjacent(None);
         let stream = if known { None } else { delta.stream() };
         let continued = known || (stream.is_some() && self.holds_adjacent(stream.as_ref()));
-        let mut event = Vec::with_capacity(parsed.occurred_at.len() + 512);
+        let mut event = Vec::with_capacity(512);
         delta.write_event(child, &mut event);
         // A new stream holds the observation whole, as the general path's object.
         let opened = match (continued, stream) {
@@ -180,7 +180,7 @@ impl DisplayFold {
             None => self.grow_arguments(delta.text()),
             Some((object, stream)) => self.open_arguments(object, stream),
         }
-        let subagent = child.then(|| Value::String(parsed.run_id.to_string()));
+        let subagent = child.then(|| Value::String(parsed.head.run_id.to_string()));
         let item = self.put_arguments(continued, delta.text(), subagent);
         let reference = LaneItem {
             id: &item.id,
@@ -198,13 +198,14 @@ impl DisplayFold {
     /// Whether the line's part is open in the observer and its item is live with nothing the event could change
     /// but its text: what the general path would then do is append.
     fn check_open_part(&mut self, parsed: &DeltaLine<'_>, part_kind: PartKind, item_kind: ItemKind) -> Option<LaneHit> {
-        let found = self.observer.open_part_in_any_run(&parsed.thread_id, &parsed.run_id, parsed.index, part_kind);
+        let found =
+            self.observer.open_part_in_any_run(&parsed.head.thread_id, &parsed.head.run_id, parsed.index, part_kind);
         let (message_id, child) = found.map(|(id, child)| (id.to_owned(), child))?;
         // A child run's items are scoped to it, and so are its response groups.
-        let scope = child.then(|| Value::String(parsed.run_id.to_string()));
+        let scope = child.then(|| Value::String(parsed.head.run_id.to_string()));
         let key = self.scoped(item_kind, scope.as_ref(), &message_id);
         let (kind, content) = self.store.live(&key)?;
-        let scope_group = self.response_groups.get(if child { parsed.run_id.as_ref() } else { "root" });
+        let scope_group = self.response_groups.get(if child { parsed.head.run_id.as_ref() } else { "root" });
         let subagent = content.get("subagentRunId");
         if kind != item_kind
             || content.get("messageId").and_then(Value::as_str) != Some(message_id.as_str())
@@ -214,8 +215,8 @@ impl DisplayFold {
             return None;
         }
         Some(LaneHit {
-            thread_id: parsed.thread_id.clone().into_owned(),
-            run_id: parsed.run_id.clone().into_owned(),
+            thread_id: parsed.head.thread_id.clone().into_owned(),
+            run_id: parsed.head.run_id.clone().into_owned(),
             index: parsed.index,
             part_kind,
             message_id,
@@ -251,8 +252,8 @@ impl LaneHit {
     fn is(&self, parsed: &DeltaLine<'_>, part_kind: PartKind) -> bool {
         self.index == parsed.index
             && self.part_kind == part_kind
-            && self.run_id == parsed.run_id
-            && self.thread_id == parsed.thread_id
+            && self.run_id == parsed.head.run_id
+            && self.thread_id == parsed.head.thread_id
     }
 }
 

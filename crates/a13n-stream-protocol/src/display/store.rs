@@ -354,30 +354,7 @@ impl Store {
         seal: bool,
         update: impl FnOnce(&mut Object, &mut CharCounts, usize),
     ) -> ItemRef {
-        let index = match self.items.get_index_of(&key) {
-            Some(index) => {
-                if let Some(content) = replace {
-                    self.items[index].content = Content::live(content);
-                    self.char_counts.retain(|(position, _), _| *position != index);
-                }
-                index
-            }
-            None => {
-                let stored = Stored {
-                    ordinal: self.next,
-                    kind,
-                    state,
-                    first: position.clone(),
-                    last: position.clone(),
-                    started_at: at,
-                    ended_at: None,
-                    content: Content::live(replace.unwrap_or_default()),
-                    content_refs: IndexMap::new(),
-                };
-                self.next += 1;
-                self.items.insert_full(key.clone(), stored).0
-            }
-        };
+        let index = self.place(&key, kind, state, replace.map(Content::live), &position, at);
         let changed = self.change(index, kind, Some(state), position, at, update);
         let (ordinal, response_group, failure) =
             (changed.ordinal, changed.response_group.map(str::to_owned), changed.failure.cloned());
@@ -400,28 +377,7 @@ impl Store {
         position: StreamId,
         at: UtcTime,
     ) -> ItemRef {
-        let index = match self.items.get_index_of(&key) {
-            Some(index) => {
-                self.items[index].content = Content::sealed(content);
-                self.char_counts.retain(|(position, _), _| *position != index);
-                index
-            }
-            None => {
-                let stored = Stored {
-                    ordinal: self.next,
-                    kind,
-                    state,
-                    first: position.clone(),
-                    last: position.clone(),
-                    started_at: at,
-                    ended_at: None,
-                    content: Content::sealed(content),
-                    content_refs: IndexMap::new(),
-                };
-                self.next += 1;
-                self.items.insert_full(key.clone(), stored).0
-            }
-        };
+        let index = self.place(&key, kind, state, Some(Content::sealed(content)), &position, at);
         let ordinal = self.settle(index, kind, Some(state), position, at).ordinal;
         ItemRef {
             id: key,
@@ -432,6 +388,39 @@ impl Store {
             failure: None,
             memory_sources: None,
         }
+    }
+
+    /// The position of `key`'s item: an existing one takes `content` when given (its code point counts start
+    /// over); a new one is created with it (or empty) at the next ordinal.
+    fn place(
+        &mut self,
+        key: &str,
+        kind: ItemKind,
+        state: ItemState,
+        content: Option<Content>,
+        position: &StreamId,
+        at: UtcTime,
+    ) -> usize {
+        if let Some(index) = self.items.get_index_of(key) {
+            if let Some(content) = content {
+                self.items[index].content = content;
+                self.char_counts.retain(|(position, _), _| *position != index);
+            }
+            return index;
+        }
+        let stored = Stored {
+            ordinal: self.next,
+            kind,
+            state,
+            first: position.clone(),
+            last: position.clone(),
+            started_at: at,
+            ended_at: None,
+            content: content.unwrap_or_default(),
+            content_refs: IndexMap::new(),
+        };
+        self.next += 1;
+        self.items.insert_full(key.to_owned(), stored).0
     }
 
     /// Apply one change to the item at `index`: edit its content, set its kind, state (`None` keeps it) and

@@ -102,14 +102,14 @@ impl Observer<RootStream> {
     /// A text start always opens; a text end must close the open text part under the same id; a tool call's end
     /// must close the open tool-call part.
     pub(crate) fn part_in_any_run(&self, line: &PartLine<'_>) -> Option<PartPlan> {
-        let (state, child) = self.lane_run(&line.thread_id, &line.run_id)?;
-        let timestamp = Some(line.timestamp);
+        let (state, child) = self.lane_run(&line.head.thread_id, &line.head.run_id)?;
+        let timestamp = Some(line.head.timestamp);
         let mut events = Vec::with_capacity(3);
         let opened = match (&line.body, line.boundary) {
             (PartBody::Text { content, .. }, Boundary::Start) => {
                 let message_id = match line.own_id() {
                     Some(id) => id.to_owned(),
-                    None => part_id(&line.run_id, state.request_index, line.index, "text"),
+                    None => part_id(&line.head.run_id, state.request_index, line.index, "text"),
                 };
                 events.push(text_start(timestamp, &message_id));
                 if !content.is_empty() {
@@ -165,7 +165,7 @@ impl Observer<RootStream> {
             (PartBody::ToolCall { .. }, Boundary::Start) => return None,
         };
         if child {
-            events = attribute(events, &line.run_id);
+            events = attribute(events, &line.head.run_id);
         }
         if let Some(finish) = self.finish {
             events = events.into_iter().map(finish).collect();
@@ -177,7 +177,7 @@ impl Observer<RootStream> {
     /// part's cursor opened (a start), or closed (an end).
     pub(crate) fn commit_part_in(&mut self, line: &PartLine<'_>, plan: PartPlan) -> Vec<Event> {
         let state = if plan.child {
-            self.core.state.children.get_mut(line.run_id.as_ref())
+            self.core.state.children.get_mut(line.head.run_id.as_ref())
         } else {
             Some(&mut self.core.state)
         };
@@ -195,9 +195,9 @@ impl Observer<RootStream> {
     /// The `TOOL_CALL_RESULT` a tool's successful return converts to in its run, finished as
     /// [`Observer::observe`] hands it on, when the lanes may take it; the return changes no conversion state.
     pub(crate) fn tool_return_in_any_run(&self, line: &ToolReturnLine<'_>) -> Option<Vec<Event>> {
-        let (_, child) = self.lane_run(&line.thread_id, &line.run_id)?;
+        let (_, child) = self.lane_run(&line.head.thread_id, &line.head.run_id)?;
         let result = ToolCallResultEvent {
-            timestamp: Some(line.timestamp),
+            timestamp: Some(line.head.timestamp),
             message_id: format!("{}:result", line.tool_call_id),
             tool_call_id: line.tool_call_id.to_string(),
             content: tool_result_content(&line.content),
@@ -206,7 +206,7 @@ impl Observer<RootStream> {
         };
         let mut events = vec![Event::ToolCallResult(result)];
         if child {
-            events = attribute(events, &line.run_id);
+            events = attribute(events, &line.head.run_id);
         }
         if let Some(finish) = self.finish {
             events = events.into_iter().map(finish).collect();
