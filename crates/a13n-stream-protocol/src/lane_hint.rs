@@ -27,7 +27,8 @@ pub(crate) fn lane_hint(line: &str) -> LaneHint {
         .then(|| bytes[..end].iter().rposition(|&byte| byte == b'"'))
         .flatten()
         .and_then(|open| (open + 1).checked_sub(KEY.len()))
-        .filter(|&at| line[at..].starts_with(KEY));
+        // Compared as bytes: `at` need not fall on a character boundary.
+        .filter(|&at| bytes[at..].starts_with(KEY.as_bytes()));
     let Some(at) = at_end.or_else(|| line.rfind(KEY)) else { return LaneHint::Carried };
     let rest = &line[at + KEY.len()..];
     match &rest[..rest.find('"').unwrap_or(0)] {
@@ -53,5 +54,13 @@ mod tests {
         assert_eq!(lane_hint(&line(r#"{"event_kind":"final_result"}"#)), LaneHint::General);
         assert_eq!(lane_hint(r#"{"event_kind":""#), LaneHint::General);
         assert_eq!(lane_hint(r#""}}"#), LaneHint::Carried);
+    }
+
+    /// Found by the `fold_lanes` fuzz target: where the key would start can fall inside a character.
+    #[test]
+    fn a_line_ending_like_a_dump_inside_a_character_is_no_dump() {
+        let line = format!("x{}\"\"}}}}", "\u{1f680}".repeat(4));
+        assert_eq!(line.len(), 21);
+        assert_eq!(lane_hint(&line), LaneHint::Carried);
     }
 }
