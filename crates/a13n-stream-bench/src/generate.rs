@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use a13n_stream_protocol::{DisplayFold, DisplayOptions, HarnessAguiStreamObserver};
+use a13n_stream_protocol::{ContentPolicy, DisplayFold, DisplayOptions, HarnessAguiStreamObserver};
 use serde_json::Value;
 
 /// The shapes of stream the benchmark generates.
@@ -326,7 +326,10 @@ pub fn observe(lines: &[String], out: &mut Vec<u8>) {
 
 /// Decode, convert, fold and serialize the observed lines of every line ([`DisplayFold::fold_line`]).
 pub fn fold(lines: &[String], retain_content: bool, out: &mut Vec<u8>) -> DisplayFold {
-    let mut fold = DisplayFold::with_options(RUN, DisplayOptions { retain_content, ..DisplayOptions::default() });
+    let mut fold = DisplayFold::with_options(
+        RUN,
+        DisplayOptions { content: ContentPolicy::new(false, retain_content), ..DisplayOptions::default() },
+    );
     for line in lines {
         out.clear();
         // A rejected line appends nothing; the benchmark streams have none.
@@ -338,7 +341,10 @@ pub fn fold(lines: &[String], retain_content: bool, out: &mut Vec<u8>) -> Displa
 /// Fold generated lines without holding the stream (the memory figure).
 pub fn fold_streaming(kind: StreamKind, total: u64, retain_content: bool) -> DisplayFold {
     let mut generator = Generator::new(kind, total);
-    let mut fold = DisplayFold::with_options(RUN, DisplayOptions { retain_content, ..DisplayOptions::default() });
+    let mut fold = DisplayFold::with_options(
+        RUN,
+        DisplayOptions { content: ContentPolicy::new(false, retain_content), ..DisplayOptions::default() },
+    );
     let mut out = Vec::with_capacity(4096);
     while let Some(line) = generator.next_line() {
         out.clear();

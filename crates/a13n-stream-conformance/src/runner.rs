@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use a13n_stream_protocol::{
-    recorded, AguiEventProcessor, DisplayFold, DisplayOptions, HarnessAguiStreamObserver, ObserveError,
+    recorded, AguiEventProcessor, ContentPolicy, DisplayFold, DisplayOptions, HarnessAguiStreamObserver, ObserveError,
     ObserverContinuation, SourceItem,
 };
 use serde_json::Value;
@@ -281,8 +281,7 @@ pub fn case_fold(options: &Value, run_id: &str) -> Result<DisplayFold, String> {
     Ok(DisplayFold::with_options(
         run_id,
         DisplayOptions {
-            full_content: flag("full_content"),
-            retain_content: flag("retain_content"),
+            content: ContentPolicy::new(flag("full_content"), flag("retain_content")),
             processor: case_processor(options)?,
             ..DisplayOptions::default()
         },

@@ -125,8 +125,8 @@ mod time;
 pub use agui::Event;
 pub use content::tool_result_content;
 pub use display::{
-    DisplayContinuation, DisplayFold, DisplayOptions, DisplaySnapshot, Item, ItemRef, Observed, PositionError,
-    StreamPosition,
+    ContentPolicy, DisplayContinuation, DisplayFold, DisplayOptions, DisplaySnapshot, Item, ItemRef, Observed,
+    PositionError, StreamPosition,
 };
 pub use error::{FoldError, InputError, ObserveError};
 pub use fragments::{fragment_custom_event, CustomEventAssembler};

@@ -1,7 +1,8 @@
 //! Recovery and atomicity laws over generated Harness streams.
 
 use a13n_stream_protocol::{
-    DisplayFold, DisplayOptions, DisplaySnapshot, HarnessAguiStreamObserver, ObserverContinuation, SourceItem,
+    ContentPolicy, DisplayFold, DisplayOptions, DisplaySnapshot, HarnessAguiStreamObserver, ObserverContinuation,
+    SourceItem,
 };
 use a13n_testkit::random_stream;
 use proptest::prelude::*;
@@ -58,7 +59,7 @@ proptest! {
     fn display_restore_equals_uninterrupted(seed in any::<u64>(), cut in 0.0f64..=1.0, retain in any::<bool>()) {
         let items = random_stream(seed);
         let cut = ((items.len() as f64) * cut) as usize;
-        let options = || DisplayOptions { retain_content: retain, ..Default::default() };
+        let options = || DisplayOptions { content: ContentPolicy::new(false, retain), ..Default::default() };
         let mut whole = DisplayFold::with_options(items[0].run_id.clone(), options());
         fold_all(&mut whole, &items);
         let mut prefix = DisplayFold::with_options(items[0].run_id.clone(), options());

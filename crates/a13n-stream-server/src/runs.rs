@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use a13n_stream_protocol::{DisplayFold, DisplayOptions, FoldError, SourceItem};
+use a13n_stream_protocol::{ContentPolicy, DisplayFold, DisplayOptions, FoldError, SourceItem};
 use tokio::sync::{broadcast, Mutex, MutexGuard};
 
 use crate::metrics::Metrics;
@@ -334,7 +334,7 @@ impl Runs {
     }
 
     fn options(&self) -> DisplayOptions {
-        DisplayOptions { retain_content: self.retain_content, ..DisplayOptions::default() }
+        DisplayOptions { content: ContentPolicy::new(false, self.retain_content), ..DisplayOptions::default() }
     }
 
     /// Rebuild a run from storage: its checkpoint (items and continuation), or its journal when the checkpoint

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use a13n_stream_conformance::processors;
 use a13n_stream_protocol::{
-    recorded, AguiEventProcessor, DisplayFold, DisplayOptions, FoldError, InputError, Observed, SourceItem,
+    recorded, AguiEventProcessor, ContentPolicy, DisplayFold, DisplayOptions, FoldError, InputError, Observed,
+    SourceItem,
 };
 use serde_json::Value;
 
@@ -20,8 +21,7 @@ fn processor(args: &FoldArgs) -> Result<Option<AguiEventProcessor>, Failure> {
 
 fn options(args: &FoldArgs, processor: Option<AguiEventProcessor>) -> DisplayOptions {
     DisplayOptions {
-        full_content: args.full_content,
-        retain_content: args.retain_content,
+        content: ContentPolicy::new(args.full_content, args.retain_content),
         processor,
         ..DisplayOptions::default()
     }

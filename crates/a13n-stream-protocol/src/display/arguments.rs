@@ -81,7 +81,7 @@ impl DisplayFold {
     pub(super) fn put_arguments(&mut self, continued: bool, text: &str, subagent: Option<Value>) -> ItemRef {
         let position = self.stream_id();
         let sequence = self.sequence;
-        let retain = self.retain_content;
+        let retain = self.content.retain_content();
         // Set by the caller (a new stream) or held (a continued one); the default is never built.
         let held = self.arguments.get_or_insert_with(|| StreamedArguments {
             stream: Value::Null,

@@ -15,7 +15,7 @@ impl DisplayFold {
     /// `true` when the line's run may take the lane and the line is folded and written.
     pub(super) fn fold_carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> bool {
         // A fold that keeps full content shows no native part observations: the general path says so.
-        if self.full_content && matches!(line.carried, Carried::ToolCallStart { .. }) {
+        if self.content.full_content() && matches!(line.carried, Carried::ToolCallStart { .. }) {
             return false;
         }
         let Some(child) = self.observer.carries_in_any_run(&line.head.thread_id, &line.head.run_id) else {

@@ -114,7 +114,7 @@ impl DisplayFold {
         };
         let sequence = self.sequence + 1;
         let position = StreamId::At { attempt: self.attempt, sequence };
-        let full = self.full_content || self.retain_content;
+        let full = self.content.whole_fields();
         let append = |content: &mut Object, counts: &mut CharCounts, index: usize| {
             append_bounded(content, "text", text, full, counts, index);
         };
@@ -146,7 +146,7 @@ impl DisplayFold {
     /// stream (continued, or opened when it starts one) and written.
     fn fold_argument_delta(&mut self, delta: &ArgsDelta<'_>, out: &mut Vec<u8>) -> bool {
         let parsed = &delta.line;
-        if self.full_content {
+        if self.content.full_content() {
             return false;
         }
         let found = self.observer.open_tool_call_in_any_run(

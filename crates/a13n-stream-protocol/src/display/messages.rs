@@ -167,7 +167,7 @@ impl DisplayFold {
             self.store.state(&key).unwrap_or(ItemState::InProgress)
         };
         let at = self.occurred_at(event.timestamp);
-        let full = self.full_content || self.retain_content;
+        let full = self.content.whole_fields();
         let response_groups = &self.response_groups;
         let memory_sources = &self.memory_sources;
         let MessageEvent { copied, delta, encrypted_value, content: result, .. } = event;

@@ -20,6 +20,7 @@ mod checkpoint;
 mod item;
 mod lane;
 mod messages;
+mod policy;
 mod py;
 mod rules;
 mod store;
@@ -28,6 +29,7 @@ use bounds::*;
 pub use bounds::{MAX_FIELD_CHARS, MAX_OBSERVATION_BYTES};
 pub use checkpoint::*;
 pub use item::*;
+pub use policy::ContentPolicy;
 use py::*;
 use rules::*;
 
@@ -58,10 +60,8 @@ pub struct DisplayOptions {
     pub first: u64,
     /// Items already committed (their ordinals continue from `first`).
     pub items: Vec<Item>,
-    /// Keep full values and skip native part observations (an interactive host that stores everything).
-    pub full_content: bool,
-    /// Keep full values but the same observations (a durable host).
-    pub retain_content: bool,
+    /// How much content to keep, and which observations to show (default: bounded).
+    pub content: ContentPolicy,
     /// A host processor for every converted event.
     pub processor: Option<AguiEventProcessor>,
     /// The time of an event without an integer `timestamp` (default: the Unix epoch). The library reads no
@@ -75,8 +75,7 @@ impl Default for DisplayOptions {
             attempt: 0,
             first: 1,
             items: Vec::new(),
-            full_content: false,
-            retain_content: false,
+            content: ContentPolicy::Bounded,
             processor: None,
             clock: None,
         }
@@ -89,8 +88,7 @@ pub struct DisplayFold {
     attempt: u64,
     store: Store,
     sequence: u64,
-    full_content: bool,
-    retain_content: bool,
+    content: ContentPolicy,
     response_groups: IndexMap<String, String>,
     memory_sources: IndexMap<String, Vec<MemorySource>>,
     arguments: Option<StreamedArguments>,
@@ -124,15 +122,14 @@ impl DisplayFold {
 
     /// A fold with explicit options.
     pub fn with_options(run_id: impl Into<String>, options: DisplayOptions) -> DisplayFold {
-        let bounded = !(options.full_content || options.retain_content);
+        let bounded = !options.content.whole_fields();
         let next = options.first + options.items.len() as u64;
         DisplayFold {
             run_id: run_id.into(),
             attempt: options.attempt,
             store: Store::new(options.items, next, None),
             sequence: 0,
-            full_content: options.full_content,
-            retain_content: options.retain_content,
+            content: options.content,
             response_groups: IndexMap::new(),
             memory_sources: IndexMap::new(),
             arguments: None,
@@ -159,8 +156,7 @@ impl DisplayFold {
             state.run_id.clone(),
             DisplayOptions {
                 attempt: state.position.attempt,
-                full_content: state.full_content,
-                retain_content,
+                content: ContentPolicy::new(state.full_content, retain_content),
                 ..DisplayOptions::default()
             },
         );
@@ -348,7 +344,7 @@ impl DisplayFold {
             run_id: self.run_id.clone(),
             position: self.position(),
             next_ordinal: self.store.next,
-            full_content: self.full_content,
+            full_content: self.content.full_content(),
             response_groups: self.response_groups.clone(),
             memory_sources: self.memory_sources.clone(),
             arguments: self.arguments.clone(),
@@ -464,7 +460,7 @@ impl DisplayFold {
 
     fn observation(&mut self, payload: &Object) -> Option<ItemRef> {
         if let Some(delta) = streamed_arguments(payload) {
-            if self.full_content {
+            if self.content.full_content() {
                 return None;
             }
             return Some(self.arguments(payload, delta));
@@ -521,7 +517,7 @@ impl DisplayFold {
                 content.insert("input_media".into(), input.get("content").cloned().unwrap_or(Value::Null));
             } else {
                 let text = input.get("content").map(py_str).unwrap_or_else(|| "None".into());
-                set_bounded(&mut content, "text", text, self.full_content || self.retain_content);
+                set_bounded(&mut content, "text", text, self.content.whole_fields());
             }
             content.insert("input_source".into(), input.get("source").cloned().unwrap_or_else(|| "user".into()));
             content.insert("input_group".into(), input.get("input_id").cloned().unwrap_or(Value::Null));
@@ -544,11 +540,13 @@ impl DisplayFold {
                 return Some(reference);
             }
         }
-        if self.full_content && matches!(name.as_str(), names::PART_START | names::PART_END | names::PART_DELTA) {
+        if self.content.full_content()
+            && matches!(name.as_str(), names::PART_START | names::PART_END | names::PART_DELTA)
+        {
             return None;
         }
         let summary = matches!(name.as_str(), names::HANDOFF_SUMMARY | names::COMPACTION_SUMMARY);
-        let keep_whole = self.retain_content || (self.full_content && summary);
+        let keep_whole = self.content.whole_observation(summary);
         let omitted = json!({"omitted": true});
         let value = if !keep_whole && json_size(value) > MAX_OBSERVATION_BYTES { &omitted } else { value };
         let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{}", self.attempt, self.sequence));
@@ -595,7 +593,7 @@ impl DisplayFold {
             None => call_id.clone(),
         };
         let key = self.scoped(ItemKind::ToolCall, scope, &identity);
-        let full = self.full_content || self.retain_content;
+        let full = self.content.whole_fields();
         let scope_key = scope.filter(|s| truthy(s)).map_or_else(|| "root".to_owned(), py_str);
         let group = self.response_groups.get(&scope_key).cloned();
         // A result settles the call; arguments and supplements keep its state.
