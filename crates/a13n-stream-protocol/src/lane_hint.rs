@@ -1,7 +1,41 @@
-//! Which fast lane a source line that is not a part delta is for, judged from its `event_kind` alone, so the line
-//! is scanned by one lane's scanner rather than tried against each in turn. (Part deltas, most lines, are tried
-//! first without a hint.) The hint only chooses; the lane's own scan checks everything, and a line it refuses
-//! takes the general path.
+//! Which fast lane a source line is for. Part deltas, most lines, are tried first; any other line is sent by its
+//! `event_kind` alone to one lane's scanner rather than tried against each in turn. The hint only chooses; the
+//! lane's own scan checks everything, and a line it refuses takes the general path. [`take_in_lane`] is the one
+//! dispatch both the observer and the display fold use.
+
+use crate::carried_line::CarriedLine;
+use crate::delta_line::{ArgsDelta, ContentDelta, LaneLine};
+use crate::part_line::{PartLine, ToolReturnLine};
+
+/// What takes lines through the fast lanes (the observer, the display fold): one method per lane, each
+/// returning how many events it wrote, or `None` with nothing changed or written.
+pub(crate) trait Lanes {
+    fn content(&mut self, delta: &ContentDelta<'_>, out: &mut Vec<u8>) -> Option<usize>;
+    fn arguments(&mut self, delta: &ArgsDelta<'_>, out: &mut Vec<u8>) -> Option<usize>;
+    fn part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize>;
+    fn carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> Option<usize>;
+    fn tool_return(&mut self, line: &ToolReturnLine<'_>, out: &mut Vec<u8>) -> Option<usize>;
+}
+
+/// Take `line` through the lane it is for; `None` (nothing changed or written) when no lane takes it.
+pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>) -> Option<usize> {
+    if let Some(delta) = LaneLine::scan(line) {
+        return match delta {
+            LaneLine::Content(delta) => lanes.content(&delta, out),
+            LaneLine::Arguments(delta) => lanes.arguments(&delta, out),
+        };
+    }
+    match lane_hint(line) {
+        LaneHint::Part => match PartLine::scan(line) {
+            Some(part) => lanes.part(&part, out),
+            // A tool call's start is carried through whole.
+            None => lanes.carried(&CarriedLine::scan(line)?, out),
+        },
+        LaneHint::Carried => lanes.carried(&CarriedLine::scan(line)?, out),
+        LaneHint::ToolReturn => lanes.tool_return(&ToolReturnLine::scan(line)?, out),
+        LaneHint::General => None,
+    }
+}
 
 /// The lane a line's `event_kind` points to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,9 +9,9 @@
 //! byte for byte.
 
 use crate::carried_line::CarriedLine;
-use crate::delta_line::{ArgsDelta, ContentDelta, LaneLine};
+use crate::delta_line::{ArgsDelta, ContentDelta};
 use crate::error::ObserveError;
-use crate::lane_hint::{lane_hint, LaneHint};
+use crate::lane_hint::{take_in_lane, Lanes};
 use crate::observer::HarnessAguiStreamObserver;
 use crate::part_line::{PartLine, ToolReturnLine};
 use crate::source::SourceItem;
@@ -42,7 +42,7 @@ impl HarnessAguiStreamObserver {
     /// # Ok::<(), a13n_stream_protocol::ObserveError>(())
     /// ```
     pub fn observe_line(&mut self, line: &str, out: &mut Vec<u8>) -> Result<usize, ObserveError> {
-        let taken = if self.has_finish() { None } else { self.observe_in_lane(line, out) };
+        let taken = if self.has_finish() { None } else { take_in_lane(self, line, out) };
         if let Some(count) = taken {
             return Ok(count);
         }
@@ -50,34 +50,6 @@ impl HarnessAguiStreamObserver {
         let events = self.observe(&item)?;
         write_events(&events, out);
         Ok(events.len())
-    }
-
-    /// Observe `line` through a fast lane when one takes it: how many events it wrote, or `None` with nothing
-    /// changed or written.
-    fn observe_in_lane(&mut self, line: &str, out: &mut Vec<u8>) -> Option<usize> {
-        let one = |taken: bool| taken.then_some(1);
-        if let Some(delta) = LaneLine::scan(line) {
-            return match delta {
-                LaneLine::Content(delta) => one(self.observe_open_part_delta(&delta, out)),
-                LaneLine::Arguments(delta) => one(self.observe_argument_delta(&delta, out)),
-            };
-        }
-        let carried = |observer: &mut Self, out: &mut Vec<u8>| {
-            one(CarriedLine::scan(line).is_some_and(|carried| observer.observe_carried(&carried, out)))
-        };
-        match lane_hint(line) {
-            LaneHint::Part => match PartLine::scan(line) {
-                Some(part) => self.observe_part(&part, out),
-                None => carried(self, out),
-            },
-            LaneHint::Carried => carried(self, out),
-            LaneHint::ToolReturn => {
-                let events = self.tool_return_in_any_run(&ToolReturnLine::scan(line)?)?;
-                write_events(&events, out);
-                Some(events.len())
-            }
-            LaneHint::General => None,
-        }
     }
 
     /// The content lane: `true` when the delta's part is open and the delta is observed and written.
@@ -122,6 +94,30 @@ impl HarnessAguiStreamObserver {
     fn observe_part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
         let plan = self.part_in_any_run(line)?;
         let events = self.commit_part_in(line, plan);
+        write_events(&events, out);
+        Some(events.len())
+    }
+}
+
+impl Lanes for HarnessAguiStreamObserver {
+    fn content(&mut self, delta: &ContentDelta<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        self.observe_open_part_delta(delta, out).then_some(1)
+    }
+
+    fn arguments(&mut self, delta: &ArgsDelta<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        self.observe_argument_delta(delta, out).then_some(1)
+    }
+
+    fn part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        self.observe_part(line, out)
+    }
+
+    fn carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        self.observe_carried(line, out).then_some(1)
+    }
+
+    fn tool_return(&mut self, line: &ToolReturnLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        let events = self.tool_return_in_any_run(line)?;
         write_events(&events, out);
         Some(events.len())
     }

@@ -15,10 +15,10 @@ use super::store::{CharCounts, StreamId};
 use super::ItemState;
 use super::{append_bounded, DisplayFold, ItemKind, Observed};
 use crate::carried_line::CarriedLine;
-use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine, LaneLine};
+use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
 use crate::error::FoldError;
 use crate::json::{to_python_writer, write_pydantic_str, Object};
-use crate::lane_hint::{lane_hint, LaneHint};
+use crate::lane_hint::{take_in_lane, Lanes};
 use crate::observer::PartKind;
 use crate::part_line::{PartLine, ToolReturnLine};
 use crate::source::SourceItem;
@@ -62,29 +62,7 @@ impl DisplayFold {
     /// Fold `line` through a fast lane when one takes it: how many events it folded and wrote, or `None` with
     /// nothing changed or written.
     fn fold_in_lane(&mut self, line: &str, out: &mut Vec<u8>) -> Option<usize> {
-        let one = |taken: bool| taken.then_some(1);
-        if let Some(delta) = LaneLine::scan(line) {
-            return match delta {
-                LaneLine::Content(delta) => one(self.fold_open_part_delta(&delta, out)),
-                LaneLine::Arguments(delta) => one(self.fold_argument_delta(&delta, out)),
-            };
-        }
-        let carried = |fold: &mut Self, out: &mut Vec<u8>| {
-            one(CarriedLine::scan(line).is_some_and(|carried| fold.fold_carried(&carried, out)))
-        };
-        match lane_hint(line) {
-            LaneHint::Part => match PartLine::scan(line) {
-                Some(part) => self.fold_part(&part, out),
-                None => carried(self, out),
-            },
-            LaneHint::Carried => carried(self, out),
-            LaneHint::ToolReturn => {
-                let line = ToolReturnLine::scan(line)?;
-                let events = self.observer.tool_return_in_any_run(&line)?;
-                self.fold_events(&events, out)
-            }
-            LaneHint::General => None,
-        }
+        take_in_lane(self, line, out)
     }
 
     /// The part lane: a text part's start or end or a tool call's end converts without a tree (its events are
@@ -223,6 +201,29 @@ impl DisplayFold {
             key,
             child,
         })
+    }
+}
+
+impl Lanes for DisplayFold {
+    fn content(&mut self, delta: &ContentDelta<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        self.fold_open_part_delta(delta, out).then_some(1)
+    }
+
+    fn arguments(&mut self, delta: &ArgsDelta<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        self.fold_argument_delta(delta, out).then_some(1)
+    }
+
+    fn part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        self.fold_part(line, out)
+    }
+
+    fn carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        self.fold_carried(line, out).then_some(1)
+    }
+
+    fn tool_return(&mut self, line: &ToolReturnLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        let events = self.observer.tool_return_in_any_run(line)?;
+        self.fold_events(&events, out)
     }
 }
 
