@@ -139,15 +139,18 @@ impl DisplayFold {
         let known = matches!(&self.lane, Some(Lane::Arguments(last)) if *last == identity) && self.holds_adjacent(None);
         let stream = if known { None } else { delta.stream() };
         let continued = known || (stream.is_some() && self.holds_adjacent(stream.as_ref()));
-        let mut event = Vec::with_capacity(512);
-        delta.write_event(child, &mut event);
-        // A new stream holds the observation whole, as the general path's object.
-        let opened = match (continued, stream) {
-            (true, _) => None,
-            (false, Some(stream)) => match serde_json::from_slice::<Object>(&event) {
-                Ok(object) => Some((object, stream)),
-                Err(_) => return false,
-            },
+        // A new stream holds the observation whole, as the general path's object: the lane reads its own event
+        // back. A continued one needs only the bytes, written straight into the output below.
+        let (opened, written) = match (continued, stream) {
+            (true, _) => (None, None),
+            (false, Some(stream)) => {
+                let mut event = Vec::with_capacity(512);
+                delta.write_event(child, &mut event);
+                match serde_json::from_slice::<Object>(&event) {
+                    Ok(object) => (Some((object, stream)), Some(event)),
+                    Err(_) => return false,
+                }
+            }
             (false, None) => return false,
         };
         self.sequence += 1;
@@ -168,7 +171,11 @@ impl DisplayFold {
             response_group: item.response_group.as_deref(),
             failure: item.failure.as_ref(),
         };
-        write_observed(out, self.sequence, |out| out.extend_from_slice(&event), reference);
+        let event = |out: &mut Vec<u8>| match &written {
+            Some(event) => out.extend_from_slice(event),
+            None => delta.write_event(child, out),
+        };
+        write_observed(out, self.sequence, event, reference);
         self.lane = Some(Lane::Arguments(identity));
         true
     }

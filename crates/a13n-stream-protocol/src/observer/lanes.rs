@@ -133,44 +133,31 @@ impl Observer<RootStream> {
                 if !content.is_empty() && !cursor.emitted_content {
                     events.push(text_content(timestamp, message_id, content));
                 }
-                let end =
-                    TextMessageEndEvent { timestamp, message_id: message_id.clone(), ..TextMessageEndEvent::default() };
-                events.push(Event::TextMessageEnd(end));
+                events.push(text_end(timestamp, message_id.clone()));
                 None
             }
             (PartBody::ToolCall { tool_name, args }, Boundary::End) => {
                 let cursor = state.parts.get(&line.index).filter(|cursor| cursor.kind == PartKind::ToolCall)?;
-                let tool_call_id = &cursor.part_id;
-                events.push(Event::ToolCallStart(ToolCallStartEvent {
-                    timestamp,
-                    tool_call_id: tool_call_id.clone(),
-                    tool_call_name: tool_name.to_string(),
-                    ..ToolCallStartEvent::default()
-                }));
-                if let Some(args) = args {
-                    events.push(Event::ToolCallArgs(ToolCallArgsEvent {
-                        timestamp,
-                        tool_call_id: tool_call_id.clone(),
-                        delta: args.to_string(),
-                        ..ToolCallArgsEvent::default()
-                    }));
-                }
-                events.push(Event::ToolCallEnd(ToolCallEndEvent {
-                    timestamp,
-                    tool_call_id: tool_call_id.clone(),
-                    ..ToolCallEndEvent::default()
-                }));
+                let args = args.as_deref().map(str::to_owned);
+                events.extend(tool_call_events(timestamp, cursor.part_id.clone(), tool_name, args));
                 None
             }
             (PartBody::ToolCall { .. }, Boundary::Start) => return None,
         };
-        if child {
-            events = attribute(events, &line.head.run_id);
-        }
-        if let Some(finish) = self.finish {
-            events = events.into_iter().map(finish).collect();
-        }
+        let events = self.as_observed(events, &line.head.run_id, child);
         Some(PartPlan { events, child, opened })
+    }
+
+    /// A lane's converted events as [`Observer::observe`] hands them on: attributed to a child run, then
+    /// finished (the display fold's bounds).
+    fn as_observed(&self, mut events: Vec<Event>, run_id: &str, child: bool) -> Vec<Event> {
+        if child {
+            events = attribute(events, run_id);
+        }
+        match self.finish {
+            Some(finish) => events.into_iter().map(finish).collect(),
+            None => events,
+        }
     }
 
     /// Commit what [`Observer::observe`] commits for a part line [`Observer::part_in_any_run`] accepted: the
@@ -196,22 +183,8 @@ impl Observer<RootStream> {
     /// [`Observer::observe`] hands it on, when the lanes may take it; the return changes no conversion state.
     pub(crate) fn tool_return_in_any_run(&self, line: &ToolReturnLine<'_>) -> Option<Vec<Event>> {
         let (_, child) = self.lane_run(&line.head.thread_id, &line.head.run_id)?;
-        let result = ToolCallResultEvent {
-            timestamp: Some(line.head.timestamp),
-            message_id: format!("{}:result", line.tool_call_id),
-            tool_call_id: line.tool_call_id.to_string(),
-            content: tool_result_content(&line.content),
-            role: Some("tool".into()),
-            ..ToolCallResultEvent::default()
-        };
-        let mut events = vec![Event::ToolCallResult(result)];
-        if child {
-            events = attribute(events, &line.head.run_id);
-        }
-        if let Some(finish) = self.finish {
-            events = events.into_iter().map(finish).collect();
-        }
-        Some(events)
+        let result = tool_result(Some(line.head.timestamp), &line.tool_call_id, &line.content);
+        Some(self.as_observed(vec![result], &line.head.run_id, child))
     }
 }
 

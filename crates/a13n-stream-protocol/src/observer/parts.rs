@@ -10,11 +10,7 @@ pub(super) fn close_parts(item: &SourceItem, state: &mut ObserverState) -> Vec<E
         .parts
         .values()
         .filter_map(|cursor| match cursor.kind {
-            PartKind::Text => Some(Event::TextMessageEnd(TextMessageEndEvent {
-                timestamp,
-                message_id: cursor.part_id.clone(),
-                ..TextMessageEndEvent::default()
-            })),
+            PartKind::Text => Some(text_end(timestamp, cursor.part_id.clone())),
             PartKind::Reasoning => Some(Event::ReasoningMessageEnd(ReasoningMessageEndEvent {
                 timestamp,
                 message_id: cursor.part_id.clone(),
@@ -291,11 +287,7 @@ pub(super) fn convert_part_end(
             if let Some(content) = non_empty(part, "content").filter(|_| !cursor.emitted_content) {
                 events.push(text_content(timestamp, &message_id, content));
             }
-            events.push(Event::TextMessageEnd(TextMessageEndEvent {
-                timestamp,
-                message_id,
-                ..TextMessageEndEvent::default()
-            }));
+            events.push(text_end(timestamp, message_id));
         }
         Some("thinking") => {
             let message_id = existing
@@ -323,30 +315,44 @@ pub(super) fn convert_part_end(
                 |cursor| cursor.part_id.clone(),
             );
             ending_cursor(existing, PartKind::ToolCall, &tool_call_id)?;
-            events.push(Event::ToolCallStart(ToolCallStartEvent {
-                timestamp,
-                tool_call_id: tool_call_id.clone(),
-                tool_call_name: part.get("tool_name").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                ..ToolCallStartEvent::default()
-            }));
-            match part.get("args") {
-                None | Some(Value::Null) => {}
-                Some(args) => events.push(Event::ToolCallArgs(ToolCallArgsEvent {
-                    timestamp,
-                    tool_call_id: tool_call_id.clone(),
-                    delta: tool_args_text(args),
-                    ..ToolCallArgsEvent::default()
-                })),
-            }
-            events.push(Event::ToolCallEnd(ToolCallEndEvent {
-                timestamp,
-                tool_call_id,
-                ..ToolCallEndEvent::default()
-            }));
+            let tool_name = part.get("tool_name").and_then(Value::as_str).unwrap_or_default();
+            let args = part.get("args").filter(|args| !args.is_null()).map(tool_args_text);
+            events.extend(tool_call_events(timestamp, tool_call_id, tool_name, args));
         }
         _ => {}
     }
     Ok(events)
+}
+
+/// A text message's end.
+pub(super) fn text_end(timestamp: Option<i64>, message_id: String) -> Event {
+    Event::TextMessageEnd(TextMessageEndEvent { timestamp, message_id, ..TextMessageEndEvent::default() })
+}
+
+/// A finished tool call's presentation: its start, its argument text (when it has some) and its end.
+pub(super) fn tool_call_events(
+    timestamp: Option<i64>,
+    tool_call_id: String,
+    tool_name: &str,
+    args: Option<String>,
+) -> Vec<Event> {
+    let mut events = Vec::with_capacity(3);
+    events.push(Event::ToolCallStart(ToolCallStartEvent {
+        timestamp,
+        tool_call_id: tool_call_id.clone(),
+        tool_call_name: tool_name.to_owned(),
+        ..ToolCallStartEvent::default()
+    }));
+    if let Some(delta) = args {
+        events.push(Event::ToolCallArgs(ToolCallArgsEvent {
+            timestamp,
+            tool_call_id: tool_call_id.clone(),
+            delta,
+            ..ToolCallArgsEvent::default()
+        }));
+    }
+    events.push(Event::ToolCallEnd(ToolCallEndEvent { timestamp, tool_call_id, ..ToolCallEndEvent::default() }));
+    events
 }
 
 pub(super) fn tool_args_text(args: &Value) -> String {

@@ -27,14 +27,19 @@ pub(super) fn convert_tool_result(item: &SourceItem, event: &SourceEvent) -> Res
     }
     let tool_call_id = part.get("tool_call_id").and_then(Value::as_str).unwrap_or_default();
     let value = tool_execution_value(content, metadata).map_err(|e| e.nested("event"))?;
-    Ok(vec![Event::ToolCallResult(ToolCallResultEvent {
-        timestamp: Some(item.occurred_at.timestamp_ms()),
+    Ok(vec![tool_result(Some(item.occurred_at.timestamp_ms()), tool_call_id, value)])
+}
+
+/// A tool call's successful result: the value it presents, as text or content parts.
+pub(super) fn tool_result(timestamp: Option<i64>, tool_call_id: &str, value: &Value) -> Event {
+    Event::ToolCallResult(ToolCallResultEvent {
+        timestamp,
         message_id: format!("{tool_call_id}:result"),
         tool_call_id: tool_call_id.to_owned(),
         content: tool_result_content(value),
         role: Some("tool".into()),
         ..ToolCallResultEvent::default()
-    })])
+    })
 }
 
 pub(super) fn agui_usage(result: &RunResult) -> Option<Vec<TokenUsage>> {
