@@ -23,7 +23,8 @@ pub(crate) fn once<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
     Some(())
 }
 
-/// A position in one JSON text.
+/// A position in one JSON text (copied to try a value and go back).
+#[derive(Clone)]
 pub(crate) struct Scanner<'a> {
     text: &'a str,
     at: usize,
@@ -255,13 +256,20 @@ impl<'a> Scanner<'a> {
                 if self.literal(b"}").is_some() {
                     return Some(());
                 }
-                let mut keys: Vec<&str> = Vec::new();
+                // Keys seen so far: the first few without allocating, any more in a vector.
+                let mut first: [&str; 8] = [""; 8];
+                let mut more: Vec<&str> = Vec::new();
+                let mut count = 0;
                 loop {
                     let key = self.canonical_string()?;
-                    if keys.contains(&key) {
+                    if first[..count.min(8)].contains(&key) || more.contains(&key) {
                         return None;
                     }
-                    keys.push(key);
+                    match first.get_mut(count) {
+                        Some(slot) => *slot = key,
+                        None => more.push(key),
+                    }
+                    count += 1;
                     self.literal(b":")?;
                     self.canonical_at_depth(depth + 1)?;
                     if next(self, b'}')? {
@@ -338,7 +346,13 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn literal(&mut self, word: &[u8]) -> Option<()> {
+    /// The text not scanned yet.
+    pub(crate) fn rest(&self) -> &'a str {
+        &self.text[self.at..]
+    }
+
+    /// Exactly `word` next, no whitespace before it.
+    pub(crate) fn literal(&mut self, word: &[u8]) -> Option<()> {
         self.bytes()[self.at..].starts_with(word).then(|| self.at += word.len())
     }
 

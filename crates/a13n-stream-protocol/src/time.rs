@@ -106,6 +106,13 @@ impl UtcTime {
         self.micros
     }
 
+    /// Append the JSON string Pydantic writes for this instant, quotes included (the text is ASCII: no escapes).
+    pub(crate) fn write_json(self, out: &mut Vec<u8>) {
+        out.push(b'"');
+        write_civil(out, self.micros);
+        out.extend_from_slice(b"Z\"");
+    }
+
     /// Parse Pydantic's JSON form of an aware datetime (any ISO 8601 offset is accepted and normalized).
     pub fn parse(text: &str) -> Result<UtcTime, String> {
         let parsed = parse_datetime(text)?;
@@ -138,7 +145,31 @@ impl<'de> serde::Deserialize<'de> for UtcTime {
     }
 }
 
-fn write_civil(out: &mut String, micros: i64) {
+/// Where civil time text is written: a `String` or JSON bytes (the text is ASCII).
+trait AsciiSink {
+    fn byte(&mut self, byte: u8);
+    fn text(&mut self, text: &str);
+}
+
+impl AsciiSink for String {
+    fn byte(&mut self, byte: u8) {
+        self.push(char::from(byte));
+    }
+    fn text(&mut self, text: &str) {
+        self.push_str(text);
+    }
+}
+
+impl AsciiSink for Vec<u8> {
+    fn byte(&mut self, byte: u8) {
+        self.push(byte);
+    }
+    fn text(&mut self, text: &str) {
+        self.extend_from_slice(text.as_bytes());
+    }
+}
+
+fn write_civil(out: &mut impl AsciiSink, micros: i64) {
     let seconds = micros.div_euclid(MICROS_PER_SECOND);
     let fraction = micros.rem_euclid(MICROS_PER_SECOND);
     let days = seconds.div_euclid(SECONDS_PER_DAY);
@@ -146,32 +177,32 @@ fn write_civil(out: &mut String, micros: i64) {
     let (year, month, day) = civil_from_days(days);
     if (0..=9999).contains(&year) {
         push_digits(out, year, 4);
-        out.push('-');
+        out.byte(b'-');
         push_digits(out, month, 2);
-        out.push('-');
+        out.byte(b'-');
         push_digits(out, day, 2);
     } else {
         // Outside Python's range; written as a wider year rather than lost.
-        out.push_str(&format!("{year:04}-{month:02}-{day:02}"));
+        out.text(&format!("{year:04}-{month:02}-{day:02}"));
     }
-    out.push('T');
+    out.byte(b'T');
     push_digits(out, second_of_day / 3600, 2);
-    out.push(':');
+    out.byte(b':');
     push_digits(out, second_of_day / 60 % 60, 2);
-    out.push(':');
+    out.byte(b':');
     push_digits(out, second_of_day % 60, 2);
     if fraction != 0 {
-        out.push('.');
+        out.byte(b'.');
         push_digits(out, fraction, 6);
     }
 }
 
 /// `value` (0 or more) as exactly `width` decimal digits, zero-padded: no formatting machinery on the hot path.
-fn push_digits(out: &mut String, value: i64, width: u32) {
+fn push_digits(out: &mut impl AsciiSink, value: i64, width: u32) {
     let mut place = 10i64.pow(width.saturating_sub(1));
     while place > 0 {
         let digit = u8::try_from(value / place % 10).unwrap_or(0);
-        out.push(char::from(b'0' + digit));
+        out.byte(b'0' + digit);
         place /= 10;
     }
 }

@@ -195,3 +195,34 @@ fn a_checkpoint_restores_the_same_from_its_parts() {
     let bad = DisplayFold::restore_parts(["{}"], &continuation, false, None).unwrap_err();
     assert!(bad.to_string().contains("items.0"), "{bad}");
 }
+
+#[test]
+fn a_restored_checkpoint_is_written_back_as_a_fully_decoded_one_would_be() {
+    use a13n_stream_protocol::{DisplayFold, DisplaySnapshot, SourceItem};
+    let lines = a13n_testkit::text_stream("t", "r", 6);
+    let mut fold = DisplayFold::new("r");
+    for line in &lines {
+        fold.fold_source(&SourceItem::from_json(line).unwrap()).unwrap();
+    }
+    let text = fold.export_json();
+    let first_content = r#""content":{"type":"RUN_STARTED","#;
+    assert!(text.contains(first_content), "{text}");
+    // Content that is valid but not what a writer writes, in the writers' layout (read in one pass) and in
+    // another layout (decoded by serde): kept verbatim it would be exported wrongly.
+    let variants = [
+        text.replacen(first_content, r#""content":{"type":"RUN_STARTED","type":"RUN_STARTED","#, 1),
+        text.replacen(first_content, r#""content":{"type": "RUN_STARTED","#, 1),
+        text.replacen(first_content, r#""content":{"extra":1.50,"type":"RUN_STARTED","#, 1),
+        text.replacen(first_content, r#""content":{"extra":"\u00e9","type":"RUN_STARTED","#, 1),
+        text.replacen(r#"{"items":["#, "{\"items\": [", 1),
+        format!("{text}\n"),
+    ];
+    for variant in variants {
+        let expected = DisplaySnapshot::from_json(&variant).unwrap().to_json();
+        let restored = DisplayFold::restore_json(&variant, false, None).unwrap();
+        assert_eq!(restored.export_json(), expected, "{variant}");
+        let mut out = Vec::new();
+        restored.write_export(&mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
+    }
+}

@@ -9,7 +9,6 @@ use super::store::StreamId;
 use super::{item_id, DisplayFold, ItemKind, ItemState};
 use crate::carried_line::{Carried, CarriedLine};
 use crate::json::write_pydantic_str;
-use serde_json::value::RawValue;
 
 impl DisplayFold {
     /// `true` when the line's run may take the lane and the line is folded and written.
@@ -33,9 +32,10 @@ impl DisplayFold {
             write_pydantic_str(&mut content, &line.head.run_id);
         }
         content.push(b'}');
-        // The scanned line is UTF-8 and every piece is JSON, so this holds; if it did not, the general path decides.
-        let content = String::from_utf8(content).ok().and_then(|text| RawValue::from_string(text).ok());
-        let Some(content) = content else { return false };
+        // The scanned line is UTF-8 and every piece is canonical JSON, so this holds; if it did not, the general path
+        // decides.
+        let Ok(content) = String::from_utf8(content) else { return false };
+        let content = content.into_boxed_str();
         // Nothing below can fail; this is what the general path commits, in its order.
         self.lane = None;
         self.sequence += 1;

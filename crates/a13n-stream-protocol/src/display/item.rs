@@ -18,6 +18,14 @@ pub enum ItemKind {
 }
 
 impl ItemKind {
+    const ALL: [ItemKind; 4] =
+        [ItemKind::TextMessage, ItemKind::ReasoningMessage, ItemKind::ToolCall, ItemKind::Observation];
+
+    /// The kind a checkpoint spells `text`.
+    pub(crate) fn parse(text: &str) -> Option<ItemKind> {
+        ItemKind::ALL.into_iter().find(|kind| kind.as_str() == text)
+    }
+
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             ItemKind::TextMessage => "text_message",
@@ -43,6 +51,14 @@ pub enum ItemState {
 }
 
 impl ItemState {
+    const ALL: [ItemState; 4] =
+        [ItemState::InProgress, ItemState::Completed, ItemState::Interrupted, ItemState::Failed];
+
+    /// The state a checkpoint spells `text`.
+    pub(crate) fn parse(text: &str) -> Option<ItemState> {
+        ItemState::ALL.into_iter().find(|state| state.as_str() == text)
+    }
+
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             ItemState::InProgress => "in_progress",
@@ -253,11 +269,8 @@ pub(super) struct ObservationContent<'a> {
 
 impl ObservationContent<'_> {
     /// The canonical JSON text a sealed item holds.
-    pub(super) fn sealed(&self) -> Box<serde_json::value::RawValue> {
-        let mut out = Vec::with_capacity(256);
-        // Writing into memory cannot fail, and the writer produces valid JSON.
-        let _ = crate::json::to_pydantic_writer(&mut out, self);
-        let text = String::from_utf8(out).unwrap_or_else(|_| "{}".into());
-        serde_json::value::RawValue::from_string(text).unwrap_or_default()
+    pub(super) fn sealed(&self) -> Box<str> {
+        // Writing into memory cannot fail.
+        crate::json::to_pydantic_json(self).unwrap_or_else(|_| "{}".into()).into_boxed_str()
     }
 }

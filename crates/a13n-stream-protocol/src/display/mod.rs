@@ -17,6 +17,7 @@ mod arguments;
 mod bounds;
 mod carried;
 mod checkpoint;
+mod checkpoint_text;
 mod item;
 mod lane;
 mod messages;
@@ -33,8 +34,9 @@ pub use policy::ContentPolicy;
 use py::*;
 use rules::*;
 
+use checkpoint_text::{DecodedItem, RawItem};
 use messages::MessageEvent;
-use store::{CharCounts, ItemsView, RawItem, Store, StreamId};
+use store::{CharCounts, Store, StreamId};
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -183,15 +185,21 @@ impl DisplayFold {
         retain_content: bool,
         processor: Option<AguiEventProcessor>,
     ) -> Result<DisplayFold, FoldError> {
+        if let Some((items, continuation)) = checkpoint_text::scan_checkpoint(text) {
+            if let Ok(continuation) = serde_json::from_str(continuation) {
+                return DisplayFold::restore_raw(items, continuation, retain_content, processor);
+            }
+        }
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
-        struct RawSnapshot<'a> {
+        struct DecodedSnapshot<'a> {
             #[serde(borrow)]
-            items: Vec<RawItem<'a>>,
+            items: Vec<DecodedItem<'a>>,
             continuation: DisplayContinuation,
         }
-        let snapshot: RawSnapshot<'_> = serde_json::from_str(text).map_err(|error| checkpoint_error(&error))?;
-        DisplayFold::restore_raw(snapshot.items, snapshot.continuation, retain_content, processor)
+        let snapshot: DecodedSnapshot<'_> = serde_json::from_str(text).map_err(|error| checkpoint_error(&error))?;
+        let items = snapshot.items.into_iter().map(RawItem::from).collect();
+        DisplayFold::restore_raw(items, snapshot.continuation, retain_content, processor)
     }
 
     /// Continue from a checkpoint held in parts, as a host stores it: each item's JSON (in ordinal order) and the
@@ -206,7 +214,8 @@ impl DisplayFold {
             .into_iter()
             .enumerate()
             .map(|(index, text)| {
-                serde_json::from_str::<RawItem<'a>>(text)
+                serde_json::from_str::<DecodedItem<'a>>(text)
+                    .map(RawItem::from)
                     .map_err(|error| FoldError::from(InputError::new(format!("items.{index}"), error.to_string())))
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -314,20 +323,33 @@ impl DisplayFold {
     pub fn export_json(&self) -> String {
         let mut out = Vec::with_capacity(self.store.sealed_bytes() + 4096);
         // Writing into memory cannot fail.
-        let _ = self.write_export(&mut out);
+        let _ = self.write_checkpoint(&mut out, |_| Ok(()));
         String::from_utf8(out).unwrap_or_default()
     }
 
     /// Write the checkpoint JSON of [`DisplayFold::export`] to `writer` as it is produced, holding no copy of it.
-    pub fn write_export<W: std::io::Write>(&self, writer: W) -> std::io::Result<()> {
-        #[derive(Serialize)]
-        struct View<'a> {
-            items: ItemsView<'a>,
-            continuation: DisplayContinuation,
-        }
-        let view = View { items: ItemsView(&self.store), continuation: self.export_continuation() };
-        let mut serializer = serde_json::Serializer::with_formatter(writer, crate::json::PydanticFormatter);
-        view.serialize(&mut serializer).map_err(std::io::Error::other)
+    pub fn write_export<W: std::io::Write>(&self, mut writer: W) -> std::io::Result<()> {
+        let mut out = Vec::with_capacity(1 << 17);
+        self.write_checkpoint(&mut out, |out| {
+            writer.write_all(out)?;
+            out.clear();
+            Ok(())
+        })?;
+        writer.write_all(&out)
+    }
+
+    /// The checkpoint JSON into `out`, which `flush` may empty whenever it holds a chunk.
+    fn write_checkpoint(
+        &self,
+        out: &mut Vec<u8>,
+        flush: impl FnMut(&mut Vec<u8>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        out.extend_from_slice(br#"{"items":"#);
+        self.store.write_items(out, flush)?;
+        out.extend_from_slice(br#","continuation":"#);
+        crate::json::to_pydantic_writer(out, &self.export_continuation()).map_err(std::io::Error::other)?;
+        out.push(b'}');
+        Ok(())
     }
 
     /// The items changed since the last capture (by ordinal) and the parser state, independently of live

@@ -9,17 +9,13 @@
 use indexmap::IndexMap;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
-use crate::json::find_string_special;
-use std::borrow::Cow;
-
-use serde::ser::{SerializeMap, SerializeSeq};
-use serde::{Deserialize, Serialize, Serializer};
-use serde_json::value::RawValue;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use super::checkpoint_text::RawItem;
 use super::{ContentRef, Item, ItemKind, ItemRef, ItemState};
 use crate::error::InputError;
-use crate::json::Object;
+use crate::json::{write_pydantic_str, Object};
 use crate::time::UtcTime;
 
 /// Code point counts of accumulated fields by (item position, field), so appending never rescans a text.
@@ -72,10 +68,12 @@ impl Serialize for StreamId {
 }
 
 /// Item content: a live object, or (when `sealed` is set) the canonical JSON text of one, `object` then empty.
+/// Sealed text is only ever this library's own writing or text the scanner found canonical, so it is written
+/// back verbatim and parses whenever it is read.
 #[derive(Clone, Debug, Default)]
 struct Content {
     object: Object,
-    sealed: Option<Box<RawValue>>,
+    sealed: Option<Box<str>>,
 }
 
 impl Content {
@@ -83,31 +81,30 @@ impl Content {
         Content { object, sealed: None }
     }
 
-    fn sealed(raw: Box<RawValue>) -> Content {
+    fn sealed(raw: Box<str>) -> Content {
         Content { object: Object::new(), sealed: Some(raw) }
     }
 
     fn to_object(&self) -> Object {
         match &self.sealed {
             None => self.object.clone(),
-            Some(raw) => serde_json::from_str(raw.get()).unwrap_or_default(),
+            Some(raw) => serde_json::from_str(raw).unwrap_or_default(),
         }
     }
 
     fn seal(&mut self) {
         if self.sealed.is_none() {
+            // Writing an object into memory cannot fail.
             let text = crate::json::to_pydantic_json(&self.object).unwrap_or_else(|_| "{}".into());
-            if let Ok(raw) = RawValue::from_string(text) {
-                self.sealed = Some(raw);
-                self.object = Object::new();
-            }
+            self.sealed = Some(text.into_boxed_str());
+            self.object = Object::new();
         }
     }
 
     /// The content as an object to edit, reading sealed text back first.
     fn edit(&mut self) -> &mut Object {
         if let Some(raw) = self.sealed.take() {
-            self.object = serde_json::from_str(raw.get()).unwrap_or_default();
+            self.object = serde_json::from_str(&raw).unwrap_or_default();
         }
         &mut self.object
     }
@@ -118,11 +115,13 @@ impl Content {
     }
 }
 
-impl Serialize for Content {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+impl Content {
+    /// Append the content's JSON: sealed text as it is, a live object through the writer.
+    fn write(&self, out: &mut Vec<u8>) {
         match &self.sealed {
-            None => self.object.serialize(serializer),
-            Some(raw) => raw.serialize(serializer),
+            // Writing an object into memory cannot fail.
+            None => drop(crate::json::to_pydantic_writer(out, &self.object)),
+            Some(raw) => out.extend_from_slice(raw.as_bytes()),
         }
     }
 }
@@ -211,25 +210,26 @@ impl Store {
 
     /// The bytes of sealed content (most of a checkpoint's size).
     pub(super) fn sealed_bytes(&self) -> usize {
-        self.items.values().map(|item| item.content.sealed.as_ref().map_or(0, |raw| raw.get().len())).sum()
+        self.items.values().map(|item| item.content.sealed.as_ref().map_or(0, |raw| raw.len())).sum()
     }
 
     pub(super) fn len(&self) -> usize {
         self.items.len()
     }
 
-    /// Storage from a checkpoint's items read as raw JSON: immutable observations keep their text as it is
+    /// Storage from a checkpoint's items read as raw JSON ([`RawItem`]): immutable observations keep their text as it is
     /// (when canonical), so restoring does not rebuild and re-serialize them.
     pub(super) fn from_raw(items: Vec<RawItem<'_>>, next: u64, open: Option<&str>) -> Result<Store, InputError> {
         let mut store = Store { next, ..Store::default() };
         store.items.reserve(items.len());
+        store.changed.reserve(items.len());
+        store.checkpoint_changed.reserve(items.len());
         for (position, item) in items.into_iter().enumerate() {
-            let text = item.content.get();
-            let object_text = text.trim_start().starts_with('{');
-            // Canonical text is kept as it is, whatever the item: exported verbatim, and read back into an object
-            // only if a later event changes the item (most restored items never change again).
-            let content = if object_text && is_canonical(text) {
-                Content::sealed(item.content.to_owned())
+            let text = item.content;
+            // Canonical object text is kept as it is, whatever the item: exported verbatim, and read back into an
+            // object only if a later event changes the item (most restored items never change again).
+            let content = if item.canonical && text.starts_with('{') {
+                Content::sealed(text.into())
             } else {
                 let object: Object = serde_json::from_str(text).map_err(|e| {
                     InputError::new(format!("items.{position}.content"), format!("expected an object: {e}"))
@@ -373,7 +373,7 @@ impl Store {
         key: String,
         kind: ItemKind,
         state: ItemState,
-        content: Box<RawValue>,
+        content: Box<str>,
         position: StreamId,
         at: UtcTime,
     ) -> ItemRef {
@@ -473,137 +473,80 @@ pub(super) struct Touched<'a> {
     pub(super) failure: Option<&'a Object>,
 }
 
-/// A checkpoint item whose content is still the checkpoint's JSON text.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RawItem<'a> {
-    pub(super) id: String,
-    pub(super) ordinal: u64,
-    pub(super) kind: ItemKind,
-    pub(super) state: ItemState,
-    #[serde(borrow)]
-    first_stream_id: Cow<'a, str>,
-    #[serde(borrow)]
-    last_stream_id: Cow<'a, str>,
-    started_at: UtcTime,
-    ended_at: Option<UtcTime>,
-    #[serde(borrow)]
-    content: &'a RawValue,
-    #[serde(default)]
-    content_refs: IndexMap<String, ContentRef>,
+impl StreamId {
+    /// Append the JSON string of the position.
+    fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            StreamId::At { attempt, sequence } => {
+                out.push(b'"');
+                out.extend_from_slice(itoa::Buffer::new().format(*attempt).as_bytes());
+                out.push(b'-');
+                out.extend_from_slice(itoa::Buffer::new().format(*sequence).as_bytes());
+                out.push(b'"');
+            }
+            StreamId::Text(text) => write_pydantic_str(out, text),
+        }
+    }
 }
 
-/// Whether JSON text is already in the canonical form this library writes (compact, raw UTF-8, escapes only
-/// for quotes, backslashes and control characters), so it can be kept byte for byte.
-fn is_canonical(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let mut in_string = false;
-    let mut index = 0;
-    while index < bytes.len() {
-        if in_string {
-            // Jump to the string's next quote or escape (a checkpoint's strings hold no raw control characters).
-            let Some(next) = find_string_special(bytes, index) else { return false };
-            index = next;
-        }
-        let byte = bytes[index];
-        if in_string {
-            match byte {
-                b'"' => in_string = false,
-                b'\\' => {
-                    match bytes.get(index + 1) {
-                        Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => {}
-                        // Only control characters are written as \u00XX.
-                        Some(b'u') => {
-                            let hex = text.get(index + 2..index + 6).and_then(|h| u32::from_str_radix(h, 16).ok());
-                            if !hex.is_some_and(|code| code < 0x20 && !matches!(code, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d))
-                            {
-                                return false;
-                            }
-                            if text.get(index + 2..index + 6).is_some_and(|h| h.bytes().any(|b| b.is_ascii_uppercase()))
-                            {
-                                return false;
-                            }
-                            index += 4;
-                        }
-                        _ => return false,
-                    }
-                    index += 1;
-                }
-                _ => {}
+impl Store {
+    /// Append the checkpoint's `items` array, handing `out` to `flush` whenever it holds more than a chunk (so a
+    /// writer never needs a copy of the whole checkpoint).
+    pub(super) fn write_items(
+        &self,
+        out: &mut Vec<u8>,
+        mut flush: impl FnMut(&mut Vec<u8>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        const CHUNK: usize = 1 << 16;
+        out.push(b'[');
+        for (index, (key, item)) in self.items.iter().enumerate() {
+            if index > 0 {
+                out.push(b',');
             }
-        } else {
-            match byte {
-                b'"' => in_string = true,
-                b' ' | b'\n' | b'\r' | b'\t' => return false,
-                b'-' | b'0'..=b'9' => {
-                    // Numbers with an exponent or a fraction may be laid out differently: re-serialize them.
-                    let end = bytes[index..]
-                        .iter()
-                        .position(|b| !matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
-                        .map_or(bytes.len(), |offset| index + offset);
-                    if bytes[index..end].iter().any(|b| matches!(b, b'.' | b'e' | b'E')) {
-                        return false;
-                    }
-                    index = end;
-                    continue;
-                }
-                _ => {}
+            write_item(out, key, item);
+            if out.len() >= CHUNK {
+                flush(out)?;
             }
         }
-        index += 1;
-    }
-    true
-}
-
-/// The items as a checkpoint writes them, without copying them.
-pub(super) struct ItemsView<'a>(pub(super) &'a Store);
-
-struct StoredView<'a>(&'a str, &'a Stored);
-
-impl Serialize for ItemsView<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.0.items.len()))?;
-        for (key, item) in &self.0.items {
-            seq.serialize_element(&StoredView(key, item))?;
-        }
-        seq.end()
+        out.push(b']');
+        Ok(())
     }
 }
 
-impl Serialize for StoredView<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let StoredView(key, item) = self;
-        let fields = if item.content_refs.is_empty() { 9 } else { 10 };
-        let mut map = serializer.serialize_map(Some(fields))?;
-        map.serialize_entry("id", key)?;
-        map.serialize_entry("ordinal", &item.ordinal)?;
-        map.serialize_entry("kind", &item.kind)?;
-        map.serialize_entry("state", &item.state)?;
-        map.serialize_entry("first_stream_id", &item.first)?;
-        map.serialize_entry("last_stream_id", &item.last)?;
-        map.serialize_entry("started_at", &item.started_at)?;
-        map.serialize_entry("ended_at", &item.ended_at)?;
-        map.serialize_entry("content", &item.content)?;
-        if !item.content_refs.is_empty() {
-            map.serialize_entry("content_refs", &item.content_refs)?;
-        }
-        map.end()
+/// One item's checkpoint JSON: the fields of [`Item`] in declaration order, `content_refs` only when present.
+fn write_item(out: &mut Vec<u8>, key: &str, item: &Stored) {
+    out.extend_from_slice(br#"{"id":"#);
+    write_pydantic_str(out, key);
+    out.extend_from_slice(br#","ordinal":"#);
+    out.extend_from_slice(itoa::Buffer::new().format(item.ordinal).as_bytes());
+    for (name, text) in [(&br#","kind":""#[..], item.kind.as_str()), (br#"","state":""#, item.state.as_str())] {
+        out.extend_from_slice(name);
+        out.extend_from_slice(text.as_bytes());
     }
+    out.extend_from_slice(br#"","first_stream_id":"#);
+    item.first.write_json(out);
+    out.extend_from_slice(br#","last_stream_id":"#);
+    item.last.write_json(out);
+    out.extend_from_slice(br#","started_at":"#);
+    item.started_at.write_json(out);
+    out.extend_from_slice(br#","ended_at":"#);
+    match item.ended_at {
+        Some(at) => at.write_json(out),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(br#","content":"#);
+    item.content.write(out);
+    if !item.content_refs.is_empty() {
+        out.extend_from_slice(br#","content_refs":"#);
+        // Writing into memory cannot fail.
+        drop(crate::json::to_pydantic_writer(out, &item.content_refs));
+    }
+    out.push(b'}');
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn canonical_text_is_recognised() {
-        assert!(is_canonical(r#"{"a":"x y\n","b":[1,null,true],"c":"\u001f é"}"#));
-        for odd in
-            [r#"{"a": 1}"#, r#"{"a":"\u00e9"}"#, r#"{"a":1.5}"#, r#"{"a":1e5}"#, r#"{"a":"\/"}"#, r#"{"a":"\u001F"}"#]
-        {
-            assert!(!is_canonical(odd), "{odd}");
-        }
-    }
 
     #[test]
     fn stream_ids_parse_only_canonical_positions() {

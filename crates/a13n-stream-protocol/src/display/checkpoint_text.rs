@@ -1,0 +1,195 @@
+//! Reading checkpoint JSON without building its items' trees.
+//!
+//! Most of a checkpoint is item content that restoring never reads: observations no later event can change. A
+//! restore therefore keeps each item's content as the text the checkpoint holds when that text is canonical
+//! (exactly what this library would write for it), and parses it only otherwise. Checkpoints laid out as the
+//! writers lay them out (compact, fields in declaration order) are read in one pass by [`scan_checkpoint`];
+//! anything else is decoded in full by serde, which also says precisely what is wrong with a bad one.
+
+use std::borrow::Cow;
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::{ContentRef, ItemKind, ItemState};
+use crate::scan::Scanner;
+use crate::time::UtcTime;
+
+/// A checkpoint item whose content is still the checkpoint's JSON text.
+#[derive(Debug)]
+pub(super) struct RawItem<'a> {
+    pub(super) id: String,
+    pub(super) ordinal: u64,
+    pub(super) kind: ItemKind,
+    pub(super) state: ItemState,
+    pub(super) first_stream_id: Cow<'a, str>,
+    pub(super) last_stream_id: Cow<'a, str>,
+    pub(super) started_at: UtcTime,
+    pub(super) ended_at: Option<UtcTime>,
+    /// The content's text, as the checkpoint holds it.
+    pub(super) content: &'a str,
+    /// Whether `content` is canonical, so it can be kept byte for byte.
+    pub(super) canonical: bool,
+    pub(super) content_refs: IndexMap<String, ContentRef>,
+}
+
+/// A checkpoint item as serde decodes it, for checkpoints the scanner leaves alone.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct DecodedItem<'a> {
+    id: String,
+    ordinal: u64,
+    kind: ItemKind,
+    state: ItemState,
+    #[serde(borrow)]
+    first_stream_id: Cow<'a, str>,
+    #[serde(borrow)]
+    last_stream_id: Cow<'a, str>,
+    started_at: UtcTime,
+    ended_at: Option<UtcTime>,
+    #[serde(borrow)]
+    content: &'a RawValue,
+    #[serde(default)]
+    content_refs: IndexMap<String, ContentRef>,
+}
+
+impl<'a> From<DecodedItem<'a>> for RawItem<'a> {
+    fn from(item: DecodedItem<'a>) -> RawItem<'a> {
+        let content = item.content.get();
+        RawItem {
+            id: item.id,
+            ordinal: item.ordinal,
+            kind: item.kind,
+            state: item.state,
+            first_stream_id: item.first_stream_id,
+            last_stream_id: item.last_stream_id,
+            started_at: item.started_at,
+            ended_at: item.ended_at,
+            content,
+            canonical: is_canonical(content),
+            content_refs: item.content_refs,
+        }
+    }
+}
+
+/// Whether JSON text is exactly what this library writes for the value it holds (compact, canonical escapes,
+/// plain integers, no repeated keys), so it can be kept byte for byte.
+pub(super) fn is_canonical(text: &str) -> bool {
+    Scanner::new(text).canonical_value().is_some_and(|value| value.len() == text.len())
+}
+
+/// The items and the continuation's text of a checkpoint laid out as the writers lay it out:
+/// `{"items":[…],"continuation":…}`, each item's fields in declaration order without whitespace. `None` for any
+/// other layout or anything malformed: the caller then decodes the checkpoint in full.
+pub(super) fn scan_checkpoint(text: &str) -> Option<(Vec<RawItem<'_>>, &str)> {
+    let mut scanner = Scanner::new(text);
+    scanner.literal(br#"{"items":["#)?;
+    // A fold's item takes 200 bytes at the least (its fields' names and id alone take 150), so this rarely grows,
+    // and it reserves no more than about the text's own size.
+    let mut items = Vec::with_capacity(text.len() / 192);
+    if scanner.literal(b"]").is_none() {
+        loop {
+            items.push(scan_item(&mut scanner)?);
+            if scanner.literal(b",").is_none() {
+                scanner.literal(b"]")?;
+                break;
+            }
+        }
+    }
+    scanner.literal(br#","continuation":"#)?;
+    // The rest but the closing brace is the continuation; serde decodes it (and rejects anything after it).
+    let rest = scanner.rest();
+    let continuation = rest.trim_end().strip_suffix('}')?;
+    Some((items, continuation))
+}
+
+fn scan_item<'a>(scanner: &mut Scanner<'a>) -> Option<RawItem<'a>> {
+    scanner.literal(br#"{"id":"#)?;
+    let id = scanner.string()?.into_owned();
+    scanner.literal(br#","ordinal":"#)?;
+    let ordinal = u64::try_from(scanner.integer()?).ok()?;
+    scanner.literal(br#","kind":"#)?;
+    let kind = ItemKind::parse(&scanner.string()?)?;
+    scanner.literal(br#","state":"#)?;
+    let state = ItemState::parse(&scanner.string()?)?;
+    scanner.literal(br#","first_stream_id":"#)?;
+    let first_stream_id = scanner.string()?;
+    scanner.literal(br#","last_stream_id":"#)?;
+    let last_stream_id = scanner.string()?;
+    scanner.literal(br#","started_at":"#)?;
+    let started_at = UtcTime::parse(&scanner.string()?).ok()?;
+    scanner.literal(br#","ended_at":"#)?;
+    let ended_at = match scanner.opt_string()? {
+        Some(text) => Some(UtcTime::parse(&text).ok()?),
+        None => None,
+    };
+    scanner.literal(br#","content":"#)?;
+    // Canonical text is taken in the same pass that checks it; other text is skipped and parsed on restore.
+    let mut probe = scanner.clone();
+    let (content, canonical) = match probe.canonical_value() {
+        Some(content) => {
+            *scanner = probe;
+            (content, true)
+        }
+        None => (scanner.raw_value()?, false),
+    };
+    let content_refs = match scanner.literal(br#","content_refs":"#) {
+        Some(()) => serde_json::from_str(scanner.raw_value()?).ok()?,
+        None => IndexMap::new(),
+    };
+    scanner.literal(b"}")?;
+    Some(RawItem {
+        id,
+        ordinal,
+        kind,
+        state,
+        first_stream_id,
+        last_stream_id,
+        started_at,
+        ended_at,
+        content,
+        canonical,
+        content_refs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_text_is_recognised() {
+        assert!(is_canonical(r#"{"a":"x y\n","b":[1,null,true],"c":"\u001f é"}"#));
+        for odd in [
+            r#"{"a": 1}"#,
+            r#"{"a":"\u00e9"}"#,
+            r#"{"a":1.5}"#,
+            r#"{"a":1e5}"#,
+            r#"{"a":"\/"}"#,
+            r#"{"a":"\u001F"}"#,
+            r#"{"a":1,"a":2}"#,
+            r#"{"a":1} "#,
+        ] {
+            assert!(!is_canonical(odd), "{odd}");
+        }
+    }
+
+    #[test]
+    fn the_writers_layout_is_scanned_and_any_other_is_left_to_serde() {
+        let item = r#"{"id":"itm_1","ordinal":1,"kind":"observation","state":"completed","first_stream_id":"0-1","last_stream_id":"0-1","started_at":"2026-11-29T12:00:00Z","ended_at":null,"content":{"x":1.5}}"#;
+        let text = format!(r#"{{"items":[{item},{item}],"continuation":{{"run_id":"r"}}}}"#);
+        let (items, continuation) = scan_checkpoint(&text).expect("the writers' layout scans");
+        assert_eq!(items.len(), 2);
+        assert_eq!((items[0].content, items[0].canonical), (r#"{"x":1.5}"#, false));
+        assert_eq!(continuation, r#"{"run_id":"r"}"#);
+        for odd in [
+            text.replace(r#""ordinal":1,"kind""#, r#""kind""#),
+            text.replace(r#"{"items""#, r#"{ "items""#),
+            text.replace(r#""ended_at":null"#, r#""ended_at":7"#),
+            text.replace(r#""kind":"observation""#, r#""kind":"note""#),
+        ] {
+            assert!(scan_checkpoint(&odd).is_none(), "{odd}");
+        }
+    }
+}
