@@ -1,12 +1,12 @@
 //! The named host processors of the conformance corpus.
 
 use a13n_stream_protocol::agui::CustomEvent;
-use a13n_stream_protocol::{AguiEventProcessor, Event};
+use a13n_stream_protocol::{infallible, AguiEventProcessor, Event};
 
 /// The processor a case names, or an error for an unknown name.
 pub fn named(name: &str) -> Result<AguiEventProcessor, String> {
     Ok(match name {
-        "drop_usage" => Box::new(|_, event| match &event {
+        "drop_usage" => infallible(|_, event| match &event {
             Event::Custom(custom)
                 if matches!(custom.name.as_str(), "a13n.harness.usage" | "a13n.harness.diagnostic") =>
             {
@@ -14,21 +14,21 @@ pub fn named(name: &str) -> Result<AguiEventProcessor, String> {
             }
             _ => Some(event),
         }),
-        "redact_text" => Box::new(|_, event| match event {
+        "redact_text" => infallible(|_, event| match event {
             Event::TextMessageContent(mut content) => {
                 content.delta = "*".repeat(content.delta.chars().count());
                 Some(Event::TextMessageContent(content))
             }
             other => Some(other),
         }),
-        "bad_structural" => Box::new(|_, event| match event {
+        "bad_structural" => infallible(|_, event| match event {
             Event::TextMessageStart(mut start) => {
                 start.message_id = "rewritten".into();
                 Some(Event::TextMessageStart(start))
             }
             other => Some(other),
         }),
-        "bad_type" => Box::new(|_, event| match event {
+        "bad_type" => infallible(|_, event| match event {
             Event::ToolCallStart(start) => Some(Event::Custom(CustomEvent {
                 timestamp: start.timestamp,
                 name: "replaced".into(),

@@ -89,6 +89,10 @@ pub enum ObserveError {
     /// A call out of order or out of range (e.g. a snapshot range beyond the accumulated events).
     #[error("invalid call: {0}")]
     Usage(String),
+    /// The host's event processor failed ([`ProcessorRefusal::Failed`](crate::observer::ProcessorRefusal));
+    /// nothing was committed. The host that installed it holds the failure.
+    #[error("the event processor failed")]
+    Processor,
 }
 
 impl ObserveError {
@@ -119,6 +123,9 @@ pub enum FoldError {
     /// A checkpoint that cannot continue this fold (another run, attempt or content policy).
     #[error("checkpoint mismatch: {0}")]
     Continuation(String),
+    /// The host's event processor failed; nothing was committed (see [`ObserveError::Processor`]).
+    #[error("the event processor failed")]
+    Processor,
 }
 
 impl FoldError {
@@ -134,6 +141,7 @@ impl From<ObserveError> for FoldError {
             ObserveError::Observation(message) | ObserveError::Usage(message) => FoldError::Observation(message),
             ObserveError::Input(input) => FoldError::Input(input),
             ObserveError::Validation(message) => FoldError::Validation(message),
+            ObserveError::Processor => FoldError::Processor,
         }
     }
 }

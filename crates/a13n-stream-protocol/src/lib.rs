@@ -133,7 +133,8 @@ pub use fragments::{fragment_custom_event, CustomEventAssembler};
 pub use json::{py_float_repr, pydantic_float_repr};
 pub use memory::MemorySource;
 pub use observer::{
-    AguiEventProcessor, HarnessAguiObserver, HarnessAguiStreamObserver, Observer, ObserverContinuation,
+    infallible, AguiEventProcessor, HarnessAguiObserver, HarnessAguiStreamObserver, Observer, ObserverContinuation,
+    ProcessorRefusal,
 };
 pub use source::{SourceBody, SourceEvent, SourceItem, MAX_SOURCE_LINE_BYTES};
 pub use time::{SourceTime, UtcTime};

@@ -112,7 +112,7 @@ fn a_rejected_first_item_of_a_child_leaves_no_child_state() {
     use a13n_stream_protocol::agui::CustomEvent;
     use a13n_stream_protocol::Event;
     let items = random_stream(4);
-    let reject_child_text: a13n_stream_protocol::AguiEventProcessor = Box::new(|_, event| match event {
+    let reject_child_text = a13n_stream_protocol::infallible(|_, event| match event {
         Event::TextMessageStart(start) if start.subagent_run_id.is_some() => {
             Some(Event::Custom(CustomEvent { name: "swapped".into(), ..CustomEvent::default() }))
         }
@@ -224,5 +224,40 @@ fn a_restored_checkpoint_is_written_back_as_a_fully_decoded_one_would_be() {
         let mut out = Vec::new();
         restored.write_export(&mut out).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), expected);
+    }
+}
+
+#[test]
+fn a_refusing_processor_rejects_the_whole_item_and_commits_nothing() {
+    use a13n_stream_protocol::{Event, ObserveError, ProcessorRefusal};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let lines = a13n_testkit::text_stream("t", "r", 4);
+    let items: Vec<SourceItem> = lines.iter().map(|line| SourceItem::from_json(line).unwrap()).collect();
+    let refusals = [
+        (ProcessorRefusal::Failed, ObserveError::Processor),
+        (
+            ProcessorRefusal::NotAnEvent,
+            ObserveError::Observation("The event processor returned a non-AG-UI value".into()),
+        ),
+        (
+            ProcessorRefusal::InvalidEvent,
+            ObserveError::Observation("The event processor returned an invalid AG-UI event".into()),
+        ),
+    ];
+    for (refusal, expected) in refusals {
+        let refuse = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&refuse);
+        let processor: a13n_stream_protocol::AguiEventProcessor =
+            Box::new(move |_, event: Event| if flag.load(Ordering::Relaxed) { Err(refusal) } else { Ok(Some(event)) });
+        let mut observer = HarnessAguiStreamObserver::new().with_processor(processor);
+        observer.observe(&items[0]).unwrap();
+        let (before, count) = (observer.export(), observer.event_count());
+        refuse.store(true, Ordering::Relaxed);
+        // The second item opens a text part: a converted event the processor refuses.
+        assert_eq!(observer.observe(&items[1]).unwrap_err(), expected);
+        assert_eq!((observer.export(), observer.event_count()), (before, count));
+        refuse.store(false, Ordering::Relaxed);
+        assert!(!observer.observe(&items[1]).unwrap().is_empty());
     }
 }

@@ -327,7 +327,10 @@ mod tests {
 
     #[test]
     fn a_processor_or_a_child_run_keeps_the_general_path() {
-        let options = super::super::DisplayOptions { processor: Some(Box::new(|_, e| Some(e))), ..Default::default() };
+        let options = super::super::DisplayOptions {
+            processor: Some(crate::observer::infallible(|_, e| Some(e))),
+            ..Default::default()
+        };
         let mut fold = DisplayFold::with_options("r", options);
         fold.fold_line(START, &mut Vec::new()).unwrap();
         assert!(fold.fold_in_lane(DELTA, &mut Vec::new()).is_none());

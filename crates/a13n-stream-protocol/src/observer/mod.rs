@@ -51,8 +51,40 @@ use crate::source::{EventKind, RunResult, RunStatus, SourceBody, SourceEvent, So
 
 /// A host processor: sees each converted event with its source item and returns it, a replacement, or `None` to
 /// drop it. A replacement may change only the event type's mutable fields (text and argument deltas, encrypted
-/// values, tool-result content, a run's result, an error message); anything else is rejected.
-pub type AguiEventProcessor = Box<dyn FnMut(&SourceItem, Event) -> Option<Event> + Send>;
+/// values, tool-result content, a run's result, an error message); anything else is rejected. A processor that
+/// cannot decide (a host callback that failed, a value that is no event) refuses, and the whole item is rejected
+/// with nothing committed. [`infallible`] makes one from a function that never refuses.
+pub type AguiEventProcessor = Box<dyn FnMut(&SourceItem, Event) -> Result<Option<Event>, ProcessorRefusal> + Send>;
+
+/// A processor that never refuses: `keep` returns the event, a replacement or `None`.
+pub fn infallible(mut keep: impl FnMut(&SourceItem, Event) -> Option<Event> + Send + 'static) -> AguiEventProcessor {
+    Box::new(move |source, event| Ok(keep(source, event)))
+}
+
+/// Why a host processor refused an event; the observation is rejected and nothing is committed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProcessorRefusal {
+    /// The processor itself failed (a host binding keeps the failure to report it): [`ObserveError::Processor`].
+    Failed,
+    /// It returned a value that is not an AG-UI event: the reference's observation error.
+    NotAnEvent,
+    /// It returned an AG-UI event that does not validate: the reference's observation error.
+    InvalidEvent,
+}
+
+impl From<ProcessorRefusal> for ObserveError {
+    fn from(refusal: ProcessorRefusal) -> ObserveError {
+        match refusal {
+            ProcessorRefusal::Failed => ObserveError::Processor,
+            ProcessorRefusal::NotAnEvent => ObserveError::observation(NOT_AN_EVENT),
+            ProcessorRefusal::InvalidEvent => ObserveError::observation(INVALID_EVENT),
+        }
+    }
+}
+
+const NOT_AN_EVENT: &str = "The event processor returned a non-AG-UI value";
+const INVALID_EVENT: &str = "The event processor returned an invalid AG-UI event";
 
 /// The kind of an open model response part.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -362,7 +394,7 @@ fn observe_into<M: Mode>(
         Some(processor) => {
             let mut kept = Vec::with_capacity(converted.len());
             for event in converted {
-                if let Some(candidate) = processor(item, event.clone()) {
+                if let Some(candidate) = processor(item, event.clone())? {
                     kept.push(validate_processor_result(&event, candidate)?);
                 }
             }
@@ -425,10 +457,10 @@ fn validate_processor_result(original: &Event, candidate: Event) -> Result<Event
         return Err(ObserveError::observation("The event processor changed the AG-UI event type"));
     }
     if candidate.timestamp().is_some_and(|t| t.abs() > (1 << 53) - 1) {
-        return Err(ObserveError::observation("The event processor returned an invalid AG-UI event"));
+        return Err(ObserveError::observation(INVALID_EVENT));
     }
     let (Value::Object(before), Value::Object(after)) = (original.to_value(), candidate.to_value()) else {
-        return Err(ObserveError::observation("The event processor returned a non-AG-UI value"));
+        return Err(ObserveError::observation(NOT_AN_EVENT));
     };
     let mutable = original.mutable_fields();
     for key in before.keys().chain(after.keys()) {
