@@ -1,0 +1,90 @@
+//! Fragmented `CUSTOM` events: splitting one that is too large to send whole, and reassembling the frames.
+
+use a13n_stream_protocol::agui::CustomEvent;
+use a13n_stream_protocol::fragments::{Accepted, FragmentState};
+use a13n_stream_protocol::{CustomEventAssembler, Event};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyType};
+
+use crate::convert::{from_python, json_text, to_python};
+use crate::errors::input_error;
+
+/// Reassembles bounded, ordered fragment frames; a lost frame never yields a partial event (it sets `gap`).
+#[pyclass(name = "CustomEventAssembler", module = "a13n_stream_rs")]
+pub(crate) struct PyAssembler(CustomEventAssembler);
+
+#[pymethods]
+impl PyAssembler {
+    /// An assembler holding at most `max_bytes` of frame data in at most `max_pending` events.
+    #[new]
+    #[pyo3(signature = (*, max_bytes=67_108_864, max_pending=8))]
+    fn new(max_bytes: u64, max_pending: u64) -> PyResult<Self> {
+        CustomEventAssembler::new(max_bytes, max_pending)
+            .map(PyAssembler)
+            .map_err(|_| PyValueError::new_err("custom event assembly bounds must be positive"))
+    }
+
+    /// Take one `CUSTOM` event payload (a dict): the event itself when it is no fragment, the reassembled event
+    /// on its last frame, otherwise `None`.
+    fn accept<'py>(&mut self, py: Python<'py>, payload: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let serde_json::Value::Object(object) = from_python(payload, "payload")? else {
+            return Err(input_error("payload", "a CUSTOM event payload is a dict"));
+        };
+        match self.0.accept(&object) {
+            Accepted::Passed(_) => Ok(Some(payload.clone())),
+            Accepted::Assembled(event) => Ok(Some(to_python(py, &serde_json::Value::Object(event))?)),
+            Accepted::Pending => Ok(None),
+        }
+    }
+
+    /// Whether a frame was lost (a caller may show an observation-gap notice).
+    #[getter]
+    fn gap(&self) -> bool {
+        self.0.gap()
+    }
+
+    /// The state as the reference's `FragmentState` JSON.
+    fn export(&self) -> PyResult<String> {
+        serde_json::to_string(&self.0.export()).map_err(|error| PyValueError::new_err(error.to_string()))
+    }
+
+    /// Continue from exported state (`str`, `bytes` or a reference `FragmentState`).
+    #[classmethod]
+    fn restore(_cls: &Bound<'_, PyType>, state: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let text = json_text(state, "state")?;
+        let state: FragmentState = serde_json::from_str(&text).map_err(|error| input_error("state", error))?;
+        CustomEventAssembler::restore(state).map(PyAssembler).map_err(|error| input_error("", error))
+    }
+}
+
+/// Split a `CUSTOM` event (a dict) into fragment frames when its JSON is too large to send whole; a smaller one
+/// comes back as the only element. `identity` names the frames of this event.
+#[pyfunction]
+#[pyo3(signature = (event, *, identity))]
+pub(crate) fn fragment_custom_event<'py>(
+    py: Python<'py>,
+    event: &Bound<'py, PyAny>,
+    identity: &str,
+) -> PyResult<Bound<'py, PyList>> {
+    let value = from_python(event, "event")?;
+    let custom: CustomEvent = match serde_json::from_value::<Event>(value) {
+        Ok(Event::Custom(custom)) => custom,
+        Ok(_) => return Err(input_error("event.type", "only a CUSTOM event is fragmented")),
+        Err(error) => return Err(input_error("event", error)),
+    };
+    let list = PyList::empty(py);
+    for frame in a13n_stream_protocol::fragment_custom_event(custom, identity) {
+        list.append(to_python(py, &frame.to_value())?)?;
+    }
+    Ok(list)
+}
+
+/// A tool's return value as AG-UI `TOOL_CALL_RESULT` content: text, or a list of content parts.
+#[pyfunction]
+pub(crate) fn tool_result_content<'py>(py: Python<'py>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let value = from_python(value, "value")?;
+    let content = a13n_stream_protocol::tool_result_content(&value);
+    let json = serde_json::to_value(&content).map_err(|error| PyValueError::new_err(error.to_string()))?;
+    to_python(py, &json)
+}

@@ -1,0 +1,39 @@
+//! The `a13n_stream_rs._core` extension module: the exact Rust core of the Agent Stream Protocol for Python
+//! hosts. The Python package `a13n_stream_rs` re-exports it; see `python/` for its documentation and tests.
+//!
+//! Rooms: `convert` (Python objects and JSON values, and the forms a line may take), `errors` (the exceptions
+//! and how core errors become them), `processor` (a Python host processor), `display` (`DisplayFold`,
+//! `replay`), `observer` (the two observers), `fragments` (fragmented `CUSTOM` events, tool result content).
+
+#![forbid(unsafe_code)]
+
+mod convert;
+mod display;
+mod errors;
+mod fragments;
+mod observer;
+mod processor;
+
+use pyo3::prelude::*;
+
+// The core allocates per event; mimalloc's thread-local size classes cut that cost (as in the CLI). Only this
+// library's own allocations go through it: Python's objects keep Python's allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[pymodule]
+fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = module.py();
+    module.add_class::<display::PyDisplayFold>()?;
+    module.add_class::<observer::PyStreamObserver>()?;
+    module.add_class::<observer::PySingleObserver>()?;
+    module.add_class::<fragments::PyAssembler>()?;
+    module.add_function(wrap_pyfunction!(display::replay, module)?)?;
+    module.add_function(wrap_pyfunction!(fragments::fragment_custom_event, module)?)?;
+    module.add_function(wrap_pyfunction!(fragments::tool_result_content, module)?)?;
+    module.add("AguiObservationError", py.get_type::<errors::AguiObservationError>())?;
+    module.add("ValidationError", py.get_type::<errors::ValidationError>())?;
+    module.add("InputError", py.get_type::<errors::InputError>())?;
+    module.add("MAX_SOURCE_LINE_BYTES", a13n_stream_protocol::MAX_SOURCE_LINE_BYTES)?;
+    Ok(())
+}
