@@ -24,10 +24,13 @@ pub(crate) enum Carried<'a> {
     ToolCallStart { index: i64, tool_call_id: Cow<'a, str>, tool_name: Cow<'a, str> },
     /// A function tool call: nothing.
     ToolCall,
+    /// An inline delegation (its payload's `type` is `inline_delegation`): the observer validates the payload,
+    /// converts it to a `SUBAGENT_*` event before the observation, and opens or releases the child run.
+    Delegation { payload: &'a str },
 }
 
-/// A Harness event's schema version and payload text: what its copy writes in place of the whole event.
-type HarnessCopy<'a> = (Cow<'a, str>, &'a str);
+/// A Harness event's schema version, kind and payload text: what its copy writes in place of the whole event.
+type HarnessCopy<'a> = (Cow<'a, str>, &'static str, &'a str);
 
 /// A source line carried through as one `CUSTOM` event, with everything needed to write it.
 pub(crate) struct CarriedLine<'a> {
@@ -70,10 +73,12 @@ impl<'a> CarriedLine<'a> {
         self.head.write_value_head(out);
         match &self.harness {
             // The extension event's own dump: schema version, kind, payload.
-            Some((schema_version, payload)) => {
+            Some((schema_version, kind, payload)) => {
                 out.extend_from_slice(br#"{"schema_version":"#);
                 write_pydantic_str(out, schema_version);
-                out.extend_from_slice(br#","kind":"lifecycle","payload":"#);
+                out.extend_from_slice(br#","kind":"#);
+                write_pydantic_str(out, kind);
+                out.extend_from_slice(br#","payload":"#);
                 out.extend_from_slice(payload.as_bytes());
                 out.push(b'}');
             }
@@ -128,24 +133,28 @@ fn event_fields(event: &str) -> Option<EventFields<'_>> {
 fn classify<'a>(fields: &EventFields<'a>) -> Option<(&'static str, Option<HarnessCopy<'a>>, Carried<'a>)> {
     match fields.event_kind.as_deref() {
         None => {
-            // A Harness extension event: only lifecycle events other than the run's start, with an object payload.
-            if fields.kind.as_deref() != Some("lifecycle")
-                || fields.other
-                || fields.index.is_some()
-                || fields.part.is_some()
-            {
+            // A Harness extension event with an object payload: a lifecycle event other than the run's start, or
+            // an inline delegation.
+            if fields.other || fields.index.is_some() || fields.part.is_some() {
                 return None;
             }
             let payload = fields.payload?;
             let (payload_type, request_index) = payload_fields(payload)?;
-            if payload_type.as_deref() == Some("run_started") {
-                return None;
-            }
-            let model_request = payload_type.as_deref() == Some("model_request_started");
-            let request_index = request_index.filter(|_| model_request);
             let schema_version = fields.schema_version.clone().unwrap_or(Cow::Borrowed("1"));
-            let carried = Carried::Lifecycle { model_request, request_index };
-            Some((names::HARNESS_LIFECYCLE, Some((schema_version, payload)), carried))
+            match (fields.kind.as_deref()?, payload_type.as_deref()) {
+                ("lifecycle", Some("run_started")) => None,
+                ("lifecycle", payload_type) => {
+                    let model_request = payload_type == Some("model_request_started");
+                    let request_index = request_index.filter(|_| model_request);
+                    let carried = Carried::Lifecycle { model_request, request_index };
+                    Some((names::HARNESS_LIFECYCLE, Some((schema_version, "lifecycle", payload)), carried))
+                }
+                ("delegation", Some("inline_delegation")) => {
+                    let carried = Carried::Delegation { payload };
+                    Some((names::HARNESS_DELEGATION, Some((schema_version, "delegation", payload)), carried))
+                }
+                _ => None,
+            }
         }
         Some("part_start") => {
             let index = fields.index?;

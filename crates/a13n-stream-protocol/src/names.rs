@@ -25,6 +25,8 @@ pub const DEFERRED_TOOL_RESULTS: &str = "a13n.pydantic_ai.deferred_tool_results"
 
 /// Harness lifecycle events (model requests, run start).
 pub const HARNESS_LIFECYCLE: &str = "a13n.harness.lifecycle";
+/// Harness delegation events (inline subagent runs started, completed or failed).
+pub const HARNESS_DELEGATION: &str = "a13n.harness.delegation";
 /// Harness context events (memory sources).
 pub const HARNESS_CONTEXT: &str = "a13n.harness.context";
 /// A Harness tool observation.

@@ -8,7 +8,7 @@
 //! Anything else goes through [`SourceItem::from_json`] and [`Observer::observe`]; the tests compare both lanes
 //! byte for byte.
 
-use crate::carried_line::CarriedLine;
+use crate::carried_line::{Carried, CarriedLine};
 use crate::delta_line::{ArgsDelta, ContentDelta};
 use crate::error::ObserveError;
 use crate::lane_hint::{take_in_lane, Lanes};
@@ -79,15 +79,27 @@ impl HarnessAguiStreamObserver {
         true
     }
 
-    /// The carried lane: `true` when the line's run may take it and its observation is written.
-    fn observe_carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> bool {
-        let Some(child) = self.carries_in_any_run(&line.head.thread_id, &line.head.run_id) else { return false };
+    /// The carried lane: how many events, when the line's run may take it and its events are written (a
+    /// delegation's `SUBAGENT_*` event, then the observation).
+    fn observe_carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        let child = self.carries_in_any_run(&line.head.thread_id, &line.head.run_id)?;
+        let delegation = match line.carried {
+            Carried::Delegation { .. } => Some(self.delegation_in_any_run(line)?),
+            _ => None,
+        };
+        if let Some(plan) = &delegation {
+            write_events(&plan.closing, out);
+            write_events(std::slice::from_ref(&plan.event), out);
+        }
         let mut value = Vec::with_capacity(512);
         line.write_value(&mut value);
         line.write_event(child, &value, out);
         out.push(b'\n');
         self.commit_carried_in(&line.head.run_id, child, &line.carried);
-        true
+        if let Some(plan) = &delegation {
+            self.commit_delegation(plan);
+        }
+        Some(1 + delegation.map_or(0, |plan| plan.closing.len() + 1))
     }
 
     /// The part lane: the events of a text part's start or end or a tool call's end, when the lanes may take it.
@@ -113,7 +125,7 @@ impl Lanes for HarnessAguiStreamObserver {
     }
 
     fn carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
-        self.observe_carried(line, out).then_some(1)
+        self.observe_carried(line, out)
     }
 
     fn tool_return(&mut self, line: &ToolReturnLine<'_>, out: &mut Vec<u8>) -> Option<usize> {

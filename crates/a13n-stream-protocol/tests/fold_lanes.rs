@@ -248,6 +248,19 @@ fn both_lanes_agree_on_mutated_carried_lines() {
     compare_mutations(&CARRIED_LINES, streams, 37, 3, 40);
 }
 
+/// Subagent streams, with a child's text still open at its completion, its tool call, and a nested child.
+fn delegation_streams() -> Vec<(&'static str, Vec<String>)> {
+    let subagents = bench::lines(StreamKind::Subagents, 300);
+    let tools = bench::lines(StreamKind::Tools, 40);
+    let child_tools = into_child_run(&bench::lines(StreamKind::Subagents, 150), &tools[2..17]);
+    vec![("subagents", subagents), ("child tools", child_tools)]
+}
+
+#[test]
+fn both_lanes_agree_on_mutated_delegations() {
+    compare_mutations(&DELEGATIONS, delegation_streams(), 53, 2, 8);
+}
+
 /// Checkpoints after every line: a wrong cursor flag shows only in the state until a later end.
 #[test]
 fn both_lanes_agree_on_mutated_text_part_lines() {

@@ -70,12 +70,19 @@ fn lane_streams() -> Vec<(&'static str, Vec<String>)> {
     let short = bench::lines(StreamKind::Short, 300);
     let child_tools = into_child_run(&bench::lines(StreamKind::Subagents, 200), &tools[2..17]);
     let child_text = into_child_run(&bench::lines(StreamKind::Subagents, 200), &short[2..13]);
-    vec![("tools", tools), ("short", short), ("child tools", child_tools), ("child text", child_text)]
+    let subagents = bench::lines(StreamKind::Subagents, 200);
+    vec![
+        ("tools", tools),
+        ("short", short),
+        ("child tools", child_tools),
+        ("child text", child_text),
+        ("subagents", subagents),
+    ]
 }
 
 #[test]
 fn both_lanes_agree_on_every_kind_of_mutated_lane_line() {
-    for family in [&ARGUMENT_DELTAS, &CARRIED_LINES, &TEXT_PARTS, &TOOL_CALL_ENDS, &TOOL_RETURNS] {
+    for family in [&ARGUMENT_DELTAS, &CARRIED_LINES, &TEXT_PARTS, &TOOL_CALL_ENDS, &TOOL_RETURNS, &DELEGATIONS] {
         for (name, lines) in lane_streams() {
             for choice in 0..family.count {
                 // Some lines of each kind change, some stay: the first binds the run.

@@ -1,5 +1,5 @@
-//! Inputs for the lane-equivalence tests: argument-delta lines changed in every way the fast lanes must notice,
-//! and a stream whose inline child run streams a tool call.
+//! Inputs for the lane-equivalence tests: lines of every lane changed in every way the fast lanes must notice,
+//! and streams whose inline child run streams a tool call.
 
 use serde_json::{json, Value};
 
@@ -136,6 +136,60 @@ fn insert_into_body(item: &Value, body: &str, fields: &str) -> String {
     format!("{}{fields}{}", &text[..at], &text[at..])
 }
 
+/// How many distinct changes [`mutate_delegation`] makes.
+pub const DELEGATION_MUTATIONS: u64 = 26;
+
+/// Change an inline delegation line in one of [`DELEGATION_MUTATIONS`] ways: every rule of the payload's model
+/// (required fields, lengths counted in characters, the invocation pattern, types, unknown fields), the other
+/// action, other and nested parents, other children, spellings that are not canonical, other kinds, runs and
+/// threads.
+pub fn mutate_delegation(line: &str, choice: u64) -> String {
+    let mut item: Value = serde_json::from_str(line).expect("a JSON line");
+    let own_run = item["run_id"].clone();
+    let payload = &mut item["event"]["payload"];
+    let drop_field = |payload: &mut Value, key: &str| drop(payload.as_object_mut().and_then(|p| p.shift_remove(key)));
+    match choice {
+        0 => {
+            payload["action"] = json!("failed");
+            payload["status"] = json!("timed_out");
+        }
+        1 => payload["child_run_id"] = Value::Null,
+        2 => drop_field(payload, "child_run_id"),
+        3 => payload["invocation_id"] = json!("call-7"),
+        4 => payload["invocation_id"] = json!(format!("delegation-{}", "a".repeat(118))),
+        5 => payload["subagent"] = json!(""),
+        6 => payload["subagent"] = json!("h".repeat(129)),
+        7 => payload["parent_tool_call_id"] = Value::Null,
+        8 => drop_field(payload, "parent_tool_call_id"),
+        9 => payload["parent_run_id"] = json!("run-parent-child"),
+        10 => payload["note"] = json!(1),
+        11 => payload["status"] = json!(5),
+        12 => payload["type"] = json!("other_delegation"),
+        13 => drop_field(payload, "type"),
+        14 => item["event"]["kind"] = json!("context"),
+        15 => return line.replacen(r#""subagent":""#, r#""subagent":"\/"#, 1),
+        16 => payload["subagent"] = json!("助手 é"),
+        17 => payload["subagent"] = json!("助".repeat(128)),
+        18 => payload["child_run_id"] = own_run,
+        19 => payload["child_run_id"] = json!("run-child-unknown"),
+        20 => {
+            let action = if payload["action"] == "started" { "completed" } else { "started" };
+            payload["action"] = json!(action);
+        }
+        21 => return line.replacen(r#""action":"#, r#""action":"started","action":"#, 1),
+        22 => item["run_id"] = json!("another-run"),
+        23 => item["thread_id"] = json!("another-thread"),
+        24 => payload["child_run_id"] = json!(""),
+        _ => return format!("{line} x"),
+    }
+    item.to_string()
+}
+
+/// Whether `line` is an inline delegation.
+pub fn is_delegation_line(line: &str) -> bool {
+    line.contains(r#""type":"inline_delegation""#)
+}
+
 /// How many distinct changes [`mutate_text_part`] makes.
 pub const TEXT_PART_MUTATIONS: u64 = 16;
 
@@ -264,6 +318,13 @@ pub const ARGUMENT_DELTAS: Mutations = Mutations {
 /// Lines carried through whole.
 pub const CARRIED_LINES: Mutations =
     Mutations { name: "carried", count: CARRIED_MUTATIONS, applies: is_carried_line, mutate: mutate_carried_line };
+/// Inline delegations.
+pub const DELEGATIONS: Mutations = Mutations {
+    name: "delegation",
+    count: DELEGATION_MUTATIONS,
+    applies: is_delegation_line,
+    mutate: mutate_delegation,
+};
 /// Text parts' starts and ends.
 pub const TEXT_PARTS: Mutations =
     Mutations { name: "text part", count: TEXT_PART_MUTATIONS, applies: is_text_part_line, mutate: mutate_text_part };

@@ -1,24 +1,29 @@
 //! The carried lane of [`DisplayFold::fold_line`]: a line the observer carries through as one `CUSTOM` event (a
-//! Harness lifecycle event, a tool-call part's start, a function tool call) becomes one sealed observation item.
+//! Harness lifecycle event or inline delegation, a tool-call part's start, a function tool call) becomes one
+//! sealed observation item; a delegation's `SUBAGENT_*` event becomes one before it.
 //! The general path would decode the line into a tree, convert it, turn the event into an object, fold it by
 //! its keys and serialize the item; the lane writes the event's value once from the scanned line
 //! ([`CarriedLine`]) and uses those bytes for both the observed line and the item's sealed content.
 
 use super::lane::{write_observed, LaneItem};
 use super::store::StreamId;
-use super::{item_id, DisplayFold, ItemKind, ItemState};
+use super::{item_id, DisplayFold, ItemKind, ItemState, ObservedRef};
+use crate::agui::Event;
 use crate::carried_line::{Carried, CarriedLine};
 use crate::json::write_pydantic_str;
+use crate::time::UtcTime;
 
 impl DisplayFold {
-    /// `true` when the line's run may take the lane and the line is folded and written.
-    pub(super) fn fold_carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> bool {
+    /// How many events, when the line's run may take the lane and the line is folded and written.
+    pub(super) fn fold_carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
         // A fold that keeps full content shows no native part observations: the general path says so.
         if self.content.full_content() && matches!(line.carried, Carried::ToolCallStart { .. }) {
-            return false;
+            return None;
         }
-        let Some(child) = self.observer.carries_in_any_run(&line.head.thread_id, &line.head.run_id) else {
-            return false;
+        let child = self.observer.carries_in_any_run(&line.head.thread_id, &line.head.run_id)?;
+        let delegation = match line.carried {
+            Carried::Delegation { .. } => Some(self.observer.delegation_in_any_run(line)?),
+            _ => None,
         };
         let mut value = Vec::with_capacity(512);
         line.write_value(&mut value);
@@ -34,10 +39,17 @@ impl DisplayFold {
         content.push(b'}');
         // The scanned line is UTF-8 and every piece is canonical JSON, so this holds; if it did not, the general path
         // decides.
-        let Ok(content) = String::from_utf8(content) else { return false };
-        let content = content.into_boxed_str();
+        let content = String::from_utf8(content).ok()?.into_boxed_str();
+        // A completed child's closing events fold first; they change nothing when they cannot all fold.
+        let closed = match &delegation {
+            Some(plan) => self.fold_events(&plan.closing, out)?,
+            None => 0,
+        };
         // Nothing below can fail; this is what the general path commits, in its order.
         self.lane = None;
+        if let Some(plan) = &delegation {
+            self.fold_sealed_event(&plan.event, line.head.at, out);
+        }
         self.sequence += 1;
         let sequence = self.sequence;
         if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < sequence) {
@@ -61,6 +73,25 @@ impl DisplayFold {
         };
         write_observed(out, sequence, |out| line.write_event(child, &value, out), reference);
         self.observer.commit_carried_in(&line.head.run_id, child, &line.carried);
-        true
+        if let Some(plan) = &delegation {
+            self.observer.commit_delegation(plan);
+        }
+        Some(1 + closed + usize::from(delegation.is_some()))
+    }
+
+    /// Fold a run's or subagent's lifecycle event (`RUN_*`, `SUBAGENT_*`) as the general path does: the next
+    /// sequence, and one sealed observation item holding the whole event.
+    fn fold_sealed_event(&mut self, event: &Event, at: UtcTime, out: &mut Vec<u8>) {
+        self.sequence += 1;
+        let sequence = self.sequence;
+        if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < sequence) {
+            self.seal_arguments();
+        }
+        let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{sequence}", self.attempt));
+        let position = StreamId::At { attempt: self.attempt, sequence };
+        let content = event.to_json().into_boxed_str();
+        let item = self.store.put_sealed(key, ItemKind::Observation, ItemState::Completed, content, position, at);
+        ObservedRef { sequence, event, item: Some(&item) }.write_json(out);
+        out.push(b'\n');
     }
 }

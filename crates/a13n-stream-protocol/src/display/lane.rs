@@ -225,7 +225,7 @@ impl Lanes for DisplayFold {
     }
 
     fn carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
-        self.fold_carried(line, out).then_some(1)
+        self.fold_carried(line, out)
     }
 
     fn tool_return(&mut self, line: &ToolReturnLine<'_>, out: &mut Vec<u8>) -> Option<usize> {

@@ -14,12 +14,12 @@ pub(super) fn inline_delegation(event: &SourceEvent) -> Option<&Object> {
 
 /// The fields of a validated inline delegation observation.
 pub(super) struct Delegation<'a> {
-    action: &'a str,
+    pub(super) action: &'a str,
     subagent: &'a str,
     status: &'a str,
     parent_run_id: &'a str,
     parent_tool_call_id: Option<&'a str>,
-    child_run_id: Option<&'a str>,
+    pub(super) child_run_id: Option<&'a str>,
 }
 
 /// Validate an inline delegation payload as the reference's `InlineDelegationPayload` model does, failing with
@@ -111,37 +111,12 @@ pub(super) fn convert_delegation(
     };
     let child = state.children.entry(child_id.to_owned()).or_default();
     let mut events = Vec::new();
-    if delegation.action == "started" {
-        events.push(Event::SubagentStarted(SubagentStartedEvent {
-            timestamp,
-            subagent_run_id: Some(child_id.to_owned()),
-            name: delegation.subagent.to_owned(),
-            parent_tool_call_id: delegation.parent_tool_call_id.map(str::to_owned),
-            parent_subagent_run_id: (delegation.parent_run_id != root_run_id)
-                .then(|| delegation.parent_run_id.to_owned()),
-            ..SubagentStartedEvent::default()
-        }));
-    } else {
+    if delegation.action != "started" {
         events.extend(attribute(close_parts(item, child), child_id));
-        if delegation.action == "completed" {
-            events.push(Event::SubagentFinished(SubagentFinishedEvent {
-                timestamp,
-                subagent_run_id: Some(child_id.to_owned()),
-                outcome: Some(serde_json::json!({"type": "success"})),
-                ..SubagentFinishedEvent::default()
-            }));
-        } else {
-            events.push(Event::SubagentError(SubagentErrorEvent {
-                timestamp,
-                subagent_run_id: Some(child_id.to_owned()),
-                message: format!("Inline delegation {}.", delegation.status),
-                code: Some(delegation.status.to_owned()),
-                ..SubagentErrorEvent::default()
-            }));
-        }
         // The parent reports completion only after accepting the child outcome: release its cursors.
         state.children.shift_remove(child_id);
     }
+    events.push(subagent_event(&delegation, timestamp, root_run_id, child_id));
     let custom = custom_harness_event(item, event);
     if is_child {
         events.extend(attribute(vec![custom], &item.run_id));
@@ -149,6 +124,40 @@ pub(super) fn convert_delegation(
         events.push(custom);
     }
     Ok(events)
+}
+
+/// The `SUBAGENT_*` event of a validated delegation of child run `child_id`: started, finished (completed) or
+/// failed.
+pub(super) fn subagent_event(
+    delegation: &Delegation<'_>,
+    timestamp: Option<i64>,
+    root_run_id: &str,
+    child_id: &str,
+) -> Event {
+    match delegation.action {
+        "started" => Event::SubagentStarted(SubagentStartedEvent {
+            timestamp,
+            subagent_run_id: Some(child_id.to_owned()),
+            name: delegation.subagent.to_owned(),
+            parent_tool_call_id: delegation.parent_tool_call_id.map(str::to_owned),
+            parent_subagent_run_id: (delegation.parent_run_id != root_run_id)
+                .then(|| delegation.parent_run_id.to_owned()),
+            ..SubagentStartedEvent::default()
+        }),
+        "completed" => Event::SubagentFinished(SubagentFinishedEvent {
+            timestamp,
+            subagent_run_id: Some(child_id.to_owned()),
+            outcome: Some(serde_json::json!({"type": "success"})),
+            ..SubagentFinishedEvent::default()
+        }),
+        _ => Event::SubagentError(SubagentErrorEvent {
+            timestamp,
+            subagent_run_id: Some(child_id.to_owned()),
+            message: format!("Inline delegation {}.", delegation.status),
+            code: Some(delegation.status.to_owned()),
+            ..SubagentErrorEvent::default()
+        }),
+    }
 }
 
 pub(super) fn attribute(mut events: Vec<Event>, run_id: &str) -> Vec<Event> {

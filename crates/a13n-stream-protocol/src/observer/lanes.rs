@@ -6,7 +6,7 @@
 #[allow(unused_imports)]
 use super::*;
 
-use crate::carried_line::Carried;
+use crate::carried_line::{Carried, CarriedLine};
 use crate::part_line::{Boundary, PartBody, PartLine, ToolReturnLine};
 
 impl Observer<RootStream> {
@@ -65,7 +65,8 @@ impl Observer<RootStream> {
                 };
                 state.parts.insert(*index, cursor);
             }
-            Carried::Lifecycle { request_index: None, .. } | Carried::ToolCall => {}
+            // A delegation's change is committed by `commit_delegation`.
+            Carried::Lifecycle { request_index: None, .. } | Carried::ToolCall | Carried::Delegation { .. } => {}
         }
     }
 
@@ -186,6 +187,56 @@ impl Observer<RootStream> {
         let result = tool_result(Some(line.head.timestamp), &line.tool_call_id, &line.content);
         Some(self.as_observed(vec![result], &line.head.run_id, child))
     }
+}
+
+impl Observer<RootStream> {
+    /// What an inline delegation line converts to when the lanes may take it: a completed child's closing
+    /// events, its `SUBAGENT_*` event (all before the observation the carried lane writes), and the child run it
+    /// opens or releases. The payload is read and validated as the general path validates it; a failed
+    /// delegation and one without a child run take the general path.
+    pub(crate) fn delegation_in_any_run(&self, line: &CarriedLine<'_>) -> Option<DelegationPlan> {
+        let Carried::Delegation { payload } = line.carried else { return None };
+        self.lane_run(&line.head.thread_id, &line.head.run_id)?;
+        let root = self.core.run_id.as_deref()?;
+        let payload: Object = serde_json::from_str(payload).ok()?;
+        let delegation = validate_delegation(&payload).ok()?;
+        let child_run_id = delegation.child_run_id?;
+        let started = match delegation.action {
+            "started" => true,
+            "completed" => false,
+            _ => return None,
+        };
+        let timestamp = Some(line.head.timestamp);
+        let child = self.core.state.children.get(child_run_id).filter(|_| !started);
+        let closing = child.map(|child| closing_events(timestamp, child)).unwrap_or_default();
+        let closing = self.as_observed(closing, child_run_id, true);
+        let event = subagent_event(&delegation, timestamp, root, child_run_id);
+        let event = self.as_observed(vec![event], child_run_id, false).pop()?;
+        Some(DelegationPlan { closing, event, child_run_id: child_run_id.to_owned(), started })
+    }
+
+    /// Commit what [`Observer::observe`] commits for a delegation [`Observer::delegation_in_any_run`] planned:
+    /// a started child run gets its cursors, a completed one's are released.
+    pub(crate) fn commit_delegation(&mut self, plan: &DelegationPlan) {
+        let children = &mut self.core.state.children;
+        if plan.started {
+            children.entry(plan.child_run_id.clone()).or_default();
+        } else {
+            children.shift_remove(&plan.child_run_id);
+        }
+    }
+}
+
+/// What an inline delegation line converts to besides its observation.
+#[derive(Debug)]
+pub(crate) struct DelegationPlan {
+    /// A completed child's open text and reasoning parts' end events, attributed to it.
+    pub(crate) closing: Vec<Event>,
+    /// The `SUBAGENT_STARTED` or `SUBAGENT_FINISHED` event. Like every event here, finished as
+    /// [`Observer::observe`] hands it on.
+    pub(crate) event: Event,
+    child_run_id: String,
+    started: bool,
 }
 
 /// What a part line converts to: its events, whether its run is a child, and the cursor a start opens (an end

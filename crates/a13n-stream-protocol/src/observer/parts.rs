@@ -5,8 +5,14 @@ use super::*;
 
 /// Settle open text and reasoning parts at an authoritative execution boundary.
 pub(super) fn close_parts(item: &SourceItem, state: &mut ObserverState) -> Vec<Event> {
-    let timestamp = Some(item.occurred_at.timestamp_ms());
-    let events = state
+    let events = closing_events(Some(item.occurred_at.timestamp_ms()), state);
+    state.parts.clear();
+    events
+}
+
+/// The end events of a run's open text and reasoning parts (tool calls end silently), in opening order.
+pub(super) fn closing_events(timestamp: Option<i64>, state: &ObserverState) -> Vec<Event> {
+    state
         .parts
         .values()
         .filter_map(|cursor| match cursor.kind {
@@ -18,9 +24,7 @@ pub(super) fn close_parts(item: &SourceItem, state: &mut ObserverState) -> Vec<E
             })),
             PartKind::ToolCall => None,
         })
-        .collect();
-    state.parts.clear();
-    events
+        .collect()
 }
 
 pub(super) fn part_id(run_id: &str, request_index: i64, part_index: i64, kind: &str) -> String {
