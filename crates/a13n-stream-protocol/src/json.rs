@@ -292,6 +292,7 @@ pub(crate) fn to_pydantic_writer<T: Serialize + ?Sized>(out: &mut Vec<u8>, value
 
 /// The position of the first byte at or after `from` that a JSON string cannot hold as is: a quote, a backslash
 /// or a control character. Eight bytes at a time: a zero-byte test per kind, whose lowest flagged lane is exact.
+#[inline]
 pub(crate) fn find_string_special(bytes: &[u8], from: usize) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;

@@ -35,22 +35,34 @@ impl<'a> Scanner<'a> {
         Scanner { text, at: 0 }
     }
 
+    #[inline]
     fn bytes(&self) -> &'a [u8] {
         self.text.as_bytes()
     }
 
+    #[inline]
     fn skip_whitespace(&mut self) {
+        // Compact JSON has none: one test, and the loop only for text that has some.
+        if matches!(self.bytes().get(self.at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.skip_whitespace_run();
+        }
+    }
+
+    #[cold]
+    fn skip_whitespace_run(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes().get(self.at) {
             self.at += 1;
         }
     }
 
     /// The next non-whitespace byte, not consumed.
+    #[inline]
     fn peek(&mut self) -> Option<u8> {
         self.skip_whitespace();
         self.bytes().get(self.at).copied()
     }
 
+    #[inline]
     fn eat(&mut self, byte: u8) -> Option<()> {
         (self.peek()? == byte).then(|| self.at += 1)
     }
@@ -95,19 +107,26 @@ impl<'a> Scanner<'a> {
     }
 
     /// A string value, borrowed unless it holds escapes.
+    #[inline]
     pub(crate) fn string(&mut self) -> Option<Cow<'a, str>> {
         self.eat(b'"')?;
-        let bytes = self.bytes();
         let start = self.at;
         // The common case: no escape before the closing quote.
-        let mut at = find_string_special(bytes, start)?;
-        match bytes[at] {
-            b'"' => {
-                self.at = at + 1;
-                return Some(Cow::Borrowed(&self.text[start..at]));
-            }
-            b'\\' => {}
-            _ => return None,
+        let at = find_string_special(self.bytes(), start)?;
+        if self.bytes()[at] == b'"' {
+            self.at = at + 1;
+            return Some(Cow::Borrowed(&self.text[start..at]));
+        }
+        self.escaped_string(start, at).map(Cow::Owned)
+    }
+
+    /// The rest of a string from `at`, its first escape or control character after `start`: decoded.
+    #[cold]
+    #[inline(never)]
+    fn escaped_string(&mut self, start: usize, mut at: usize) -> Option<String> {
+        let bytes = self.bytes();
+        if bytes[at] != b'\\' {
+            return None;
         }
         let mut owned = String::with_capacity(at - start + 16);
         owned.push_str(&self.text[start..at]);
@@ -117,7 +136,7 @@ impl<'a> Scanner<'a> {
                 b'"' => {
                     owned.push_str(&self.text[run..at]);
                     self.at = at + 1;
-                    return Some(Cow::Owned(owned));
+                    return Some(owned);
                 }
                 b'\\' => {
                     owned.push_str(&self.text[run..at]);
@@ -352,6 +371,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// Exactly `word` next, no whitespace before it.
+    #[inline]
     pub(crate) fn literal(&mut self, word: &[u8]) -> Option<()> {
         self.bytes()[self.at..].starts_with(word).then(|| self.at += word.len())
     }

@@ -241,6 +241,61 @@ fn days_in_month(year: i64, month: i64) -> i64 {
 }
 
 fn parse_datetime(text: &str) -> Result<SourceTime, String> {
+    if let Some(parsed) = parse_common_layout(text.as_bytes()) {
+        return Ok(parsed);
+    }
+    parse_any_layout(text)
+}
+
+/// The layouts every writer uses, `YYYY-MM-DDTHH:MM:SS[.ffffff](Z|±HH:MM)`, read at fixed positions; `None` for
+/// anything else, including any field out of range, which [`parse_any_layout`] then reads (and names).
+fn parse_common_layout(bytes: &[u8]) -> Option<SourceTime> {
+    let digits = |at: usize, width: usize| -> Option<i64> {
+        let field = bytes.get(at..at + width)?;
+        field.iter().try_fold(0i64, |acc, &digit| digit.is_ascii_digit().then(|| acc * 10 + i64::from(digit - b'0')))
+    };
+    let separators = [(4, b'-'), (7, b'-'), (10, b'T'), (13, b':'), (16, b':')];
+    if !separators.iter().all(|&(at, byte)| bytes.get(at) == Some(&byte)) {
+        return None;
+    }
+    let (year, month, day) = (digits(0, 4)?, digits(5, 2)?, digits(8, 2)?);
+    let (hour, minute, second) = (digits(11, 2)?, digits(14, 2)?, digits(17, 2)?);
+    let (micros, zone) = match bytes.get(19) {
+        Some(b'.') => (digits(20, 6)?, 26),
+        _ => (0, 19),
+    };
+    let offset = match (bytes.get(zone)?, bytes.len() - zone) {
+        (b'Z', 1) => 0,
+        (sign @ (b'+' | b'-'), 6) if bytes[zone + 3] == b':' => {
+            let (hours, minutes) = (digits(zone + 1, 2)?, digits(zone + 4, 2)?);
+            if hours > 23 || minutes > 59 {
+                return None;
+            }
+            let total = i32::try_from(hours * 3600 + minutes * 60).ok()?;
+            if *sign == b'-' {
+                -total
+            } else {
+                total
+            }
+        }
+        _ => return None,
+    };
+    let in_range = (1..=12).contains(&month)
+        && (1..=days_in_month(year, month)).contains(&day)
+        && hour <= 23
+        && minute <= 59
+        && second <= 59;
+    if !in_range {
+        return None;
+    }
+    let local = (days_from_civil(year, month, day) * SECONDS_PER_DAY + hour * 3600 + minute * 60 + second)
+        * MICROS_PER_SECOND
+        + micros;
+    Some(SourceTime { micros: local - i64::from(offset) * MICROS_PER_SECOND, offset: Some(offset) })
+}
+
+/// Any ISO 8601 layout the reference reads.
+fn parse_any_layout(text: &str) -> Result<SourceTime, String> {
     let bad = || format!("invalid ISO 8601 datetime {text:?}");
     let bytes = text.as_bytes();
     let mut at = 0usize;
@@ -338,6 +393,44 @@ fn parse_datetime(text: &str) -> Result<SourceTime, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_common_layouts_read_as_any_layout_reads_them() {
+        let texts = [
+            "2026-11-29T17:59:24.176246+00:00",
+            "2026-11-29T17:59:24+00:00",
+            "2026-11-29T17:59:24.000001Z",
+            "2026-11-29T17:59:24Z",
+            "2024-02-29T23:59:59.999999-05:30",
+            "1970-01-01T00:00:00+23:59",
+            "0001-01-01T00:00:00Z",
+            "9999-12-31T23:59:59.999999Z",
+        ];
+        for text in texts {
+            assert_eq!(parse_common_layout(text.as_bytes()), Some(parse_any_layout(text).unwrap()), "{text}");
+        }
+        // Other layouts and values out of range are left to the general reader.
+        let others = [
+            "2026-11-29T17:59:24.1762+00:00",
+            "2026-11-29 17:59:24Z",
+            "2026-11-29T17:59:24z",
+            "2026-11-29T17:59:24+0000",
+            "2026-11-29T17:59:24",
+            "2025-02-29T00:00:00Z",
+            "2026-13-01T00:00:00Z",
+            "2026-11-29T24:00:00Z",
+            "2026-11-29T17:60:00Z",
+            "2026-11-29T17:59:60Z",
+            "2026-11-29T17:59:24+24:00",
+            "2026-11-29T17:59:24+00:60",
+            "2026-11-29T17:59:24.176246+00:00x",
+            "2026-11-29T17:59:2a+00:00",
+            "",
+        ];
+        for text in others {
+            assert_eq!(parse_common_layout(text.as_bytes()), None, "{text}");
+        }
+    }
 
     /// The layout with the formatting machinery, to check the hand-written digits against.
     fn formatted(micros: i64) -> String {
