@@ -334,11 +334,22 @@ impl<'a> Scanner<'a> {
 
     /// A string whose escapes are exactly the ones [`write_pydantic_str`](crate::json::write_pydantic_str)
     /// writes; its text between the quotes.
+    #[inline]
     fn canonical_string(&mut self) -> Option<&'a str> {
         self.literal(b"\"")?;
-        let bytes = self.bytes();
         let start = self.at;
-        let mut at = start;
+        let at = find_string_special(self.bytes(), start)?;
+        if self.bytes()[at] == b'"' {
+            self.at = at + 1;
+            return Some(&self.text[start..at]);
+        }
+        self.canonical_escapes(start, at)
+    }
+
+    /// The rest of a canonical string from `at`, its first escape or control character after `start`.
+    #[inline(never)]
+    fn canonical_escapes(&mut self, start: usize, mut at: usize) -> Option<&'a str> {
+        let bytes = self.bytes();
         loop {
             at = find_string_special(bytes, at)?;
             match bytes[at] {
