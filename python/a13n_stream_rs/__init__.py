@@ -15,30 +15,5 @@ reference in both directions.
 {'attempt': 0, 'sequence': 1}
 """
 
-from ._core import (
-    MAX_SOURCE_LINE_BYTES,
-    AguiObservationError,
-    CustomEventAssembler,
-    DisplayFold,
-    HarnessAguiObserver,
-    HarnessAguiStreamObserver,
-    InputError,
-    ValidationError,
-    fragment_custom_event,
-    replay,
-    tool_result_content,
-)
-
-__all__ = [
-    "MAX_SOURCE_LINE_BYTES",
-    "AguiObservationError",
-    "CustomEventAssembler",
-    "DisplayFold",
-    "HarnessAguiObserver",
-    "HarnessAguiStreamObserver",
-    "InputError",
-    "ValidationError",
-    "fragment_custom_event",
-    "replay",
-    "tool_result_content",
-]
+from ._core import *  # noqa: F403  (the names the extension lists in its __all__)
+from ._core import __all__ as __all__
