@@ -11,13 +11,18 @@ fuzz_target!(|data: &[u8]| {
     let (checkpoint, rest) = text.split_once('\n').unwrap_or((text, ""));
     let typed = DisplaySnapshot::from_json(checkpoint).ok().and_then(|s| DisplayFold::restore(s, false, None).ok());
     let raw = DisplayFold::restore_json(checkpoint, false, None).ok();
+    // Reading the checkpoint's text in place (one pass, canonical content kept as text) accepts exactly what
+    // decoding it whole accepts, and restores the same fold.
+    assert_eq!(typed.is_some(), raw.is_some(), "{checkpoint}");
     let (Some(mut typed), Some(mut raw)) = (typed, raw) else { return };
     assert_eq!(typed.export().to_json(), typed.export_json());
+    assert_eq!(raw.export_json(), typed.export_json(), "{checkpoint}");
     for line in rest.lines() {
         if let Ok(item) = SourceItem::from_json(line) {
-            let _ = typed.fold_source(&item);
-            let _ = raw.fold_source(&item);
+            let (a, b) = (typed.fold_source(&item), raw.fold_source(&item));
+            assert_eq!(format!("{a:?}"), format!("{b:?}"));
         }
     }
-    let _ = (typed.export_json(), raw.export_json(), typed.capture_delta());
+    assert_eq!(raw.export_json(), typed.export_json());
+    let _ = typed.capture_delta();
 });
