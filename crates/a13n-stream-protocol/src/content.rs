@@ -123,7 +123,7 @@ pub(crate) fn tool_execution_value<'a>(content: &'a Value, metadata: Option<&Obj
     let index = marker
         .get("result_index")
         .and_then(Value::as_u64)
-        .ok_or_else(|| InputError::new("part.metadata.a13n.tool-content.result_index", "expected an integer"))?;
+        .ok_or_else(|| InputError::wrong_type("part.metadata.a13n.tool-content.result_index", "expected an integer"))?;
     content
         .as_array()
         .and_then(|items| items.get(index as usize))

@@ -128,7 +128,7 @@ pub use display::{
     ContentPolicy, DisplayContinuation, DisplayFold, DisplayOptions, DisplaySnapshot, Item, ItemRef, Observed,
     PositionError, StreamPosition,
 };
-pub use error::{FoldError, InputError, ObserveError};
+pub use error::{FoldError, InputError, InputKind, ObservationKind, ObserveError, Rejection};
 pub use fragments::{fragment_custom_event, CustomEventAssembler};
 pub use json::{py_float_repr, pydantic_float_repr};
 pub use memory::MemorySource;

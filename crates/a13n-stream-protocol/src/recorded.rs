@@ -54,7 +54,7 @@ pub fn write_error_line(kind: &str, message: &str, out: &mut Vec<u8>) {
 /// The error line's `type` and `message` for an observer failure.
 pub fn observe_error_parts(error: &ObserveError) -> (&'static str, String) {
     match error {
-        ObserveError::Observation(message) => (OBSERVATION_ERROR, message.clone()),
+        ObserveError::Observation(rejection) => (OBSERVATION_ERROR, rejection.message().to_owned()),
         ObserveError::Validation(message) => (VALIDATION_ERROR, message.clone()),
         other => (INPUT_ERROR, other.to_string()),
     }
@@ -63,7 +63,7 @@ pub fn observe_error_parts(error: &ObserveError) -> (&'static str, String) {
 /// The error line's `type` and `message` for a display-fold failure.
 pub fn fold_error_parts(error: &FoldError) -> (&'static str, String) {
     match error {
-        FoldError::Observation(message) => (OBSERVATION_ERROR, message.clone()),
+        FoldError::Observation(rejection) => (OBSERVATION_ERROR, rejection.message().to_owned()),
         FoldError::Validation(message) => (VALIDATION_ERROR, message.clone()),
         other => (INPUT_ERROR, other.to_string()),
     }

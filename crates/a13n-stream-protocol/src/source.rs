@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::error::InputError;
+use crate::error::{InputError, InputKind};
 use crate::json::Object;
 use crate::names;
 use crate::time::SourceTime;
@@ -189,7 +189,11 @@ impl SourceItem {
     /// Decode one source line of at most `max_bytes`. JSON nesting is bounded at 128 levels.
     pub fn from_json_limited(line: &str, max_bytes: usize) -> Result<SourceItem, InputError> {
         if line.len() > max_bytes {
-            return Err(InputError::new("", format!("the line is {} bytes; the limit is {max_bytes}", line.len())));
+            return Err(InputError::of(
+                InputKind::TooLarge,
+                "",
+                format!("the line is {} bytes; the limit is {max_bytes}", line.len()),
+            ));
         }
         let value: Value = serde_json::from_str(line).map_err(json_error)?;
         SourceItem::from_value(value)
@@ -198,23 +202,32 @@ impl SourceItem {
     /// Decode one source item from a parsed JSON value.
     pub fn from_value(value: Value) -> Result<SourceItem, InputError> {
         let Value::Object(mut object) = value else {
-            return Err(InputError::new("", format!("expected a source item object, found {}", type_name(&value))));
+            return Err(InputError::wrong_type(
+                "",
+                format!("expected a source item object, found {}", type_name(&value)),
+            ));
         };
         let thread_id = take_id(&mut object, "thread_id")?;
         let run_id = take_id(&mut object, "run_id")?;
         let sequence = match object.get("sequence") {
             Some(Value::Number(number)) if number.as_u64().is_some() => number.as_u64().unwrap_or(0),
             Some(other) => {
-                return Err(InputError::new("sequence", format!("expected a non-negative integer, found {other}")))
+                return Err(InputError::wrong_type(
+                    "sequence",
+                    format!("expected a non-negative integer, found {other}"),
+                ))
             }
-            None => return Err(InputError::new("sequence", "missing field")),
+            None => return Err(InputError::missing("sequence")),
         };
         let occurred_at = match object.get("occurred_at") {
             Some(Value::String(text)) => SourceTime::parse(text).map_err(|e| InputError::new("occurred_at", e))?,
             Some(other) => {
-                return Err(InputError::new("occurred_at", format!("expected an ISO 8601 string, found {other}")))
+                return Err(InputError::wrong_type(
+                    "occurred_at",
+                    format!("expected an ISO 8601 string, found {other}"),
+                ))
             }
-            None => return Err(InputError::new("occurred_at", "missing field")),
+            None => return Err(InputError::missing("occurred_at")),
         };
         let body = match (object.shift_remove("event"), object.shift_remove("result")) {
             (Some(Value::Object(event)), None) => {
@@ -227,12 +240,15 @@ impl SourceItem {
                 return Err(InputError::new("", "a source item has either `event` or `result`, not both"))
             }
             (Some(other), None) => {
-                return Err(InputError::new("event", format!("expected an object, found {}", type_name(&other))))
+                return Err(InputError::wrong_type("event", format!("expected an object, found {}", type_name(&other))))
             }
             (None, Some(other)) => {
-                return Err(InputError::new("result", format!("expected an object, found {}", type_name(&other))))
+                return Err(InputError::wrong_type(
+                    "result",
+                    format!("expected an object, found {}", type_name(&other)),
+                ))
             }
-            (None, None) => return Err(InputError::new("", "missing field `event` (or `result`)")),
+            (None, None) => return Err(InputError::of(InputKind::Missing, "", "missing field `event` (or `result`)")),
         };
         Ok(SourceItem { thread_id, run_id, sequence, occurred_at, body })
     }
@@ -278,9 +294,10 @@ pub const MAX_SOURCE_LINE_BYTES: usize = 64 * 1024 * 1024;
 pub(crate) fn json_error(error: serde_json::Error) -> InputError {
     let message = error.to_string();
     if message.starts_with("recursion limit exceeded") {
-        return InputError::new("", format!("JSON nested deeper than 128 levels (column {})", error.column()));
+        let message = format!("JSON nested deeper than 128 levels (column {})", error.column());
+        return InputError::decoding("", message, error);
     }
-    InputError::new("", format!("invalid JSON: {message}"))
+    InputError::decoding("", format!("invalid JSON: {message}"), error)
 }
 
 pub(crate) fn type_name(value: &Value) -> &'static str {
@@ -298,8 +315,8 @@ fn take_id(object: &mut Object, key: &str) -> Result<String, InputError> {
     match object.shift_remove(key) {
         Some(Value::String(text)) if !text.trim().is_empty() => Ok(text),
         Some(Value::String(_)) => Err(InputError::new(key, "must not be empty")),
-        Some(other) => Err(InputError::new(key, format!("expected a string, found {}", type_name(&other)))),
-        None => Err(InputError::new(key, "missing field")),
+        Some(other) => Err(InputError::wrong_type(key, format!("expected a string, found {}", type_name(&other)))),
+        None => Err(InputError::missing(key)),
     }
 }
 
@@ -310,19 +327,19 @@ struct Check<'a> {
 }
 
 impl<'a> Check<'a> {
-    fn err(&self, key: &str, message: String) -> InputError {
+    fn err(&self, kind: InputKind, key: &str, message: String) -> InputError {
         let path = if self.path.is_empty() { key.to_owned() } else { format!("{}.{key}", self.path) };
-        InputError::new(path, message)
+        InputError::of(kind, path, message)
     }
 
     fn require(&self, key: &str) -> Result<&'a Value, InputError> {
-        self.object.get(key).ok_or_else(|| self.err(key, "missing field".into()))
+        self.object.get(key).ok_or_else(|| self.err(InputKind::Missing, key, "missing field".into()))
     }
 
     fn string(&self, key: &str) -> Result<&'a str, InputError> {
         match self.require(key)? {
             Value::String(text) => Ok(text),
-            other => Err(self.err(key, format!("expected a string, found {}", type_name(other)))),
+            other => Err(self.err(InputKind::WrongType, key, format!("expected a string, found {}", type_name(other)))),
         }
     }
 
@@ -331,21 +348,27 @@ impl<'a> Check<'a> {
         match self.object.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(text)) => Ok(Some(text)),
-            Some(other) => Err(self.err(key, format!("expected a string or null, found {}", type_name(other)))),
+            Some(other) => Err(self.err(
+                InputKind::WrongType,
+                key,
+                format!("expected a string or null, found {}", type_name(other)),
+            )),
         }
     }
 
     fn int(&self, key: &str) -> Result<i64, InputError> {
         match self.require(key)? {
             Value::Number(number) if number.is_i64() => Ok(number.as_i64().unwrap_or(0)),
-            other => Err(self.err(key, format!("expected an integer, found {other}"))),
+            other => Err(self.err(InputKind::WrongType, key, format!("expected an integer, found {other}"))),
         }
     }
 
     fn object(&self, key: &str) -> Result<&'a Object, InputError> {
         match self.require(key)? {
             Value::Object(object) => Ok(object),
-            other => Err(self.err(key, format!("expected an object, found {}", type_name(other)))),
+            other => {
+                Err(self.err(InputKind::WrongType, key, format!("expected an object, found {}", type_name(other))))
+            }
         }
     }
 
@@ -353,7 +376,11 @@ impl<'a> Check<'a> {
         match self.object.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Object(object)) => Ok(Some(object)),
-            Some(other) => Err(self.err(key, format!("expected an object or null, found {}", type_name(other)))),
+            Some(other) => Err(self.err(
+                InputKind::WrongType,
+                key,
+                format!("expected an object or null, found {}", type_name(other)),
+            )),
         }
     }
 
@@ -372,13 +399,17 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
         check.require("payload")?;
         if let Some(version) = raw.get("schema_version") {
             if !version.is_string() {
-                return Err(check.err("schema_version", "expected a string".into()));
+                return Err(check.err(InputKind::WrongType, "schema_version", "expected a string".into()));
             }
         }
         return Ok(EventKind::Extension);
     };
     let Some(event_kind) = event_kind.as_str() else {
-        return Err(check.err("event_kind", format!("expected a string, found {}", type_name(event_kind))));
+        return Err(check.err(
+            InputKind::WrongType,
+            "event_kind",
+            format!("expected a string, found {}", type_name(event_kind)),
+        ));
     };
     Ok(match event_kind {
         "capability" => {
@@ -451,7 +482,7 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
                     part.opt_object("metadata")?;
                     if let Some(outcome) = part.object.get("outcome") {
                         if !outcome.is_string() {
-                            return Err(part.err("outcome", "expected a string".into()));
+                            return Err(part.err(InputKind::WrongType, "outcome", "expected a string".into()));
                         }
                     }
                 }
@@ -460,9 +491,11 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
                     part.require("content")?;
                 }
                 other => {
-                    return Err(
-                        part.err("part_kind", format!("expected `tool-return` or `retry-prompt`, found {other:?}"))
-                    )
+                    return Err(part.err(
+                        InputKind::Invalid,
+                        "part_kind",
+                        format!("expected `tool-return` or `retry-prompt`, found {other:?}"),
+                    ))
                 }
             }
             if event_kind == "function_tool_result" {
@@ -502,8 +535,11 @@ fn decode_result(raw: Object) -> Result<RunResult, InputError> {
         "failed" => RunStatus::Failed,
         "cancelled" => RunStatus::Cancelled,
         other => {
-            return Err(check
-                .err("status", format!("expected one of completed, suspended, failed, cancelled; found {other:?}")))
+            return Err(check.err(
+                InputKind::Invalid,
+                "status",
+                format!("expected one of completed, suspended, failed, cancelled; found {other:?}"),
+            ))
         }
     };
     let mut path = String::new();
@@ -511,7 +547,13 @@ fn decode_result(raw: Object) -> Result<RunResult, InputError> {
     for key in ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"] {
         match usage.require(key)? {
             Value::Number(number) if number.as_u64().is_some() => {}
-            other => return Err(usage.err(key, format!("expected a non-negative integer, found {other}"))),
+            other => {
+                return Err(usage.err(
+                    InputKind::WrongType,
+                    key,
+                    format!("expected a non-negative integer, found {other}"),
+                ))
+            }
         }
     }
     usage.opt_object("details")?;
@@ -531,13 +573,17 @@ fn decode_result(raw: Object) -> Result<RunResult, InputError> {
                     None => continue,
                     Some(Value::Array(entries)) => entries,
                     Some(other) => {
-                        return Err(deferred.err(list, format!("expected an array, found {}", type_name(other))))
+                        return Err(deferred.err(
+                            InputKind::WrongType,
+                            list,
+                            format!("expected an array, found {}", type_name(other)),
+                        ))
                     }
                 };
                 for (index, entry) in entries.iter().enumerate() {
                     let entry_path = format!("deferred.{list}.{index}");
                     let Value::Object(entry) = entry else {
-                        return Err(InputError::new(entry_path, "expected an object"));
+                        return Err(InputError::wrong_type(entry_path, "expected an object"));
                     };
                     let entry = Check { object: entry, path: &entry_path };
                     let mut model_path = String::new();

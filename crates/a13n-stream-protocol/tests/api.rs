@@ -229,20 +229,21 @@ fn a_restored_checkpoint_is_written_back_as_a_fully_decoded_one_would_be() {
 
 #[test]
 fn a_refusing_processor_rejects_the_whole_item_and_commits_nothing() {
-    use a13n_stream_protocol::{Event, ObserveError, ProcessorRefusal};
+    use a13n_stream_protocol::{Event, ObservationKind, ObserveError, ProcessorRefusal};
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
     let lines = a13n_testkit::text_stream("t", "r", 4);
     let items: Vec<SourceItem> = lines.iter().map(|line| SourceItem::from_json(line).unwrap()).collect();
+    let rejected = |message: &str| (Some(ObservationKind::ProcessorChangedStructure), message.to_owned());
     let refusals = [
-        (ProcessorRefusal::Failed, ObserveError::Processor),
+        (ProcessorRefusal::Failed, (None, ObserveError::Processor.to_string())),
         (
             ProcessorRefusal::NotAnEvent,
-            ObserveError::Observation("The event processor returned a non-AG-UI value".into()),
+            rejected("observation rejected: The event processor returned a non-AG-UI value"),
         ),
         (
             ProcessorRefusal::InvalidEvent,
-            ObserveError::Observation("The event processor returned an invalid AG-UI event".into()),
+            rejected("observation rejected: The event processor returned an invalid AG-UI event"),
         ),
     ];
     for (refusal, expected) in refusals {
@@ -255,7 +256,8 @@ fn a_refusing_processor_rejects_the_whole_item_and_commits_nothing() {
         let (before, count) = (observer.export(), observer.event_count());
         refuse.store(true, Ordering::Relaxed);
         // The second item opens a text part: a converted event the processor refuses.
-        assert_eq!(observer.observe(&items[1]).unwrap_err(), expected);
+        let error = observer.observe(&items[1]).unwrap_err();
+        assert_eq!((error.rejection(), error.to_string()), expected);
         assert_eq!((observer.export(), observer.event_count()), (before, count));
         refuse.store(false, Ordering::Relaxed);
         assert!(!observer.observe(&items[1]).unwrap().is_empty());

@@ -169,6 +169,7 @@ fn rejected_items_name_the_rule_and_change_nothing() {
     moved["thread_id"] = "elsewhere".into();
     let error = observer.observe(&SourceItem::from_value(moved).unwrap()).unwrap_err();
     assert!(error.is_observation() && error.to_string().contains("Thread correlation changed"), "{error}");
+    assert_eq!(error.rejection(), Some(a13n_stream_protocol::ObservationKind::ThreadChanged));
 }
 
 /// AG-UI events folded directly: what must be refused, and where the message points.
@@ -258,4 +259,36 @@ fn adversarial_sizes_stay_linear_and_bounded() {
     let item = fold.items().next().unwrap();
     assert_eq!(item.content["text"].as_str().unwrap().chars().count(), 262_144);
     assert_eq!(item.content["truncated"], true);
+}
+
+/// Each malformed input also says what kind of wrong it is, and a decoder's error stays reachable as the source.
+#[test]
+fn input_errors_say_what_kind_of_wrong_they_are() {
+    use a13n_stream_protocol::{FoldError, InputKind};
+    use std::error::Error;
+    let source = |input: &str| SourceItem::from_json(input).unwrap_err();
+    let rows = [
+        ("{not json".to_owned(), InputKind::Json),
+        (r#"{"run_id":"r"}"#.to_owned(), InputKind::Missing),
+        (r#"{"thread_id":7,"run_id":"r"}"#.to_owned(), InputKind::WrongType),
+        (r#"{"thread_id":"  ","run_id":"r"}"#.to_owned(), InputKind::Invalid),
+        (format!("{{{ENVELOPE}}}"), InputKind::Missing),
+        (line(r#""event":{"index":"0","delta":{},"event_kind":"part_delta"}"#), InputKind::WrongType),
+        (line(r#""event":{"index":0,"event_kind":"part_start"}"#), InputKind::Missing),
+    ];
+    for (input, kind) in rows {
+        let error = source(&input);
+        assert_eq!(error.kind(), kind, "{input}: {error}");
+        assert_eq!(error.source().is_some(), kind == InputKind::Json, "{input}: {error}");
+    }
+    let oversized = SourceItem::from_json_limited(&line(r#""event":{"kind":"state","payload":"xx"}"#), 16).unwrap_err();
+    assert_eq!(oversized.kind(), InputKind::TooLarge);
+    for (checkpoint, kind) in [("{broken", InputKind::Json), (r#"{"items":5,"continuation":{}}"#, InputKind::Shape)] {
+        let Err(FoldError::Input(error)) = DisplayFold::restore_json(checkpoint, false, None) else {
+            panic!("{checkpoint} must be bad input");
+        };
+        assert_eq!(error.kind(), kind, "{checkpoint}: {error}");
+        let decoder = error.source().expect("the decoder's error");
+        assert!(decoder.downcast_ref::<serde_json::Error>().is_some(), "{checkpoint}");
+    }
 }

@@ -147,7 +147,10 @@ fn resume_is_rejected_on_a_used_observer_and_failure_leaves_it_fresh() {
     let items = random_stream(7);
     let mut used = HarnessAguiStreamObserver::new();
     used.observe(&items[0]).unwrap();
-    assert!(used.resume(&items[..1]).unwrap_err().is_observation());
+    assert_eq!(
+        used.resume(&items[..1]).unwrap_err().rejection(),
+        Some(a13n_stream_protocol::ObservationKind::NotFresh)
+    );
 
     // A history whose root run changes thread does not convert; the observer stays fresh and a retry with
     // complete, exact history succeeds.
@@ -176,7 +179,10 @@ fn snapshots_need_retained_events() {
     assert!(retaining.snapshot(3, Some(1)).is_err());
     assert!(retaining.snapshot(0, Some(total + 1)).is_err());
     let live = HarnessAguiStreamObserver::new().retain_events(false);
-    assert!(live.snapshot(0, None).unwrap_err().is_observation());
+    assert_eq!(
+        live.snapshot(0, None).unwrap_err().rejection(),
+        Some(a13n_stream_protocol::ObservationKind::EventsNotRetained)
+    );
     let restored = HarnessAguiStreamObserver::restore(retaining.export(), None);
     assert!(restored.snapshot(0, None).is_err(), "a restored observer keeps no journal");
 }

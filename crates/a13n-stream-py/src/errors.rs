@@ -53,7 +53,7 @@ fn processor_failure(slot: Option<&FailureSlot>) -> PyErr {
 
 pub(crate) fn observe_error(error: ObserveError, slot: Option<&FailureSlot>) -> PyErr {
     match error {
-        ObserveError::Observation(message) => AguiObservationError::new_err(message),
+        ObserveError::Observation(rejection) => AguiObservationError::new_err(rejection.message().to_owned()),
         ObserveError::Validation(message) => ValidationError::new_err(message),
         ObserveError::Input(input) => InputError::new_err(input.to_string()),
         ObserveError::Usage(message) => PyValueError::new_err(message),
@@ -64,7 +64,8 @@ pub(crate) fn observe_error(error: ObserveError, slot: Option<&FailureSlot>) -> 
 
 pub(crate) fn fold_error(error: FoldError, slot: Option<&FailureSlot>) -> PyErr {
     match error {
-        FoldError::Observation(message) => AguiObservationError::new_err(message),
+        FoldError::Observation(rejection) => AguiObservationError::new_err(rejection.message().to_owned()),
+        FoldError::Usage(message) => PyValueError::new_err(message),
         FoldError::Validation(message) => ValidationError::new_err(message),
         FoldError::Input(input) => InputError::new_err(input.to_string()),
         FoldError::Continuation(message) => PyValueError::new_err(message),

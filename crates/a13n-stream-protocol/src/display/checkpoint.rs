@@ -69,7 +69,7 @@ impl DisplaySnapshot {
 
     /// Read a checkpoint written by this library or the reference.
     pub fn from_json(text: &str) -> Result<DisplaySnapshot, InputError> {
-        let snapshot: DisplaySnapshot = serde_json::from_str(text).map_err(|error| checkpoint_error(&error))?;
+        let snapshot: DisplaySnapshot = serde_json::from_str(text).map_err(checkpoint_error)?;
         snapshot.validate()?;
         Ok(snapshot)
     }
@@ -111,6 +111,7 @@ impl DisplayContinuation {
 }
 
 /// A checkpoint that does not decode: what serde found, and where.
-pub(super) fn checkpoint_error(error: &serde_json::Error) -> InputError {
-    InputError::new("checkpoint", format!("{error} (a DisplaySnapshot: items and continuation)"))
+pub(super) fn checkpoint_error(error: serde_json::Error) -> InputError {
+    let message = format!("{error} (a DisplaySnapshot: items and continuation)");
+    InputError::decoding("checkpoint", message, error)
 }

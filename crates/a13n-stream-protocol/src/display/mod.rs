@@ -45,7 +45,7 @@ use sha2::{Digest, Sha256};
 
 use crate::agui::{Event, EventType, ToolResultContent};
 use crate::content::{tool_execution_value, tool_result_content};
-use crate::error::{FoldError, InputError};
+use crate::error::{FoldError, InputError, InputKind};
 use crate::fragments::{Accepted, CustomEventAssembler, FragmentState};
 use crate::json::{char_boundary, char_len, escaped_str_size, json_size, Object, PyDumps};
 use crate::memory::{memory_sources, MemorySource};
@@ -197,7 +197,7 @@ impl DisplayFold {
             items: Vec<DecodedItem<'a>>,
             continuation: DisplayContinuation,
         }
-        let snapshot: DecodedSnapshot<'_> = serde_json::from_str(text).map_err(|error| checkpoint_error(&error))?;
+        let snapshot: DecodedSnapshot<'_> = serde_json::from_str(text).map_err(checkpoint_error)?;
         let items = snapshot.items.into_iter().map(RawItem::from).collect();
         DisplayFold::restore_raw(items, snapshot.continuation, retain_content, processor)
     }
@@ -214,13 +214,13 @@ impl DisplayFold {
             .into_iter()
             .enumerate()
             .map(|(index, text)| {
-                serde_json::from_str::<DecodedItem<'a>>(text)
-                    .map(RawItem::from)
-                    .map_err(|error| FoldError::from(InputError::new(format!("items.{index}"), error.to_string())))
+                serde_json::from_str::<DecodedItem<'a>>(text).map(RawItem::from).map_err(|error| {
+                    FoldError::from(InputError::decoding(format!("items.{index}"), error.to_string(), error))
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let continuation: DisplayContinuation = serde_json::from_str(continuation)
-            .map_err(|error| FoldError::from(InputError::new("continuation", error.to_string())))?;
+            .map_err(|error| FoldError::from(InputError::decoding("continuation", error.to_string(), error)))?;
         DisplayFold::restore_raw(items, continuation, retain_content, processor)
     }
 

@@ -40,7 +40,7 @@ pub(super) fn integer_timestamp(payload: &Object) -> Option<i64> {
 /// Check everything folding an event indexes, so that folding itself cannot fail half-way.
 pub(super) fn validate_event(payload: &Object) -> Result<(), InputError> {
     let event_type = match payload.get("type") {
-        None => return Err(InputError::new("type", "missing field")),
+        None => return Err(InputError::missing("type")),
         Some(Value::String(event_type)) => event_type.as_str(),
         Some(_) => return Ok(()),
     };
@@ -52,8 +52,8 @@ pub(super) fn validate_event(payload: &Object) -> Result<(), InputError> {
     let require_str = |key: &str| -> Result<(), InputError> {
         match payload.get(key) {
             Some(Value::String(_)) => Ok(()),
-            Some(other) => Err(InputError::new(key, format!("expected a string, found {other}"))),
-            None => Err(InputError::new(key, format!("missing field for {event_type}"))),
+            Some(other) => Err(InputError::wrong_type(key, format!("expected a string, found {other}"))),
+            None => Err(InputError::of(InputKind::Missing, key, format!("missing field for {event_type}"))),
         }
     };
     use EventType as T;
@@ -73,7 +73,11 @@ pub(super) fn validate_event(payload: &Object) -> Result<(), InputError> {
         T::Custom if payload.get("name").and_then(Value::as_str) == Some(names::PART_DELTA) => {
             let delta = payload.get("value").and_then(|v| v.get("event")).and_then(|e| e.get("delta"));
             if !delta.is_some_and(Value::is_object) {
-                return Err(InputError::new("value.event.delta", "a part_delta observation needs its source delta"));
+                return Err(InputError::of(
+                    InputKind::Missing,
+                    "value.event.delta",
+                    "a part_delta observation needs its source delta",
+                ));
             }
         }
         _ => {}

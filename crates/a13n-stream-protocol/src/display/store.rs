@@ -232,7 +232,7 @@ impl Store {
                 Content::sealed(text.into())
             } else {
                 let object: Object = serde_json::from_str(text).map_err(|e| {
-                    InputError::new(format!("items.{position}.content"), format!("expected an object: {e}"))
+                    InputError::decoding(format!("items.{position}.content"), format!("expected an object: {e}"), e)
                 })?;
                 let mut content = Content::live(object);
                 if sealable(item.kind) && open != Some(item.id.as_str()) {

@@ -42,7 +42,7 @@ use crate::agui::{
     ToolCallStartEvent,
 };
 use crate::content::{public_tool_value, tool_execution_value, tool_result_content};
-use crate::error::{InputError, ObserveError};
+use crate::error::{InputError, ObservationKind, ObserveError};
 use crate::fragments::fragment_lazily;
 use crate::json::{char_len, Object, PyDumps};
 use crate::names;
@@ -77,8 +77,12 @@ impl From<ProcessorRefusal> for ObserveError {
     fn from(refusal: ProcessorRefusal) -> ObserveError {
         match refusal {
             ProcessorRefusal::Failed => ObserveError::Processor,
-            ProcessorRefusal::NotAnEvent => ObserveError::observation(NOT_AN_EVENT),
-            ProcessorRefusal::InvalidEvent => ObserveError::observation(INVALID_EVENT),
+            ProcessorRefusal::NotAnEvent => {
+                ObserveError::rejected(ObservationKind::ProcessorChangedStructure, NOT_AN_EVENT)
+            }
+            ProcessorRefusal::InvalidEvent => {
+                ObserveError::rejected(ObservationKind::ProcessorChangedStructure, INVALID_EVENT)
+            }
         }
     }
 }
@@ -160,7 +164,8 @@ impl ObserverContinuation {
 
     /// Read a continuation written by this library or the reference.
     pub fn from_json(text: &str) -> Result<ObserverContinuation, InputError> {
-        serde_json::from_str(text).map_err(|error| InputError::new("observer continuation", error.to_string()))
+        serde_json::from_str(text)
+            .map_err(|error| InputError::decoding("observer continuation", error.to_string(), error))
     }
 }
 
@@ -314,7 +319,10 @@ impl<M: Mode> Observer<M> {
     /// Retained events in `start..stop` (`stop = None` for all). Requires `retain_events`.
     pub fn snapshot(&self, start: usize, stop: Option<usize>) -> Result<Vec<Event>, ObserveError> {
         if !self.retain_events {
-            return Err(ObserveError::observation("Snapshots require retain_events=True"));
+            return Err(ObserveError::rejected(
+                ObservationKind::EventsNotRetained,
+                "Snapshots require retain_events=True",
+            ));
         }
         let end = stop.unwrap_or(self.core.events.len());
         if end < start || end > self.core.events.len() {
@@ -333,7 +341,10 @@ impl<M: Mode> Observer<M> {
 
     fn check_fresh(&self) -> Result<(), ObserveError> {
         if self.resume_completed || self.core.thread_id.is_some() || self.core.run_id.is_some() {
-            return Err(ObserveError::observation("Observer resumption requires a fresh observer"));
+            return Err(ObserveError::rejected(
+                ObservationKind::NotFresh,
+                "Observer resumption requires a fresh observer",
+            ));
         }
         Ok(())
     }
@@ -435,16 +446,25 @@ fn validate_correlation<M: Mode>(core: &Core, item: &SourceItem) -> Result<(), O
     if M::STREAM {
         if let Some(expected) = core.state.threads.get(&item.run_id) {
             if *expected != item.thread_id {
-                return Err(ObserveError::observation("Harness Thread correlation changed for a Run"));
+                return Err(ObserveError::rejected(
+                    ObservationKind::ThreadChanged,
+                    "Harness Thread correlation changed for a Run",
+                ));
             }
         }
         return Ok(());
     }
     if core.thread_id.as_ref().is_some_and(|thread| *thread != item.thread_id) {
-        return Err(ObserveError::observation("Harness Thread correlation changed within one observer"));
+        return Err(ObserveError::rejected(
+            ObservationKind::ThreadChanged,
+            "Harness Thread correlation changed within one observer",
+        ));
     }
     if core.run_id.as_ref().is_some_and(|run| *run != item.run_id) {
-        return Err(ObserveError::observation("Harness Run correlation changed within one observer"));
+        return Err(ObserveError::rejected(
+            ObservationKind::RunChanged,
+            "Harness Run correlation changed within one observer",
+        ));
     }
     Ok(())
 }
@@ -454,21 +474,24 @@ fn validate_processor_result(original: &Event, candidate: Event) -> Result<Event
         return Ok(candidate);
     }
     if candidate.event_type() != original.event_type() {
-        return Err(ObserveError::observation("The event processor changed the AG-UI event type"));
+        return Err(ObserveError::rejected(
+            ObservationKind::ProcessorChangedStructure,
+            "The event processor changed the AG-UI event type",
+        ));
     }
     if candidate.timestamp().is_some_and(|t| t.abs() > (1 << 53) - 1) {
-        return Err(ObserveError::observation(INVALID_EVENT));
+        return Err(ObserveError::rejected(ObservationKind::ProcessorChangedStructure, INVALID_EVENT));
     }
     let (Value::Object(before), Value::Object(after)) = (original.to_value(), candidate.to_value()) else {
-        return Err(ObserveError::observation(NOT_AN_EVENT));
+        return Err(ObserveError::rejected(ObservationKind::ProcessorChangedStructure, NOT_AN_EVENT));
     };
     let mutable = original.mutable_fields();
     for key in before.keys().chain(after.keys()) {
         if !mutable.contains(&key.as_str()) && before.get(key) != after.get(key) {
-            return Err(ObserveError::observation(format!(
-                "The event processor changed structural field {}",
-                snake_case(key)
-            )));
+            return Err(ObserveError::rejected(
+                ObservationKind::ProcessorChangedStructure,
+                format!("The event processor changed structural field {}", snake_case(key)),
+            ));
         }
     }
     Ok(candidate)

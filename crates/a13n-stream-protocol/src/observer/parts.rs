@@ -174,7 +174,7 @@ pub(super) fn ensure_part_cursor<'a>(
         }
     });
     if cursor.kind != kind {
-        return Err(ObserveError::observation(KIND_CHANGED));
+        return Err(ObserveError::rejected(ObservationKind::PartKindChanged, KIND_CHANGED));
     }
     Ok((cursor, opened))
 }
@@ -227,10 +227,13 @@ pub(super) fn convert_part_delta(
                 emitted_signature: false,
             });
             if cursor.kind != PartKind::ToolCall {
-                return Err(ObserveError::observation(KIND_CHANGED));
+                return Err(ObserveError::rejected(ObservationKind::PartKindChanged, KIND_CHANGED));
             }
             if call_id.is_some_and(|id| id != cursor.part_id) {
-                return Err(ObserveError::observation("Pydantic tool-call identity changed before its end event"));
+                return Err(ObserveError::rejected(
+                    ObservationKind::PartIdentityChanged,
+                    "Pydantic tool-call identity changed before its end event",
+                ));
             }
             if let Some(name) = non_empty(delta, "tool_name_delta") {
                 cursor.tool_name.get_or_insert_with(String::new).push_str(name);
@@ -258,10 +261,13 @@ pub(super) fn ending_cursor(
             },
             true,
         )),
-        Some(cursor) if cursor.kind != kind => Err(ObserveError::observation(KIND_CHANGED)),
-        Some(cursor) if cursor.part_id != part_id => {
-            Err(ObserveError::observation("Pydantic part identity changed before its end event"))
+        Some(cursor) if cursor.kind != kind => {
+            Err(ObserveError::rejected(ObservationKind::PartKindChanged, KIND_CHANGED))
         }
+        Some(cursor) if cursor.part_id != part_id => Err(ObserveError::rejected(
+            ObservationKind::PartIdentityChanged,
+            "Pydantic part identity changed before its end event",
+        )),
         Some(cursor) => Ok((cursor, false)),
     }
 }
