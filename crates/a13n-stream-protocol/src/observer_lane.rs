@@ -95,10 +95,7 @@ impl HarnessAguiStreamObserver {
         line.write_value(&mut value);
         line.write_event(child, &value, out);
         out.push(b'\n');
-        self.commit_carried_in(&line.head.run_id, child, &line.carried);
-        if let Some(plan) = &delegation {
-            self.commit_delegation(plan);
-        }
+        self.commit_carried_in(&line.head.run_id, child, &line.carried, delegation.as_ref());
         Some(1 + delegation.map_or(0, |plan| plan.closing.len() + 1))
     }
 

@@ -12,7 +12,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 
 use crate::convert::{from_python, json_text, line_text, object_to_python, to_python};
 use crate::errors::{at_line, fold_error, input_error, FailureSlot};
-use crate::processor::python_processor;
+use crate::processor::optional_processor;
 
 /// Folds Harness source lines (or AG-UI events) into compact display items with stable ids and dense ordinals,
 /// and exports checkpoints that are the reference's byte for byte.
@@ -29,10 +29,7 @@ fn options(
     retain_content: bool,
     processor: Option<Py<PyAny>>,
 ) -> (DisplayOptions, Option<FailureSlot>) {
-    let (processor, failure) = match processor.map(python_processor) {
-        Some((processor, failure)) => (Some(processor), Some(failure)),
-        None => (None, None),
-    };
+    let (processor, failure) = optional_processor(processor);
     let options =
         DisplayOptions { content: ContentPolicy::new(full_content, retain_content), processor, ..Default::default() };
     (options, failure)
@@ -76,10 +73,7 @@ impl PyDisplayFold {
     #[pyo3(signature = (checkpoint, *, retain_content=false, processor=None))]
     fn restore(checkpoint: &Bound<'_, PyAny>, retain_content: bool, processor: Option<Py<PyAny>>) -> PyResult<Self> {
         let text = json_text(checkpoint, "checkpoint")?;
-        let (processor, failure) = match processor.map(python_processor) {
-            Some((processor, failure)) => (Some(processor), Some(failure)),
-            None => (None, None),
-        };
+        let (processor, failure) = optional_processor(processor);
         let fold = DisplayFold::restore_json(&text, retain_content, processor)
             .map_err(|error| fold_error(error, failure.as_ref()))?;
         Ok(PyDisplayFold { fold: Mutex::new(fold), failure })

@@ -12,7 +12,7 @@ use pyo3::types::{PyList, PyType};
 use crate::convert::{json_text, split_lines, to_python};
 use crate::display::collect_lines;
 use crate::errors::{at_line, input_error, observe_error, FailureSlot};
-use crate::processor::python_processor;
+use crate::processor::optional_processor;
 
 /// Writing the AG-UI events of one source line, one JSON text a line.
 pub(crate) trait ObserveLine {
@@ -48,11 +48,10 @@ where
     Observer<M>: ObserveLine,
 {
     fn new(processor: Option<Py<PyAny>>, retain_events: bool) -> Self {
+        let (processor, failure) = optional_processor(processor);
         let mut observer = Observer::<M>::new().retain_events(retain_events);
-        let mut failure = None;
-        if let Some((processor, slot)) = processor.map(python_processor) {
+        if let Some(processor) = processor {
             observer = observer.with_processor(processor);
-            failure = Some(slot);
         }
         Held { observer: Mutex::new(observer), failure }
     }
@@ -60,10 +59,7 @@ where
     fn restore(continuation: &Bound<'_, PyAny>, processor: Option<Py<PyAny>>) -> PyResult<Self> {
         let text = json_text(continuation, "continuation")?;
         let continuation = ObserverContinuation::from_json(&text).map_err(|error| input_error("", error))?;
-        let (processor, failure) = match processor.map(python_processor) {
-            Some((processor, slot)) => (Some(processor), Some(slot)),
-            None => (None, None),
-        };
+        let (processor, failure) = optional_processor(processor);
         Ok(Held { observer: Mutex::new(Observer::<M>::restore(continuation, processor)), failure })
     }
 

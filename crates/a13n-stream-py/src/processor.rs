@@ -39,6 +39,14 @@ pub(crate) fn python_processor(callable: Py<PyAny>) -> (AguiEventProcessor, Fail
     (processor, slot)
 }
 
+/// An optional Python processor as the core's optional processor and the slot its exceptions wait in.
+pub(crate) fn optional_processor(callable: Option<Py<PyAny>>) -> (Option<AguiEventProcessor>, Option<FailureSlot>) {
+    match callable.map(python_processor) {
+        Some((processor, slot)) => (Some(processor), Some(slot)),
+        None => (None, None),
+    }
+}
+
 /// The event a processor returned: a `dict` that decodes as an AG-UI event.
 fn replacement(result: &Bound<'_, PyAny>) -> Result<Option<Event>, ProcessorRefusal> {
     if !result.is_instance_of::<PyDict>() {

@@ -7,7 +7,7 @@
 
 use super::lane::{write_observed, LaneItem};
 use super::store::StreamId;
-use super::{item_id, DisplayFold, ItemKind, ItemState, ObservedRef};
+use super::{item_id, DisplayFold, ItemKind, ItemRef, ItemState, ObservedRef};
 use crate::agui::Event;
 use crate::carried_line::{Carried, CarriedLine};
 use crate::json::write_pydantic_str;
@@ -50,19 +50,13 @@ impl DisplayFold {
         if let Some(plan) = &delegation {
             self.fold_sealed_event(&plan.event, line.head.at, out);
         }
-        self.sequence += 1;
-        let sequence = self.sequence;
-        if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < sequence) {
-            self.seal_arguments();
-        }
+        let sequence = self.next_sequence();
         if let Carried::Lifecycle { model_request: true, .. } = line.carried {
             let scope = if child { line.head.run_id.to_string() } else { "root".to_owned() };
             self.response_groups.insert(scope, format!("{}:{}:{sequence}", self.run_id, self.attempt));
         }
-        let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{sequence}", self.attempt));
-        let position = StreamId::At { attempt: self.attempt, sequence };
         let kind = ItemKind::Observation;
-        let item = self.store.put_sealed(key, kind, ItemState::Completed, content, position, line.head.at);
+        let item = self.put_sealed_observation(sequence, content, line.head.at);
         let reference = LaneItem {
             id: &item.id,
             kind,
@@ -72,26 +66,32 @@ impl DisplayFold {
             failure: None,
         };
         write_observed(out, sequence, |out| line.write_event(child, &value, out), reference);
-        self.observer.commit_carried_in(&line.head.run_id, child, &line.carried);
-        if let Some(plan) = &delegation {
-            self.observer.commit_delegation(plan);
-        }
+        self.observer.commit_carried_in(&line.head.run_id, child, &line.carried, delegation.as_ref());
         Some(1 + closed + usize::from(delegation.is_some()))
     }
 
     /// Fold a run's or subagent's lifecycle event (`RUN_*`, `SUBAGENT_*`) as the general path does: the next
     /// sequence, and one sealed observation item holding the whole event.
     fn fold_sealed_event(&mut self, event: &Event, at: UtcTime, out: &mut Vec<u8>) {
-        self.sequence += 1;
-        let sequence = self.sequence;
-        if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < sequence) {
-            self.seal_arguments();
-        }
-        let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{sequence}", self.attempt));
-        let position = StreamId::At { attempt: self.attempt, sequence };
-        let content = event.to_json().into_boxed_str();
-        let item = self.store.put_sealed(key, ItemKind::Observation, ItemState::Completed, content, position, at);
+        let sequence = self.next_sequence();
+        let item = self.put_sealed_observation(sequence, event.to_json().into_boxed_str(), at);
         ObservedRef { sequence, event, item: Some(&item) }.write_json(out);
         out.push(b'\n');
+    }
+
+    /// The next event's sequence, sealing a held argument stream it does not continue.
+    fn next_sequence(&mut self) -> u64 {
+        self.sequence += 1;
+        if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < self.sequence) {
+            self.seal_arguments();
+        }
+        self.sequence
+    }
+
+    /// The observation item of the event folded as `sequence`, whose content is already its canonical text.
+    fn put_sealed_observation(&mut self, sequence: u64, content: Box<str>, at: UtcTime) -> ItemRef {
+        let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{sequence}", self.attempt));
+        let position = StreamId::At { attempt: self.attempt, sequence };
+        self.store.put_sealed(key, ItemKind::Observation, ItemState::Completed, content, position, at)
     }
 }

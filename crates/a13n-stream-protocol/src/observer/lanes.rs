@@ -49,8 +49,18 @@ impl Observer<RootStream> {
     }
 
     /// Commit what [`Observer::observe`] commits for a carried line [`Observer::carries_in_any_run`] accepted: a
-    /// model request's index, or a tool-call part's cursor.
-    pub(crate) fn commit_carried_in(&mut self, run_id: &str, child: bool, carried: &Carried<'_>) {
+    /// model request's index, a tool-call part's cursor, or (with its plan) a delegation's child run opened or
+    /// released.
+    pub(crate) fn commit_carried_in(
+        &mut self,
+        run_id: &str,
+        child: bool,
+        carried: &Carried<'_>,
+        delegation: Option<&DelegationPlan>,
+    ) {
+        if let Some(plan) = delegation {
+            self.commit_delegation(plan);
+        }
         let state = if child { self.core.state.children.get_mut(run_id) } else { Some(&mut self.core.state) };
         let Some(state) = state else { return };
         match carried {
@@ -65,7 +75,7 @@ impl Observer<RootStream> {
                 };
                 state.parts.insert(*index, cursor);
             }
-            // A delegation's change is committed by `commit_delegation`.
+            // A delegation's change is its plan's, committed above.
             Carried::Lifecycle { request_index: None, .. } | Carried::ToolCall | Carried::Delegation { .. } => {}
         }
     }
@@ -217,7 +227,7 @@ impl Observer<RootStream> {
 
     /// Commit what [`Observer::observe`] commits for a delegation [`Observer::delegation_in_any_run`] planned:
     /// a started child run gets its cursors, a completed one's are released.
-    pub(crate) fn commit_delegation(&mut self, plan: &DelegationPlan) {
+    fn commit_delegation(&mut self, plan: &DelegationPlan) {
         let children = &mut self.core.state.children;
         if plan.started {
             children.entry(plan.child_run_id.clone()).or_default();
