@@ -17,9 +17,11 @@ fn fold_for(options: &Value, run_id: &str) -> DisplayFold {
     case_fold(options, run_id).expect("known processor")
 }
 
-/// Fold `lines` through both lanes side by side, comparing every output, error and changed set, and the whole
-/// checkpoint every `check_every` lines and at the end.
-fn compare(general: &mut DisplayFold, lane: &mut DisplayFold, lines: &[String], check_every: usize, context: &str) {
+/// Fold `lines` through both lanes side by side (each fold made by `make`), comparing every output, error and changed set, and the whole
+/// checkpoint every `check_every` lines and at the end. A third fold replays the lines (`replay_line`): the same
+/// results and state, nothing written.
+fn compare(make: impl Fn() -> DisplayFold, lines: &[String], check_every: usize, context: &str) {
+    let (general, lane, replayed) = (&mut make(), &mut make(), &mut make());
     for (n, line) in lines.iter().enumerate() {
         let (mut expected, mut got) = (Vec::new(), Vec::new());
         let expected_result = fold_line_generally(general, line, &mut expected);
@@ -27,10 +29,15 @@ fn compare(general: &mut DisplayFold, lane: &mut DisplayFold, lines: &[String], 
         assert_eq!(format!("{got_result:?}"), format!("{expected_result:?}"), "{context}: line {n} result");
         assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&expected), "{context}: line {n} output");
         assert_eq!(lane.changed(), general.changed(), "{context}: line {n} changed items");
+        let replay_result = replayed.replay_line(line);
+        assert_eq!(format!("{replay_result:?}"), format!("{expected_result:?}"), "{context}: line {n} replayed");
+        assert_eq!(replayed.changed(), general.changed(), "{context}: line {n} changed items replayed");
         general.clear_changed();
         lane.clear_changed();
+        replayed.clear_changed();
         if n % check_every == 0 || n + 1 == lines.len() {
             assert_eq!(lane.export_json(), general.export_json(), "{context}: checkpoint after line {n}");
+            assert_eq!(replayed.export_json(), general.export_json(), "{context}: replayed checkpoint after line {n}");
         }
     }
 }
@@ -48,15 +55,14 @@ fn both_lanes_agree_on_every_recorded_stream_and_from_every_cut() {
         let lines = raw_lines(&dir);
         let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
         let context = dir.display().to_string();
-        compare(&mut fold_for(&options, &run_id), &mut fold_for(&options, &run_id), &lines, 1, &context);
+        compare(|| fold_for(&options, &run_id), &lines, 1, &context);
         // From a checkpoint at every cut: the restored fold continues the same way in both lanes.
         let retain = options.get("retain_content").and_then(Value::as_bool).unwrap_or(false);
         let mut prefix = fold_for(&options, &run_id);
         for (cut, line) in lines.iter().enumerate() {
             let checkpoint = prefix.export_json();
-            let mut general = DisplayFold::restore_json(&checkpoint, retain, processor(&options)).unwrap();
-            let mut lane = DisplayFold::restore_json(&checkpoint, retain, processor(&options)).unwrap();
-            compare(&mut general, &mut lane, &lines[cut..], usize::MAX, &format!("{context} from cut {cut}"));
+            let restored = || DisplayFold::restore_json(&checkpoint, retain, processor(&options)).unwrap();
+            compare(restored, &lines[cut..], usize::MAX, &format!("{context} from cut {cut}"));
             let _ = prefix.fold_line(line, &mut Vec::new());
         }
     }
@@ -70,7 +76,7 @@ fn both_lanes_agree_on_generated_streams() {
         for retain in [false, true] {
             let options = json!({ "retain_content": retain });
             let context = format!("seed {seed}, retain {retain}");
-            compare(&mut fold_for(&options, &run_id), &mut fold_for(&options, &run_id), &lines, 1, &context);
+            compare(|| fold_for(&options, &run_id), &lines, 1, &context);
         }
     }
     for kind in StreamKind::ALL {
@@ -78,7 +84,7 @@ fn both_lanes_agree_on_generated_streams() {
         let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
         for options in [json!({}), json!({"retain_content": true}), json!({"processor": "redact_text"})] {
             let context = format!("bench {} {options}", kind.name());
-            compare(&mut fold_for(&options, &run_id), &mut fold_for(&options, &run_id), &lines, 250, &context);
+            compare(|| fold_for(&options, &run_id), &lines, 250, &context);
         }
     }
 }
@@ -101,7 +107,7 @@ fn both_lanes_agree_across_the_field_bound() {
     let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
     for options in [json!({}), json!({"full_content": true}), json!({"retain_content": true})] {
         let context = format!("bound {options}");
-        compare(&mut fold_for(&options, &run_id), &mut fold_for(&options, &run_id), &lines, 1, &context);
+        compare(|| fold_for(&options, &run_id), &lines, 1, &context);
     }
 }
 
@@ -156,7 +162,7 @@ fn both_lanes_agree_on_mutated_delta_lines() {
                 })
                 .collect();
             let context = format!("{} mutation {choice}", kind.name());
-            compare(&mut fold_for(&json!({}), &run_id), &mut fold_for(&json!({}), &run_id), &mutated, 50, &context);
+            compare(|| fold_for(&json!({}), &run_id), &mutated, 50, &context);
         }
     }
 }
@@ -188,7 +194,7 @@ fn both_lanes_agree_across_the_observation_bound() {
     let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
     for options in [json!({}), json!({"retain_content": true})] {
         let context = format!("observation bound {options}");
-        compare(&mut fold_for(&options, &run_id), &mut fold_for(&options, &run_id), &lines, 1, &context);
+        compare(|| fold_for(&options, &run_id), &lines, 1, &context);
     }
 }
 
@@ -222,8 +228,7 @@ fn compare_mutations(
             let mutated = family.apply(&lines, choice, |n| n > 0 && rng.below(one_in) == 0);
             for options in [json!({}), json!({"retain_content": true}), json!({"full_content": true})] {
                 let context = format!("{name}, {} change {choice}, {options}", family.name);
-                let (mut general, mut lane) = (fold_for(&options, &run_id), fold_for(&options, &run_id));
-                compare(&mut general, &mut lane, &mutated, check_every, &context);
+                compare(|| fold_for(&options, &run_id), &mutated, check_every, &context);
             }
         }
     }

@@ -269,7 +269,7 @@ type ReplayError = (Option<usize>, FoldError);
 
 impl Journal {
     fn replay(self, run_id: Option<String>, content: ContentPolicy) -> Result<String, ReplayError> {
-        let mut replay = Replay { fold: None, run_id, content, entries: Vec::with_capacity(4096) };
+        let mut replay = Replay { fold: None, run_id, content };
         match self {
             Journal::Lines(lines) => {
                 for (index, line) in lines.iter().enumerate() {
@@ -291,7 +291,6 @@ struct Replay {
     fold: Option<DisplayFold>,
     run_id: Option<String>,
     content: ContentPolicy,
-    entries: Vec<u8>,
 }
 
 impl Replay {
@@ -307,8 +306,7 @@ impl Replay {
                 self.fold.insert(DisplayFold::with_options(run_id, options))
             }
         };
-        self.entries.clear();
-        fold.fold_line(line, &mut self.entries).map(drop).map_err(|error| (Some(number), error))
+        fold.replay_line(line).map(drop).map_err(|error| (Some(number), error))
     }
 
     fn file(&mut self, path: &std::path::Path) -> Result<(), ReplayError> {

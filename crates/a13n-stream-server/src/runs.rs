@@ -362,9 +362,7 @@ impl Runs {
                 let mut fold = DisplayFold::with_options(run_id, self.options());
                 // Rejected lines were journaled and skipped; folding is atomic per line, so they skip again.
                 for line in &lines {
-                    if let Ok(item) = SourceItem::from_json(line) {
-                        let _ = fold.fold_source(&item);
-                    }
+                    let _ = fold.replay_line(line);
                 }
                 fold
             }

@@ -82,6 +82,8 @@ pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
             Err(error) => Err(InputError::new("", error.to_string()).into()),
             Ok(line) if args.agui => fold.as_mut().map_or(Ok(()), |fold| fold_event(fold, line, &mut entries)),
             Ok(line) => match fold.as_mut() {
+                // Without --observed nothing reads the observed lines: only the state is wanted.
+                Some(fold) if observed.is_none() => fold.replay_line(line).map(drop),
                 Some(fold) => fold.fold_line(line, &mut entries).map(drop),
                 None => SourceItem::from_json(line).map_err(FoldError::from).and_then(|item| {
                     let fold =

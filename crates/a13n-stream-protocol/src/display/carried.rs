@@ -65,7 +65,9 @@ impl DisplayFold {
             response_group: None,
             failure: None,
         };
-        write_observed(out, sequence, |out| line.write_event(child, &value, out), reference);
+        if self.writes_observed {
+            write_observed(out, sequence, |out| line.write_event(child, &value, out), reference);
+        }
         self.observer.commit_carried_in(&line.head.run_id, child, &line.carried, delegation.as_ref());
         Some(1 + closed + usize::from(delegation.is_some()))
     }
@@ -75,8 +77,10 @@ impl DisplayFold {
     fn fold_sealed_event(&mut self, event: &Event, at: UtcTime, out: &mut Vec<u8>) {
         let sequence = self.next_sequence();
         let item = self.put_sealed_observation(sequence, event.to_json().into_boxed_str(), at);
-        ObservedRef { sequence, event, item: Some(&item) }.write_json(out);
-        out.push(b'\n');
+        if self.writes_observed {
+            ObservedRef { sequence, event, item: Some(&item) }.write_json(out);
+            out.push(b'\n');
+        }
     }
 
     /// The next event's sequence, sealing a held argument stream it does not continue.

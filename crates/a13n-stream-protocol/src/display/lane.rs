@@ -55,8 +55,36 @@ impl DisplayFold {
         }
         let item = SourceItem::from_json(line)?;
         let observed = self.fold_source(&item)?;
-        Observed::write_lines(&observed, out);
+        if self.writes_observed {
+            Observed::write_lines(&observed, out);
+        }
         Ok(observed.len())
+    }
+
+    /// Fold one source line for its effect on the display alone: the state [`DisplayFold::fold_line`] leaves,
+    /// equally atomic, without writing the observed lines nobody reads. This is the recovery path: rebuilding a
+    /// fold from a run's journal to export or continue it.
+    ///
+    /// ```
+    /// use a13n_stream_protocol::DisplayFold;
+    ///
+    /// let journal = [
+    ///     r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00Z","event":{"index":0,"part":{"content":"Hel","part_kind":"text"},"event_kind":"part_start"}}"#,
+    ///     r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01Z","event":{"index":0,"delta":{"content_delta":"lo","part_delta_kind":"text"},"event_kind":"part_delta"}}"#,
+    /// ];
+    /// let (mut replayed, mut folded) = (DisplayFold::new("r"), DisplayFold::new("r"));
+    /// for line in journal {
+    ///     replayed.replay_line(line)?;
+    ///     folded.fold_line(line, &mut Vec::new())?;
+    /// }
+    /// assert_eq!(replayed.export_json(), folded.export_json());
+    /// # Ok::<(), a13n_stream_protocol::FoldError>(())
+    /// ```
+    pub fn replay_line(&mut self, line: &str) -> Result<usize, FoldError> {
+        self.writes_observed = false;
+        let folded = self.fold_line(line, &mut Vec::new());
+        self.writes_observed = true;
+        folded
     }
 
     /// Fold `line` through a fast lane when one takes it: how many events it folded and wrote, or `None` with
@@ -106,7 +134,9 @@ impl DisplayFold {
             response_group: item.response_group,
             failure: item.failure,
         };
-        write_observed(out, sequence, |out| delta.write_event(&hit.message_id, hit.child, out), reference);
+        if self.writes_observed {
+            write_observed(out, sequence, |out| delta.write_event(&hit.message_id, hit.child, out), reference);
+        }
 
         // The rest of what the general path commits.
         if first {
@@ -175,7 +205,9 @@ impl DisplayFold {
             Some(event) => out.extend_from_slice(event),
             None => delta.write_event(child, out),
         };
-        write_observed(out, self.sequence, event, reference);
+        if self.writes_observed {
+            write_observed(out, self.sequence, event, reference);
+        }
         self.lane = Some(Lane::Arguments(identity));
         true
     }

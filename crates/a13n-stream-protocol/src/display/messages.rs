@@ -149,8 +149,10 @@ impl DisplayFold {
             if event.kind() == EventType::TextMessageEnd {
                 self.attach_memory_sources(&mut reference);
             }
-            ObservedRef { sequence: self.sequence, event, item: Some(&reference) }.write_json(out);
-            out.push(b'\n');
+            if self.writes_observed {
+                ObservedRef { sequence: self.sequence, event, item: Some(&reference) }.write_json(out);
+                out.push(b'\n');
+            }
         }
         Some(events.len())
     }

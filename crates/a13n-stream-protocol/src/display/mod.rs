@@ -103,6 +103,8 @@ pub struct DisplayFold {
     lane: Option<lane::Lane>,
     /// Whether the held argument stream's observation is still live (unsealed) in the store.
     arguments_open: bool,
+    /// Whether folding a line writes its observed lines; off only inside [`DisplayFold::replay_line`].
+    writes_observed: bool,
 }
 
 impl std::fmt::Debug for DisplayFold {
@@ -141,6 +143,7 @@ impl DisplayFold {
             last_id: None,
             lane: None,
             arguments_open: false,
+            writes_observed: true,
         }
     }
 
