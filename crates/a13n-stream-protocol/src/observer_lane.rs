@@ -110,7 +110,14 @@ impl HarnessAguiStreamObserver {
 
 impl Lanes for HarnessAguiStreamObserver {
     fn content(&mut self, delta: &ContentDelta<'_>, out: &mut Vec<u8>) -> Option<usize> {
-        self.observe_open_part_delta(delta, out).then_some(1)
+        if self.observe_open_part_delta(delta, out) {
+            return Some(1);
+        }
+        // A delta whose part had no start opens it.
+        let plan = self.opening_delta_in_any_run(delta)?;
+        let events = self.commit_opening_delta_in(delta, plan);
+        write_events(&events, out);
+        Some(events.len())
     }
 
     fn arguments(&mut self, delta: &ArgsDelta<'_>, out: &mut Vec<u8>) -> Option<usize> {

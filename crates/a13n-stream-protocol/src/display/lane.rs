@@ -102,6 +102,15 @@ impl DisplayFold {
         Some(count)
     }
 
+    /// The content lane for a delta whose part had no start: its typed start and content events fold through the
+    /// general path's message fold, and the part opens in the observer.
+    fn fold_opening_delta(&mut self, delta: &ContentDelta<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        let plan = self.observer.opening_delta_in_any_run(delta)?;
+        let count = self.fold_events(&plan.events, out)?;
+        self.observer.commit_opening_delta_in(delta, plan);
+        Some(count)
+    }
+
     /// The content lane: `true` when the delta's part is open and the delta is folded and written.
     fn fold_open_part_delta(&mut self, delta: &ContentDelta<'_>, out: &mut Vec<u8>) -> bool {
         let (parsed, part_kind, at, text) = (&delta.line, delta.part_kind, delta.line.head.at, delta.text());
@@ -245,7 +254,10 @@ impl DisplayFold {
 
 impl Lanes for DisplayFold {
     fn content(&mut self, delta: &ContentDelta<'_>, out: &mut Vec<u8>) -> Option<usize> {
-        self.fold_open_part_delta(delta, out).then_some(1)
+        if self.fold_open_part_delta(delta, out) {
+            return Some(1);
+        }
+        self.fold_opening_delta(delta, out)
     }
 
     fn arguments(&mut self, delta: &ArgsDelta<'_>, out: &mut Vec<u8>) -> Option<usize> {

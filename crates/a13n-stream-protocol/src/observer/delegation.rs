@@ -43,12 +43,13 @@ pub(super) fn validate_delegation(payload: &Object) -> Result<Delegation<'_>, Ob
             !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
         })
     }
-    let whole = Value::Object(payload.clone());
+    // The whole payload, which an error quotes: built only for one.
+    let whole = || Value::Object(payload.clone());
     let mut check = Validation::new("InlineDelegationPayload");
     let text = |check: &mut Validation, field: &str, max: usize, required: bool| -> Option<&str> {
         match payload.get(field) {
             None if required => {
-                check.missing(field, &whole);
+                check.missing(field, &whole());
                 None
             }
             None | Some(Value::Null) if !required => None,
@@ -67,7 +68,7 @@ pub(super) fn validate_delegation(payload: &Object) -> Result<Delegation<'_>, Ob
     text(&mut check, "invocation_id", 128, true);
     let action = match payload.get("action") {
         None => {
-            check.missing("action", &whole);
+            check.missing("action", &whole());
             None
         }
         Some(value) => {
@@ -85,7 +86,7 @@ pub(super) fn validate_delegation(payload: &Object) -> Result<Delegation<'_>, Ob
         check.extra(key, value);
     }
     if check.is_empty() && matches!(action, Some("started" | "completed")) && child_run_id.is_none() {
-        check.value_error("started and completed inline delegation events require child_run_id", &whole);
+        check.value_error("started and completed inline delegation events require child_run_id", &whole());
     }
     match (action, subagent, status, parent_run_id) {
         (Some(action), Some(subagent), Some(status), Some(parent_run_id)) if check.is_empty() => {

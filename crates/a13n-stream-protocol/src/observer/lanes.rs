@@ -7,6 +7,7 @@
 use super::*;
 
 use crate::carried_line::{Carried, CarriedLine};
+use crate::delta_line::ContentDelta;
 use crate::part_line::{Boundary, PartBody, PartLine, ToolReturnLine};
 
 impl Observer<RootStream> {
@@ -30,11 +31,20 @@ impl Observer<RootStream> {
     /// its line without the general path: no processor, no event journal, the run bound to `thread_id`. Also
     /// whether the run is a child.
     fn lane_run(&self, thread_id: &str, run_id: &str) -> Option<(&ObserverState, bool)> {
+        if self.core.state.threads.get(run_id).map(String::as_str) != Some(thread_id) {
+            return None;
+        }
+        self.lane_run_or_unbound(thread_id, run_id)
+    }
+
+    /// [`Observer::lane_run`], also for a run not yet bound to any thread (an inline child's first line); the
+    /// lane's commit then binds it to `thread_id`, as the general path does.
+    fn lane_run_or_unbound(&self, thread_id: &str, run_id: &str) -> Option<(&ObserverState, bool)> {
         if self.processor.is_some() || self.retain_events {
             return None;
         }
         let root = self.core.run_id.as_deref()?;
-        if self.core.state.threads.get(run_id).map(String::as_str) != Some(thread_id) {
+        if self.core.state.threads.get(run_id).is_some_and(|bound| bound != thread_id) {
             return None;
         }
         let child = run_id != root;
@@ -159,6 +169,49 @@ impl Observer<RootStream> {
         Some(PartPlan { events, child, opened })
     }
 
+    /// What a content delta converts to when its part has no cursor yet (no start came first) in its run (the
+    /// root run or an inline child): the part's start and content events, finished as [`Observer::observe`] hands
+    /// them on, and the cursor it opens.
+    pub(crate) fn opening_delta_in_any_run(&self, delta: &ContentDelta<'_>) -> Option<PartPlan> {
+        let head = &delta.line.head;
+        let (state, child) = self.lane_run_or_unbound(&head.thread_id, &head.run_id)?;
+        let index = delta.line.index;
+        if state.parts.contains_key(&index) {
+            return None;
+        }
+        let timestamp = Some(head.timestamp);
+        let text = delta.text();
+        let (events, part_id) = match delta.part_kind {
+            PartKind::Text => {
+                let id = part_id(&head.run_id, state.request_index, index, "text");
+                (vec![text_start(timestamp, &id), text_content(timestamp, &id, text)], id)
+            }
+            PartKind::Reasoning => {
+                let id = part_id(&head.run_id, state.request_index, index, "reasoning");
+                (vec![reasoning_start(timestamp, &id), reasoning_content(timestamp, &id, text)], id)
+            }
+            PartKind::ToolCall => return None,
+        };
+        let cursor = PartCursor {
+            kind: delta.part_kind,
+            part_id,
+            tool_name: None,
+            emitted_content: true,
+            emitted_signature: false,
+        };
+        Some(PartPlan { events: self.as_observed(events, &head.run_id, child), child, opened: Some(cursor) })
+    }
+
+    /// Commit what [`Observer::observe`] commits for a content delta [`Observer::opening_delta_in_any_run`]
+    /// planned: the run bound to its thread (if it was not), the part's cursor opened.
+    pub(crate) fn commit_opening_delta_in(&mut self, delta: &ContentDelta<'_>, plan: PartPlan) -> Vec<Event> {
+        let head = &delta.line.head;
+        if !self.core.state.threads.contains_key(head.run_id.as_ref()) {
+            self.core.state.threads.insert(head.run_id.to_string(), head.thread_id.to_string());
+        }
+        self.commit_part(&head.run_id, delta.line.index, plan)
+    }
+
     /// A lane's converted events as [`Observer::observe`] hands them on: attributed to a child run, then
     /// finished (the display fold's bounds).
     fn as_observed(&self, mut events: Vec<Event>, run_id: &str, child: bool) -> Vec<Event> {
@@ -174,15 +227,16 @@ impl Observer<RootStream> {
     /// Commit what [`Observer::observe`] commits for a part line [`Observer::part_in_any_run`] accepted: the
     /// part's cursor opened (a start), or closed (an end).
     pub(crate) fn commit_part_in(&mut self, line: &PartLine<'_>, plan: PartPlan) -> Vec<Event> {
-        let state = if plan.child {
-            self.core.state.children.get_mut(line.head.run_id.as_ref())
-        } else {
-            Some(&mut self.core.state)
-        };
+        self.commit_part(&line.head.run_id, line.index, plan)
+    }
+
+    /// Open (or, without a cursor in the plan, close) part `index` of `run_id` as `plan` says.
+    fn commit_part(&mut self, run_id: &str, index: i64, plan: PartPlan) -> Vec<Event> {
+        let state = if plan.child { self.core.state.children.get_mut(run_id) } else { Some(&mut self.core.state) };
         if let Some(state) = state {
             match plan.opened {
-                Some(cursor) => drop(state.parts.insert(line.index, cursor)),
-                None => drop(state.parts.shift_remove(&line.index)),
+                Some(cursor) => drop(state.parts.insert(index, cursor)),
+                None => drop(state.parts.shift_remove(&index)),
             }
         }
         plan.events
