@@ -17,7 +17,6 @@ use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use a13n_stream_protocol::StreamPosition;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::sse::Event as SseEvent;
@@ -32,7 +31,7 @@ use crate::runs::Live;
 use crate::storage::StoredItem;
 use crate::subscribe::{open, sse_response, EventsQuery};
 use crate::wire::ErrorBody;
-use crate::{Shared, ATTEMPT};
+use crate::{position, Shared};
 
 /// Items per frame while catching up.
 const PAGE: usize = 256;
@@ -42,10 +41,6 @@ const PAGE: usize = 256;
 enum Frame {
     Snapshot,
     Items,
-}
-
-fn position(sequence: u64) -> String {
-    StreamPosition { attempt: ATTEMPT, sequence }.to_string()
 }
 
 /// One frame: its kind, the position it brings the client to, and the items' JSON spliced as stored.
@@ -62,7 +57,7 @@ fn frame<'a>(kind: Frame, at: u64, complete: bool, items: impl Iterator<Item = &
         Frame::Snapshot => "snapshot",
         Frame::Items => "items",
     };
-    SseEvent::default().event(name).id(position(at)).data(data)
+    SseEvent::default().event(name).id(position(at).to_string()).data(data)
 }
 
 /// Where a display subscriber is.
@@ -124,7 +119,7 @@ impl Feed {
     fn end_if(&mut self, complete: bool) {
         if complete {
             let data = format!(r#"{{"position":"{}"}}"#, position(self.last));
-            self.pending.push_back(SseEvent::default().event("end").id(position(self.last)).data(data));
+            self.pending.push_back(SseEvent::default().event("end").id(position(self.last).to_string()).data(data));
             self.ending = true;
         }
     }

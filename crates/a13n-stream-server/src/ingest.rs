@@ -23,8 +23,7 @@ use crate::problem::{Count, Params, Problem};
 use crate::runs::{valid_run_id, IngestError, OnReject};
 use crate::wire::ErrorBody;
 use crate::wire::{Ingested, RejectedLine};
-use crate::{bad_run_id, Shared, ATTEMPT};
-use a13n_stream_protocol::StreamPosition;
+use crate::{bad_run_id, position, Shared};
 
 /// The media types ingest accepts (parameters such as `charset` aside).
 pub const NDJSON_TYPES: &[&str] = &["application/x-ndjson", "application/jsonl", "application/json"];
@@ -104,7 +103,7 @@ pub(crate) async fn ingest(
             next_offset: accepted.next_offset,
             events: accepted.events,
             duplicate: accepted.duplicate,
-            position: StreamPosition { attempt: ATTEMPT, sequence: accepted.position }.to_string(),
+            position: position(accepted.position).to_string(),
             rejected: accepted
                 .rejected
                 .into_iter()

@@ -54,6 +54,11 @@ use crate::storage::{SqliteStorage, Storage};
 /// The delivery attempt of every position this host serves.
 pub const ATTEMPT: u64 = 0;
 
+/// The position of display sequence `sequence`: the one position type every route writes and reads.
+pub(crate) fn position(sequence: u64) -> a13n_stream_protocol::StreamPosition {
+    a13n_stream_protocol::StreamPosition { attempt: ATTEMPT, sequence }
+}
+
 /// Why the host could not start or stopped.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

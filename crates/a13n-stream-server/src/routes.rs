@@ -1,6 +1,5 @@
 //! The read routes: runs (paged), a run's items (paged), its snapshot and its rejected lines; liveness; metrics.
 
-use a13n_stream_protocol::StreamPosition;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -11,7 +10,7 @@ use crate::problem::{Count, Params, Problem};
 use crate::runs::valid_run_id;
 use crate::wire::{ErrorBody, ItemsPage, Snapshot};
 use crate::wire::{Health, RejectedLine, RejectionsPage, RunSummary, RunsPage};
-use crate::{bad_run_id, Shared, ATTEMPT};
+use crate::{bad_run_id, position, Shared};
 
 /// The default page of `/v1/runs`, `/items` and `/rejections`.
 pub const PAGE_DEFAULT: usize = 100;
@@ -21,10 +20,6 @@ pub const PAGE_MAX: usize = 1000;
 /// A page size from a `limit` parameter: the default when absent, else clamped to 1..=PAGE_MAX.
 fn page_size(limit: Option<Count>) -> usize {
     limit.map_or(PAGE_DEFAULT, |Count(limit)| usize::try_from(limit).unwrap_or(PAGE_MAX).clamp(1, PAGE_MAX))
-}
-
-fn position(sequence: u64) -> String {
-    StreamPosition { attempt: ATTEMPT, sequence }.to_string()
 }
 
 fn not_found(run_id: &str) -> Response {
@@ -85,7 +80,7 @@ pub(crate) async fn list_runs(State(app): State<Shared>, Params(query): Params<R
             let runs = runs
                 .into_iter()
                 .map(|run| RunSummary {
-                    position: position(run.position),
+                    position: position(run.position).to_string(),
                     run_id: run.run_id,
                     journal_len: run.journal_len,
                     complete: run.complete,

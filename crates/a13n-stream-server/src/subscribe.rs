@@ -24,7 +24,7 @@ use crate::metrics::SubscriberGuard;
 use crate::problem::{Params, Problem};
 use crate::runs::{is_terminal, valid_run_id, Live};
 use crate::wire::ErrorBody;
-use crate::{bad_run_id, Shared, ATTEMPT};
+use crate::{bad_run_id, position, Shared, ATTEMPT};
 
 /// Events read from storage per query while catching up.
 const PAGE: usize = 512;
@@ -67,7 +67,7 @@ impl Subscription {
                 self.last = sequence;
                 self.finished = is_terminal(&data);
                 self.app.runs.metrics.delivered.inc();
-                let id = StreamPosition { attempt: ATTEMPT, sequence }.to_string();
+                let id = position(sequence).to_string();
                 return Some((Ok(SseEvent::default().id(id).data(data)), self));
             }
             if self.finished || *self.shutdown.borrow() {
@@ -133,7 +133,7 @@ pub(crate) async fn open(
     }
     let after = resume_after(headers, after).map_err(IntoResponse::into_response)?;
     let (receiver, status) = app.runs.subscribe(run_id).await.map_err(|e| Problem::storage(e).into_response())?;
-    let committed = StreamPosition { attempt: ATTEMPT, sequence: status.position };
+    let committed = position(status.position);
     let last = match after {
         None => 0,
         Some(position) if position.attempt != ATTEMPT => {
