@@ -5,9 +5,8 @@
 //! its keys and serialize the item; the lane writes the event's value once from the scanned line
 //! ([`CarriedLine`]) and uses those bytes for both the observed line and the item's sealed content.
 
-use super::lane::{write_observed, LaneItem};
 use super::store::StreamId;
-use super::{item_id, DisplayFold, ItemKind, ItemRef, ItemState, ObservedRef};
+use super::{item_id, write_observed_line, DisplayFold, ItemKind, ItemRef, ItemState, ObservedItem};
 use crate::agui::Event;
 use crate::carried_line::{Carried, CarriedLine};
 use crate::json::write_pydantic_str;
@@ -57,16 +56,17 @@ impl DisplayFold {
         }
         let kind = ItemKind::Observation;
         let item = self.put_sealed_observation(sequence, content, line.head.at);
-        let reference = LaneItem {
+        let reference = ObservedItem {
             id: &item.id,
             kind,
             state: item.state,
-            ordinal: item.ordinal.unwrap_or_default(),
+            ordinal: item.ordinal,
             response_group: None,
             failure: None,
+            memory_sources: None,
         };
         if self.writes_observed {
-            write_observed(out, sequence, |out| line.write_event(child, &value, out), reference);
+            write_observed_line(out, sequence, |out| line.write_event(child, &value, out), Some(reference));
         }
         self.observer.commit_carried_in(&line.head.run_id, child, &line.carried, delegation.as_ref());
         Some(1 + closed + usize::from(delegation.is_some()))
@@ -78,8 +78,12 @@ impl DisplayFold {
         let sequence = self.next_sequence();
         let item = self.put_sealed_observation(sequence, event.to_json().into_boxed_str(), at);
         if self.writes_observed {
-            ObservedRef { sequence, event, item: Some(&item) }.write_json(out);
-            out.push(b'\n');
+            write_observed_line(
+                out,
+                sequence,
+                |out| drop(crate::json::to_python_writer(out, event)),
+                Some(ObservedItem::from(&item)),
+            );
         }
     }
 

@@ -2,6 +2,7 @@
 
 #[allow(unused_imports)]
 use super::*;
+use crate::json::write_pydantic_str;
 
 /// What an item presents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -184,21 +185,80 @@ pub struct Observed {
     pub item: Option<ItemRef>,
 }
 
-/// An observed entry with a borrowed event of any serializable form (an AG-UI object, or a typed event): the
-/// one layout every observed line is written in.
-#[derive(Serialize)]
-pub(super) struct ObservedRef<'a, E: Serialize> {
-    pub(super) sequence: u64,
-    pub(super) event: &'a E,
-    pub(super) item: Option<&'a ItemRef>,
+/// What an observed line reports of the item its event changed: the fields of an [`ItemRef`], borrowed.
+pub(super) struct ObservedItem<'a> {
+    pub(super) id: &'a str,
+    pub(super) kind: ItemKind,
+    pub(super) state: ItemState,
+    pub(super) ordinal: Option<u64>,
+    pub(super) response_group: Option<&'a str>,
+    pub(super) failure: Option<&'a Object>,
+    pub(super) memory_sources: Option<&'a [MemorySource]>,
 }
 
-impl<E: Serialize> ObservedRef<'_, E> {
-    /// Append the entry's JSON as the reference's recorded `observed.jsonl` writes it.
-    pub(super) fn write_json(&self, out: &mut Vec<u8>) {
-        // Serializing into memory cannot fail for these types.
-        let _ = crate::json::to_python_writer(out, self);
+impl<'a> From<&'a ItemRef> for ObservedItem<'a> {
+    fn from(item: &'a ItemRef) -> ObservedItem<'a> {
+        ObservedItem {
+            id: &item.id,
+            kind: item.kind,
+            state: item.state,
+            ordinal: item.ordinal,
+            response_group: item.response_group.as_deref(),
+            failure: item.failure.as_ref(),
+            memory_sources: item.memory_sources.as_deref(),
+        }
     }
+}
+
+/// Append one observed line and a newline, as the reference's recorded `observed.jsonl` writes an entry (the
+/// layout of [`Observed`]'s `Serialize`): the one writer of this wire form, for the general path and every lane.
+/// `event` appends the event's JSON.
+pub(super) fn write_observed_line(
+    out: &mut Vec<u8>,
+    sequence: u64,
+    event: impl FnOnce(&mut Vec<u8>),
+    item: Option<ObservedItem<'_>>,
+) {
+    out.extend_from_slice(br#"{"sequence":"#);
+    out.extend_from_slice(itoa::Buffer::new().format(sequence).as_bytes());
+    out.extend_from_slice(br#","event":"#);
+    event(out);
+    out.extend_from_slice(br#","item":"#);
+    match item {
+        Some(item) => write_observed_item(out, &item),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+fn write_observed_item(out: &mut Vec<u8>, item: &ObservedItem<'_>) {
+    out.extend_from_slice(br#"{"id":"#);
+    write_pydantic_str(out, item.id);
+    out.extend_from_slice(br#","kind":""#);
+    out.extend_from_slice(item.kind.as_str().as_bytes());
+    out.extend_from_slice(br#"","state":""#);
+    out.extend_from_slice(item.state.as_str().as_bytes());
+    out.extend_from_slice(br#"","ordinal":"#);
+    match item.ordinal {
+        Some(ordinal) => out.extend_from_slice(itoa::Buffer::new().format(ordinal).as_bytes()),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(br#","response_group":"#);
+    match item.response_group {
+        Some(group) => write_pydantic_str(out, group),
+        None => out.extend_from_slice(b"null"),
+    }
+    // Writing into memory cannot fail.
+    out.extend_from_slice(br#","failure":"#);
+    match item.failure {
+        Some(failure) => drop(crate::json::to_python_writer(out, failure)),
+        None => out.extend_from_slice(b"null"),
+    }
+    if let Some(sources) = item.memory_sources {
+        out.extend_from_slice(br#","memory_sources":"#);
+        drop(crate::json::to_python_writer(out, sources));
+    }
+    out.push(b'}');
 }
 
 impl Item {
@@ -219,15 +279,20 @@ impl Observed {
 
     /// Append the observed entry's JSON to `out` (no intermediate string).
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        ObservedRef { sequence: self.sequence, event: &self.event, item: self.item.as_ref() }.write_json(out);
+        self.write_line(out);
+        out.pop();
     }
 
     /// Append each entry's JSON followed by a newline: the layout [`DisplayFold::fold_line`] writes.
     pub fn write_lines(observed: &[Observed], out: &mut Vec<u8>) {
         for entry in observed {
-            entry.write_json(out);
-            out.push(b'\n');
+            entry.write_line(out);
         }
+    }
+
+    fn write_line(&self, out: &mut Vec<u8>) {
+        let event = |out: &mut Vec<u8>| drop(crate::json::to_python_writer(out, &self.event));
+        write_observed_line(out, self.sequence, event, self.item.as_ref().map(ObservedItem::from));
     }
 }
 
@@ -272,5 +337,45 @@ impl ObservationContent<'_> {
     pub(super) fn sealed(&self) -> Box<str> {
         // Writing into memory cannot fail.
         crate::json::to_pydantic_json(self).unwrap_or_else(|_| "{}".into()).into_boxed_str()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hand-written observed line is the derived `Serialize` layout, byte for byte, in every shape an entry
+    /// takes: no item, no ordinal, a failure, memory evidence, escapes, floats.
+    #[test]
+    fn the_observed_line_writer_is_the_serialized_layout() {
+        let event: Object = serde_json::from_str(
+            r#"{"type":"CUSTOM","timestamp":1,"name":"x","value":{"f":1.5e-7,"n":-0.0,"s":"é\"\n\u0001"}}"#,
+        )
+        .unwrap();
+        let failure: Object = serde_json::from_str(r#"{"error":"boom","retry":2.0}"#).unwrap();
+        let sources: Vec<MemorySource> = serde_json::from_str(
+            r#"[{"kind":"record","memory":"m","memory_id":null,"status":"recalled","records":[]}]"#,
+        )
+        .unwrap();
+        let item = |ordinal, failure: Option<Object>, memory_sources| ItemRef {
+            id: "itm_\"1\"".into(),
+            kind: ItemKind::ToolCall,
+            state: ItemState::Failed,
+            ordinal,
+            response_group: Some("g:0:1".into()),
+            failure,
+            memory_sources,
+        };
+        let entries = [
+            Observed { sequence: 7, event: event.clone(), item: None },
+            Observed { sequence: 8, event: event.clone(), item: Some(item(None, None, None)) },
+            Observed { sequence: 9, event: event.clone(), item: Some(item(Some(3), Some(failure), None)) },
+            Observed { sequence: 10, event, item: Some(item(Some(4), None, Some(sources))) },
+        ];
+        for entry in entries {
+            let mut serialized = Vec::new();
+            crate::json::to_python_writer(&mut serialized, &entry).unwrap();
+            assert_eq!(entry.to_json(), String::from_utf8(serialized).unwrap());
+        }
     }
 }

@@ -12,12 +12,11 @@
 use serde_json::Value;
 
 use super::store::{CharCounts, StreamId};
-use super::ItemState;
-use super::{append_bounded, DisplayFold, ItemKind, Observed};
+use super::{append_bounded, write_observed_line, DisplayFold, ItemKind, Observed, ObservedItem};
 use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
 use crate::error::FoldError;
-use crate::json::{to_python_writer, write_pydantic_str, Object};
+use crate::json::Object;
 use crate::lane_hint::{take_in_lane, Lanes};
 use crate::observer::PartKind;
 use crate::part_line::{PartLine, ToolReturnLine};
@@ -135,16 +134,22 @@ impl DisplayFold {
         };
         // The checks found the item, and only the general path removes items.
         let Some(item) = self.store.touch(&hit.key, item_kind, position, at, append) else { return false };
-        let reference = LaneItem {
+        let reference = ObservedItem {
             id: &hit.key,
             kind: item_kind,
             state: item.state,
-            ordinal: item.ordinal,
+            ordinal: Some(item.ordinal),
             response_group: item.response_group,
             failure: item.failure,
+            memory_sources: None,
         };
         if self.writes_observed {
-            write_observed(out, sequence, |out| delta.write_event(&hit.message_id, hit.child, out), reference);
+            write_observed_line(
+                out,
+                sequence,
+                |out| delta.write_event(&hit.message_id, hit.child, out),
+                Some(reference),
+            );
         }
 
         // The rest of what the general path commits.
@@ -202,20 +207,21 @@ impl DisplayFold {
         }
         let subagent = child.then(|| Value::String(parsed.head.run_id.to_string()));
         let item = self.put_arguments(continued, delta.text(), subagent);
-        let reference = LaneItem {
+        let reference = ObservedItem {
             id: &item.id,
             kind: item.kind,
             state: item.state,
-            ordinal: item.ordinal.unwrap_or_default(),
+            ordinal: item.ordinal,
             response_group: item.response_group.as_deref(),
             failure: item.failure.as_ref(),
+            memory_sources: None,
         };
         let event = |out: &mut Vec<u8>| match &written {
             Some(event) => out.extend_from_slice(event),
             None => delta.write_event(child, out),
         };
         if self.writes_observed {
-            write_observed(out, self.sequence, event, reference);
+            write_observed_line(out, self.sequence, event, Some(reference));
         }
         self.lane = Some(Lane::Arguments(identity));
         true
@@ -307,44 +313,6 @@ impl LaneHit {
             && self.run_id == parsed.head.run_id
             && self.thread_id == parsed.head.thread_id
     }
-}
-
-/// What an observed line reports of the item its event changed.
-pub(super) struct LaneItem<'a> {
-    pub(super) id: &'a str,
-    pub(super) kind: ItemKind,
-    pub(super) state: ItemState,
-    pub(super) ordinal: u64,
-    pub(super) response_group: Option<&'a str>,
-    pub(super) failure: Option<&'a Object>,
-}
-
-/// Append one observed line, as [`Observed::write_json`] writes it, and a newline.
-pub(super) fn write_observed(out: &mut Vec<u8>, sequence: u64, event: impl FnOnce(&mut Vec<u8>), item: LaneItem<'_>) {
-    out.extend_from_slice(br#"{"sequence":"#);
-    out.extend_from_slice(itoa::Buffer::new().format(sequence).as_bytes());
-    out.extend_from_slice(br#","event":"#);
-    event(out);
-    out.extend_from_slice(br#","item":{"id":"#);
-    write_pydantic_str(out, item.id);
-    out.extend_from_slice(br#","kind":""#);
-    out.extend_from_slice(item.kind.as_str().as_bytes());
-    out.extend_from_slice(br#"","state":""#);
-    out.extend_from_slice(item.state.as_str().as_bytes());
-    out.extend_from_slice(br#"","ordinal":"#);
-    out.extend_from_slice(itoa::Buffer::new().format(item.ordinal).as_bytes());
-    out.extend_from_slice(br#","response_group":"#);
-    match item.response_group {
-        Some(group) => write_pydantic_str(out, group),
-        None => out.extend_from_slice(b"null"),
-    }
-    out.extend_from_slice(br#","failure":"#);
-    match item.failure {
-        // Writing into memory cannot fail.
-        Some(failure) => drop(to_python_writer(out, failure)),
-        None => out.extend_from_slice(b"null"),
-    }
-    out.extend_from_slice(b"}}\n");
 }
 
 #[cfg(test)]

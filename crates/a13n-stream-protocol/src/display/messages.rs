@@ -150,8 +150,8 @@ impl DisplayFold {
                 self.attach_memory_sources(&mut reference);
             }
             if self.writes_observed {
-                ObservedRef { sequence: self.sequence, event, item: Some(&reference) }.write_json(out);
-                out.push(b'\n');
+                let item = Some(ObservedItem::from(&reference));
+                write_observed_line(out, self.sequence, |out| drop(crate::json::to_python_writer(out, event)), item);
             }
         }
         Some(events.len())
