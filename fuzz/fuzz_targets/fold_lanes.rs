@@ -1,7 +1,7 @@
 //! Any lines after a prefix that opens a text part, a thinking part and a tool call with streamed arguments:
 //! `DisplayFold::fold_line` and `HarnessAguiStreamObserver::observe_line` (whose fast lanes take deltas, part
 //! starts and ends, and lines carried through whole) equal decoding and the general path, byte for byte, error
-//! for error, state for state.
+//! for error, state for state; and `DisplayFold::replay_line` (the same fold, no output) leaves the same state.
 #![no_main]
 
 use a13n_stream_protocol::{DisplayFold, HarnessAguiStreamObserver};
@@ -19,7 +19,7 @@ const PREFIX: [&str; 6] = [
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let (mut reference, mut lane) = (DisplayFold::new("r"), DisplayFold::new("r"));
+    let (mut reference, mut lane, mut replayed) = (DisplayFold::new("r"), DisplayFold::new("r"), DisplayFold::new("r"));
     let observer = || HarnessAguiStreamObserver::new().retain_events(false);
     let (mut general, mut fast) = (observer(), observer());
     for line in PREFIX.into_iter().chain(text.lines()) {
@@ -28,6 +28,8 @@ fuzz_target!(|data: &[u8]| {
         let got_result = lane.fold_line(line, &mut got);
         assert_eq!(format!("{got_result:?}"), format!("{expected_result:?}"), "{line}");
         assert_eq!(got, expected, "{line}");
+        let replay_result = replayed.replay_line(line);
+        assert_eq!(format!("{replay_result:?}"), format!("{expected_result:?}"), "{line}");
         let (mut expected, mut got) = (Vec::new(), Vec::new());
         let expected_result = observe_line_generally(&mut general, line, &mut expected);
         let got_result = fast.observe_line(line, &mut got);
@@ -35,5 +37,6 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(got, expected, "{line}");
     }
     assert_eq!(lane.export_json(), reference.export_json());
+    assert_eq!(replayed.export_json(), reference.export_json());
     assert_eq!(fast.export().to_json(), general.export().to_json());
 });
