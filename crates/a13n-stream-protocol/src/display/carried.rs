@@ -54,17 +54,8 @@ impl DisplayFold {
             let scope = if child { line.head.run_id.to_string() } else { "root".to_owned() };
             self.response_groups.insert(scope, format!("{}:{}:{sequence}", self.run_id, self.attempt));
         }
-        let kind = ItemKind::Observation;
         let item = self.put_sealed_observation(sequence, content, line.head.at);
-        let reference = ObservedItem {
-            id: &item.id,
-            kind,
-            state: item.state,
-            ordinal: item.ordinal,
-            response_group: None,
-            failure: None,
-            memory_sources: None,
-        };
+        let reference = ObservedItem::from(&item);
         if self.writes_observed {
             write_observed_line(out, sequence, |out| line.write_event(child, &value, out), Some(reference));
         }
@@ -88,7 +79,7 @@ impl DisplayFold {
     }
 
     /// The next event's sequence, sealing a held argument stream it does not continue.
-    fn next_sequence(&mut self) -> u64 {
+    pub(super) fn next_sequence(&mut self) -> u64 {
         self.sequence += 1;
         if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < self.sequence) {
             self.seal_arguments();

@@ -197,25 +197,14 @@ impl DisplayFold {
             }
             (false, None) => return false,
         };
-        self.sequence += 1;
-        if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < self.sequence) {
-            self.seal_arguments();
-        }
+        self.next_sequence();
         match opened {
             None => self.grow_arguments(delta.text()),
             Some((object, stream)) => self.open_arguments(object, stream),
         }
         let subagent = child.then(|| Value::String(parsed.head.run_id.to_string()));
         let item = self.put_arguments(continued, delta.text(), subagent);
-        let reference = ObservedItem {
-            id: &item.id,
-            kind: item.kind,
-            state: item.state,
-            ordinal: item.ordinal,
-            response_group: item.response_group.as_deref(),
-            failure: item.failure.as_ref(),
-            memory_sources: None,
-        };
+        let reference = ObservedItem::from(&item);
         let event = |out: &mut Vec<u8>| match &written {
             Some(event) => out.extend_from_slice(event),
             None => delta.write_event(child, out),

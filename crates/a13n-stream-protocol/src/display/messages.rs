@@ -141,10 +141,7 @@ impl DisplayFold {
         }
         self.lane = None;
         for (event, (kind, message)) in events.iter().zip(messages) {
-            self.sequence += 1;
-            if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < self.sequence) {
-                self.seal_arguments();
-            }
+            self.next_sequence();
             let mut reference = self.fold_message(kind, message);
             if event.kind() == EventType::TextMessageEnd {
                 self.attach_memory_sources(&mut reference);
