@@ -31,25 +31,25 @@ impl Observer<RootStream> {
     /// its line without the general path: no processor, no event journal, the run bound to `thread_id`. Also
     /// whether the run is a child.
     fn lane_run(&self, thread_id: &str, run_id: &str) -> Option<(&ObserverState, bool)> {
-        if self.core.state.threads.get(run_id).map(String::as_str) != Some(thread_id) {
-            return None;
-        }
-        self.lane_run_or_unbound(thread_id, run_id)
+        let (state, child, bound) = self.lane_run_or_unbound(thread_id, run_id)?;
+        bound.then_some((state, child))
     }
 
-    /// [`Observer::lane_run`], also for a run not yet bound to any thread (an inline child's first line); the
-    /// lane's commit then binds it to `thread_id`, as the general path does.
-    fn lane_run_or_unbound(&self, thread_id: &str, run_id: &str) -> Option<(&ObserverState, bool)> {
+    /// [`Observer::lane_run`], also for a run not yet bound to any thread (an inline child's first line), and
+    /// whether the run is bound; a lane taking an unbound run's line binds it to `thread_id` in its commit, as the
+    /// general path does.
+    fn lane_run_or_unbound(&self, thread_id: &str, run_id: &str) -> Option<(&ObserverState, bool, bool)> {
         if self.processor.is_some() || self.retain_events {
             return None;
         }
         let root = self.core.run_id.as_deref()?;
-        if self.core.state.threads.get(run_id).is_some_and(|bound| bound != thread_id) {
-            return None;
-        }
+        let bound = match self.core.state.threads.get(run_id) {
+            Some(bound) if bound != thread_id => return None,
+            found => found.is_some(),
+        };
         let child = run_id != root;
         let state = if child { self.core.state.children.get(run_id)? } else { &self.core.state };
-        Some((state, child))
+        Some((state, child, bound))
     }
 
     /// Whether a line of `run_id` that the observer carries through as one `CUSTOM` event
@@ -174,7 +174,7 @@ impl Observer<RootStream> {
     /// them on, and the cursor it opens.
     pub(crate) fn opening_delta_in_any_run(&self, delta: &ContentDelta<'_>) -> Option<PartPlan> {
         let head = &delta.line.head;
-        let (state, child) = self.lane_run_or_unbound(&head.thread_id, &head.run_id)?;
+        let (state, child, _) = self.lane_run_or_unbound(&head.thread_id, &head.run_id)?;
         let index = delta.line.index;
         if state.parts.contains_key(&index) {
             return None;
