@@ -519,6 +519,40 @@ pub struct TokenUsage {
     pub cache_write_input_tokens: Option<u64>,
 }
 
+impl EventType {
+    /// Whether an event of this type ends its run: `RUN_FINISHED` or `RUN_ERROR`.
+    pub fn ends_run(self) -> bool {
+        matches!(self, EventType::RunFinished | EventType::RunError)
+    }
+
+    /// The type of an event's JSON, without decoding its other fields: `None` when the text is not an object
+    /// whose `type` is a string naming an AG-UI event. Text this library wrote (`type` first) is read in one
+    /// step; any other layout is decoded.
+    ///
+    /// ```
+    /// use a13n_stream_protocol::agui::EventType;
+    ///
+    /// assert_eq!(EventType::of_json(r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#), Some(EventType::RunFinished));
+    /// assert_eq!(EventType::of_json(r#"{"runId":"r", "type":"RUN_ERROR"}"#), Some(EventType::RunError));
+    /// assert_eq!(EventType::of_json(r#"{"type":"NOT_AN_EVENT"}"#), None);
+    /// ```
+    pub fn of_json(text: &str) -> Option<EventType> {
+        let mut scanner = crate::scan::Scanner::new(text);
+        if scanner.literal(br#"{"type":"#).is_some() {
+            if let Some(name) = scanner.string() {
+                return EventType::parse(&name);
+            }
+        }
+        #[derive(Deserialize)]
+        struct Typed<'a> {
+            #[serde(rename = "type", borrow)]
+            name: std::borrow::Cow<'a, str>,
+        }
+        let typed: Typed<'_> = serde_json::from_str(text).ok()?;
+        EventType::parse(&typed.name)
+    }
+}
+
 impl Event {
     /// The event as a JSON value (the protocol's wire form).
     pub fn to_value(&self) -> Value {

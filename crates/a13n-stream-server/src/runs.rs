@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use a13n_stream_protocol::agui::EventType;
 use a13n_stream_protocol::{ContentPolicy, DisplayFold, DisplayOptions, FoldError, SourceItem};
 use tokio::sync::{broadcast, Mutex, MutexGuard};
 
@@ -34,7 +35,7 @@ pub struct Delivered {
 
 /// Whether an event's JSON is the root run's terminal event (`RUN_FINISHED` or `RUN_ERROR`).
 pub fn is_terminal(event: &str) -> bool {
-    event.starts_with(r#"{"type":"RUN_FINISHED""#) || event.starts_with(r#"{"type":"RUN_ERROR""#)
+    EventType::of_json(event).is_some_and(EventType::ends_run)
 }
 
 /// Why a batch at a stored offset was refused.
@@ -717,6 +718,25 @@ mod tests {
         }
         for good in ["run-1", "a.b", ".a", "x:y_z"] {
             assert!(valid_run_id(good), "{good:?}");
+        }
+    }
+
+    #[test]
+    fn a_terminal_event_is_known_by_its_type_in_any_layout() {
+        for terminal in [
+            r#"{"type":"RUN_FINISHED","timestamp":1,"threadId":"t","runId":"r"}"#,
+            r#"{"type":"RUN_ERROR","message":"boom"}"#,
+            r#"{"timestamp":1, "type": "RUN_ERROR", "message":"boom"}"#,
+        ] {
+            assert!(is_terminal(terminal), "{terminal}");
+        }
+        for other in [
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+            r#"{"type":"CUSTOM","name":"RUN_FINISHED","value":null}"#,
+            r#"{"type":"RUN_FINISHED_LATER"}"#,
+            "not json",
+        ] {
+            assert!(!is_terminal(other), "{other}");
         }
     }
 }
