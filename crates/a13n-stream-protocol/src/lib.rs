@@ -106,6 +106,7 @@ mod content;
 mod delta_line;
 pub mod display;
 mod error;
+mod fields;
 pub mod fragments;
 mod json;
 mod lane_hint;

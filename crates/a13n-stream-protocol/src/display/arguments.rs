@@ -17,18 +17,18 @@ impl DisplayFold {
 
     /// Fold a part-delta observation carrying argument text (`delta` is its source delta).
     pub(super) fn arguments(&mut self, payload: &Object, delta: &Object) -> ItemRef {
-        let text = delta.get("args_delta").and_then(Value::as_str).unwrap_or_default();
-        let value = payload.get("value");
-        let mut source = value.and_then(|v| v.get("event")).cloned().unwrap_or(Value::Null);
+        let text = delta.get(source_key::ARGS_DELTA).and_then(Value::as_str).unwrap_or_default();
+        let value = payload.get(agui_key::VALUE);
+        let mut source = value.and_then(|v| v.get(source_key::EVENT)).cloned().unwrap_or(Value::Null);
         let mut stripped = delta.clone();
-        stripped.insert("args_delta".into(), Value::Null);
+        stripped.insert(source_key::ARGS_DELTA.into(), Value::Null);
         if let Value::Object(source) = &mut source {
-            source.insert("delta".into(), Value::Object(stripped));
+            source.insert(source_key::DELTA.into(), Value::Object(stripped));
         }
         let stream = json!([
             names::PART_DELTA,
-            value.and_then(|v| v.get("thread_id")).cloned().unwrap_or(Value::Null),
-            value.and_then(|v| v.get("run_id")).cloned().unwrap_or(Value::Null),
+            value.and_then(|v| v.get(source_key::THREAD_ID)).cloned().unwrap_or(Value::Null),
+            value.and_then(|v| v.get(source_key::RUN_ID)).cloned().unwrap_or(Value::Null),
             source
         ]);
         let continued = self.continues_arguments(&stream);
@@ -37,7 +37,7 @@ impl DisplayFold {
         } else {
             self.open_arguments(payload.clone(), stream);
         }
-        let subagent = payload.get("subagentRunId").cloned();
+        let subagent = payload.get(agui_key::SUBAGENT_RUN_ID).cloned();
         self.put_arguments(continued, text, subagent)
     }
 
@@ -53,7 +53,7 @@ impl DisplayFold {
         self.seal_arguments();
         self.arguments_open = true;
         let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{}", self.attempt, self.sequence));
-        let size = json_size(event.get("value").unwrap_or(&Value::Null)) as u64;
+        let size = json_size(event.get(agui_key::VALUE).unwrap_or(&Value::Null)) as u64;
         let at = self.occurred(&event);
         self.arguments = Some(StreamedArguments { stream, key, at, sequence: 0, event: Some(event), size });
     }
@@ -102,22 +102,22 @@ impl DisplayFold {
             // The item's copy grows by the delta alone, like the held event.
             let update = move |content: &mut Object, _: &mut CharCounts, _: usize| {
                 if !whole {
-                    content.insert("value".into(), json!({"omitted": true}));
-                } else if let Some(Value::Object(value)) = content.get_mut("value") {
+                    content.insert(agui_key::VALUE.into(), omitted());
+                } else if let Some(Value::Object(value)) = content.get_mut(agui_key::VALUE) {
                     append_value_args_delta(value, text);
                 }
                 if let Some(subagent) = subagent {
-                    content.insert("subagentRunId".into(), subagent);
+                    content.insert(agui_key::SUBAGENT_RUN_ID.into(), subagent);
                 }
             };
             return self.store.put(key, kind, ItemState::Completed, None, position, at, false, update);
         }
-        let held_value = held.event.as_ref().and_then(|event| event.get("value")).cloned();
+        let held_value = held.event.as_ref().and_then(|event| event.get(agui_key::VALUE)).cloned();
         let mut content = Object::new();
-        content.insert("name".into(), names::PART_DELTA.into());
-        content.insert("value".into(), held_value.unwrap_or_else(|| json!({"omitted": true})));
+        content.insert(agui_key::NAME.into(), names::PART_DELTA.into());
+        content.insert(agui_key::VALUE.into(), held_value.unwrap_or_else(omitted));
         if let Some(subagent) = subagent {
-            content.insert("subagentRunId".into(), subagent);
+            content.insert(agui_key::SUBAGENT_RUN_ID.into(), subagent);
         }
         self.store.put(key, kind, ItemState::Completed, Some(content), position, at, false, |_, _, _| {})
     }

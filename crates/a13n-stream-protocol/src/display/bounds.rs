@@ -9,6 +9,19 @@ pub const MAX_OBSERVATION_BYTES: usize = 32_768;
 pub const MAX_FIELD_CHARS: usize = 262_144;
 pub(super) const TRUNCATED_PARTS_NOTICE: &str = "Result parts omitted: display size limit exceeded.";
 
+/// What an observation keeps of a value too large to show: `{"omitted": true}`.
+pub(super) fn omitted() -> Value {
+    Value::Object(Object::from_iter([(item_key::OMITTED.to_owned(), Value::Bool(true))]))
+}
+
+/// A tool result's text content part: `{"type": "text", "text": text}`.
+fn text_part(text: &str) -> Value {
+    Value::Object(Object::from_iter([
+        (agui_key::TYPE.to_owned(), Value::from(agui_key::TEXT_PART)),
+        (agui_key::TEXT.to_owned(), Value::from(text)),
+    ]))
+}
+
 /// Cap the payloads the observer hands on; one character over the bound survives so the fold sees truncation.
 pub(super) fn bound_event(event: Event) -> Event {
     match event {
@@ -23,8 +36,7 @@ pub(super) fn bound_event(event: Event) -> Event {
                 ToolResultContent::Parts(_) => {
                     let encoded = Event::ToolCallResult(result.clone()).to_json();
                     if char_len(&encoded) > MAX_FIELD_CHARS {
-                        result.content =
-                            ToolResultContent::Parts(vec![json!({"type": "text", "text": TRUNCATED_PARTS_NOTICE})]);
+                        result.content = ToolResultContent::Parts(vec![text_part(TRUNCATED_PARTS_NOTICE)]);
                     }
                 }
             }
@@ -46,7 +58,7 @@ pub(super) fn set_bounded(content: &mut Object, field: &str, mut value: String, 
     if !full && value.len() > MAX_FIELD_CHARS && char_len(&value) > MAX_FIELD_CHARS {
         value.truncate(char_boundary(&value, MAX_FIELD_CHARS));
         content.insert(field.into(), value.into());
-        content.insert("truncated".into(), true.into());
+        content.insert(item_key::TRUNCATED.into(), true.into());
         return;
     }
     content.insert(field.into(), value.into());
@@ -88,17 +100,20 @@ pub(super) fn append_bounded(
     let room = MAX_FIELD_CHARS.saturating_sub(current);
     text.push_str(&delta[..char_boundary(delta, room)]);
     counts.insert(count_key, current + room.min(delta_chars));
-    content.insert("truncated".into(), true.into());
+    content.insert(item_key::TRUNCATED.into(), true.into());
 }
 
 pub(super) fn append_args_delta(event: &mut Object, text: &str) {
-    if let Some(Value::Object(value)) = event.get_mut("value") {
+    if let Some(Value::Object(value)) = event.get_mut(agui_key::VALUE) {
         append_value_args_delta(value, text);
     }
 }
 
 pub(super) fn append_value_args_delta(value: &mut Object, text: &str) {
-    let slot = value.get_mut("event").and_then(|e| e.get_mut("delta")).and_then(|d| d.get_mut("args_delta"));
+    let slot = value
+        .get_mut(source_key::EVENT)
+        .and_then(|e| e.get_mut(source_key::DELTA))
+        .and_then(|d| d.get_mut(source_key::ARGS_DELTA));
     if let Some(Value::String(args)) = slot {
         args.push_str(text);
     }

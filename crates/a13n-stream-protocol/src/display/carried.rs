@@ -9,6 +9,7 @@ use super::store::StreamId;
 use super::{item_id, write_observed_line, DisplayFold, ItemKind, ItemRef, ItemState, ObservedItem};
 use crate::agui::Event;
 use crate::carried_line::{Carried, CarriedLine};
+use crate::fields::item_key;
 use crate::json::write_pydantic_str;
 use crate::time::UtcTime;
 
@@ -51,7 +52,7 @@ impl DisplayFold {
         }
         let sequence = self.next_sequence();
         if let Carried::Lifecycle { model_request: true, .. } = line.carried {
-            let scope = if child { line.head.run_id.to_string() } else { "root".to_owned() };
+            let scope = if child { line.head.run_id.to_string() } else { item_key::ROOT_SCOPE.to_owned() };
             self.response_groups.insert(scope, format!("{}:{}:{sequence}", self.run_id, self.attempt));
         }
         let item = self.put_sealed_observation(sequence, content, line.head.at);

@@ -16,6 +16,7 @@ use super::{append_bounded, write_observed_line, DisplayFold, ItemKind, Observed
 use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
 use crate::error::FoldError;
+use crate::fields::{agui_key, item_key};
 use crate::json::Object;
 use crate::lane_hint::{take_in_lane, Lanes};
 use crate::observer::PartKind;
@@ -130,7 +131,7 @@ impl DisplayFold {
         let position = StreamId::At { attempt: self.attempt, sequence };
         let full = self.content.whole_fields();
         let append = |content: &mut Object, counts: &mut CharCounts, index: usize| {
-            append_bounded(content, "text", text, full, counts, index);
+            append_bounded(content, item_key::TEXT, text, full, counts, index);
         };
         // The checks found the item, and only the general path removes items.
         let Some(item) = self.store.touch(&hit.key, item_kind, position, at, append) else { return false };
@@ -226,12 +227,13 @@ impl DisplayFold {
         let scope = child.then(|| Value::String(parsed.head.run_id.to_string()));
         let key = self.scoped(item_kind, scope.as_ref(), &message_id);
         let (kind, content) = self.store.live(&key)?;
-        let scope_group = self.response_groups.get(if child { parsed.head.run_id.as_ref() } else { "root" });
-        let subagent = content.get("subagentRunId");
+        let scope_group =
+            self.response_groups.get(if child { parsed.head.run_id.as_ref() } else { item_key::ROOT_SCOPE });
+        let subagent = content.get(agui_key::SUBAGENT_RUN_ID);
         if kind != item_kind
-            || content.get("messageId").and_then(Value::as_str) != Some(message_id.as_str())
+            || content.get(agui_key::MESSAGE_ID).and_then(Value::as_str) != Some(message_id.as_str())
             || subagent != scope.as_ref()
-            || (scope_group.is_some() && !content.contains_key("responseGroup"))
+            || (scope_group.is_some() && !content.contains_key(item_key::RESPONSE_GROUP))
         {
             return None;
         }

@@ -28,18 +28,18 @@ impl<'a> MessageEvent<'a> {
     /// Read an AG-UI event object of a message type.
     pub(super) fn from_object(event_type: EventType, payload: &'a Object, kind: ItemKind) -> MessageEvent<'a> {
         let id_field = match event_type {
-            EventType::ReasoningEncryptedValue => "entityId",
-            _ if kind == ItemKind::ToolCall => "toolCallId",
-            _ => "messageId",
+            EventType::ReasoningEncryptedValue => agui_key::ENTITY_ID,
+            _ if kind == ItemKind::ToolCall => agui_key::TOOL_CALL_ID,
+            _ => agui_key::MESSAGE_ID,
         };
         MessageEvent {
             event_type,
             timestamp: integer_timestamp(payload),
             source_id: Cow::Borrowed(payload.get(id_field).and_then(Value::as_str).unwrap_or_default()),
             copied: COPIED.map(|name| payload.get(name).map(Cow::Borrowed)),
-            delta: payload.get("delta").and_then(Value::as_str),
-            encrypted_value: payload.get("encryptedValue").map(Cow::Borrowed),
-            content: payload.get("content").map(Cow::Borrowed),
+            delta: payload.get(agui_key::DELTA).and_then(Value::as_str),
+            encrypted_value: payload.get(agui_key::ENCRYPTED_VALUE).map(Cow::Borrowed),
+            content: payload.get(agui_key::CONTENT).map(Cow::Borrowed),
         }
     }
 
@@ -176,30 +176,36 @@ impl DisplayFold {
                     content.insert(name.into(), value.into_owned());
                 }
             }
-            let scope = content.get("subagentRunId").filter(|s| truthy(s)).map_or_else(|| "root".to_owned(), py_str);
+            let scope = content
+                .get(agui_key::SUBAGENT_RUN_ID)
+                .filter(|s| truthy(s))
+                .map_or_else(|| item_key::ROOT_SCOPE.to_owned(), py_str);
             if let Some(group) = response_groups.get(&scope) {
-                if !content.contains_key("responseGroup") {
-                    content.insert("responseGroup".into(), group.clone().into());
+                if !content.contains_key(item_key::RESPONSE_GROUP) {
+                    content.insert(item_key::RESPONSE_GROUP.into(), group.clone().into());
                 }
             }
-            if event_type == T::TextMessageEnd && content.get("role").and_then(Value::as_str) == Some("assistant") {
+            if event_type == T::TextMessageEnd
+                && content.get(agui_key::ROLE).and_then(Value::as_str) == Some(agui_key::ROLE_ASSISTANT)
+            {
                 if let Some(sources) = memory_sources.get(&scope) {
-                    content.insert("memory_sources".into(), serde_json::to_value(sources).unwrap_or(Value::Null));
+                    content
+                        .insert(item_key::MEMORY_SOURCES.into(), serde_json::to_value(sources).unwrap_or(Value::Null));
                 }
             }
             if event_type == T::ToolCallEnd {
-                content.insert("arguments_complete".into(), true.into());
+                content.insert(item_key::ARGUMENTS_COMPLETE.into(), true.into());
             }
             let accumulated = match event_type {
-                T::TextMessageContent | T::ReasoningMessageContent => Some("text"),
-                T::ToolCallArgs => Some("arguments"),
+                T::TextMessageContent | T::ReasoningMessageContent => Some(item_key::TEXT),
+                T::ToolCallArgs => Some(item_key::ARGUMENTS),
                 _ => None,
             };
             if let Some(field) = accumulated {
                 append_bounded(content, field, delta.unwrap_or_default(), full, counts, key);
             }
             if event_type == T::ReasoningEncryptedValue {
-                content.insert("encrypted_value".into(), encrypted_value.map_or(Value::Null, Cow::into_owned));
+                content.insert(item_key::ENCRYPTED_VALUE.into(), encrypted_value.map_or(Value::Null, Cow::into_owned));
             }
             if event_type == T::ToolCallResult {
                 match result.as_deref() {
@@ -207,15 +213,15 @@ impl DisplayFold {
                         let keep = full || json_size(whole) <= MAX_FIELD_CHARS;
                         let kept = if keep { parts.clone() } else { Vec::new() };
                         let empty = kept.is_empty();
-                        content.insert("result_parts".into(), Value::Array(kept));
+                        content.insert(item_key::RESULT_PARTS.into(), Value::Array(kept));
                         if empty {
-                            content.insert("truncated".into(), true.into());
+                            content.insert(item_key::TRUNCATED.into(), true.into());
                         }
                     }
                     other => {
-                        counts.remove(&(key, "result"));
+                        counts.remove(&(key, item_key::RESULT));
                         let text = other.map_or_else(String::new, py_str);
-                        set_bounded(content, "result", text, full);
+                        set_bounded(content, item_key::RESULT, text, full);
                     }
                 }
             }

@@ -48,6 +48,7 @@ use sha2::{Digest, Sha256};
 use crate::agui::{Event, EventType, ToolResultContent};
 use crate::content::{tool_execution_value, tool_result_content};
 use crate::error::{FoldError, InputError, InputKind};
+use crate::fields::{agui_key, item_key, source_key};
 use crate::fragments::{Accepted, CustomEventAssembler, FragmentState};
 use crate::json::{char_boundary, char_len, escaped_str_size, json_size, Object, PyDumps};
 use crate::memory::{memory_sources, MemorySource};
@@ -282,7 +283,7 @@ impl DisplayFold {
             self.sequence += 1;
             let mut item = self.fold_one(&payload);
             if let Some(reference) = item.as_mut() {
-                if payload.get("type").and_then(Value::as_str) == Some(EventType::TextMessageEnd.as_str()) {
+                if payload.get(agui_key::TYPE).and_then(Value::as_str) == Some(EventType::TextMessageEnd.as_str()) {
                     self.attach_memory_sources(reference);
                 }
             }
@@ -303,7 +304,7 @@ impl DisplayFold {
 
     /// A message's end reports the memory evidence its item holds.
     fn attach_memory_sources(&self, reference: &mut ItemRef) {
-        let sources = self.store.live_content(&reference.id).and_then(|c| c.get("memory_sources"));
+        let sources = self.store.live_content(&reference.id).and_then(|c| c.get(item_key::MEMORY_SOURCES));
         if let Some(Value::Array(sources)) = sources {
             reference.memory_sources =
                 sources.iter().map(|s| serde_json::from_value(s.clone())).collect::<Result<_, _>>().ok();
@@ -341,7 +342,7 @@ impl DisplayFold {
             self.seal_arguments();
         }
         use EventType as T;
-        let event_type = EventType::parse(payload.get("type")?.as_str()?)?;
+        let event_type = EventType::parse(payload.get(agui_key::TYPE)?.as_str()?)?;
         if event_type == T::Custom {
             return self.observation(payload);
         }

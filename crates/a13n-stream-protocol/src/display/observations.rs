@@ -17,14 +17,19 @@ impl DisplayFold {
             Accepted::Passed(event) => std::borrow::Cow::Borrowed(event),
             Accepted::Assembled(event) => std::borrow::Cow::Owned(event),
         };
-        let name = assembled.get("name").map(py_str).unwrap_or_else(|| "None".into());
-        let value = assembled.get("value").unwrap_or(&Value::Null);
-        let input_event = value.get("event").and_then(Value::as_object);
-        let lifecycle = input_event.and_then(|e| e.get("payload")).and_then(Value::as_object);
-        let scope_key =
-            || assembled.get("subagentRunId").filter(|s| truthy(s)).map_or_else(|| "root".to_owned(), py_str);
+        let name = assembled.get(agui_key::NAME).map(py_str).unwrap_or_else(|| PY_NONE.into());
+        let value = assembled.get(agui_key::VALUE).unwrap_or(&Value::Null);
+        let input_event = value.get(source_key::EVENT).and_then(Value::as_object);
+        let lifecycle = input_event.and_then(|e| e.get(source_key::PAYLOAD)).and_then(Value::as_object);
+        let scope_key = || {
+            assembled
+                .get(agui_key::SUBAGENT_RUN_ID)
+                .filter(|s| truthy(s))
+                .map_or_else(|| item_key::ROOT_SCOPE.to_owned(), py_str)
+        };
         if name == names::HARNESS_LIFECYCLE
-            && lifecycle.and_then(|l| l.get("type")).and_then(Value::as_str) == Some("model_request_started")
+            && lifecycle.and_then(|l| l.get(source_key::TYPE)).and_then(Value::as_str)
+                == Some(source_key::MODEL_REQUEST_STARTED)
         {
             let group = format!("{}:{}:{}", self.run_id, self.attempt, self.sequence);
             self.response_groups.insert(scope_key(), group);
@@ -45,30 +50,37 @@ impl DisplayFold {
         let position = self.stream_id();
         let media_input = name == names::INPUT_MEDIA
             && input_event
-                .and_then(|e| e.get("source"))
+                .and_then(|e| e.get(source_key::SOURCE))
                 .and_then(Value::as_str)
-                .is_some_and(|s| s == "user" || s == "steering");
+                .is_some_and(|s| source_key::AUTHORED_SOURCES.contains(&s));
         let authored = name == names::INPUT_USER || name == names::INPUT_STEERING || media_input;
-        if let (true, Some(input)) = (authored, input_event.filter(|e| e.contains_key("message_id"))) {
-            let message_id = input.get("message_id").map(py_str).unwrap_or_default();
+        if let (true, Some(input)) = (authored, input_event.filter(|e| e.contains_key(source_key::MESSAGE_ID))) {
+            let message_id = input.get(source_key::MESSAGE_ID).map(py_str).unwrap_or_default();
             let mut content = Object::new();
-            content.insert("messageId".into(), message_id.clone().into());
-            content.insert("role".into(), "user".into());
-            if let Some(scope) = assembled.get("subagentRunId") {
-                content.insert("subagentRunId".into(), scope.clone());
+            content.insert(agui_key::MESSAGE_ID.into(), message_id.clone().into());
+            content.insert(agui_key::ROLE.into(), agui_key::ROLE_USER.into());
+            if let Some(scope) = assembled.get(agui_key::SUBAGENT_RUN_ID) {
+                content.insert(agui_key::SUBAGENT_RUN_ID.into(), scope.clone());
             }
-            if let Some(metadata) = assembled.get("metadata") {
-                content.insert("metadata".into(), metadata.clone());
+            if let Some(metadata) = assembled.get(agui_key::METADATA) {
+                content.insert(agui_key::METADATA.into(), metadata.clone());
             }
             if media_input {
-                content.insert("input_media".into(), input.get("content").cloned().unwrap_or(Value::Null));
+                content.insert(
+                    item_key::INPUT_MEDIA.into(),
+                    input.get(source_key::CONTENT).cloned().unwrap_or(Value::Null),
+                );
             } else {
-                let text = input.get("content").map(py_str).unwrap_or_else(|| "None".into());
-                set_bounded(&mut content, "text", text, self.content.whole_fields());
+                let text = input.get(source_key::CONTENT).map(py_str).unwrap_or_else(|| PY_NONE.into());
+                set_bounded(&mut content, item_key::TEXT, text, self.content.whole_fields());
             }
-            content.insert("input_source".into(), input.get("source").cloned().unwrap_or_else(|| "user".into()));
-            content.insert("input_group".into(), input.get("input_id").cloned().unwrap_or(Value::Null));
-            let key = self.scoped(ItemKind::TextMessage, assembled.get("subagentRunId"), &message_id);
+            content.insert(
+                item_key::INPUT_SOURCE.into(),
+                input.get(source_key::SOURCE).cloned().unwrap_or_else(|| source_key::DEFAULT_INPUT_SOURCE.into()),
+            );
+            content
+                .insert(item_key::INPUT_GROUP.into(), input.get(source_key::INPUT_ID).cloned().unwrap_or(Value::Null));
+            let key = self.scoped(ItemKind::TextMessage, assembled.get(agui_key::SUBAGENT_RUN_ID), &message_id);
             let at = self.occurred(&assembled);
             let kind = ItemKind::TextMessage;
             return Some(self.store.put(
@@ -94,14 +106,14 @@ impl DisplayFold {
         }
         let summary = matches!(name.as_str(), names::HANDOFF_SUMMARY | names::COMPACTION_SUMMARY);
         let keep_whole = self.content.whole_observation(summary);
-        let omitted = json!({"omitted": true});
+        let omitted = omitted();
         let value = if !keep_whole && json_size(value) > MAX_OBSERVATION_BYTES { &omitted } else { value };
         let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{}", self.attempt, self.sequence));
         let content = ObservationContent {
             name: &name,
             value,
-            metadata: assembled.get("metadata"),
-            subagent_run_id: assembled.get("subagentRunId"),
+            metadata: assembled.get(agui_key::METADATA),
+            subagent_run_id: assembled.get(agui_key::SUBAGENT_RUN_ID),
         };
         let at = self.occurred(payload);
         let kind = ItemKind::Observation;
@@ -109,12 +121,12 @@ impl DisplayFold {
     }
 
     fn tool_observation(&mut self, event: &Object, name: &str, value: &Object) -> Option<ItemRef> {
-        let part = value.get("part").and_then(Value::as_object);
-        let part_kind = |source: &Object| source.get("part_kind").and_then(Value::as_str).map(str::to_owned);
+        let part = value.get(source_key::PART).and_then(Value::as_object);
+        let part_kind = |source: &Object| source.get(source_key::PART_KIND).and_then(Value::as_str).map(str::to_owned);
         let native = part
-            .and_then(|p| p.get("part_kind"))
+            .and_then(|p| p.get(source_key::PART_KIND))
             .and_then(Value::as_str)
-            .is_some_and(|kind| kind == "builtin-tool-call" || kind == "builtin-tool-return");
+            .is_some_and(|kind| kind == source_key::BUILTIN_TOOL_CALL || kind == source_key::BUILTIN_TOOL_RETURN);
         let result = matches!(name, names::FUNCTION_TOOL_RESULT | names::OUTPUT_TOOL_RESULT);
         let supplement = matches!(
             name,
@@ -131,26 +143,31 @@ impl DisplayFold {
         } else {
             return None;
         };
-        let call_id = source.get("tool_call_id")?.as_str()?.to_owned();
-        let scope = event.get("subagentRunId");
-        let provider = native
-            .then(|| source.get("provider_name").filter(|p| truthy(p)).map_or_else(|| "provider".to_owned(), py_str));
+        let call_id = source.get(source_key::TOOL_CALL_ID)?.as_str()?.to_owned();
+        let scope = event.get(agui_key::SUBAGENT_RUN_ID);
+        let provider = native.then(|| {
+            source
+                .get(source_key::PROVIDER_NAME)
+                .filter(|p| truthy(p))
+                .map_or_else(|| item_key::DEFAULT_PROVIDER.to_owned(), py_str)
+        });
         let identity = match &provider {
             Some(provider) => format!("native:{provider}:{call_id}"),
             None => call_id.clone(),
         };
         let key = self.scoped(ItemKind::ToolCall, scope, &identity);
         let full = self.content.whole_fields();
-        let scope_key = scope.filter(|s| truthy(s)).map_or_else(|| "root".to_owned(), py_str);
+        let scope_key = scope.filter(|s| truthy(s)).map_or_else(|| item_key::ROOT_SCOPE.to_owned(), py_str);
         let group = self.response_groups.get(&scope_key).cloned();
         // A result settles the call; arguments and supplements keep its state.
-        let is_arguments = !supplement && part_kind(source).as_deref() == Some("builtin-tool-call");
+        let is_arguments = !supplement && part_kind(source).as_deref() == Some(source_key::BUILTIN_TOOL_CALL);
         let state = if supplement || is_arguments {
             self.store.state(&key).unwrap_or(ItemState::InProgress)
         } else {
-            let outcome = source.get("outcome").and_then(Value::as_str);
-            let retry = part_kind(source).as_deref() == Some("retry-prompt") || outcome == Some("retried");
-            if retry || matches!(outcome, Some("failed" | "denied" | "interrupted")) {
+            let outcome = source.get(source_key::OUTCOME).and_then(Value::as_str);
+            let retry =
+                part_kind(source).as_deref() == Some(source_key::RETRY_PROMPT) || outcome == Some(source_key::RETRIED);
+            if retry || outcome.is_some_and(|outcome| source_key::FAILING_OUTCOMES.contains(&outcome)) {
                 ItemState::Failed
             } else {
                 ItemState::Completed
@@ -159,52 +176,59 @@ impl DisplayFold {
         let at = self.occurred(event);
         let position = self.stream_id();
         let update = |content: &mut Object, counts: &mut CharCounts, key: usize| {
-            content.insert("toolCallId".into(), call_id.clone().into());
+            content.insert(agui_key::TOOL_CALL_ID.into(), call_id.clone().into());
             if let Some(Value::String(scope)) = scope {
-                content.insert("subagentRunId".into(), scope.clone().into());
+                content.insert(agui_key::SUBAGENT_RUN_ID.into(), scope.clone().into());
             }
             if let Some(provider) = &provider {
-                content.insert("provider".into(), provider.clone().into());
+                content.insert(item_key::PROVIDER.into(), provider.clone().into());
             }
-            if let Some(tool_name) = source.get("tool_name") {
-                content.insert("toolCallName".into(), tool_name.clone());
+            if let Some(tool_name) = source.get(source_key::TOOL_NAME) {
+                content.insert(agui_key::TOOL_CALL_NAME.into(), tool_name.clone());
             }
             if let Some(group) = group {
-                content.entry("responseGroup").or_insert(group.into());
+                content.entry(item_key::RESPONSE_GROUP).or_insert(group.into());
             }
             if supplement {
                 if name == names::FILESYSTEM_EDIT_APPLIED {
                     let mut edit = Object::new();
-                    for field in ["file_path", "before", "after"] {
+                    for field in source_key::EDIT_FIELDS {
                         edit.insert(field.into(), source.get(field).cloned().unwrap_or(Value::Null));
                     }
-                    content.insert("applied_edit".into(), Value::Object(edit));
+                    content.insert(item_key::APPLIED_EDIT.into(), Value::Object(edit));
                 } else if name == names::TOOL_IMAGES || name == names::HARNESS_UI_TOOL_IMAGES {
-                    content.insert("tool_images".into(), source.get("images").cloned().unwrap_or_else(|| json!([])));
-                    let unavailable = source.get("unavailable").cloned().unwrap_or(false.into());
-                    content.insert("tool_image_unavailable".into(), unavailable);
+                    content.insert(
+                        item_key::TOOL_IMAGES.into(),
+                        source.get(source_key::IMAGES).cloned().unwrap_or_else(|| json!([])),
+                    );
+                    let unavailable = source.get(source_key::UNAVAILABLE).cloned().unwrap_or(false.into());
+                    content.insert(item_key::TOOL_IMAGE_UNAVAILABLE.into(), unavailable);
                 } else {
-                    content.insert("mcp_apps".into(), source.get("apps").cloned().unwrap_or_else(|| json!([])));
+                    content.insert(
+                        item_key::MCP_APPS.into(),
+                        source.get(source_key::APPS).cloned().unwrap_or_else(|| json!([])),
+                    );
                 }
             } else if is_arguments {
-                let arguments = match source.get("args") {
+                let arguments = match source.get(source_key::ARGS) {
                     Some(Value::String(text)) => text.clone(),
                     other => PyDumps::TEXT.dumps(other.unwrap_or(&Value::Null)),
                 };
-                counts.remove(&(key, "arguments"));
-                set_bounded(content, "arguments", arguments, full);
-                content.insert("arguments_complete".into(), true.into());
+                counts.remove(&(key, item_key::ARGUMENTS));
+                set_bounded(content, item_key::ARGUMENTS, arguments, full);
+                content.insert(item_key::ARGUMENTS_COMPLETE.into(), true.into());
             } else {
-                let result_value = source.get("content").cloned().unwrap_or(Value::Null);
+                let result_value = source.get(source_key::CONTENT).cloned().unwrap_or(Value::Null);
                 if full || json_size(&result_value) <= MAX_FIELD_CHARS {
-                    content.insert("value".into(), result_value);
+                    content.insert(agui_key::VALUE.into(), result_value);
                 } else {
-                    content.insert("truncated".into(), true.into());
+                    content.insert(item_key::TRUNCATED.into(), true.into());
                 }
-                let outcome = source.get("outcome").cloned().unwrap_or(Value::Null);
-                let retry = part_kind(source).as_deref() == Some("retry-prompt") || outcome.as_str() == Some("retried");
-                content.insert("outcome".into(), outcome);
-                content.insert("retry".into(), retry.into());
+                let outcome = source.get(source_key::OUTCOME).cloned().unwrap_or(Value::Null);
+                let retry = part_kind(source).as_deref() == Some(source_key::RETRY_PROMPT)
+                    || outcome.as_str() == Some(source_key::RETRIED);
+                content.insert(item_key::OUTCOME.into(), outcome);
+                content.insert(item_key::RETRY.into(), retry.into());
             }
         };
         Some(self.store.put(key, ItemKind::ToolCall, state, None, position, at, false, update))
@@ -223,7 +247,10 @@ impl DisplayFold {
         };
         self.store.state(&key)?;
         let position = self.stream_id();
-        let failure = json!({"code": "tool_failed", "message": message});
+        let failure = Value::Object(Object::from_iter([
+            (item_key::FAILURE_CODE.to_owned(), Value::from(item_key::TOOL_FAILED)),
+            (item_key::FAILURE_MESSAGE.to_owned(), Value::from(message)),
+        ]));
         Some(self.store.put(
             key,
             ItemKind::ToolCall,
@@ -233,7 +260,7 @@ impl DisplayFold {
             at,
             false,
             move |content, _, _| {
-                content.insert("failure".into(), failure);
+                content.insert(item_key::FAILURE.into(), failure);
             },
         ))
     }

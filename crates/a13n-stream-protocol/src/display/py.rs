@@ -23,9 +23,12 @@ pub(super) fn py_str(value: &Value) -> String {
     }
 }
 
+/// Python's `str(None)`, what a missing value shows as.
+pub(super) const PY_NONE: &str = "None";
+
 pub(super) fn py_repr(value: &Value) -> String {
     match value {
-        Value::Null => "None".into(),
+        Value::Null => PY_NONE.into(),
         Value::Bool(true) => "True".into(),
         Value::Bool(false) => "False".into(),
         Value::Number(number) => match number.as_f64() {

@@ -17,20 +17,21 @@ pub(super) fn message_kind(event_type: EventType) -> Option<ItemKind> {
     }
 }
 
+/// The event fields an item's content copies from every event folded into it, in this order.
 pub(super) const COPIED: [&str; 8] = [
-    "messageId",
-    "role",
-    "toolCallId",
-    "toolCallName",
-    "parentMessageId",
-    "metadata",
-    "subagentRunId",
-    "responseGroup",
+    agui_key::MESSAGE_ID,
+    agui_key::ROLE,
+    agui_key::TOOL_CALL_ID,
+    agui_key::TOOL_CALL_NAME,
+    agui_key::PARENT_MESSAGE_ID,
+    agui_key::METADATA,
+    agui_key::SUBAGENT_RUN_ID,
+    item_key::RESPONSE_GROUP,
 ];
 
 /// Python's `isinstance(timestamp, int)`, as epoch milliseconds.
 pub(super) fn integer_timestamp(payload: &Object) -> Option<i64> {
-    match payload.get("timestamp")? {
+    match payload.get(agui_key::TIMESTAMP)? {
         Value::Bool(flag) => Some(i64::from(*flag)),
         Value::Number(number) if !number.is_f64() => number.as_i64().or(Some(i64::MAX)),
         _ => None,
@@ -39,14 +40,17 @@ pub(super) fn integer_timestamp(payload: &Object) -> Option<i64> {
 
 /// Check everything folding an event indexes, so that folding itself cannot fail half-way.
 pub(super) fn validate_event(payload: &Object) -> Result<(), InputError> {
-    let event_type = match payload.get("type") {
-        None => return Err(InputError::missing("type")),
+    let event_type = match payload.get(agui_key::TYPE) {
+        None => return Err(InputError::missing(agui_key::TYPE)),
         Some(Value::String(event_type)) => event_type.as_str(),
         Some(_) => return Ok(()),
     };
     if let Some(ms) = integer_timestamp(payload) {
         if UtcTime::from_epoch_ms(ms).is_none() {
-            return Err(InputError::new("timestamp", format!("{ms} ms is outside the representable datetimes")));
+            return Err(InputError::new(
+                agui_key::TIMESTAMP,
+                format!("{ms} ms is outside the representable datetimes"),
+            ));
         }
     }
     let require_str = |key: &str| -> Result<(), InputError> {
@@ -59,19 +63,22 @@ pub(super) fn validate_event(payload: &Object) -> Result<(), InputError> {
     use EventType as T;
     let Some(known) = EventType::parse(event_type) else { return Ok(()) };
     match known {
-        T::ReasoningEncryptedValue => require_str("entityId")?,
-        T::ToolCallStart | T::ToolCallEnd | T::ToolCallResult => require_str("toolCallId")?,
+        T::ReasoningEncryptedValue => require_str(agui_key::ENTITY_ID)?,
+        T::ToolCallStart | T::ToolCallEnd | T::ToolCallResult => require_str(agui_key::TOOL_CALL_ID)?,
         T::ToolCallArgs => {
-            require_str("toolCallId")?;
-            require_str("delta")?;
+            require_str(agui_key::TOOL_CALL_ID)?;
+            require_str(agui_key::DELTA)?;
         }
         T::TextMessageContent | T::ReasoningMessageContent => {
-            require_str("messageId")?;
-            require_str("delta")?;
+            require_str(agui_key::MESSAGE_ID)?;
+            require_str(agui_key::DELTA)?;
         }
-        t if message_kind(t).is_some() => require_str("messageId")?,
-        T::Custom if payload.get("name").and_then(Value::as_str) == Some(names::PART_DELTA) => {
-            let delta = payload.get("value").and_then(|v| v.get("event")).and_then(|e| e.get("delta"));
+        t if message_kind(t).is_some() => require_str(agui_key::MESSAGE_ID)?,
+        T::Custom if payload.get(agui_key::NAME).and_then(Value::as_str) == Some(names::PART_DELTA) => {
+            let delta = payload
+                .get(agui_key::VALUE)
+                .and_then(|v| v.get(source_key::EVENT))
+                .and_then(|e| e.get(source_key::DELTA));
             if !delta.is_some_and(Value::is_object) {
                 return Err(InputError::of(
                     InputKind::Missing,
@@ -87,13 +94,13 @@ pub(super) fn validate_event(payload: &Object) -> Result<(), InputError> {
 
 /// The delta of a streamed tool-call argument observation, when the event is one.
 pub(super) fn streamed_arguments(payload: &Object) -> Option<&Object> {
-    if payload.get("name").and_then(Value::as_str) != Some(names::PART_DELTA) {
+    if payload.get(agui_key::NAME).and_then(Value::as_str) != Some(names::PART_DELTA) {
         return None;
     }
-    let delta = payload.get("value")?.get("event")?.get("delta")?.as_object()?;
-    let arguments = delta.get("part_delta_kind").and_then(Value::as_str) == Some("tool_call")
-        && delta.get("args_delta").is_some_and(Value::is_string);
-    (arguments && !delta.get("tool_name_delta").is_some_and(truthy)).then_some(delta)
+    let delta = payload.get(agui_key::VALUE)?.get(source_key::EVENT)?.get(source_key::DELTA)?.as_object()?;
+    let arguments = delta.get(source_key::PART_DELTA_KIND).and_then(Value::as_str) == Some(source_key::TOOL_CALL_DELTA)
+        && delta.get(source_key::ARGS_DELTA).is_some_and(Value::is_string);
+    (arguments && !delta.get(source_key::TOOL_NAME_DELTA).is_some_and(truthy)).then_some(delta)
 }
 
 /// A tool result the observer does not present (retry prompts, failures, denials): its call and message.
@@ -102,14 +109,16 @@ pub(super) fn failed_tool_call(source: &SourceItem) -> Option<(String, String)> 
     if !matches!(event.kind(), EventKind::FunctionToolResult | EventKind::OutputToolResult) {
         return None;
     }
-    let part = event.object("part")?;
-    let is_return = part.get("part_kind").and_then(Value::as_str) == Some("tool-return");
-    if is_return && part.get("outcome").and_then(Value::as_str).unwrap_or("success") == "success" {
+    let part = event.object(source_key::PART)?;
+    let is_return = part.get(source_key::PART_KIND).and_then(Value::as_str) == Some(source_key::TOOL_RETURN);
+    if is_return
+        && part.get(source_key::OUTCOME).and_then(Value::as_str).unwrap_or(source_key::SUCCESS) == source_key::SUCCESS
+    {
         return None;
     }
-    let content = part.get("content").unwrap_or(&Value::Null);
+    let content = part.get(source_key::CONTENT).unwrap_or(&Value::Null);
     let value = if is_return {
-        tool_execution_value(content, part.get("metadata").and_then(Value::as_object)).ok()?
+        tool_execution_value(content, part.get(source_key::METADATA).and_then(Value::as_object)).ok()?
     } else {
         content
     };
@@ -118,5 +127,5 @@ pub(super) fn failed_tool_call(source: &SourceItem) -> Option<(String, String)> 
         ToolResultContent::Parts(parts) => PyDumps::DEFAULT.dumps(&Value::Array(parts)),
     };
     let end = char_boundary(&message, 4096);
-    Some((part.get("tool_call_id")?.as_str()?.to_owned(), message[..end].to_owned()))
+    Some((part.get(source_key::TOOL_CALL_ID)?.as_str()?.to_owned(), message[..end].to_owned()))
 }

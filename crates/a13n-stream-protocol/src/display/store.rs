@@ -15,6 +15,7 @@ use serde_json::Value;
 use super::checkpoint_text::RawItem;
 use super::{ContentRef, Item, ItemKind, ItemRef, ItemState};
 use crate::error::InputError;
+use crate::fields::item_key;
 use crate::json::{write_pydantic_str, Object};
 use crate::time::UtcTime;
 
@@ -459,8 +460,8 @@ impl Store {
         Touched {
             ordinal: item.ordinal,
             state,
-            response_group: content.and_then(|c| c.get("responseGroup")).and_then(Value::as_str),
-            failure: content.and_then(|c| c.get("failure")).and_then(Value::as_object),
+            response_group: content.and_then(|c| c.get(item_key::RESPONSE_GROUP)).and_then(Value::as_str),
+            failure: content.and_then(|c| c.get(item_key::FAILURE)).and_then(Value::as_object),
         }
     }
 }

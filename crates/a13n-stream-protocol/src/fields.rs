@@ -1,0 +1,122 @@
+//! Every JSON field name (and the few field values) the display fold reads or writes, in one place: the AG-UI
+//! event fields it reads from events, the source fields it reads from carried-through Harness items, and the
+//! fields it adds to an item's content. Event types are [`EventType`](crate::agui::EventType); `a13n.*` names
+//! are in [`names`](crate::names).
+
+/// Fields of an AG-UI event (the reference SDK's camelCase names).
+pub(crate) mod agui_key {
+    pub(crate) const TYPE: &str = "type";
+    pub(crate) const TIMESTAMP: &str = "timestamp";
+    pub(crate) const METADATA: &str = "metadata";
+    pub(crate) const SUBAGENT_RUN_ID: &str = "subagentRunId";
+    pub(crate) const MESSAGE_ID: &str = "messageId";
+    pub(crate) const PARENT_MESSAGE_ID: &str = "parentMessageId";
+    pub(crate) const ROLE: &str = "role";
+    pub(crate) const DELTA: &str = "delta";
+    pub(crate) const CONTENT: &str = "content";
+    pub(crate) const TOOL_CALL_ID: &str = "toolCallId";
+    pub(crate) const TOOL_CALL_NAME: &str = "toolCallName";
+    pub(crate) const ENTITY_ID: &str = "entityId";
+    pub(crate) const ENCRYPTED_VALUE: &str = "encryptedValue";
+    pub(crate) const NAME: &str = "name";
+    pub(crate) const VALUE: &str = "value";
+    /// A content part's text.
+    pub(crate) const TEXT: &str = "text";
+
+    /// A text content part's `type`.
+    pub(crate) const TEXT_PART: &str = "text";
+
+    /// The role of an assistant's message.
+    pub(crate) const ROLE_ASSISTANT: &str = "assistant";
+    /// The role of a user's message.
+    pub(crate) const ROLE_USER: &str = "user";
+}
+
+/// Fields of a Harness source item and of the Pydantic AI and Harness events it carries (snake_case).
+pub(crate) mod source_key {
+    pub(crate) const THREAD_ID: &str = "thread_id";
+    pub(crate) const RUN_ID: &str = "run_id";
+    pub(crate) const EVENT: &str = "event";
+    pub(crate) const PAYLOAD: &str = "payload";
+    pub(crate) const TYPE: &str = "type";
+    pub(crate) const PART: &str = "part";
+    pub(crate) const PART_KIND: &str = "part_kind";
+    pub(crate) const DELTA: &str = "delta";
+    pub(crate) const PART_DELTA_KIND: &str = "part_delta_kind";
+    pub(crate) const ARGS_DELTA: &str = "args_delta";
+    pub(crate) const TOOL_NAME_DELTA: &str = "tool_name_delta";
+    pub(crate) const TOOL_CALL_ID: &str = "tool_call_id";
+    pub(crate) const TOOL_NAME: &str = "tool_name";
+    pub(crate) const PROVIDER_NAME: &str = "provider_name";
+    pub(crate) const ARGS: &str = "args";
+    pub(crate) const CONTENT: &str = "content";
+    pub(crate) const METADATA: &str = "metadata";
+    pub(crate) const OUTCOME: &str = "outcome";
+    pub(crate) const IMAGES: &str = "images";
+    pub(crate) const UNAVAILABLE: &str = "unavailable";
+    pub(crate) const APPS: &str = "apps";
+    pub(crate) const MESSAGE_ID: &str = "message_id";
+    pub(crate) const INPUT_ID: &str = "input_id";
+    pub(crate) const SOURCE: &str = "source";
+    /// The fields of an applied file edit, in the order the display keeps them.
+    pub(crate) const EDIT_FIELDS: [&str; 3] = ["file_path", "before", "after"];
+
+    /// A lifecycle payload's type when a model request starts.
+    pub(crate) const MODEL_REQUEST_STARTED: &str = "model_request_started";
+    /// A tool-call part delta's kind.
+    pub(crate) const TOOL_CALL_DELTA: &str = "tool_call";
+    /// A tool return part's kind.
+    pub(crate) const TOOL_RETURN: &str = "tool-return";
+    /// A builtin (provider-run) tool call part's kind.
+    pub(crate) const BUILTIN_TOOL_CALL: &str = "builtin-tool-call";
+    /// A builtin (provider-run) tool return part's kind.
+    pub(crate) const BUILTIN_TOOL_RETURN: &str = "builtin-tool-return";
+    /// A retry prompt part's kind.
+    pub(crate) const RETRY_PROMPT: &str = "retry-prompt";
+    /// A tool outcome that succeeded.
+    pub(crate) const SUCCESS: &str = "success";
+    /// A tool outcome that is retried.
+    pub(crate) const RETRIED: &str = "retried";
+    /// Tool outcomes that fail the call.
+    pub(crate) const FAILING_OUTCOMES: [&str; 3] = ["failed", "denied", "interrupted"];
+    /// Input sources a person authored.
+    pub(crate) const AUTHORED_SOURCES: [&str; 2] = ["user", "steering"];
+    /// The input source when an input names none.
+    pub(crate) const DEFAULT_INPUT_SOURCE: &str = "user";
+}
+
+/// Fields the display adds to an item's content, beside the event fields it copies.
+pub(crate) mod item_key {
+    pub(crate) const TEXT: &str = "text";
+    pub(crate) const ARGUMENTS: &str = "arguments";
+    pub(crate) const ARGUMENTS_COMPLETE: &str = "arguments_complete";
+    pub(crate) const RESULT: &str = "result";
+    pub(crate) const RESULT_PARTS: &str = "result_parts";
+    pub(crate) const ENCRYPTED_VALUE: &str = "encrypted_value";
+    pub(crate) const RESPONSE_GROUP: &str = "responseGroup";
+    pub(crate) const MEMORY_SOURCES: &str = "memory_sources";
+    pub(crate) const TRUNCATED: &str = "truncated";
+    pub(crate) const OMITTED: &str = "omitted";
+    pub(crate) const FAILURE: &str = "failure";
+    /// A failure's code.
+    pub(crate) const FAILURE_CODE: &str = "code";
+    /// A failure's message.
+    pub(crate) const FAILURE_MESSAGE: &str = "message";
+    pub(crate) const INPUT_MEDIA: &str = "input_media";
+    pub(crate) const INPUT_SOURCE: &str = "input_source";
+    pub(crate) const INPUT_GROUP: &str = "input_group";
+    pub(crate) const PROVIDER: &str = "provider";
+    pub(crate) const OUTCOME: &str = "outcome";
+    pub(crate) const RETRY: &str = "retry";
+    pub(crate) const APPLIED_EDIT: &str = "applied_edit";
+    pub(crate) const TOOL_IMAGES: &str = "tool_images";
+    pub(crate) const TOOL_IMAGE_UNAVAILABLE: &str = "tool_image_unavailable";
+    pub(crate) const MCP_APPS: &str = "mcp_apps";
+
+    /// The scope of the root run's items and response groups (a child run's scope is its run id).
+    pub(crate) const ROOT_SCOPE: &str = "root";
+    /// The provider of a builtin tool's call when its part names none.
+    pub(crate) const DEFAULT_PROVIDER: &str = "provider";
+    /// A failed tool call's failure code.
+    pub(crate) const TOOL_FAILED: &str = "tool_failed";
+}
