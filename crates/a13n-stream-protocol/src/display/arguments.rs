@@ -100,24 +100,24 @@ impl DisplayFold {
         let kind = ItemKind::Observation;
         if continued && self.store.contains(&key) {
             // The item's copy grows by the delta alone, like the held event.
-            let update = move |content: &mut Object, _: &mut CharCounts, _: usize| {
+            let update = move |content: &mut ItemContent, _: &mut CharCounts, _: usize| {
                 if !whole {
-                    content.insert(agui_key::VALUE.into(), omitted());
-                } else if let Some(Value::Object(value)) = content.get_mut(agui_key::VALUE) {
+                    content.insert(Field::Value, omitted());
+                } else if let Some(Value::Object(value)) = content.get_mut(Field::Value) {
                     append_value_args_delta(value, text);
                 }
                 if let Some(subagent) = subagent {
-                    content.insert(agui_key::SUBAGENT_RUN_ID.into(), subagent);
+                    content.insert(Field::SubagentRunId, subagent);
                 }
             };
             return self.store.put(key, kind, ItemState::Completed, None, position, at, false, update);
         }
         let held_value = held.event.as_ref().and_then(|event| event.get(agui_key::VALUE)).cloned();
-        let mut content = Object::new();
-        content.insert(agui_key::NAME.into(), names::PART_DELTA.into());
-        content.insert(agui_key::VALUE.into(), held_value.unwrap_or_else(omitted));
+        let mut content = ItemContent::new();
+        content.insert(Field::Name, names::PART_DELTA.into());
+        content.insert(Field::Value, held_value.unwrap_or_else(omitted));
         if let Some(subagent) = subagent {
-            content.insert(agui_key::SUBAGENT_RUN_ID.into(), subagent);
+            content.insert(Field::SubagentRunId, subagent);
         }
         self.store.put(key, kind, ItemState::Completed, Some(content), position, at, false, |_, _, _| {})
     }

@@ -54,27 +54,27 @@ pub(super) fn bound_event(event: Event) -> Event {
 }
 
 /// `content[field] = value[:MAX]` (and `truncated` when cut), or the whole value for a full-content fold.
-pub(super) fn set_bounded(content: &mut Object, field: &str, mut value: String, full: bool) {
+pub(super) fn set_bounded(content: &mut ItemContent, field: Field, mut value: String, full: bool) {
     if !full && value.len() > MAX_FIELD_CHARS && char_len(&value) > MAX_FIELD_CHARS {
         value.truncate(char_boundary(&value, MAX_FIELD_CHARS));
-        content.insert(field.into(), value.into());
-        content.insert(item_key::TRUNCATED.into(), true.into());
+        content.insert(field, value.into());
+        content.insert(Field::Truncated, true.into());
         return;
     }
-    content.insert(field.into(), value.into());
+    content.insert(field, value.into());
 }
 
 /// Append a delta to an accumulated field with the same result as bounding the concatenation, in time
 /// proportional to the delta (the field's code point count is cached per item).
 pub(super) fn append_bounded(
-    content: &mut Object,
-    field: &'static str,
+    content: &mut ItemContent,
+    field: Field,
     delta: &str,
     full: bool,
     counts: &mut CharCounts,
     key: usize,
 ) {
-    let slot = content.entry(field).or_insert_with(|| Value::String(String::new()));
+    let slot = content.get_or_insert_with(field, || Value::String(String::new()));
     if !slot.is_string() {
         *slot = Value::String(py_str(slot));
     }
@@ -100,7 +100,7 @@ pub(super) fn append_bounded(
     let room = MAX_FIELD_CHARS.saturating_sub(current);
     text.push_str(&delta[..char_boundary(delta, room)]);
     counts.insert(count_key, current + room.min(delta_chars));
-    content.insert(item_key::TRUNCATED.into(), true.into());
+    content.insert(Field::Truncated, true.into());
 }
 
 pub(super) fn append_args_delta(event: &mut Object, text: &str) {

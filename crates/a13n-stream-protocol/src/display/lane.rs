@@ -11,12 +11,13 @@
 
 use serde_json::Value;
 
+use super::item_content::{Field, ItemContent};
 use super::store::{CharCounts, StreamId};
 use super::{append_bounded, write_observed_line, DisplayFold, ItemKind, Observed, ObservedItem};
 use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
 use crate::error::FoldError;
-use crate::fields::{agui_key, item_key};
+use crate::fields::item_key;
 use crate::json::Object;
 use crate::lane_hint::{take_in_lane, Lanes};
 use crate::observer::PartKind;
@@ -130,8 +131,8 @@ impl DisplayFold {
         let sequence = self.sequence + 1;
         let position = StreamId::At { attempt: self.attempt, sequence };
         let full = self.content.whole_fields();
-        let append = |content: &mut Object, counts: &mut CharCounts, index: usize| {
-            append_bounded(content, item_key::TEXT, text, full, counts, index);
+        let append = |content: &mut ItemContent, counts: &mut CharCounts, index: usize| {
+            append_bounded(content, Field::Text, text, full, counts, index);
         };
         // The checks found the item, and only the general path removes items.
         let Some(item) = self.store.touch(&hit.key, item_kind, position, at, append) else { return false };
@@ -229,11 +230,11 @@ impl DisplayFold {
         let (kind, content) = self.store.live(&key)?;
         let scope_group =
             self.response_groups.get(if child { parsed.head.run_id.as_ref() } else { item_key::ROOT_SCOPE });
-        let subagent = content.get(agui_key::SUBAGENT_RUN_ID);
+        let subagent = content.get(Field::SubagentRunId);
         if kind != item_kind
-            || content.get(agui_key::MESSAGE_ID).and_then(Value::as_str) != Some(message_id.as_str())
+            || content.get(Field::MessageId).and_then(Value::as_str) != Some(message_id.as_str())
             || subagent != scope.as_ref()
-            || (scope_group.is_some() && !content.contains_key(item_key::RESPONSE_GROUP))
+            || (scope_group.is_some() && !content.contains(Field::ResponseGroup))
         {
             return None;
         }

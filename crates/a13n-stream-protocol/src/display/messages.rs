@@ -36,7 +36,7 @@ impl<'a> MessageEvent<'a> {
             event_type,
             timestamp: integer_timestamp(payload),
             source_id: Cow::Borrowed(payload.get(id_field).and_then(Value::as_str).unwrap_or_default()),
-            copied: COPIED.map(|name| payload.get(name).map(Cow::Borrowed)),
+            copied: COPIED.map(|field| payload.get(field.as_str()).map(Cow::Borrowed)),
             delta: payload.get(agui_key::DELTA).and_then(Value::as_str),
             encrypted_value: payload.get(agui_key::ENCRYPTED_VALUE).map(Cow::Borrowed),
             content: payload.get(agui_key::CONTENT).map(Cow::Borrowed),
@@ -170,42 +170,41 @@ impl DisplayFold {
         let response_groups = &self.response_groups;
         let memory_sources = &self.memory_sources;
         let MessageEvent { copied, delta, encrypted_value, content: result, .. } = event;
-        let update = move |content: &mut Object, counts: &mut CharCounts, key: usize| {
+        let update = move |content: &mut ItemContent, counts: &mut CharCounts, key: usize| {
             for (name, value) in COPIED.into_iter().zip(copied) {
                 if let Some(value) = value {
-                    content.insert(name.into(), value.into_owned());
+                    content.insert(name, value.into_owned());
                 }
             }
             let scope = content
-                .get(agui_key::SUBAGENT_RUN_ID)
+                .get(Field::SubagentRunId)
                 .filter(|s| truthy(s))
                 .map_or_else(|| item_key::ROOT_SCOPE.to_owned(), py_str);
             if let Some(group) = response_groups.get(&scope) {
-                if !content.contains_key(item_key::RESPONSE_GROUP) {
-                    content.insert(item_key::RESPONSE_GROUP.into(), group.clone().into());
+                if !content.contains(Field::ResponseGroup) {
+                    content.insert(Field::ResponseGroup, group.clone().into());
                 }
             }
             if event_type == T::TextMessageEnd
-                && content.get(agui_key::ROLE).and_then(Value::as_str) == Some(agui_key::ROLE_ASSISTANT)
+                && content.get(Field::Role).and_then(Value::as_str) == Some(agui_key::ROLE_ASSISTANT)
             {
                 if let Some(sources) = memory_sources.get(&scope) {
-                    content
-                        .insert(item_key::MEMORY_SOURCES.into(), serde_json::to_value(sources).unwrap_or(Value::Null));
+                    content.insert(Field::MemorySources, serde_json::to_value(sources).unwrap_or(Value::Null));
                 }
             }
             if event_type == T::ToolCallEnd {
-                content.insert(item_key::ARGUMENTS_COMPLETE.into(), true.into());
+                content.insert(Field::ArgumentsComplete, true.into());
             }
             let accumulated = match event_type {
-                T::TextMessageContent | T::ReasoningMessageContent => Some(item_key::TEXT),
-                T::ToolCallArgs => Some(item_key::ARGUMENTS),
+                T::TextMessageContent | T::ReasoningMessageContent => Some(Field::Text),
+                T::ToolCallArgs => Some(Field::Arguments),
                 _ => None,
             };
             if let Some(field) = accumulated {
                 append_bounded(content, field, delta.unwrap_or_default(), full, counts, key);
             }
             if event_type == T::ReasoningEncryptedValue {
-                content.insert(item_key::ENCRYPTED_VALUE.into(), encrypted_value.map_or(Value::Null, Cow::into_owned));
+                content.insert(Field::EncryptedValue, encrypted_value.map_or(Value::Null, Cow::into_owned));
             }
             if event_type == T::ToolCallResult {
                 match result.as_deref() {
@@ -213,15 +212,15 @@ impl DisplayFold {
                         let keep = full || json_size(whole) <= MAX_FIELD_CHARS;
                         let kept = if keep { parts.clone() } else { Vec::new() };
                         let empty = kept.is_empty();
-                        content.insert(item_key::RESULT_PARTS.into(), Value::Array(kept));
+                        content.insert(Field::ResultParts, Value::Array(kept));
                         if empty {
-                            content.insert(item_key::TRUNCATED.into(), true.into());
+                            content.insert(Field::Truncated, true.into());
                         }
                     }
                     other => {
-                        counts.remove(&(key, item_key::RESULT));
+                        counts.remove(&(key, Field::Result));
                         let text = other.map_or_else(String::new, py_str);
-                        set_bounded(content, item_key::RESULT, text, full);
+                        set_bounded(content, Field::Result, text, full);
                     }
                 }
             }

@@ -19,6 +19,7 @@ mod carried;
 mod checkpoint;
 mod checkpoint_text;
 mod item;
+mod item_content;
 mod lane;
 mod messages;
 mod observations;
@@ -37,6 +38,7 @@ use py::*;
 use rules::*;
 
 use checkpoint_text::{DecodedItem, RawItem};
+use item_content::{Field, ItemContent};
 use messages::MessageEvent;
 use store::{CharCounts, Store, StreamId};
 
@@ -304,7 +306,7 @@ impl DisplayFold {
 
     /// A message's end reports the memory evidence its item holds.
     fn attach_memory_sources(&self, reference: &mut ItemRef) {
-        let sources = self.store.live_content(&reference.id).and_then(|c| c.get(item_key::MEMORY_SOURCES));
+        let sources = self.store.live_content(&reference.id).and_then(|c| c.get(Field::MemorySources));
         if let Some(Value::Array(sources)) = sources {
             reference.memory_sources =
                 sources.iter().map(|s| serde_json::from_value(s.clone())).collect::<Result<_, _>>().ok();
@@ -353,7 +355,7 @@ impl DisplayFold {
         ) {
             let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{}", self.attempt, self.sequence));
             let at = self.occurred(payload);
-            let content = Some(payload.clone());
+            let content = Some(ItemContent::from_object(payload.clone()));
             let kind = ItemKind::Observation;
             return Some(self.store.put(key, kind, ItemState::Completed, content, position, at, true, |_, _, _| {}));
         }
@@ -414,14 +416,14 @@ mod tests {
     #[test]
     fn bounded_append_equals_bounding_the_concatenation() {
         let mut counts = CharCounts::default();
-        let mut content = Object::new();
+        let mut content = ItemContent::new();
         let piece = "é".repeat(100_000);
         for _ in 0..3 {
-            append_bounded(&mut content, "text", &piece, false, &mut counts, 0);
+            append_bounded(&mut content, Field::Text, &piece, false, &mut counts, 0);
         }
-        let text = content["text"].as_str().unwrap();
+        let text = content.get(Field::Text).and_then(Value::as_str).unwrap();
         assert_eq!(char_len(text), MAX_FIELD_CHARS);
-        assert_eq!(content["truncated"], true);
+        assert_eq!(content.get(Field::Truncated), Some(&Value::Bool(true)));
     }
 
     #[test]

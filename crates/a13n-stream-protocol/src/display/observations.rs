@@ -56,30 +56,26 @@ impl DisplayFold {
         let authored = name == names::INPUT_USER || name == names::INPUT_STEERING || media_input;
         if let (true, Some(input)) = (authored, input_event.filter(|e| e.contains_key(source_key::MESSAGE_ID))) {
             let message_id = input.get(source_key::MESSAGE_ID).map(py_str).unwrap_or_default();
-            let mut content = Object::new();
-            content.insert(agui_key::MESSAGE_ID.into(), message_id.clone().into());
-            content.insert(agui_key::ROLE.into(), agui_key::ROLE_USER.into());
+            let mut content = ItemContent::new();
+            content.insert(Field::MessageId, message_id.clone().into());
+            content.insert(Field::Role, agui_key::ROLE_USER.into());
             if let Some(scope) = assembled.get(agui_key::SUBAGENT_RUN_ID) {
-                content.insert(agui_key::SUBAGENT_RUN_ID.into(), scope.clone());
+                content.insert(Field::SubagentRunId, scope.clone());
             }
             if let Some(metadata) = assembled.get(agui_key::METADATA) {
-                content.insert(agui_key::METADATA.into(), metadata.clone());
+                content.insert(Field::Metadata, metadata.clone());
             }
             if media_input {
-                content.insert(
-                    item_key::INPUT_MEDIA.into(),
-                    input.get(source_key::CONTENT).cloned().unwrap_or(Value::Null),
-                );
+                content.insert(Field::InputMedia, input.get(source_key::CONTENT).cloned().unwrap_or(Value::Null));
             } else {
                 let text = input.get(source_key::CONTENT).map(py_str).unwrap_or_else(|| PY_NONE.into());
-                set_bounded(&mut content, item_key::TEXT, text, self.content.whole_fields());
+                set_bounded(&mut content, Field::Text, text, self.content.whole_fields());
             }
             content.insert(
-                item_key::INPUT_SOURCE.into(),
+                Field::InputSource,
                 input.get(source_key::SOURCE).cloned().unwrap_or_else(|| source_key::DEFAULT_INPUT_SOURCE.into()),
             );
-            content
-                .insert(item_key::INPUT_GROUP.into(), input.get(source_key::INPUT_ID).cloned().unwrap_or(Value::Null));
+            content.insert(Field::InputGroup, input.get(source_key::INPUT_ID).cloned().unwrap_or(Value::Null));
             let key = self.scoped(ItemKind::TextMessage, assembled.get(agui_key::SUBAGENT_RUN_ID), &message_id);
             let at = self.occurred(&assembled);
             let kind = ItemKind::TextMessage;
@@ -175,19 +171,19 @@ impl DisplayFold {
         };
         let at = self.occurred(event);
         let position = self.stream_id();
-        let update = |content: &mut Object, counts: &mut CharCounts, key: usize| {
-            content.insert(agui_key::TOOL_CALL_ID.into(), call_id.clone().into());
+        let update = |content: &mut ItemContent, counts: &mut CharCounts, key: usize| {
+            content.insert(Field::ToolCallId, call_id.clone().into());
             if let Some(Value::String(scope)) = scope {
-                content.insert(agui_key::SUBAGENT_RUN_ID.into(), scope.clone().into());
+                content.insert(Field::SubagentRunId, scope.clone().into());
             }
             if let Some(provider) = &provider {
-                content.insert(item_key::PROVIDER.into(), provider.clone().into());
+                content.insert(Field::Provider, provider.clone().into());
             }
             if let Some(tool_name) = source.get(source_key::TOOL_NAME) {
-                content.insert(agui_key::TOOL_CALL_NAME.into(), tool_name.clone());
+                content.insert(Field::ToolCallName, tool_name.clone());
             }
             if let Some(group) = group {
-                content.entry(item_key::RESPONSE_GROUP).or_insert(group.into());
+                content.get_or_insert_with(Field::ResponseGroup, || group.into());
             }
             if supplement {
                 if name == names::FILESYSTEM_EDIT_APPLIED {
@@ -195,40 +191,37 @@ impl DisplayFold {
                     for field in source_key::EDIT_FIELDS {
                         edit.insert(field.into(), source.get(field).cloned().unwrap_or(Value::Null));
                     }
-                    content.insert(item_key::APPLIED_EDIT.into(), Value::Object(edit));
+                    content.insert(Field::AppliedEdit, Value::Object(edit));
                 } else if name == names::TOOL_IMAGES || name == names::HARNESS_UI_TOOL_IMAGES {
                     content.insert(
-                        item_key::TOOL_IMAGES.into(),
+                        Field::ToolImages,
                         source.get(source_key::IMAGES).cloned().unwrap_or_else(|| json!([])),
                     );
                     let unavailable = source.get(source_key::UNAVAILABLE).cloned().unwrap_or(false.into());
-                    content.insert(item_key::TOOL_IMAGE_UNAVAILABLE.into(), unavailable);
+                    content.insert(Field::ToolImageUnavailable, unavailable);
                 } else {
-                    content.insert(
-                        item_key::MCP_APPS.into(),
-                        source.get(source_key::APPS).cloned().unwrap_or_else(|| json!([])),
-                    );
+                    content.insert(Field::McpApps, source.get(source_key::APPS).cloned().unwrap_or_else(|| json!([])));
                 }
             } else if is_arguments {
                 let arguments = match source.get(source_key::ARGS) {
                     Some(Value::String(text)) => text.clone(),
                     other => PyDumps::TEXT.dumps(other.unwrap_or(&Value::Null)),
                 };
-                counts.remove(&(key, item_key::ARGUMENTS));
-                set_bounded(content, item_key::ARGUMENTS, arguments, full);
-                content.insert(item_key::ARGUMENTS_COMPLETE.into(), true.into());
+                counts.remove(&(key, Field::Arguments));
+                set_bounded(content, Field::Arguments, arguments, full);
+                content.insert(Field::ArgumentsComplete, true.into());
             } else {
                 let result_value = source.get(source_key::CONTENT).cloned().unwrap_or(Value::Null);
                 if full || json_size(&result_value) <= MAX_FIELD_CHARS {
-                    content.insert(agui_key::VALUE.into(), result_value);
+                    content.insert(Field::Value, result_value);
                 } else {
-                    content.insert(item_key::TRUNCATED.into(), true.into());
+                    content.insert(Field::Truncated, true.into());
                 }
                 let outcome = source.get(source_key::OUTCOME).cloned().unwrap_or(Value::Null);
                 let retry = part_kind(source).as_deref() == Some(source_key::RETRY_PROMPT)
                     || outcome.as_str() == Some(source_key::RETRIED);
-                content.insert(item_key::OUTCOME.into(), outcome);
-                content.insert(item_key::RETRY.into(), retry.into());
+                content.insert(Field::Outcome, outcome);
+                content.insert(Field::Retry, retry.into());
             }
         };
         Some(self.store.put(key, ItemKind::ToolCall, state, None, position, at, false, update))
@@ -260,7 +253,7 @@ impl DisplayFold {
             at,
             false,
             move |content, _, _| {
-                content.insert(item_key::FAILURE.into(), failure);
+                content.insert(Field::Failure, failure);
             },
         ))
     }

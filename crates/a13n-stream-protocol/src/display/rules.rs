@@ -18,15 +18,15 @@ pub(super) fn message_kind(event_type: EventType) -> Option<ItemKind> {
 }
 
 /// The event fields an item's content copies from every event folded into it, in this order.
-pub(super) const COPIED: [&str; 8] = [
-    agui_key::MESSAGE_ID,
-    agui_key::ROLE,
-    agui_key::TOOL_CALL_ID,
-    agui_key::TOOL_CALL_NAME,
-    agui_key::PARENT_MESSAGE_ID,
-    agui_key::METADATA,
-    agui_key::SUBAGENT_RUN_ID,
-    item_key::RESPONSE_GROUP,
+pub(super) const COPIED: [Field; 8] = [
+    Field::MessageId,
+    Field::Role,
+    Field::ToolCallId,
+    Field::ToolCallName,
+    Field::ParentMessageId,
+    Field::Metadata,
+    Field::SubagentRunId,
+    Field::ResponseGroup,
 ];
 
 /// Python's `isinstance(timestamp, int)`, as epoch milliseconds.

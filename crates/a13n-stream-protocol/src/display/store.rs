@@ -13,14 +13,14 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::checkpoint_text::RawItem;
+use super::item_content::{Field, ItemContent};
 use super::{ContentRef, Item, ItemKind, ItemRef, ItemState};
 use crate::error::InputError;
-use crate::fields::item_key;
 use crate::json::{write_pydantic_str, Object};
 use crate::time::UtcTime;
 
 /// Code point counts of accumulated fields by (item position, field), so appending never rescans a text.
-pub(super) type CharCounts = FxHashMap<(usize, &'static str), usize>;
+pub(super) type CharCounts = FxHashMap<(usize, Field), usize>;
 
 /// An item's stream position as written in `first_stream_id` / `last_stream_id`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,60 +68,57 @@ impl Serialize for StreamId {
     }
 }
 
-/// Item content: a live object, or (when `sealed` is set) the canonical JSON text of one, `object` then empty.
+/// Item content: live fields, or (when `sealed` is set) the canonical JSON text of them, `fields` then empty.
 /// Sealed text is only ever this library's own writing or text the scanner found canonical, so it is written
 /// back verbatim and parses whenever it is read.
 #[derive(Clone, Debug, Default)]
 struct Content {
-    object: Object,
+    fields: ItemContent,
     sealed: Option<Box<str>>,
 }
 
 impl Content {
-    fn live(object: Object) -> Content {
-        Content { object, sealed: None }
+    fn live(fields: ItemContent) -> Content {
+        Content { fields, sealed: None }
     }
 
     fn sealed(raw: Box<str>) -> Content {
-        Content { object: Object::new(), sealed: Some(raw) }
+        Content { fields: ItemContent::new(), sealed: Some(raw) }
     }
 
     fn to_object(&self) -> Object {
         match &self.sealed {
-            None => self.object.clone(),
+            None => self.fields.to_object(),
             Some(raw) => serde_json::from_str(raw).unwrap_or_default(),
         }
     }
 
     fn seal(&mut self) {
         if self.sealed.is_none() {
-            // Writing an object into memory cannot fail.
-            let text = crate::json::to_pydantic_json(&self.object).unwrap_or_else(|_| "{}".into());
-            self.sealed = Some(text.into_boxed_str());
-            self.object = Object::new();
+            self.sealed = Some(self.fields.to_json().into_boxed_str());
+            self.fields = ItemContent::new();
         }
     }
 
-    /// The content as an object to edit, reading sealed text back first.
-    fn edit(&mut self) -> &mut Object {
+    /// The fields to edit, reading sealed text back first.
+    fn edit(&mut self) -> &mut ItemContent {
         if let Some(raw) = self.sealed.take() {
-            self.object = serde_json::from_str(&raw).unwrap_or_default();
+            self.fields = ItemContent::parse(&raw);
         }
-        &mut self.object
+        &mut self.fields
     }
 
-    /// The live object, or `None` when sealed.
-    fn get(&self) -> Option<&Object> {
-        self.sealed.is_none().then_some(&self.object)
+    /// The live fields, or `None` when sealed.
+    fn get(&self) -> Option<&ItemContent> {
+        self.sealed.is_none().then_some(&self.fields)
     }
 }
 
 impl Content {
-    /// Append the content's JSON: sealed text as it is, a live object through the writer.
+    /// Append the content's JSON: sealed text as it is, live fields through their writer.
     fn write(&self, out: &mut Vec<u8>) {
         match &self.sealed {
-            // Writing an object into memory cannot fail.
-            None => drop(crate::json::to_pydantic_writer(out, &self.object)),
+            None => self.fields.write(out),
             Some(raw) => out.extend_from_slice(raw.as_bytes()),
         }
     }
@@ -186,7 +183,7 @@ impl Store {
     pub(super) fn new(items: Vec<Item>, next: u64, open: Option<&str>) -> Store {
         let mut store = Store { next, ..Store::default() };
         for item in items {
-            let mut content = Content::live(item.content);
+            let mut content = Content::live(ItemContent::from_object(item.content));
             if sealable(item.kind) && open != Some(item.id.as_str()) {
                 content.seal();
             }
@@ -235,7 +232,7 @@ impl Store {
                 let object: Object = serde_json::from_str(text).map_err(|e| {
                     InputError::decoding(format!("items.{position}.content"), format!("expected an object: {e}"), e)
                 })?;
-                let mut content = Content::live(object);
+                let mut content = Content::live(ItemContent::from_object(object));
                 if sealable(item.kind) && open != Some(item.id.as_str()) {
                     content.seal();
                 }
@@ -258,7 +255,7 @@ impl Store {
     }
 
     /// A live item's kind and content (`None` for absent or sealed items).
-    pub(super) fn live(&self, key: &str) -> Option<(ItemKind, &Object)> {
+    pub(super) fn live(&self, key: &str) -> Option<(ItemKind, &ItemContent)> {
         let item = self.items.get(key)?;
         Some((item.kind, item.content.get()?))
     }
@@ -268,7 +265,7 @@ impl Store {
     }
 
     /// A live item's content (`None` for absent or sealed items).
-    pub(super) fn live_content(&self, key: &str) -> Option<&Object> {
+    pub(super) fn live_content(&self, key: &str) -> Option<&ItemContent> {
         self.live(key).map(|(_, content)| content)
     }
 
@@ -335,7 +332,7 @@ impl Store {
         kind: ItemKind,
         position: StreamId,
         at: UtcTime,
-        update: impl FnOnce(&mut Object, &mut CharCounts, usize),
+        update: impl FnOnce(&mut ItemContent, &mut CharCounts, usize),
     ) -> Option<Touched<'_>> {
         let index = self.items.get_index_of(key)?;
         Some(self.change(index, kind, None, position, at, update))
@@ -349,11 +346,11 @@ impl Store {
         key: String,
         kind: ItemKind,
         state: ItemState,
-        replace: Option<Object>,
+        replace: Option<ItemContent>,
         position: StreamId,
         at: UtcTime,
         seal: bool,
-        update: impl FnOnce(&mut Object, &mut CharCounts, usize),
+        update: impl FnOnce(&mut ItemContent, &mut CharCounts, usize),
     ) -> ItemRef {
         let index = self.place(&key, kind, state, replace.map(Content::live), &position, at);
         let changed = self.change(index, kind, Some(state), position, at, update);
@@ -433,7 +430,7 @@ impl Store {
         state: Option<ItemState>,
         position: StreamId,
         at: UtcTime,
-        update: impl FnOnce(&mut Object, &mut CharCounts, usize),
+        update: impl FnOnce(&mut ItemContent, &mut CharCounts, usize),
     ) -> Touched<'_> {
         update(self.items[index].content.edit(), &mut self.char_counts, index);
         self.settle(index, kind, state, position, at)
@@ -460,8 +457,8 @@ impl Store {
         Touched {
             ordinal: item.ordinal,
             state,
-            response_group: content.and_then(|c| c.get(item_key::RESPONSE_GROUP)).and_then(Value::as_str),
-            failure: content.and_then(|c| c.get(item_key::FAILURE)).and_then(Value::as_object),
+            response_group: content.and_then(|c| c.get(Field::ResponseGroup)).and_then(Value::as_str),
+            failure: content.and_then(|c| c.get(Field::Failure)).and_then(Value::as_object),
         }
     }
 }
