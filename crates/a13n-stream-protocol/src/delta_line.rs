@@ -9,11 +9,13 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::agui::EventType;
-use crate::json::write_pydantic_str;
+use crate::fields::{agui_key, source_key};
+use crate::json::{write_pydantic_str, Object};
 use crate::lane_line::{scan_line, LineHead};
 use crate::names;
 use crate::observer::PartKind;
 use crate::scan::{once, Scanner};
+use crate::sink::{Bytes, JsonSink, Tree};
 use crate::source::MAX_SOURCE_LINE_BYTES;
 
 /// The longest argument-delta line a lane takes: its observation stays far below the size at which the general
@@ -147,7 +149,7 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
             _ => None,
         })
     })?;
-    (event_kind? == "part_delta").then_some(())?;
+    (event_kind? == source_key::PART_DELTA_EVENT).then_some(())?;
     // `delta` is required by the general decoder, and so is its kind.
     delta_keys.contains(DeltaKey::PartDeltaKind).then_some(())?;
     Some(DeltaLine {
@@ -277,76 +279,89 @@ impl<'a> ArgsDelta<'a> {
         self.line.tool_call_id.as_deref().filter(|id| !id.is_empty())
     }
 
-    /// Append the source event as the observation's copy writes it: the line's keys in the line's order, each
+    /// Describe the source event as the observation's copy holds it: the line's keys in the line's order, each
     /// value in canonical form; the argument text, or `null` for the stream's identity.
-    fn write_source_event(&self, with_text: bool, out: &mut Vec<u8>) {
-        let optional = |out: &mut Vec<u8>, text: Option<&str>| match text {
-            Some(text) => write_pydantic_str(out, text),
-            None => out.extend_from_slice(b"null"),
-        };
-        out.push(b'{');
-        for (position, key) in self.line.event_keys.iter().enumerate() {
-            if position > 0 {
-                out.push(b',');
-            }
+    fn describe_source_event(&self, with_text: bool, sink: &mut impl JsonSink) {
+        sink.open();
+        for key in self.line.event_keys.iter() {
             match key {
                 EventKey::Index => {
-                    out.extend_from_slice(br#""index":"#);
-                    out.extend_from_slice(itoa::Buffer::new().format(self.line.index).as_bytes());
+                    sink.key(source_key::written::INDEX);
+                    sink.integer(self.line.index);
                 }
-                EventKey::EventKind => out.extend_from_slice(br#""event_kind":"part_delta""#),
+                EventKey::EventKind => {
+                    sink.key(source_key::written::EVENT_KIND);
+                    sink.name(source_key::PART_DELTA_EVENT);
+                }
                 EventKey::Delta => {
-                    out.extend_from_slice(br#""delta":{"#);
-                    for (position, key) in self.line.delta_keys.iter().enumerate() {
-                        if position > 0 {
-                            out.push(b',');
-                        }
-                        match key {
-                            DeltaKey::PartDeltaKind => out.extend_from_slice(br#""part_delta_kind":"tool_call""#),
-                            DeltaKey::ArgsDelta => {
-                                out.extend_from_slice(br#""args_delta":"#);
-                                optional(out, with_text.then(|| self.text()));
-                            }
-                            DeltaKey::ToolNameDelta => {
-                                out.extend_from_slice(br#""tool_name_delta":"#);
-                                optional(out, self.line.tool_name_delta.as_deref());
-                            }
-                            DeltaKey::ToolCallId => {
-                                out.extend_from_slice(br#""tool_call_id":"#);
-                                optional(out, self.line.tool_call_id.as_deref());
-                            }
-                            DeltaKey::ProviderName => {
-                                out.extend_from_slice(br#""provider_name":"#);
-                                optional(out, self.provider_name.as_deref());
-                            }
-                            DeltaKey::ProviderDetails => out.extend_from_slice(br#""provider_details":null"#),
-                            // Refused by `ArgsDelta::new`.
-                            DeltaKey::ContentDelta | DeltaKey::SignatureDelta | DeltaKey::CitationsDelta => {}
-                        }
-                    }
-                    out.push(b'}');
+                    sink.key(source_key::written::DELTA);
+                    self.describe_delta(with_text, sink);
                 }
             }
         }
-        out.push(b'}');
+        sink.close();
     }
 
-    /// Append the `CUSTOM` event's JSON, as [`Event::write_json`](crate::Event::write_json) writes the
-    /// observation: type, timestamp, the child run it is attributed to (if any), name, and the source item.
-    pub(crate) fn write_event(&self, child: bool, out: &mut Vec<u8>) {
-        let head = &self.line.head;
-        out.extend_from_slice(br#"{"type":"CUSTOM","timestamp":"#);
-        out.extend_from_slice(itoa::Buffer::new().format(head.timestamp).as_bytes());
-        if child {
-            out.extend_from_slice(br#","subagentRunId":"#);
-            write_pydantic_str(out, &head.run_id);
+    fn describe_delta(&self, with_text: bool, sink: &mut impl JsonSink) {
+        sink.open();
+        for key in self.line.delta_keys.iter() {
+            use source_key::written;
+            let (name, value) = match key {
+                DeltaKey::PartDeltaKind => {
+                    sink.key(written::PART_DELTA_KIND);
+                    sink.name(source_key::TOOL_CALL_DELTA);
+                    continue;
+                }
+                DeltaKey::ArgsDelta => (written::ARGS_DELTA, with_text.then(|| self.text())),
+                DeltaKey::ToolNameDelta => (written::TOOL_NAME_DELTA, self.line.tool_name_delta.as_deref()),
+                DeltaKey::ToolCallId => (written::TOOL_CALL_ID, self.line.tool_call_id.as_deref()),
+                DeltaKey::ProviderName => (written::PROVIDER_NAME, self.provider_name.as_deref()),
+                DeltaKey::ProviderDetails => (written::PROVIDER_DETAILS, None),
+                // Refused by `ArgsDelta::new`.
+                DeltaKey::ContentDelta | DeltaKey::SignatureDelta | DeltaKey::CitationsDelta => continue,
+            };
+            sink.key(name);
+            sink.text(value);
         }
-        out.extend_from_slice(br#","name":"#);
-        write_pydantic_str(out, names::PART_DELTA);
-        out.extend_from_slice(br#","value":"#);
-        head.write_value_head(out);
-        self.write_source_event(true, out);
-        out.extend_from_slice(b"}}");
+        sink.close();
+    }
+
+    /// Describe the `CUSTOM` event, as [`Event::write_json`](crate::Event::write_json) writes the observation:
+    /// type, timestamp, the child run it is attributed to (if any), name, and the source item.
+    fn describe_event(&self, child: bool, sink: &mut impl JsonSink) {
+        let head = &self.line.head;
+        sink.open();
+        sink.key(agui_key::written::TYPE);
+        sink.name(EventType::Custom.as_str());
+        sink.key(agui_key::written::TIMESTAMP);
+        sink.integer(head.timestamp);
+        if child {
+            sink.key(agui_key::written::SUBAGENT_RUN_ID);
+            sink.text(Some(&head.run_id));
+        }
+        sink.key(agui_key::written::NAME);
+        sink.name(names::PART_DELTA);
+        sink.key(agui_key::written::VALUE);
+        head.describe_value_head(sink);
+        self.describe_source_event(true, sink);
+        sink.close();
+        sink.close();
+    }
+
+    /// Append the `CUSTOM` event's JSON (see [`ArgsDelta::event_object`] for its tree).
+    pub(crate) fn write_event(&self, child: bool, out: &mut Vec<u8>) {
+        self.describe_event(child, &mut Bytes(out));
+    }
+
+    /// The `CUSTOM` event as the display holds a new argument stream's observation: the object
+    /// [`ArgsDelta::write_event`]'s bytes parse into, built without them.
+    pub(crate) fn event_object(&self, child: bool) -> Object {
+        let mut tree = Tree::default();
+        self.describe_event(child, &mut tree);
+        match tree.into_value() {
+            Value::Object(object) => object,
+            _ => Object::new(),
+        }
     }
 
     /// What identifies the delta's argument stream, as bytes: thread, run and the source event without its
@@ -355,22 +370,21 @@ impl<'a> ArgsDelta<'a> {
         let mut out = Vec::with_capacity(256);
         write_pydantic_str(&mut out, &self.line.head.thread_id);
         write_pydantic_str(&mut out, &self.line.head.run_id);
-        self.write_source_event(false, &mut out);
+        self.describe_source_event(false, &mut Bytes(&mut out));
         out
     }
 
     /// The stream identity the display fold holds for an argument observation: name, thread, run, and the source
     /// event with `null` for its text.
-    pub(crate) fn stream(&self) -> Option<Value> {
-        let mut event = Vec::with_capacity(256);
-        self.write_source_event(false, &mut event);
-        let event: Value = serde_json::from_slice(&event).ok()?;
+    pub(crate) fn stream(&self) -> Value {
+        let mut event = Tree::default();
+        self.describe_source_event(false, &mut event);
         let head = &self.line.head;
-        Some(Value::Array(vec![
+        Value::Array(vec![
             names::PART_DELTA.into(),
             head.thread_id.as_ref().into(),
             head.run_id.as_ref().into(),
-            event,
-        ]))
+            event.into_value(),
+        ])
     }
 }

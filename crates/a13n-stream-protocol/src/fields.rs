@@ -1,27 +1,45 @@
-//! Every JSON field name (and the few field values) the display fold reads or writes, in one place: the AG-UI
+//! Every JSON field name (and the few field values) the display fold and the lanes read or write, in one place: the AG-UI
 //! event fields it reads from events, the source fields it reads from carried-through Harness items, and the
 //! fields it adds to an item's content. Event types are [`EventType`](crate::agui::EventType); `a13n.*` names
 //! are in [`names`](crate::names).
 
+/// Declare field names: each as a `&str` constant, and in the module's `written` submodule as the
+/// [`Key`](crate::sink::Key) a lane describes JSON with (its name and its `"name":` spelling).
+macro_rules! keys {
+    ($($(#[$doc:meta])* $name:ident = $text:literal,)*) => {
+        // A table of names: some are read only as `written` keys, some only by name.
+        $($(#[$doc])* #[allow(dead_code)] pub(crate) const $name: &str = $text;)*
+
+        /// The same names as keys a lane describes JSON with.
+        #[allow(dead_code)]
+        pub(crate) mod written {
+            use crate::sink::Key;
+            $(pub(crate) const $name: Key = Key::new($text, concat!("\"", $text, "\":"));)*
+        }
+    };
+}
+
 /// Fields of an AG-UI event (the reference SDK's camelCase names).
 pub(crate) mod agui_key {
-    pub(crate) const TYPE: &str = "type";
-    pub(crate) const TIMESTAMP: &str = "timestamp";
-    pub(crate) const METADATA: &str = "metadata";
-    pub(crate) const SUBAGENT_RUN_ID: &str = "subagentRunId";
-    pub(crate) const MESSAGE_ID: &str = "messageId";
-    pub(crate) const PARENT_MESSAGE_ID: &str = "parentMessageId";
-    pub(crate) const ROLE: &str = "role";
-    pub(crate) const DELTA: &str = "delta";
-    pub(crate) const CONTENT: &str = "content";
-    pub(crate) const TOOL_CALL_ID: &str = "toolCallId";
-    pub(crate) const TOOL_CALL_NAME: &str = "toolCallName";
-    pub(crate) const ENTITY_ID: &str = "entityId";
-    pub(crate) const ENCRYPTED_VALUE: &str = "encryptedValue";
-    pub(crate) const NAME: &str = "name";
-    pub(crate) const VALUE: &str = "value";
-    /// A content part's text.
-    pub(crate) const TEXT: &str = "text";
+    keys! {
+        TYPE = "type",
+        TIMESTAMP = "timestamp",
+        METADATA = "metadata",
+        SUBAGENT_RUN_ID = "subagentRunId",
+        MESSAGE_ID = "messageId",
+        PARENT_MESSAGE_ID = "parentMessageId",
+        ROLE = "role",
+        DELTA = "delta",
+        CONTENT = "content",
+        TOOL_CALL_ID = "toolCallId",
+        TOOL_CALL_NAME = "toolCallName",
+        ENTITY_ID = "entityId",
+        ENCRYPTED_VALUE = "encryptedValue",
+        NAME = "name",
+        VALUE = "value",
+        /// A content part's text.
+        TEXT = "text",
+    }
 
     /// A text content part's `type`.
     pub(crate) const TEXT_PART: &str = "text";
@@ -34,35 +52,45 @@ pub(crate) mod agui_key {
 
 /// Fields of a Harness source item and of the Pydantic AI and Harness events it carries (snake_case).
 pub(crate) mod source_key {
-    pub(crate) const THREAD_ID: &str = "thread_id";
-    pub(crate) const RUN_ID: &str = "run_id";
-    pub(crate) const EVENT: &str = "event";
-    pub(crate) const PAYLOAD: &str = "payload";
-    pub(crate) const TYPE: &str = "type";
-    pub(crate) const PART: &str = "part";
-    pub(crate) const PART_KIND: &str = "part_kind";
-    pub(crate) const DELTA: &str = "delta";
-    pub(crate) const PART_DELTA_KIND: &str = "part_delta_kind";
-    pub(crate) const ARGS_DELTA: &str = "args_delta";
-    pub(crate) const TOOL_NAME_DELTA: &str = "tool_name_delta";
-    pub(crate) const TOOL_CALL_ID: &str = "tool_call_id";
-    pub(crate) const TOOL_NAME: &str = "tool_name";
-    pub(crate) const PROVIDER_NAME: &str = "provider_name";
-    pub(crate) const ARGS: &str = "args";
-    pub(crate) const CONTENT: &str = "content";
-    pub(crate) const METADATA: &str = "metadata";
-    pub(crate) const OUTCOME: &str = "outcome";
-    pub(crate) const IMAGES: &str = "images";
-    pub(crate) const UNAVAILABLE: &str = "unavailable";
-    pub(crate) const APPS: &str = "apps";
-    pub(crate) const MESSAGE_ID: &str = "message_id";
-    pub(crate) const INPUT_ID: &str = "input_id";
-    pub(crate) const SOURCE: &str = "source";
+    keys! {
+        THREAD_ID = "thread_id",
+        RUN_ID = "run_id",
+        SEQUENCE = "sequence",
+        OCCURRED_AT = "occurred_at",
+        EVENT = "event",
+        INDEX = "index",
+        EVENT_KIND = "event_kind",
+        PROVIDER_DETAILS = "provider_details",
+        PAYLOAD = "payload",
+        TYPE = "type",
+        PART = "part",
+        PART_KIND = "part_kind",
+        DELTA = "delta",
+        PART_DELTA_KIND = "part_delta_kind",
+        ARGS_DELTA = "args_delta",
+        TOOL_NAME_DELTA = "tool_name_delta",
+        TOOL_CALL_ID = "tool_call_id",
+        TOOL_NAME = "tool_name",
+        PROVIDER_NAME = "provider_name",
+        ARGS = "args",
+        CONTENT = "content",
+        METADATA = "metadata",
+        OUTCOME = "outcome",
+        IMAGES = "images",
+        UNAVAILABLE = "unavailable",
+        APPS = "apps",
+        MESSAGE_ID = "message_id",
+        INPUT_ID = "input_id",
+        SOURCE = "source",
+    }
+
     /// The fields of an applied file edit, in the order the display keeps them.
     pub(crate) const EDIT_FIELDS: [&str; 3] = ["file_path", "before", "after"];
 
     /// A lifecycle payload's type when a model request starts.
     pub(crate) const MODEL_REQUEST_STARTED: &str = "model_request_started";
+    /// A part delta event's `event_kind`.
+    pub(crate) const PART_DELTA_EVENT: &str = "part_delta";
     /// A tool-call part delta's kind.
     pub(crate) const TOOL_CALL_DELTA: &str = "tool_call";
     /// A tool return part's kind.

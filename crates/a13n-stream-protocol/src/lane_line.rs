@@ -4,8 +4,9 @@
 
 use std::borrow::Cow;
 
-use crate::json::write_pydantic_str;
+use crate::fields::source_key;
 use crate::scan::{once, Scanner};
+use crate::sink::{Bytes, JsonSink};
 use crate::time::{SourceTime, UtcTime};
 
 /// A source line's identity and time.
@@ -61,14 +62,21 @@ impl LineHead<'_> {
     /// Append the start of a carried-through observation's value, up to its event:
     /// `{"thread_id":…,"run_id":…,"sequence":…,"occurred_at":…,"event":`.
     pub(crate) fn write_value_head(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(br#"{"thread_id":"#);
-        write_pydantic_str(out, &self.thread_id);
-        out.extend_from_slice(br#","run_id":"#);
-        write_pydantic_str(out, &self.run_id);
-        out.extend_from_slice(br#","sequence":"#);
-        out.extend_from_slice(itoa::Buffer::new().format(self.sequence).as_bytes());
-        out.extend_from_slice(br#","occurred_at":"#);
-        write_pydantic_str(out, &self.time.isoformat());
-        out.extend_from_slice(br#","event":"#);
+        self.describe_value_head(&mut Bytes(out));
+    }
+
+    /// Describe the start of a carried-through observation's value: open it and give its identity and time, up to
+    /// the `event` key, whose value (and the closing of the object) is the caller's.
+    pub(crate) fn describe_value_head(&self, sink: &mut impl JsonSink) {
+        sink.open();
+        sink.key(source_key::written::THREAD_ID);
+        sink.text(Some(&self.thread_id));
+        sink.key(source_key::written::RUN_ID);
+        sink.text(Some(&self.run_id));
+        sink.key(source_key::written::SEQUENCE);
+        sink.integer(self.sequence);
+        sink.key(source_key::written::OCCURRED_AT);
+        sink.text(Some(&self.time.isoformat()));
+        sink.key(source_key::written::EVENT);
     }
 }

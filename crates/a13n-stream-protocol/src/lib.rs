@@ -120,6 +120,7 @@ mod part_line;
 mod pydantic;
 pub mod recorded;
 mod scan;
+mod sink;
 pub mod source;
 mod time;
 

@@ -103,18 +103,31 @@ pub(super) fn append_bounded(
     content.insert(Field::Truncated, true.into());
 }
 
+/// Append argument text to a held part-delta observation event (`value.event.delta.args_delta`).
 pub(super) fn append_args_delta(event: &mut Object, text: &str) {
-    if let Some(Value::Object(value)) = event.get_mut(agui_key::VALUE) {
+    if let Some(Value::Object(value)) = small_field_mut(event, agui_key::VALUE) {
         append_value_args_delta(value, text);
     }
 }
 
+/// Append argument text to a part-delta observation's value (`event.delta.args_delta`).
 pub(super) fn append_value_args_delta(value: &mut Object, text: &str) {
-    let slot = value
-        .get_mut(source_key::EVENT)
-        .and_then(|e| e.get_mut(source_key::DELTA))
-        .and_then(|d| d.get_mut(source_key::ARGS_DELTA));
+    let slot = small_field_mut(value, source_key::EVENT)
+        .and_then(Value::as_object_mut)
+        .and_then(|event| small_field_mut(event, source_key::DELTA))
+        .and_then(Value::as_object_mut)
+        .and_then(|delta| small_field_mut(delta, source_key::ARGS_DELTA));
     if let Some(Value::String(args)) = slot {
         args.push_str(text);
     }
+}
+
+/// A field of an object with few keys (a source event's), found by comparing keys in order: cheaper than
+/// hashing the key for the handful a source event has, and the same field.
+fn small_field_mut<'a>(object: &'a mut Object, key: &str) -> Option<&'a mut Value> {
+    const SMALL: usize = 16;
+    if object.len() > SMALL {
+        return object.get_mut(key);
+    }
+    object.iter_mut().find_map(|(name, value)| (name == key).then_some(value))
 }

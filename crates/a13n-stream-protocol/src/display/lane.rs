@@ -18,7 +18,6 @@ use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
 use crate::error::FoldError;
 use crate::fields::item_key;
-use crate::json::Object;
 use crate::lane_hint::{take_in_lane, Lanes};
 use crate::observer::PartKind;
 use crate::part_line::{PartLine, ToolReturnLine};
@@ -183,19 +182,16 @@ impl DisplayFold {
         // The stream identity the lane verified last (against the held stream's value) spares rebuilding it.
         let identity = delta.identity();
         let known = matches!(&self.lane, Some(Lane::Arguments(last)) if *last == identity) && self.holds_adjacent(None);
-        let stream = if known { None } else { delta.stream() };
+        let stream = if known { None } else { Some(delta.stream()) };
         let continued = known || (stream.is_some() && self.holds_adjacent(stream.as_ref()));
-        // A new stream holds the observation whole, as the general path's object: the lane reads its own event
-        // back. A continued one needs only the bytes, written straight into the output below.
+        // A new stream holds the observation whole, as the general path's object, built from the same description
+        // as the bytes. A continued one needs only the bytes, written straight into the output below.
         let (opened, written) = match (continued, stream) {
             (true, _) => (None, None),
             (false, Some(stream)) => {
                 let mut event = Vec::with_capacity(512);
                 delta.write_event(child, &mut event);
-                match serde_json::from_slice::<Object>(&event) {
-                    Ok(object) => (Some((object, stream)), Some(event)),
-                    Err(_) => return false,
-                }
+                (Some((delta.event_object(child), stream)), Some(event))
             }
             (false, None) => return false,
         };
