@@ -149,6 +149,8 @@ impl<'de> serde::Deserialize<'de> for UtcTime {
 trait AsciiSink {
     fn byte(&mut self, byte: u8);
     fn text(&mut self, text: &str);
+    /// ASCII bytes.
+    fn ascii(&mut self, bytes: &[u8]);
 }
 
 impl AsciiSink for String {
@@ -157,6 +159,9 @@ impl AsciiSink for String {
     }
     fn text(&mut self, text: &str) {
         self.push_str(text);
+    }
+    fn ascii(&mut self, bytes: &[u8]) {
+        self.extend(bytes.iter().copied().map(char::from));
     }
 }
 
@@ -167,6 +172,9 @@ impl AsciiSink for Vec<u8> {
     fn text(&mut self, text: &str) {
         self.extend_from_slice(text.as_bytes());
     }
+    fn ascii(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
 }
 
 fn write_civil(out: &mut impl AsciiSink, micros: i64) {
@@ -175,29 +183,30 @@ fn write_civil(out: &mut impl AsciiSink, micros: i64) {
     let days = seconds.div_euclid(SECONDS_PER_DAY);
     let second_of_day = seconds.rem_euclid(SECONDS_PER_DAY);
     let (year, month, day) = civil_from_days(days);
-    if (0..=9999).contains(&year) {
-        push_digits(out, year, 4);
-        out.byte(b'-');
-        push_digits(out, month, 2);
-        out.byte(b'-');
-        push_digits(out, day, 2);
-    } else {
+    if !(0..=9999).contains(&year) {
         // Outside Python's range; written as a wider year rather than lost.
         out.text(&format!("{year:04}-{month:02}-{day:02}"));
+        let mut rest = *b"T00:00:00.000000";
+        let time = [second_of_day / 3600, second_of_day / 60 % 60, second_of_day % 60];
+        for (slot, value) in [1, 4, 7].into_iter().zip(time) {
+            put_pair(&mut rest, slot, value);
+        }
+        let len = put_fraction(&mut rest, 10, fraction);
+        out.ascii(&rest[..len]);
+        return;
     }
-    out.byte(b'T');
-    push_digits(out, second_of_day / 3600, 2);
-    out.byte(b':');
-    push_digits(out, second_of_day / 60 % 60, 2);
-    out.byte(b':');
-    push_digits(out, second_of_day % 60, 2);
-    if fraction != 0 {
-        out.byte(b'.');
-        push_digits(out, fraction, 6);
+    // Every field written as digit pairs into one buffer, copied out at once.
+    let mut text = *b"0000-00-00T00:00:00.000000";
+    let fields =
+        [year / 100, year % 100, month, day, second_of_day / 3600, second_of_day / 60 % 60, second_of_day % 60];
+    for (slot, value) in [0, 2, 5, 8, 11, 14, 17].into_iter().zip(fields) {
+        put_pair(&mut text, slot, value);
     }
+    let len = put_fraction(&mut text, 19, fraction);
+    out.ascii(&text[..len]);
 }
 
-/// `value` (0 or more) as exactly `width` decimal digits, zero-padded: no formatting machinery on the hot path.
+/// `value` (0 or more) as exactly `width` decimal digits, zero-padded.
 fn push_digits(out: &mut impl AsciiSink, value: i64, width: u32) {
     let mut place = 10i64.pow(width.saturating_sub(1));
     while place > 0 {
@@ -205,6 +214,31 @@ fn push_digits(out: &mut impl AsciiSink, value: i64, width: u32) {
         out.byte(b'0' + digit);
         place /= 10;
     }
+}
+
+/// `value` (0 to 99) as two digits at `slot`.
+fn put_pair(text: &mut [u8], slot: usize, value: i64) {
+    const DIGITS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859\
+        6061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899";
+    let at = usize::try_from(value.rem_euclid(100)).unwrap_or(0) * 2;
+    text[slot..slot + 2].copy_from_slice(&DIGITS[at..at + 2]);
+}
+
+/// Microseconds after the seconds field that ends at `dot` (its `.` then six digits, when there are any): the
+/// length of the text written so far.
+fn put_fraction(text: &mut [u8], dot: usize, fraction: i64) -> usize {
+    if fraction == 0 {
+        return dot;
+    }
+    for (slot, value) in
+        [dot + 1, dot + 3, dot + 5].into_iter().zip([fraction / 10_000, fraction / 100 % 100, fraction % 100])
+    {
+        put_pair(text, slot, value);
+    }
+    dot + 7
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).

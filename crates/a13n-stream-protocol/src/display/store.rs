@@ -526,9 +526,13 @@ fn write_item(out: &mut Vec<u8>, key: &str, item: &Stored) {
     out.extend_from_slice(br#","last_stream_id":"#);
     item.last.write_json(out);
     out.extend_from_slice(br#","started_at":"#);
+    let from = out.len();
     item.started_at.write_json(out);
+    let started = from..out.len();
     out.extend_from_slice(br#","ended_at":"#);
     match item.ended_at {
+        // Most items end when they start (an observation): the same text again.
+        Some(at) if at == item.started_at => out.extend_from_within(started),
         Some(at) => at.write_json(out),
         None => out.extend_from_slice(b"null"),
     }
