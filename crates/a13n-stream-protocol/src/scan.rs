@@ -275,15 +275,20 @@ impl<'a> Scanner<'a> {
                 if self.literal(b"}").is_some() {
                     return Some(());
                 }
-                // Keys seen so far: the first few without allocating, any more in a vector.
+                // Keys seen so far: the first few without allocating, any more in a vector. A key is compared with
+                // them only when a one-word summary of its length and ends matches one seen (rarely, for the
+                // distinct keys of an object).
                 let mut first: [&str; 8] = [""; 8];
                 let mut more: Vec<&str> = Vec::new();
                 let mut count = 0;
+                let mut seen = 0u64;
                 loop {
                     let key = self.canonical_string()?;
-                    if first[..count.min(8)].contains(&key) || more.contains(&key) {
+                    let bit = key_bit(key);
+                    if seen & bit != 0 && (first[..count.min(8)].contains(&key) || more.contains(&key)) {
                         return None;
                     }
+                    seen |= bit;
                     match first.get_mut(count) {
                         Some(slot) => *slot = key,
                         None => more.push(key),
@@ -430,6 +435,14 @@ fn hex4(digits: &[u8]) -> Option<u32> {
     digits.iter().try_fold(0u32, |value, &digit| Some(value * 16 + char::from(digit).to_digit(16)?))
 }
 
+/// One of 64 bits for an object key, from its length and its first and last bytes: equal keys get equal bits.
+fn key_bit(key: &str) -> u64 {
+    let bytes = key.as_bytes();
+    let (first, last) = (bytes.first().copied().unwrap_or(0), bytes.last().copied().unwrap_or(0));
+    let mix = bytes.len().wrapping_mul(7) ^ usize::from(first).wrapping_mul(31) ^ usize::from(last);
+    1u64 << (mix % 64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -535,5 +548,27 @@ mod tests {
             let read = Scanner::new(text).canonical_value();
             assert!(read.is_none_or(|read| read != text), "{text} is not canonical");
         }
+    }
+
+    /// A repeated key is found wherever it is among many (past the first eight), and keys that share a length and
+    /// ends (the summary that spares comparing them) are still told apart.
+    #[test]
+    fn repeated_keys_are_found_among_many_and_look_alikes_are_not() {
+        let keys: Vec<String> = (0..12).map(|n| format!("k{n:02}x")).collect();
+        let object = |keys: &[String]| {
+            let fields: Vec<String> = keys.iter().map(|key| format!("\"{key}\":1")).collect();
+            format!("{{{}}}", fields.join(","))
+        };
+        let distinct = object(&keys);
+        assert_eq!(Scanner::new(&distinct).canonical_value(), Some(distinct.as_str()));
+        for (repeat, at) in [(0, 1), (3, 9), (10, 11), (7, 8)] {
+            let mut repeated = keys.clone();
+            repeated[at] = keys[repeat].clone();
+            let text = object(&repeated);
+            assert!(Scanner::new(&text).canonical_value().is_none(), "{text}");
+        }
+        let alike = r#"{"ab":1,"bb":2,"ac":3,"abc":4,"adc":5}"#;
+        assert_eq!(key_bit("abc"), key_bit("adc"), "the summary is shared, so the keys are compared");
+        assert_eq!(Scanner::new(alike).canonical_value(), Some(alike));
     }
 }

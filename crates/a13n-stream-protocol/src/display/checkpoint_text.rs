@@ -118,9 +118,12 @@ fn scan_item<'a>(scanner: &mut Scanner<'a>) -> Option<RawItem<'a>> {
     scanner.literal(br#","last_stream_id":"#)?;
     let last_stream_id = scanner.string()?;
     scanner.literal(br#","started_at":"#)?;
-    let started_at = UtcTime::parse(&scanner.string()?).ok()?;
+    let started = scanner.string()?;
+    let started_at = UtcTime::parse(&started).ok()?;
     scanner.literal(br#","ended_at":"#)?;
     let ended_at = match scanner.opt_string()? {
+        // Most items end when they start (every observation): the same text reads the same.
+        Some(text) if text == started => Some(started_at),
         Some(text) => Some(UtcTime::parse(&text).ok()?),
         None => None,
     };
