@@ -110,7 +110,7 @@ impl DisplayFold {
                     content.insert(Field::SubagentRunId, subagent);
                 }
             };
-            return self.store.put(key, kind, ItemState::Completed, None, position, at, false, update);
+            return self.store.update(key, Change { kind, state: ItemState::Completed, position, at }, update);
         }
         let held_value = held.event.as_ref().and_then(|event| event.get(agui_key::VALUE)).cloned();
         let mut content = ItemContent::new();
@@ -119,6 +119,6 @@ impl DisplayFold {
         if let Some(subagent) = subagent {
             content.insert(Field::SubagentRunId, subagent);
         }
-        self.store.put(key, kind, ItemState::Completed, Some(content), position, at, false, |_, _, _| {})
+        self.store.replace(key, Change { kind, state: ItemState::Completed, position, at }, content, false)
     }
 }

@@ -5,7 +5,7 @@
 //! its keys and serialize the item; the lane writes the event's value once from the scanned line
 //! ([`CarriedLine`]) and uses those bytes for both the observed line and the item's sealed content.
 
-use super::store::StreamId;
+use super::store::{Change, StreamId};
 use super::{item_id, write_observed_line, DisplayFold, ItemKind, ItemRef, ItemState, ObservedItem};
 use crate::agui::Event;
 use crate::carried_line::{Carried, CarriedLine};
@@ -92,6 +92,10 @@ impl DisplayFold {
     fn put_sealed_observation(&mut self, sequence: u64, content: Box<str>, at: UtcTime) -> ItemRef {
         let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{sequence}", self.attempt));
         let position = StreamId::At { attempt: self.attempt, sequence };
-        self.store.put_sealed(key, ItemKind::Observation, ItemState::Completed, content, position, at)
+        self.store.put_sealed(
+            key,
+            Change { kind: ItemKind::Observation, state: ItemState::Completed, position, at },
+            content,
+        )
     }
 }

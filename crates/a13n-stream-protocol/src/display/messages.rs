@@ -225,6 +225,6 @@ impl DisplayFold {
                 }
             }
         };
-        self.store.put(key, kind, state, None, position, at, false, update)
+        self.store.update(key, Change { kind, state, position, at }, update)
     }
 }

@@ -40,7 +40,7 @@ use rules::*;
 use checkpoint_text::{DecodedItem, RawItem};
 use item_content::{Field, ItemContent};
 use messages::MessageEvent;
-use store::{CharCounts, Store, StreamId};
+use store::{Change, CharCounts, Store, StreamId};
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -355,9 +355,14 @@ impl DisplayFold {
         ) {
             let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{}", self.attempt, self.sequence));
             let at = self.occurred(payload);
-            let content = Some(ItemContent::from_object(payload.clone()));
+            let content = ItemContent::from_object(payload.clone());
             let kind = ItemKind::Observation;
-            return Some(self.store.put(key, kind, ItemState::Completed, content, position, at, true, |_, _, _| {}));
+            return Some(self.store.replace(
+                key,
+                Change { kind, state: ItemState::Completed, position, at },
+                content,
+                true,
+            ));
         }
         let kind = message_kind(event_type)?;
         Some(self.fold_message(kind, MessageEvent::from_object(event_type, payload, kind)))

@@ -79,16 +79,8 @@ impl DisplayFold {
             let key = self.scoped(ItemKind::TextMessage, assembled.get(agui_key::SUBAGENT_RUN_ID), &message_id);
             let at = self.occurred(&assembled);
             let kind = ItemKind::TextMessage;
-            return Some(self.store.put(
-                key,
-                kind,
-                ItemState::Completed,
-                Some(content),
-                position,
-                at,
-                false,
-                |_, _, _| {},
-            ));
+            let change = Change { kind, state: ItemState::Completed, position, at };
+            return Some(self.store.replace(key, change, content, false));
         }
         if let Some(input) = input_event {
             if let Some(reference) = self.tool_observation(&assembled, &name, input) {
@@ -113,7 +105,7 @@ impl DisplayFold {
         };
         let at = self.occurred(payload);
         let kind = ItemKind::Observation;
-        Some(self.store.put_sealed(key, kind, ItemState::Completed, content.sealed(), position, at))
+        Some(self.store.put_sealed(key, Change { kind, state: ItemState::Completed, position, at }, content.sealed()))
     }
 
     fn tool_observation(&mut self, event: &Object, name: &str, value: &Object) -> Option<ItemRef> {
@@ -224,7 +216,7 @@ impl DisplayFold {
                 content.insert(Field::Retry, retry.into());
             }
         };
-        Some(self.store.put(key, ItemKind::ToolCall, state, None, position, at, false, update))
+        Some(self.store.update(key, Change { kind: ItemKind::ToolCall, state, position, at }, update))
     }
 
     pub(super) fn fail_tool_call(
@@ -244,17 +236,7 @@ impl DisplayFold {
             (item_key::FAILURE_CODE.to_owned(), Value::from(item_key::TOOL_FAILED)),
             (item_key::FAILURE_MESSAGE.to_owned(), Value::from(message)),
         ]));
-        Some(self.store.put(
-            key,
-            ItemKind::ToolCall,
-            ItemState::Failed,
-            None,
-            position,
-            at,
-            false,
-            move |content, _, _| {
-                content.insert(Field::Failure, failure);
-            },
-        ))
+        let change = Change { kind: ItemKind::ToolCall, state: ItemState::Failed, position, at };
+        Some(self.store.update(key, change, move |content, _, _| content.insert(Field::Failure, failure)))
     }
 }

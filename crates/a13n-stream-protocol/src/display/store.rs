@@ -324,8 +324,8 @@ impl Store {
         items
     }
 
-    /// Update an existing item as [`Store::put`] does without replacing its content, keeping its state, and
-    /// return what an [`ItemRef`] reports of it; `None` (and nothing changed) when there is no such item.
+    /// Update an existing item as [`Store::update`] does but keeping its state, and return what an [`ItemRef`]
+    /// reports of it; `None` (and nothing changed) when there is no such item.
     pub(super) fn touch(
         &mut self,
         key: &str,
@@ -338,43 +338,47 @@ impl Store {
         Some(self.change(index, kind, None, position, at, update))
     }
 
-    /// Record one change to an item at `position`: `replace` sets its whole content, then `update` edits it in
-    /// place (with the field code point counts and the item's position). `seal` stores the result as text.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn put(
+    /// Record `change` to `key`'s item (created empty when new), editing its content in place with `update`
+    /// (handed the field code point counts and the item's position).
+    pub(super) fn update(
         &mut self,
         key: String,
-        kind: ItemKind,
-        state: ItemState,
+        change: Change,
+        update: impl FnOnce(&mut ItemContent, &mut CharCounts, usize),
+    ) -> ItemRef {
+        self.put(key, change, None, update)
+    }
+
+    /// Record `change` to `key`'s item, setting its whole content; `seal` stores it as text at once (no event can
+    /// change it again).
+    pub(super) fn replace(&mut self, key: String, change: Change, content: ItemContent, seal: bool) -> ItemRef {
+        let reference = self.put(key, change, Some(content), |_, _, _| {});
+        if seal {
+            if let Some(item) = self.items.get_mut(&reference.id) {
+                item.content.seal();
+            }
+        }
+        reference
+    }
+
+    fn put(
+        &mut self,
+        key: String,
+        Change { kind, state, position, at }: Change,
         replace: Option<ItemContent>,
-        position: StreamId,
-        at: UtcTime,
-        seal: bool,
         update: impl FnOnce(&mut ItemContent, &mut CharCounts, usize),
     ) -> ItemRef {
         let index = self.place(&key, kind, state, replace.map(Content::live), &position, at);
         let changed = self.change(index, kind, Some(state), position, at, update);
         let (ordinal, response_group, failure) =
             (changed.ordinal, changed.response_group.map(str::to_owned), changed.failure.cloned());
-        if seal {
-            self.items[index].content.seal();
-        }
         ItemRef { id: key, kind, state, ordinal: Some(ordinal), response_group, failure, memory_sources: None }
     }
 
-    /// [`Store::put`] of an immutable item whose content is already its canonical JSON text (`seal` set, no
-    /// update): nothing is parsed or edited. The reference reports no response group or failure, as a sealed
-    /// content's are not read.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn put_sealed(
-        &mut self,
-        key: String,
-        kind: ItemKind,
-        state: ItemState,
-        content: Box<str>,
-        position: StreamId,
-        at: UtcTime,
-    ) -> ItemRef {
+    /// Record `change` to an immutable item whose content is already its canonical JSON text: nothing is parsed
+    /// or edited. The reference reports no response group or failure, as a sealed content's are not read.
+    pub(super) fn put_sealed(&mut self, key: String, change: Change, content: Box<str>) -> ItemRef {
+        let Change { kind, state, position, at } = change;
         let index = self.place(&key, kind, state, Some(Content::sealed(content)), &position, at);
         let ordinal = self.settle(index, kind, Some(state), position, at).ordinal;
         ItemRef {
@@ -461,6 +465,15 @@ impl Store {
             failure: content.and_then(|c| c.get(Field::Failure)).and_then(Value::as_object),
         }
     }
+}
+
+/// One change to an item: what it becomes (its kind and state) and the event that changes it (that event's
+/// position and time).
+pub(super) struct Change {
+    pub(super) kind: ItemKind,
+    pub(super) state: ItemState,
+    pub(super) position: StreamId,
+    pub(super) at: UtcTime,
 }
 
 /// What an [`ItemRef`] reports of an item [`Store::touch`] updated.
