@@ -5,7 +5,8 @@ usage (with the oracle Python of ../shared/conformance/oracle/setup.sh, which ha
     ~/.cache/a13n-oracle/venv/bin/python bench/compare_reference.py [--binary target/release/a13n-stream]
         [--sizes 10000,100000] [--kinds text,short,tools,subagents] [--runs 3]
 
-Both sides read the same generated lines (`a13n-stream bench --emit KIND N`). The reference is timed on native
+Both sides read the same generated lines (`a13n-stream bench --emit KIND N`), and each figure's two sides are
+measured back to back (the machine's speed drifts over minutes). The reference is timed on native
 objects built beforehand, so its figures exclude JSON decoding and serialization that the Rust figures include:
 the comparison favours the reference. The terminal result of each stream becomes a cancelled result on the
 Python side (a completed one needs a live Harness state); that is one line of every stream.
@@ -95,21 +96,29 @@ def main() -> None:
     sizes = [int(size) for size in args.sizes.split(",")]
     kinds = args.kinds.split(",")
 
+    # The machine's speed drifts over minutes, so each figure's two sides are measured back to back: this
+    # project's bench for one shape and size, then the reference on the same stream.
     rust: dict[str, float] = {}
-    command = [args.binary, "bench", "--json", "--sizes", args.sizes, "--kinds", args.kinds, "--runs", str(args.runs)]
-    for line in subprocess.run(command, check=True, capture_output=True, text=True).stdout.splitlines():
-        figure = json.loads(line)
-        if figure["seconds"] > 0:
-            rust[figure["name"]] = figure["items_per_second"]
+
+    def measure_rust(size: int, kind: str) -> None:
+        command = [args.binary, "bench", "--json", "--sizes", str(size), "--kinds", kind, "--runs", str(args.runs)]
+        for line in subprocess.run(command, check=True, capture_output=True, text=True).stdout.splitlines():
+            figure = json.loads(line)
+            if figure["seconds"] > 0:
+                rust[figure["name"]] = figure["items_per_second"]
 
     python: dict[str, float] = {}
     for size in sizes:
         for kind in kinds:
             items = [to_item(line) for line in emit(args.binary, kind, size)]
             runs = 1 if size >= 100_000 else args.runs
+            measure_rust(size, kind)
             python[f"observe/{kind}/{size}"] = size / timed(runs, lambda: observe(items))
             python[f"fold/{kind}/{size}"] = size / timed(runs, lambda: fold(items))
             print(f"measured the reference on {kind}/{size}", file=sys.stderr)
+    # The bench's checkpoint figures (export and restore of tools displays), measured again just before the
+    # reference's.
+    measure_rust(min(sizes), "tools")
     for display_size in (64, 1024, 4096):
         # The same display the Rust bench builds: a tools stream of (items * 16) / 3 + 2 lines.
         lines = emit(args.binary, "tools", display_size * 16 // 3 + 2)
