@@ -17,6 +17,10 @@ macro_rules! fields {
         }
 
         impl Field {
+            /// Every field.
+            #[cfg(test)]
+            const ALL: &'static [Field] = &[$(Field::$variant,)*];
+
             /// The field's JSON name.
             pub(crate) fn as_str(self) -> &'static str {
                 match self {
@@ -207,40 +211,10 @@ mod tests {
     #[test]
     fn every_field_is_named_once_and_parses_back() {
         let mut names = std::collections::HashSet::new();
-        let fields = [
-            Field::MessageId,
-            Field::Role,
-            Field::ToolCallId,
-            Field::ToolCallName,
-            Field::ParentMessageId,
-            Field::Metadata,
-            Field::SubagentRunId,
-            Field::Name,
-            Field::Value,
-            Field::ResponseGroup,
-            Field::Text,
-            Field::Arguments,
-            Field::ArgumentsComplete,
-            Field::Result,
-            Field::ResultParts,
-            Field::EncryptedValue,
-            Field::MemorySources,
-            Field::Truncated,
-            Field::Failure,
-            Field::InputMedia,
-            Field::InputSource,
-            Field::InputGroup,
-            Field::Provider,
-            Field::Outcome,
-            Field::Retry,
-            Field::AppliedEdit,
-            Field::ToolImages,
-            Field::ToolImageUnavailable,
-            Field::McpApps,
-        ];
-        for field in fields {
+        for &field in Field::ALL {
             assert!(names.insert(field.as_str()), "{field:?}");
             assert_eq!(Field::parse(field.as_str()), Some(field));
         }
+        assert_eq!(names.len(), 29);
     }
 }
