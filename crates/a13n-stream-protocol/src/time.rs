@@ -183,18 +183,6 @@ fn write_civil(out: &mut impl AsciiSink, micros: i64) {
     let days = seconds.div_euclid(SECONDS_PER_DAY);
     let second_of_day = seconds.rem_euclid(SECONDS_PER_DAY);
     let (year, month, day) = civil_from_days(days);
-    if !(0..=9999).contains(&year) {
-        // Outside Python's range; written as a wider year rather than lost.
-        out.text(&format!("{year:04}-{month:02}-{day:02}"));
-        let mut rest = *b"T00:00:00.000000";
-        let time = [second_of_day / 3600, second_of_day / 60 % 60, second_of_day % 60];
-        for (slot, value) in [1, 4, 7].into_iter().zip(time) {
-            put_pair(&mut rest, slot, value);
-        }
-        let len = put_fraction(&mut rest, 10, fraction);
-        out.ascii(&rest[..len]);
-        return;
-    }
     // Every field written as digit pairs into one buffer, copied out at once.
     let mut text = *b"0000-00-00T00:00:00.000000";
     let fields =
@@ -203,7 +191,13 @@ fn write_civil(out: &mut impl AsciiSink, micros: i64) {
         put_pair(&mut text, slot, value);
     }
     let len = put_fraction(&mut text, 19, fraction);
-    out.ascii(&text[..len]);
+    if (0..=9999).contains(&year) {
+        out.ascii(&text[..len]);
+    } else {
+        // Outside Python's range; written as a wider year rather than lost.
+        out.text(&format!("{year:04}-{month:02}-{day:02}"));
+        out.ascii(&text[10..len]);
+    }
 }
 
 /// `value` (0 or more) as exactly `width` decimal digits, zero-padded.
