@@ -185,14 +185,10 @@ impl DisplayFold {
         let stream = if known { None } else { Some(delta.stream()) };
         let continued = known || (stream.is_some() && self.holds_adjacent(stream.as_ref()));
         // A new stream holds the observation whole, as the general path's object, built from the same description
-        // as the bytes. A continued one needs only the bytes, written straight into the output below.
-        let (opened, written) = match (continued, stream) {
-            (true, _) => (None, None),
-            (false, Some(stream)) => {
-                let mut event = Vec::with_capacity(512);
-                delta.write_event(child, &mut event);
-                (Some((delta.event_object(child), stream)), Some(event))
-            }
+        // as the bytes; either way the bytes are written straight into the output below.
+        let opened = match (continued, stream) {
+            (true, _) => None,
+            (false, Some(stream)) => Some((delta.event_object(child), stream)),
             (false, None) => return false,
         };
         self.next_sequence();
@@ -203,12 +199,8 @@ impl DisplayFold {
         let subagent = child.then(|| Value::String(parsed.head.run_id.to_string()));
         let item = self.put_arguments(continued, delta.text(), subagent);
         let reference = ObservedItem::from(&item);
-        let event = |out: &mut Vec<u8>| match &written {
-            Some(event) => out.extend_from_slice(event),
-            None => delta.write_event(child, out),
-        };
         if self.writes_observed {
-            write_observed_line(out, self.sequence, event, Some(reference));
+            write_observed_line(out, self.sequence, |out| delta.write_event(child, out), Some(reference));
         }
         self.lane = Some(Lane::Arguments(identity));
         true

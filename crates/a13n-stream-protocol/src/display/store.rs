@@ -346,17 +346,15 @@ impl Store {
         change: Change,
         update: impl FnOnce(&mut ItemContent, &mut CharCounts, usize),
     ) -> ItemRef {
-        self.put(key, change, None, update)
+        self.put(key, change, None, update).1
     }
 
     /// Record `change` to `key`'s item, setting its whole content; `seal` stores it as text at once (no event can
     /// change it again).
     pub(super) fn replace(&mut self, key: String, change: Change, content: ItemContent, seal: bool) -> ItemRef {
-        let reference = self.put(key, change, Some(content), |_, _, _| {});
+        let (index, reference) = self.put(key, change, Some(content), |_, _, _| {});
         if seal {
-            if let Some(item) = self.items.get_mut(&reference.id) {
-                item.content.seal();
-            }
+            self.items[index].content.seal();
         }
         reference
     }
@@ -367,12 +365,12 @@ impl Store {
         Change { kind, state, position, at }: Change,
         replace: Option<ItemContent>,
         update: impl FnOnce(&mut ItemContent, &mut CharCounts, usize),
-    ) -> ItemRef {
+    ) -> (usize, ItemRef) {
         let index = self.place(&key, kind, state, replace.map(Content::live), &position, at);
         let changed = self.change(index, kind, Some(state), position, at, update);
         let (ordinal, response_group, failure) =
             (changed.ordinal, changed.response_group.map(str::to_owned), changed.failure.cloned());
-        ItemRef { id: key, kind, state, ordinal: Some(ordinal), response_group, failure, memory_sources: None }
+        (index, ItemRef { id: key, kind, state, ordinal: Some(ordinal), response_group, failure, memory_sources: None })
     }
 
     /// Record `change` to an immutable item whose content is already its canonical JSON text: nothing is parsed
