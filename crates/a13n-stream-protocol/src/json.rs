@@ -503,7 +503,7 @@ mod tests {
 
     #[test]
     fn special_bytes_are_found_at_every_offset() {
-        for length in 0..40 {
+        for length in 0..72 {
             for at in 0..=length {
                 for special in [b'"', b'\\', 0u8, 0x1f, b'\n'] {
                     // Bytes around the boundaries of the test: 0x20, 0x21, 0x5b, 0x5d, 0x7f and UTF-8 lead bytes.
@@ -511,8 +511,11 @@ mod tests {
                     if at < length {
                         bytes[at] = special;
                     }
-                    let expected = (at < length).then_some(at);
-                    assert_eq!(find_string_special(&bytes, 0), expected, "length {length}, at {at}, {special}");
+                    for from in [0, 1, 7, 9, 17].into_iter().filter(|&from| from <= at) {
+                        let expected = (at < length).then_some(at);
+                        let found = find_string_special(&bytes, from);
+                        assert_eq!(found, expected, "length {length}, at {at}, from {from}, {special}");
+                    }
                 }
             }
         }

@@ -28,9 +28,9 @@ use tokio::sync::{broadcast, watch};
 use crate::metrics::SubscriberGuard;
 use crate::problem::Params;
 use crate::runs::Live;
-use crate::storage::StoredItem;
+use crate::storage::{StorageError, StoredItem};
 use crate::subscribe::{open, sse_response, EventsQuery};
-use crate::wire::ErrorBody;
+use crate::wire::{stored_items, to_json, DisplayEnd, DisplayFrame, ErrorBody};
 use crate::{position, Shared};
 
 /// Items per frame while catching up.
@@ -43,21 +43,22 @@ enum Frame {
     Items,
 }
 
-/// One frame: its kind, the position it brings the client to, and the items' JSON spliced as stored.
-fn frame<'a>(kind: Frame, at: u64, complete: bool, items: impl Iterator<Item = &'a StoredItem>) -> SseEvent {
-    let mut data = format!(r#"{{"position":"{}","complete":{complete},"items":["#, position(at));
-    for (index, item) in items.enumerate() {
-        if index > 0 {
-            data.push(',');
-        }
-        data.push_str(&item.item);
-    }
-    data.push_str("]}");
+/// One frame: its kind, the position it brings the client to, and the items as stored. `Err` when a stored item
+/// is not JSON.
+fn frame<'a>(
+    kind: Frame,
+    at: u64,
+    complete: bool,
+    items: impl IntoIterator<Item = &'a StoredItem>,
+) -> Result<SseEvent, StorageError> {
+    let items =
+        stored_items(items).map_err(|error| StorageError::Database(format!("a stored item is not JSON: {error}")))?;
+    let data = to_json(&DisplayFrame { position: position(at).to_string(), complete, items });
     let name = match kind {
         Frame::Snapshot => "snapshot",
         Frame::Items => "items",
     };
-    SseEvent::default().event(name).id(position(at).to_string()).data(data)
+    Ok(SseEvent::default().event(name).id(position(at).to_string()).data(data))
 }
 
 /// Where a display subscriber is.
@@ -98,7 +99,8 @@ impl Feed {
             match received {
                 Ok(live) => match live.as_ref() {
                     Live::Batch(batch) if batch.from == self.last && batch.to > self.last => {
-                        self.pending.push_back(frame(Frame::Items, batch.to, batch.complete, batch.items.iter()));
+                        let frame = frame(Frame::Items, batch.to, batch.complete, &batch.items);
+                        self.pending.push_back(frame.inspect_err(|error| tracing::error!(%error)).ok()?);
                         self.last = batch.to;
                         self.end_if(batch.complete);
                     }
@@ -118,7 +120,7 @@ impl Feed {
     /// Queue the end frame once the run is complete at the client's position.
     fn end_if(&mut self, complete: bool) {
         if complete {
-            let data = format!(r#"{{"position":"{}"}}"#, position(self.last));
+            let data = to_json(&DisplayEnd { position: position(self.last).to_string() });
             self.pending.push_back(SseEvent::default().event("end").id(position(self.last).to_string()).data(data));
             self.ending = true;
         }
@@ -127,7 +129,7 @@ impl Feed {
     /// Every item changed after the client's position, read from storage. The position read first is the one
     /// the frames bring the client to: any item changed up to it is in the pages (read later, so at least as
     /// new), and anything later comes again from the live tail or the next catch-up.
-    async fn catch_up(&mut self) -> Result<(), crate::storage::StorageError> {
+    async fn catch_up(&mut self) -> Result<(), StorageError> {
         let storage = self.app.runs.storage();
         let (at, complete) = storage.run(&self.run_id).await?.map_or((0, false), |run| (run.position, run.complete));
         let kind = if self.snapshot { Frame::Snapshot } else { Frame::Items };
@@ -140,7 +142,7 @@ impl Feed {
             let to = if full { self.last } else { at.max(self.last) };
             if !page.is_empty() || (first && (self.snapshot || at > self.last)) {
                 let kind = if first { kind } else { Frame::Items };
-                self.pending.push_back(frame(kind, to, complete && !full, page.iter()));
+                self.pending.push_back(frame(kind, to, complete && !full, &page)?);
             }
             first = false;
             match page.last() {

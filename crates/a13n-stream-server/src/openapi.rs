@@ -39,6 +39,8 @@ that is not served) or, when the host has a token, 401; a connection beyond the 
         wire::RunSummary,
         wire::RunsPage,
         wire::ItemsPage,
+        wire::DisplayFrame,
+        wire::DisplayEnd,
         wire::RejectionsPage,
         wire::Snapshot,
         wire::ErrorBody,

@@ -8,7 +8,7 @@ use utoipa::IntoParams;
 
 use crate::problem::{Count, Params, Problem};
 use crate::runs::valid_run_id;
-use crate::wire::{ErrorBody, ItemsPage, Snapshot};
+use crate::wire::{stored_items, to_json, ErrorBody, ItemsPage, Snapshot};
 use crate::wire::{Health, RejectedLine, RejectionsPage, RunSummary, RunsPage};
 use crate::{bad_run_id, position, Shared};
 
@@ -132,19 +132,13 @@ pub(crate) async fn items(
         Ok(page) => page,
         Err(error) => return Problem::storage(error).into_response(),
     };
-    // Items are stored as their checkpoint JSON: spliced in as they are, never parsed again.
-    let mut body = String::with_capacity(page.iter().map(|i| i.item.len() + 1).sum::<usize>() + 128);
-    body.push_str(r#"{"items":["#);
-    for (index, item) in page.iter().enumerate() {
-        if index > 0 {
-            body.push(',');
-        }
-        body.push_str(&item.item);
-    }
-    let last = page.last().map_or(after, |item| item.ordinal);
-    let tail =
-        format!(r#"],"position":"{}","complete":{},"next_after":{last}}}"#, position(status.position), status.complete);
-    body.push_str(&tail);
+    let items = match stored_items(&page) {
+        Ok(items) => items,
+        Err(error) => return Problem::storage(format!("a stored item is not JSON: {error}")).into_response(),
+    };
+    let next_after = page.last().map_or(after, |item| item.ordinal);
+    let position = position(status.position).to_string();
+    let body = to_json(&ItemsPage { items, position, complete: status.complete, next_after });
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 

@@ -2,7 +2,10 @@
 //! OpenAPI document (`GET /openapi.json`).
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 use utoipa::ToSchema;
+
+use crate::storage::StoredItem;
 
 /// `GET /healthz`.
 #[derive(Debug, Serialize, ToSchema)]
@@ -68,9 +71,10 @@ pub struct RunsPage {
 
 /// `GET /v1/runs/{run_id}/items`: a page of display items by ordinal (each item as its checkpoint JSON).
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ItemsPage {
-    /// The items.
-    pub items: Vec<serde_json::Map<String, serde_json::Value>>,
+pub struct ItemsPage<'a> {
+    /// The items, as stored (never parsed into a tree again).
+    #[schema(value_type = Vec<Object>)]
+    pub items: Vec<&'a RawValue>,
     /// The committed position, `attempt-sequence`.
     #[schema(pattern = r"^(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$")]
     pub position: String,
@@ -78,6 +82,40 @@ pub struct ItemsPage {
     pub complete: bool,
     /// The last ordinal of the page: pass as `after` for the next page.
     pub next_after: u64,
+}
+
+/// The `data:` of a `snapshot` or `items` frame of `GET /v1/runs/{run_id}/display`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DisplayFrame<'a> {
+    /// The position the frame brings the client to, `attempt-sequence` (also the frame's `id`).
+    #[schema(pattern = r"^(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$")]
+    pub position: String,
+    /// Whether the run's terminal result is committed at that position.
+    pub complete: bool,
+    /// Whole items (their checkpoint JSON, as stored): upsert them by id.
+    #[schema(value_type = Vec<Object>)]
+    pub items: Vec<&'a RawValue>,
+}
+
+/// The `data:` of the `end` frame of `GET /v1/runs/{run_id}/display`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DisplayEnd {
+    /// The position of the run's terminal event, `attempt-sequence`.
+    #[schema(pattern = r"^(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$")]
+    pub position: String,
+}
+
+/// Stored items as the JSON values they are, checked (not parsed into a tree) so that a corrupt row becomes an
+/// error rather than a malformed answer.
+pub(crate) fn stored_items<'a>(
+    items: impl IntoIterator<Item = &'a StoredItem>,
+) -> Result<Vec<&'a RawValue>, serde_json::Error> {
+    items.into_iter().map(|item| serde_json::from_str(&item.item)).collect()
+}
+
+/// A wire struct's JSON: serializing these structs (strings, integers, checked raw values) cannot fail.
+pub(crate) fn to_json(body: &impl Serialize) -> String {
+    serde_json::to_string(body).unwrap_or_default()
 }
 
 /// `GET /v1/runs/{run_id}/rejections`: a page of rejected lines by position.

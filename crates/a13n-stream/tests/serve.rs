@@ -432,3 +432,33 @@ fn an_unreadable_checkpoint_is_rebuilt_from_the_journal() {
     let metrics = request(&server.address, "GET", "/metrics", &[], b"").unwrap().body;
     assert!(metrics.contains("a13n_run_journal_rebuilds_total 1"), "{metrics}");
 }
+
+/// Item pages and display frames are typed bodies over the stored items: a stored item that is not JSON is a
+/// storage error, never spliced into a malformed answer.
+#[test]
+fn a_corrupt_stored_item_is_a_storage_error_not_a_malformed_page() {
+    let database = temp_db("corrupt-item");
+    let lines = case_lines("extra-output-structured");
+    let run = run_id(&lines);
+    let server = start(database.to_str().unwrap(), &[]);
+    assert_eq!(post(&server.address, &run, 0, &lines).unwrap().0, 200);
+    let page = request(&server.address, "GET", &format!("/v1/runs/{run}/items?limit=2"), &[], b"").unwrap();
+    let page: Value = serde_json::from_str(&page.body).unwrap();
+    assert_eq!(page["items"].as_array().unwrap().len(), 2);
+    assert!(page["position"].as_str().unwrap().starts_with("0-"), "{page}");
+    assert_eq!(page["next_after"], 2);
+    server.kill();
+    let connection = rusqlite::Connection::open(&database).unwrap();
+    connection.execute("UPDATE items SET item = '{\"broken\": ' WHERE ordinal = 1", []).unwrap();
+    drop(connection);
+    let server = start(database.to_str().unwrap(), &[]);
+    let page = request(&server.address, "GET", &format!("/v1/runs/{run}/items"), &[], b"").unwrap();
+    assert_eq!(page.status, 503, "{}", page.body);
+    let error: Value = serde_json::from_str(&page.body).unwrap();
+    assert_eq!(error["error"]["code"], "storage", "{error}");
+    let (frames, _) = sse(&server.address, &format!("/v1/runs/{run}/display"), None, usize::MAX);
+    for frame in &frames {
+        serde_json::from_str::<Value>(&frame.data).unwrap_or_else(|error| panic!("{error}: {}", frame.data));
+    }
+    assert!(frames.iter().all(|frame| frame.event != "snapshot"), "{frames:?}");
+}
