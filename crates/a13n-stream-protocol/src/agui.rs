@@ -71,6 +71,11 @@ macro_rules! events {
                 match self { $( Event::$variant(event) => event.timestamp, )* }
             }
 
+            /// The event's `metadata`.
+            pub fn metadata(&self) -> Option<&Object> {
+                match self { $( Event::$variant(event) => event.metadata.as_ref(), )* }
+            }
+
             /// The subagent invocation the event belongs to, for events that can carry one.
             pub fn subagent_run_id(&self) -> Option<&str> {
                 match self {

@@ -6,7 +6,7 @@ use a13n_stream_bench::generate::{self as bench, StreamKind};
 use a13n_stream_conformance::{case_fold, case_processor};
 use a13n_stream_protocol::{AguiEventProcessor, DisplayFold, SourceItem};
 use a13n_testkit::lanes::*;
-use a13n_testkit::{case_options, fold_line_generally, random_stream, source_cases, Rng};
+use a13n_testkit::{case_options, fold_line_generally, fold_source_line, random_stream, source_cases, Rng};
 use serde_json::{json, Value};
 
 fn processor(options: &Value) -> Option<AguiEventProcessor> {
@@ -17,27 +17,39 @@ fn fold_for(options: &Value, run_id: &str) -> DisplayFold {
     case_fold(options, run_id).expect("known processor")
 }
 
-/// Fold `lines` through both lanes side by side (each fold made by `make`), comparing every output, error and changed set, and the whole
-/// checkpoint every `check_every` lines and at the end. A third fold replays the lines (`replay_line`): the same
-/// results and state, nothing written.
+/// Fold `lines` through both lanes side by side (each fold made by `make`), comparing every output, error and
+/// changed set, and the whole checkpoint every `check_every` lines and at the end. The reference is the AG-UI JSON
+/// path spelled out (the observer's events as objects, then `fold`); `fold_source` (typed events folded as they
+/// are) and `fold_line` (its lanes, and the typed path for any other line) must match it. A fourth fold replays
+/// the lines (`replay_line`): the same results and state, nothing written.
 fn compare(make: impl Fn() -> DisplayFold, lines: &[String], check_every: usize, context: &str) {
-    let (general, lane, replayed) = (&mut make(), &mut make(), &mut make());
+    let (general, typed, lane, replayed) = (&mut make(), &mut make(), &mut make(), &mut make());
     for (n, line) in lines.iter().enumerate() {
-        let (mut expected, mut got) = (Vec::new(), Vec::new());
+        let (mut expected, mut got, mut got_typed) = (Vec::new(), Vec::new(), Vec::new());
         let expected_result = fold_line_generally(general, line, &mut expected);
+        let typed_result = fold_source_line(typed, line, &mut got_typed);
+        assert_eq!(format!("{typed_result:?}"), format!("{expected_result:?}"), "{context}: line {n} typed result");
+        assert_eq!(
+            String::from_utf8_lossy(&got_typed),
+            String::from_utf8_lossy(&expected),
+            "{context}: line {n} typed output"
+        );
         let got_result = lane.fold_line(line, &mut got);
         assert_eq!(format!("{got_result:?}"), format!("{expected_result:?}"), "{context}: line {n} result");
         assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&expected), "{context}: line {n} output");
         assert_eq!(lane.changed(), general.changed(), "{context}: line {n} changed items");
+        assert_eq!(typed.changed(), general.changed(), "{context}: line {n} changed items typed");
         let replay_result = replayed.replay_line(line);
         assert_eq!(format!("{replay_result:?}"), format!("{expected_result:?}"), "{context}: line {n} replayed");
         assert_eq!(replayed.changed(), general.changed(), "{context}: line {n} changed items replayed");
-        general.clear_changed();
-        lane.clear_changed();
-        replayed.clear_changed();
+        for fold in [&mut *general, &mut *typed, &mut *lane, &mut *replayed] {
+            fold.clear_changed();
+        }
         if n % check_every == 0 || n + 1 == lines.len() {
-            assert_eq!(lane.export_json(), general.export_json(), "{context}: checkpoint after line {n}");
-            assert_eq!(replayed.export_json(), general.export_json(), "{context}: replayed checkpoint after line {n}");
+            let checkpoint = general.export_json();
+            assert_eq!(lane.export_json(), checkpoint, "{context}: checkpoint after line {n}");
+            assert_eq!(typed.export_json(), checkpoint, "{context}: typed checkpoint after line {n}");
+            assert_eq!(replayed.export_json(), checkpoint, "{context}: replayed checkpoint after line {n}");
         }
     }
 }

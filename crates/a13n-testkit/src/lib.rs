@@ -254,9 +254,20 @@ pub fn random_stream(seed: u64) -> Vec<SourceItem> {
     s.items()
 }
 
-/// The general path of `DisplayFold::fold_line`, spelled out: decode the line, fold it, and append each observed
-/// entry's JSON and a newline. The fast lane is checked against this.
+/// The AG-UI JSON path of `DisplayFold::fold_line`, spelled out: decode the line, take the observer's events as
+/// objects (`events`), fold them with the source (`fold`), and append each observed entry's JSON and a newline.
+/// The typed path and the fast lanes are checked against this.
 pub fn fold_line_generally(fold: &mut DisplayFold, line: &str, out: &mut Vec<u8>) -> Result<usize, FoldError> {
+    let item = SourceItem::from_json(line)?;
+    let events = fold.events(&item)?;
+    let observed = fold.fold(events, Some(&item))?;
+    Observed::write_lines(&observed, out);
+    Ok(observed.len())
+}
+
+/// `fold_source` on the decoded line (the observer's typed events folded as they are), its observed entries
+/// written as `fold_line` writes them.
+pub fn fold_source_line(fold: &mut DisplayFold, line: &str, out: &mut Vec<u8>) -> Result<usize, FoldError> {
     let item = SourceItem::from_json(line)?;
     let observed = fold.fold_source(&item)?;
     Observed::write_lines(&observed, out);

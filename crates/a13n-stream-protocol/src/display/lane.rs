@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::item_content::{Field, ItemContent};
 use super::store::{CharCounts, StreamId};
-use super::{append_bounded, write_observed_line, DisplayFold, ItemKind, Observed, ObservedItem};
+use super::{append_bounded, write_observed_line, DisplayFold, ItemKind, ObservedItem};
 use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
 use crate::error::FoldError;
@@ -54,11 +54,13 @@ impl DisplayFold {
             return Ok(count);
         }
         let item = SourceItem::from_json(line)?;
-        let observed = self.fold_source(&item)?;
+        let folded = self.fold_source_typed(&item)?;
         if self.writes_observed {
-            Observed::write_lines(&observed, out);
+            for event in &folded {
+                event.write_line(out);
+            }
         }
-        Ok(observed.len())
+        Ok(folded.len())
     }
 
     /// Fold one source line for its effect on the display alone: the state [`DisplayFold::fold_line`] leaves,

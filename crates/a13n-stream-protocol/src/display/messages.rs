@@ -1,6 +1,8 @@
 //! Folding message events (text, reasoning and tool-call messages) into their items. What the fold reads of an
-//! event is gathered into a [`MessageEvent`] first: borrowed from an AG-UI event object on the general path, or
-//! taken from a typed event by the lanes. The folding itself ([`DisplayFold::fold_message`]) is written once.
+//! event is gathered into a [`MessageEvent`] first: borrowed from an AG-UI event object when events arrive as JSON
+//! ([`DisplayFold::fold`]), or taken from a typed event when they come from the fold's own observer (a source
+//! item's events, on the general path and in every lane). The folding itself ([`DisplayFold::fold_message`]) is
+//! written once.
 
 use std::borrow::Cow;
 
@@ -43,85 +45,84 @@ impl<'a> MessageEvent<'a> {
         }
     }
 
-    /// Read a typed event the lanes produce: a text message's start, content or end, or a tool call's start,
-    /// arguments, end or result. `None` for any other event.
+    /// Read a typed event of a message type: exactly what [`MessageEvent::from_object`] reads of its object.
+    /// `None` for any other event.
     pub(super) fn from_event(event: &'a Event) -> Option<MessageEvent<'a>> {
         let text = |value: &'a str| Some(Cow::Owned(Value::String(value.to_owned())));
         let optional = |value: &'a Option<String>| value.as_deref().and_then(text);
         // COPIED: messageId, role, toolCallId, toolCallName, parentMessageId, metadata, subagentRunId, responseGroup.
-        let (source_id, copied, delta): (&str, [Option<Cow<'a, Value>>; 8], _) = match event {
+        let mut copied: [Option<Cow<'a, Value>>; COPIED.len()] = Default::default();
+        let [message_id, role, tool_call_id, tool_call_name, parent_message_id, ..] = &mut copied;
+        let mut delta = None;
+        let mut encrypted_value = None;
+        let mut content = None;
+        let source_id: &str = match event {
             Event::TextMessageStart(e) => {
-                let copied = [text(&e.message_id), optional(&e.role), None, None, None, None, None, None];
-                (&e.message_id, copied, None)
+                (*message_id, *role) = (text(&e.message_id), optional(&e.role));
+                &e.message_id
             }
             Event::TextMessageContent(e) => {
-                (&e.message_id, [text(&e.message_id), None, None, None, None, None, None, None], Some(&e.delta))
+                (*message_id, delta) = (text(&e.message_id), Some(e.delta.as_str()));
+                &e.message_id
             }
             Event::TextMessageEnd(e) => {
-                (&e.message_id, [text(&e.message_id), None, None, None, None, None, None, None], None)
+                *message_id = text(&e.message_id);
+                &e.message_id
+            }
+            Event::ReasoningMessageStart(e) => {
+                (*message_id, *role) = (text(&e.message_id), text(&e.role));
+                &e.message_id
+            }
+            Event::ReasoningMessageContent(e) => {
+                (*message_id, delta) = (text(&e.message_id), Some(e.delta.as_str()));
+                &e.message_id
+            }
+            Event::ReasoningMessageEnd(e) => {
+                *message_id = text(&e.message_id);
+                &e.message_id
+            }
+            Event::ReasoningEncryptedValue(e) => {
+                encrypted_value = text(&e.encrypted_value);
+                &e.entity_id
             }
             Event::ToolCallStart(e) => {
-                let copied = [
-                    None,
-                    None,
-                    text(&e.tool_call_id),
-                    text(&e.tool_call_name),
-                    optional(&e.parent_message_id),
-                    None,
-                    None,
-                    None,
-                ];
-                (&e.tool_call_id, copied, None)
+                (*tool_call_id, *tool_call_name) = (text(&e.tool_call_id), text(&e.tool_call_name));
+                *parent_message_id = optional(&e.parent_message_id);
+                &e.tool_call_id
             }
             Event::ToolCallArgs(e) => {
-                (&e.tool_call_id, [None, None, text(&e.tool_call_id), None, None, None, None, None], Some(&e.delta))
+                (*tool_call_id, delta) = (text(&e.tool_call_id), Some(e.delta.as_str()));
+                &e.tool_call_id
             }
             Event::ToolCallEnd(e) => {
-                (&e.tool_call_id, [None, None, text(&e.tool_call_id), None, None, None, None, None], None)
+                *tool_call_id = text(&e.tool_call_id);
+                &e.tool_call_id
             }
             Event::ToolCallResult(e) => {
-                let copied =
-                    [text(&e.message_id), optional(&e.role), text(&e.tool_call_id), None, None, None, None, None];
-                (&e.tool_call_id, copied, None)
+                (*message_id, *role, *tool_call_id) = (text(&e.message_id), optional(&e.role), text(&e.tool_call_id));
+                content = Some(Cow::Owned(match &e.content {
+                    ToolResultContent::Text(text) => Value::String(text.clone()),
+                    ToolResultContent::Parts(parts) => Value::Array(parts.clone()),
+                }));
+                &e.tool_call_id
             }
             _ => return None,
         };
-        let mut copied = copied;
-        copied[5] = event_metadata(event).map(|metadata| Cow::Owned(Value::Object(metadata.clone())));
+        copied[5] = event.metadata().map(|metadata| Cow::Owned(Value::Object(metadata.clone())));
         copied[6] = event.subagent_run_id().and_then(text);
         Some(MessageEvent {
             event_type: event.kind(),
             timestamp: event.timestamp(),
             source_id: Cow::Borrowed(source_id),
             copied,
-            delta: delta.map(String::as_str),
-            encrypted_value: None,
-            content: match event {
-                Event::ToolCallResult(e) => Some(Cow::Owned(match &e.content {
-                    ToolResultContent::Text(text) => Value::String(text.clone()),
-                    ToolResultContent::Parts(parts) => Value::Array(parts.clone()),
-                })),
-                _ => None,
-            },
+            delta,
+            encrypted_value,
+            content,
         })
     }
 
     fn subagent(&self) -> Option<&Value> {
         self.copied[6].as_deref()
-    }
-}
-
-/// The metadata of the typed events [`MessageEvent::from_event`] reads.
-fn event_metadata(event: &Event) -> Option<&Object> {
-    match event {
-        Event::TextMessageStart(e) => e.metadata.as_ref(),
-        Event::TextMessageContent(e) => e.metadata.as_ref(),
-        Event::TextMessageEnd(e) => e.metadata.as_ref(),
-        Event::ToolCallStart(e) => e.metadata.as_ref(),
-        Event::ToolCallArgs(e) => e.metadata.as_ref(),
-        Event::ToolCallEnd(e) => e.metadata.as_ref(),
-        Event::ToolCallResult(e) => e.metadata.as_ref(),
-        _ => None,
     }
 }
 
@@ -131,27 +132,33 @@ impl DisplayFold {
     /// [`MessageEvent::from_event`] reads or its time is one the display cannot hold (the general path names
     /// that error).
     pub(super) fn fold_events(&mut self, events: &[Event], out: &mut Vec<u8>) -> Option<usize> {
-        let mut messages = Vec::with_capacity(events.len());
         for event in events {
-            let kind = message_kind(event.kind())?;
+            message_kind(event.kind())?;
             if let Some(ms) = event.timestamp() {
                 UtcTime::from_epoch_ms(ms)?;
             }
-            messages.push((kind, MessageEvent::from_event(event)?));
         }
         self.lane = None;
-        for (event, (kind, message)) in events.iter().zip(messages) {
+        for event in events {
             self.next_sequence();
-            let mut reference = self.fold_message(kind, message);
-            if event.kind() == EventType::TextMessageEnd {
-                self.attach_memory_sources(&mut reference);
-            }
+            let reference = self.fold_typed_message(event);
             if self.writes_observed {
-                let item = Some(ObservedItem::from(&reference));
+                let item = reference.as_ref().map(ObservedItem::from);
                 write_observed_line(out, self.sequence, |out| drop(crate::json::to_python_writer(out, event)), item);
             }
         }
         Some(events.len())
+    }
+
+    /// Fold a typed event: a message event into its item (a text message's end reports its memory evidence); any
+    /// other typed event changes no item.
+    pub(super) fn fold_typed_message(&mut self, event: &Event) -> Option<ItemRef> {
+        let kind = message_kind(event.kind())?;
+        let mut reference = self.fold_message(kind, MessageEvent::from_event(event)?);
+        if event.kind() == EventType::TextMessageEnd {
+            self.attach_memory_sources(&mut reference);
+        }
+        Some(reference)
     }
 
     /// Fold one message event into its item (`kind`, keyed by the run, the event's scope and its source id).

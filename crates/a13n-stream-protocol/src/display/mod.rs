@@ -27,6 +27,7 @@ mod policy;
 mod py;
 mod restore;
 mod rules;
+mod source_fold;
 mod store;
 
 use bounds::*;
@@ -40,6 +41,7 @@ use rules::*;
 use checkpoint_text::{DecodedItem, RawItem};
 use item_content::{Field, ItemContent};
 use messages::MessageEvent;
+use source_fold::Folded;
 use store::{Change, CharCounts, Store, StreamId};
 
 use indexmap::IndexMap;
@@ -266,10 +268,10 @@ impl DisplayFold {
         Ok(events.into_iter().map(Event::into_object).collect())
     }
 
-    /// Convert and fold one source item: [`DisplayFold::events`] then [`DisplayFold::fold`] with the source.
+    /// Convert and fold one source item: the same as [`DisplayFold::events`] then [`DisplayFold::fold`] with the
+    /// source, without turning the observer's typed events into JSON and reading them back.
     pub fn fold_source(&mut self, source: &SourceItem) -> Result<Vec<Observed>, FoldError> {
-        let events = self.events(source)?;
-        self.fold(events, Some(source))
+        Ok(self.fold_source_typed(source)?.into_iter().map(Folded::into_observed).collect())
     }
 
     /// Give each event the next sequence and fold it. When `source` is a tool result the observer does not
@@ -282,26 +284,25 @@ impl DisplayFold {
         }
         let mut observed = Vec::with_capacity(events.len());
         for payload in events {
-            self.sequence += 1;
-            let mut item = self.fold_one(&payload);
-            if let Some(reference) = item.as_mut() {
-                if payload.get(agui_key::TYPE).and_then(Value::as_str) == Some(EventType::TextMessageEnd.as_str()) {
-                    self.attach_memory_sources(reference);
-                }
-            }
-            observed.push(Observed { sequence: self.sequence, event: payload, item });
+            let sequence = self.next_sequence();
+            let item = self.fold_object(&payload);
+            observed.push(Observed { sequence, event: payload, item });
         }
         if let (Some(last), Some(source)) = (observed.last_mut(), source) {
-            if let Some((call_id, message)) = failed_tool_call(source) {
-                let at = self.occurred(&last.event);
-                let subagent =
-                    (Some(source.run_id.as_str()) != self.observer.run_id()).then_some(source.run_id.as_str());
-                if let Some(reference) = self.fail_tool_call(&call_id, message, at, subagent) {
-                    last.item = Some(reference);
-                }
+            if let Some(reference) = self.fail_unpresented_result(source, integer_timestamp(&last.event)) {
+                last.item = Some(reference);
             }
         }
         Ok(observed)
+    }
+
+    /// When `source` is a tool result the observer does not present (a retry prompt, a failure, a denial), fail its
+    /// call's item at the time of the item's last event (`timestamp`); the item changed.
+    fn fail_unpresented_result(&mut self, source: &SourceItem, timestamp: Option<i64>) -> Option<ItemRef> {
+        let (call_id, message) = failed_tool_call(source)?;
+        let at = self.occurred_at(timestamp);
+        let subagent = (Some(source.run_id.as_str()) != self.observer.run_id()).then_some(source.run_id.as_str());
+        self.fail_tool_call(&call_id, message, at, subagent)
     }
 
     /// A message's end reports the memory evidence its item holds.
@@ -339,33 +340,26 @@ impl DisplayFold {
         key
     }
 
-    fn fold_one(&mut self, payload: &Object) -> Option<ItemRef> {
-        if self.arguments.as_ref().is_some_and(|held| held.sequence + 1 < self.sequence) {
-            self.seal_arguments();
-        }
-        use EventType as T;
+    /// Fold one AG-UI event object (its sequence taken) into its item, if it has one.
+    fn fold_object(&mut self, payload: &Object) -> Option<ItemRef> {
         let event_type = EventType::parse(payload.get(agui_key::TYPE)?.as_str()?)?;
-        if event_type == T::Custom {
+        if event_type == EventType::Custom {
             return self.observation(payload);
         }
-        let position = self.stream_id();
-        if matches!(
-            event_type,
-            T::RunStarted | T::RunFinished | T::RunError | T::SubagentStarted | T::SubagentFinished | T::SubagentError
-        ) {
+        if observed_whole(event_type) {
             let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{}", self.attempt, self.sequence));
             let at = self.occurred(payload);
             let content = ItemContent::from_object(payload.clone());
-            let kind = ItemKind::Observation;
-            return Some(self.store.replace(
-                key,
-                Change { kind, state: ItemState::Completed, position, at },
-                content,
-                true,
-            ));
+            let change =
+                Change { kind: ItemKind::Observation, state: ItemState::Completed, position: self.stream_id(), at };
+            return Some(self.store.replace(key, change, content, true));
         }
         let kind = message_kind(event_type)?;
-        Some(self.fold_message(kind, MessageEvent::from_object(event_type, payload, kind)))
+        let mut reference = self.fold_message(kind, MessageEvent::from_object(event_type, payload, kind));
+        if event_type == EventType::TextMessageEnd {
+            self.attach_memory_sources(&mut reference);
+        }
+        Some(reference)
     }
 }
 

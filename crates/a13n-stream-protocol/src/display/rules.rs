@@ -17,6 +17,16 @@ pub(super) fn message_kind(event_type: EventType) -> Option<ItemKind> {
     }
 }
 
+/// The events whose item is the whole event: the run's and a subagent's boundaries, each one completed
+/// observation.
+pub(super) fn observed_whole(event_type: EventType) -> bool {
+    use EventType as T;
+    matches!(
+        event_type,
+        T::RunStarted | T::RunFinished | T::RunError | T::SubagentStarted | T::SubagentFinished | T::SubagentError
+    )
+}
+
 /// The event fields an item's content copies from every event folded into it, in this order.
 pub(super) const COPIED: [Field; 8] = [
     Field::MessageId,

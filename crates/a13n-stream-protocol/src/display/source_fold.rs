@@ -1,0 +1,111 @@
+//! The general path for a Harness source item: the observer's typed events fold as they are. Message events are
+//! read straight from their fields ([`MessageEvent::from_event`]); an event whose item is its JSON (a `CUSTOM`
+//! observation, a run or subagent boundary) becomes that object once, which the observation fold reads and the
+//! observed line writes. Nothing is converted to JSON and read back.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// A source item's event as the fold holds it: typed, or the object its item was made of.
+// Most entries are typed events, held inline as the observer's `Vec<Event>` holds them; boxing them would allocate
+// once per event.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum FoldedEvent {
+    Typed(Event),
+    Object(Object),
+}
+
+impl FoldedEvent {
+    /// The event as the stream carries it.
+    fn into_object(self) -> Object {
+        match self {
+            FoldedEvent::Typed(event) => event.into_object(),
+            FoldedEvent::Object(object) => object,
+        }
+    }
+
+    /// Append the event's JSON as an observed line carries it.
+    fn write(&self, out: &mut Vec<u8>) {
+        // Writing into memory cannot fail.
+        match self {
+            FoldedEvent::Typed(event) => drop(crate::json::to_python_writer(out, event)),
+            FoldedEvent::Object(object) => drop(crate::json::to_python_writer(out, object)),
+        }
+    }
+
+    fn timestamp(&self) -> Option<i64> {
+        match self {
+            FoldedEvent::Typed(event) => event.timestamp(),
+            FoldedEvent::Object(object) => integer_timestamp(object),
+        }
+    }
+
+    /// Check what folding the event indexes, so that folding itself cannot fail half-way.
+    fn validate(&self) -> Result<(), InputError> {
+        match self {
+            FoldedEvent::Typed(event) => match event.timestamp() {
+                Some(ms) if UtcTime::from_epoch_ms(ms).is_none() => {
+                    Err(InputError::new(agui_key::TIMESTAMP, format!("{ms} ms is outside the representable datetimes")))
+                }
+                _ => Ok(()),
+            },
+            FoldedEvent::Object(object) => validate_event(object),
+        }
+    }
+}
+
+/// One folded event of a source item.
+pub(super) struct Folded {
+    pub(super) sequence: u64,
+    pub(super) event: FoldedEvent,
+    pub(super) item: Option<ItemRef>,
+}
+
+impl Folded {
+    pub(super) fn into_observed(self) -> Observed {
+        Observed { sequence: self.sequence, event: self.event.into_object(), item: self.item }
+    }
+
+    pub(super) fn write_line(&self, out: &mut Vec<u8>) {
+        write_observed_line(
+            out,
+            self.sequence,
+            |out| self.event.write(out),
+            self.item.as_ref().map(ObservedItem::from),
+        );
+    }
+}
+
+impl DisplayFold {
+    /// Convert one source item and fold its typed events. Atomic as [`DisplayFold::fold`]: an event the display
+    /// cannot hold rejects the item before any item changes.
+    pub(super) fn fold_source_typed(&mut self, source: &SourceItem) -> Result<Vec<Folded>, FoldError> {
+        self.lane = None;
+        let events = self.observer.observe(source)?;
+        let events: Vec<FoldedEvent> = events
+            .into_iter()
+            .map(|event| match event.kind() {
+                kind if kind == EventType::Custom || observed_whole(kind) => FoldedEvent::Object(event.into_object()),
+                _ => FoldedEvent::Typed(event),
+            })
+            .collect();
+        for (index, event) in events.iter().enumerate() {
+            event.validate().map_err(|error| error.nested(&format!("events.{index}")))?;
+        }
+        let mut folded = Vec::with_capacity(events.len());
+        for event in events {
+            let sequence = self.next_sequence();
+            let item = match &event {
+                FoldedEvent::Typed(typed) => self.fold_typed_message(typed),
+                FoldedEvent::Object(object) => self.fold_object(object),
+            };
+            folded.push(Folded { sequence, event, item });
+        }
+        if let Some(last) = folded.last_mut() {
+            if let Some(reference) = self.fail_unpresented_result(source, last.event.timestamp()) {
+                last.item = Some(reference);
+            }
+        }
+        Ok(folded)
+    }
+}
