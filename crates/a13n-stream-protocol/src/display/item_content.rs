@@ -162,10 +162,23 @@ impl ItemContent {
             if index > 0 {
                 out.push(b',');
             }
-            write_pydantic_str(out, key.as_str());
+            match key {
+                // A known field's name is plain ASCII: nothing to escape.
+                Key::Known(field) => {
+                    out.push(b'"');
+                    out.extend_from_slice(field.as_str().as_bytes());
+                    out.push(b'"');
+                }
+                Key::Other(name) => write_pydantic_str(out, name),
+            }
             out.push(b':');
-            // Writing a value into memory cannot fail.
-            drop(to_pydantic_writer(out, value));
+            match value {
+                // Most values are text (a message, arguments, a result): written by the string writer, which
+                // scans eight bytes at a time.
+                Value::String(text) => write_pydantic_str(out, text),
+                // Writing a value into memory cannot fail.
+                other => drop(to_pydantic_writer(out, other)),
+            }
         }
         out.push(b'}');
     }
@@ -187,7 +200,7 @@ mod tests {
     /// keys the fold does not know.
     #[test]
     fn the_content_is_written_as_its_object() {
-        let text = r#"{"zeta":1,"text":"a\"b\n","messageId":"m","role":"assistant","x":{"b":1.5e-7,"a":[null,true]},"responseGroup":"g"}"#;
+        let text = r#"{"zeta":1,"text":"a\"b\n","messageId":"m","role":"assistant","x":{"b":1.5e-7,"a":[null,true]},"responseGroup":"g","k\"\u0001":"\u0001\u001f\\é東🚀\u2028\t"}"#;
         let object: Object = serde_json::from_str(text).unwrap();
         let content = ItemContent::from_object(object.clone());
         assert_eq!(content.to_json(), crate::json::to_pydantic_json(&object).unwrap());
@@ -214,6 +227,8 @@ mod tests {
         for &field in Field::ALL {
             assert!(names.insert(field.as_str()), "{field:?}");
             assert_eq!(Field::parse(field.as_str()), Some(field));
+            // Written without escaping.
+            assert!(field.as_str().bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'), "{field:?}");
         }
         assert_eq!(names.len(), 29);
     }

@@ -487,9 +487,15 @@ impl StreamId {
     fn write_json(&self, out: &mut Vec<u8>) {
         match self {
             StreamId::At { attempt, sequence } => {
-                out.push(b'"');
-                out.extend_from_slice(itoa::Buffer::new().format(*attempt).as_bytes());
-                out.push(b'-');
+                // The first attempt (every host's, and most folds') is written as one constant.
+                match attempt {
+                    0 => out.extend_from_slice(b"\"0-"),
+                    _ => {
+                        out.push(b'"');
+                        out.extend_from_slice(itoa::Buffer::new().format(*attempt).as_bytes());
+                        out.push(b'-');
+                    }
+                }
                 out.extend_from_slice(itoa::Buffer::new().format(*sequence).as_bytes());
                 out.push(b'"');
             }
@@ -560,6 +566,20 @@ fn write_item(out: &mut Vec<u8>, key: &str, item: &Stored) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stream_ids_are_written_as_json_strings() {
+        for (id, text) in [
+            (StreamId::At { attempt: 0, sequence: 15 }, r#""0-15""#),
+            (StreamId::At { attempt: 0, sequence: 0 }, r#""0-0""#),
+            (StreamId::At { attempt: 3, sequence: 18_446_744_073_709_551_615 }, r#""3-18446744073709551615""#),
+            (StreamId::parse("01-\"2"), r#""01-\"2""#),
+        ] {
+            let mut out = Vec::new();
+            id.write_json(&mut out);
+            assert_eq!(String::from_utf8(out).unwrap(), text);
+        }
+    }
 
     #[test]
     fn stream_ids_parse_only_canonical_positions() {
