@@ -183,6 +183,15 @@ impl ItemContent {
         out.push(b'}');
     }
 
+    /// About the size of the content's JSON: exact for plain keys and strings, a guess for other values.
+    pub(crate) fn size_hint(&self) -> usize {
+        let value = |value: &Value| match value {
+            Value::String(text) => text.len() + 2,
+            _ => 16,
+        };
+        self.entries.iter().map(|(key, entry)| key.as_str().len() + 4 + value(entry)).sum::<usize>() + 2
+    }
+
     /// The content's JSON text.
     pub(crate) fn to_json(&self) -> String {
         let mut out = Vec::with_capacity(256);

@@ -206,7 +206,7 @@ impl DisplayFold {
     /// The checkpoint JSON of [`DisplayFold::export`], written straight from the fold's state (no copy of the
     /// items; sealed items are copied as text).
     pub fn export_json(&self) -> String {
-        let mut out = Vec::with_capacity(self.store.sealed_bytes() + 4096);
+        let mut out = Vec::with_capacity(self.store.export_size_hint() + 4096);
         // Writing into memory cannot fail.
         let _ = self.write_checkpoint(&mut out, |_| Ok(()));
         String::from_utf8(out).unwrap_or_default()

@@ -206,9 +206,16 @@ impl Store {
         self.checkpoint_changed.insert(index);
     }
 
-    /// The bytes of sealed content (most of a checkpoint's size).
-    pub(super) fn sealed_bytes(&self) -> usize {
-        self.items.values().map(|item| item.content.sealed.as_ref().map_or(0, |raw| raw.len())).sum()
+    /// About the size of the checkpoint's items JSON: sealed content exactly, live content and each item's other
+    /// fields estimated, so that writing the checkpoint into one buffer seldom grows it.
+    pub(super) fn export_size_hint(&self) -> usize {
+        /// An item's fields other than its content: id, ordinal, kind, state, positions and times.
+        const HEADER: usize = 256;
+        let content = |item: &Stored| match &item.content.sealed {
+            Some(raw) => raw.len(),
+            None => item.content.fields.size_hint(),
+        };
+        self.items.values().map(|item| HEADER + content(item)).sum()
     }
 
     pub(super) fn len(&self) -> usize {
