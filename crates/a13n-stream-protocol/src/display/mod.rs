@@ -297,7 +297,7 @@ impl DisplayFold {
     }
 
     /// When `source` is a tool result the observer does not present (a retry prompt, a failure, a denial), fail its
-    /// call's item at the time of the item's last event (`timestamp`); the item changed.
+    /// call's item at the time of the source item's last event (`timestamp`): the call's item, when it changed.
     fn fail_unpresented_result(&mut self, source: &SourceItem, timestamp: Option<i64>) -> Option<ItemRef> {
         let (call_id, message) = failed_tool_call(source)?;
         let at = self.occurred_at(timestamp);
