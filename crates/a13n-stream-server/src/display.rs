@@ -51,8 +51,7 @@ fn frame<'a>(
     complete: bool,
     items: impl IntoIterator<Item = &'a StoredItem>,
 ) -> Result<SseEvent, StorageError> {
-    let items =
-        stored_items(items).map_err(|error| StorageError::Database(format!("a stored item is not JSON: {error}")))?;
+    let items = stored_items(items)?;
     let data = to_json(&DisplayFrame { position: position(at).to_string(), complete, items });
     let name = match kind {
         Frame::Snapshot => "snapshot",

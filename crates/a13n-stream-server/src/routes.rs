@@ -134,7 +134,7 @@ pub(crate) async fn items(
     };
     let items = match stored_items(&page) {
         Ok(items) => items,
-        Err(error) => return Problem::storage(format!("a stored item is not JSON: {error}")).into_response(),
+        Err(error) => return Problem::storage(error).into_response(),
     };
     let next_after = page.last().map_or(after, |item| item.ordinal);
     let position = position(status.position).to_string();

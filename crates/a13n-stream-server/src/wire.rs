@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
-use crate::storage::StoredItem;
+use crate::storage::{StorageError, StoredItem};
 
 /// `GET /healthz`.
 #[derive(Debug, Serialize, ToSchema)]
@@ -105,12 +105,16 @@ pub struct DisplayEnd {
     pub position: String,
 }
 
-/// Stored items as the JSON values they are, checked (not parsed into a tree) so that a corrupt row becomes an
-/// error rather than a malformed answer.
+/// Stored items as the JSON values they are, checked (not parsed into a tree) so that a corrupt row becomes a
+/// storage error rather than a malformed answer.
 pub(crate) fn stored_items<'a>(
     items: impl IntoIterator<Item = &'a StoredItem>,
-) -> Result<Vec<&'a RawValue>, serde_json::Error> {
-    items.into_iter().map(|item| serde_json::from_str(&item.item)).collect()
+) -> Result<Vec<&'a RawValue>, StorageError> {
+    items
+        .into_iter()
+        .map(|item| serde_json::from_str(&item.item))
+        .collect::<Result<_, _>>()
+        .map_err(|error| StorageError::Database(format!("a stored item is not JSON: {error}")))
 }
 
 /// A wire struct's JSON: serializing these structs (strings, integers, checked raw values) cannot fail.

@@ -134,9 +134,7 @@ impl DisplayFold {
     pub(super) fn fold_events(&mut self, events: &[Event], out: &mut Vec<u8>) -> Option<usize> {
         for event in events {
             message_kind(event.kind())?;
-            if let Some(ms) = event.timestamp() {
-                UtcTime::from_epoch_ms(ms)?;
-            }
+            check_timestamp(event.timestamp()).ok()?;
         }
         self.lane = None;
         for event in events {

@@ -48,6 +48,16 @@ pub(super) fn integer_timestamp(payload: &Object) -> Option<i64> {
     }
 }
 
+/// An event's `timestamp` (epoch milliseconds) must be a time an item can hold.
+pub(super) fn check_timestamp(timestamp: Option<i64>) -> Result<(), InputError> {
+    match timestamp {
+        Some(ms) if UtcTime::from_epoch_ms(ms).is_none() => {
+            Err(InputError::new(agui_key::TIMESTAMP, format!("{ms} ms is outside the representable datetimes")))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Check everything folding an event indexes, so that folding itself cannot fail half-way.
 pub(super) fn validate_event(payload: &Object) -> Result<(), InputError> {
     let event_type = match payload.get(agui_key::TYPE) {
@@ -55,14 +65,7 @@ pub(super) fn validate_event(payload: &Object) -> Result<(), InputError> {
         Some(Value::String(event_type)) => event_type.as_str(),
         Some(_) => return Ok(()),
     };
-    if let Some(ms) = integer_timestamp(payload) {
-        if UtcTime::from_epoch_ms(ms).is_none() {
-            return Err(InputError::new(
-                agui_key::TIMESTAMP,
-                format!("{ms} ms is outside the representable datetimes"),
-            ));
-        }
-    }
+    check_timestamp(integer_timestamp(payload))?;
     let require_str = |key: &str| -> Result<(), InputError> {
         match payload.get(key) {
             Some(Value::String(_)) => Ok(()),

@@ -43,12 +43,7 @@ impl FoldedEvent {
     /// Check what folding the event indexes, so that folding itself cannot fail half-way.
     fn validate(&self) -> Result<(), InputError> {
         match self {
-            FoldedEvent::Typed(event) => match event.timestamp() {
-                Some(ms) if UtcTime::from_epoch_ms(ms).is_none() => {
-                    Err(InputError::new(agui_key::TIMESTAMP, format!("{ms} ms is outside the representable datetimes")))
-                }
-                _ => Ok(()),
-            },
+            FoldedEvent::Typed(event) => check_timestamp(event.timestamp()),
             FoldedEvent::Object(object) => validate_event(object),
         }
     }
