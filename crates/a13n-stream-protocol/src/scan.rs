@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 
+use crate::canonical::{canonical_end, Scratch};
 use crate::json::find_string_special;
 
 /// Deeper values are left to the general path (whose limit is 128).
@@ -245,140 +246,23 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// A value written exactly as this library writes the value `serde_json` parses from it: compact, strings
-    /// with canonical escapes only, integers within `i64` without sign of zero, no floats, no repeated keys. Its
-    /// text, which a lane can then copy instead of building and writing a tree.
+    /// A value written exactly as this library writes the value `serde_json` parses from it (see
+    /// [`crate::canonical`]): its text, which a lane can then copy instead of building and writing a tree.
     pub(crate) fn canonical_value(&mut self) -> Option<&'a str> {
+        self.canonical_value_in(&mut Scratch::default())
+    }
+
+    /// [`Scanner::canonical_value`] with caller-owned working memory, for scanning many values.
+    pub(crate) fn canonical_value_in(&mut self, scratch: &mut Scratch) -> Option<&'a str> {
         self.skip_whitespace();
         let start = self.at;
-        self.canonical_at_depth(0)?;
+        self.at = canonical_end(self.bytes(), start, scratch)?;
         Some(&self.text[start..self.at])
     }
 
-    fn canonical_at_depth(&mut self, depth: usize) -> Option<()> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        let next = |scanner: &mut Self, close: u8| -> Option<bool> {
-            let byte = *scanner.bytes().get(scanner.at)?;
-            scanner.at += 1;
-            match byte {
-                b',' => Some(false),
-                _ if byte == close => Some(true),
-                _ => None,
-            }
-        };
-        match *self.bytes().get(self.at)? {
-            b'"' => self.canonical_string().map(drop),
-            b'{' => {
-                self.at += 1;
-                if self.literal(b"}").is_some() {
-                    return Some(());
-                }
-                // Keys seen so far: the first few without allocating, any more in a vector. A key is compared with
-                // them only when a one-word summary of its length and ends matches one seen (rarely, for the
-                // distinct keys of an object).
-                let mut first: [&str; 8] = [""; 8];
-                let mut more: Vec<&str> = Vec::new();
-                let mut count = 0;
-                let mut seen = 0u64;
-                loop {
-                    let key = self.canonical_string()?;
-                    let bit = key_bit(key);
-                    if seen & bit != 0 && (first[..count.min(8)].contains(&key) || more.contains(&key)) {
-                        return None;
-                    }
-                    seen |= bit;
-                    match first.get_mut(count) {
-                        Some(slot) => *slot = key,
-                        None => more.push(key),
-                    }
-                    count += 1;
-                    self.literal(b":")?;
-                    self.canonical_at_depth(depth + 1)?;
-                    if next(self, b'}')? {
-                        return Some(());
-                    }
-                }
-            }
-            b'[' => {
-                self.at += 1;
-                if self.literal(b"]").is_some() {
-                    return Some(());
-                }
-                loop {
-                    self.canonical_at_depth(depth + 1)?;
-                    if next(self, b']')? {
-                        return Some(());
-                    }
-                }
-            }
-            b't' => self.literal(b"true"),
-            b'f' => self.literal(b"false"),
-            b'n' => self.literal(b"null"),
-            _ => {
-                let bytes = self.bytes();
-                let negative = bytes[self.at] == b'-';
-                let start = self.at + usize::from(negative);
-                let mut at = start;
-                while bytes.get(at).is_some_and(u8::is_ascii_digit) {
-                    at += 1;
-                }
-                let digits = &bytes[start..at];
-                let plain = match digits {
-                    [] => false,
-                    [b'0'] => !negative,
-                    [b'0', ..] => false,
-                    // Up to 18 digits always fits an `i64`.
-                    _ => digits.len() <= 18,
-                };
-                (plain && !matches!(bytes.get(at), Some(b'.' | b'e' | b'E'))).then(|| self.at = at)
-            }
-        }
-    }
-
-    /// A string whose escapes are exactly the ones [`write_pydantic_str`](crate::json::write_pydantic_str)
-    /// writes; its text between the quotes.
-    #[inline]
-    fn canonical_string(&mut self) -> Option<&'a str> {
-        self.literal(b"\"")?;
-        let start = self.at;
-        let at = find_string_special(self.bytes(), start)?;
-        if self.bytes()[at] == b'"' {
-            self.at = at + 1;
-            return Some(&self.text[start..at]);
-        }
-        self.canonical_escapes(start, at)
-    }
-
-    /// The rest of a canonical string from `at`, its first escape or control character after `start`.
-    #[inline(never)]
-    fn canonical_escapes(&mut self, start: usize, mut at: usize) -> Option<&'a str> {
-        let bytes = self.bytes();
-        loop {
-            at = find_string_special(bytes, at)?;
-            match bytes[at] {
-                b'"' => {
-                    self.at = at + 1;
-                    return Some(&self.text[start..at]);
-                }
-                b'\\' => match *bytes.get(at + 1)? {
-                    b'"' | b'\\' | b'n' | b'r' | b't' | b'b' | b'f' => at += 2,
-                    b'u' => {
-                        let unit = bytes.get(at + 2..at + 6)?;
-                        let lower_hex = |b: &u8| b.is_ascii_digit() || (b'a'..=b'f').contains(b);
-                        let control = unit.starts_with(b"00") && unit[2] <= b'1' && unit.iter().all(lower_hex);
-                        let short = matches!(&unit[2..], b"08" | b"09" | b"0a" | b"0c" | b"0d");
-                        if !control || short {
-                            return None;
-                        }
-                        at += 6;
-                    }
-                    _ => return None,
-                },
-                _ => return None,
-            }
-        }
+    /// How far into the text the scanner is.
+    pub(crate) fn position(&self) -> usize {
+        self.at
     }
 
     /// The text not scanned yet.
@@ -433,14 +317,6 @@ impl<'a> Scanner<'a> {
 
 fn hex4(digits: &[u8]) -> Option<u32> {
     digits.iter().try_fold(0u32, |value, &digit| Some(value * 16 + char::from(digit).to_digit(16)?))
-}
-
-/// One of 64 bits for an object key, from its length and its first and last bytes: equal keys get equal bits.
-fn key_bit(key: &str) -> u64 {
-    let bytes = key.as_bytes();
-    let (first, last) = (bytes.first().copied().unwrap_or(0), bytes.last().copied().unwrap_or(0));
-    let mix = bytes.len().wrapping_mul(7) ^ usize::from(first).wrapping_mul(31) ^ usize::from(last);
-    1u64 << (mix % 64)
 }
 
 #[cfg(test)]
@@ -548,27 +424,5 @@ mod tests {
             let read = Scanner::new(text).canonical_value();
             assert!(read.is_none_or(|read| read != text), "{text} is not canonical");
         }
-    }
-
-    /// A repeated key is found wherever it is among many (past the first eight), and keys that share a length and
-    /// ends (the summary that spares comparing them) are still told apart.
-    #[test]
-    fn repeated_keys_are_found_among_many_and_look_alikes_are_not() {
-        let keys: Vec<String> = (0..12).map(|n| format!("k{n:02}x")).collect();
-        let object = |keys: &[String]| {
-            let fields: Vec<String> = keys.iter().map(|key| format!("\"{key}\":1")).collect();
-            format!("{{{}}}", fields.join(","))
-        };
-        let distinct = object(&keys);
-        assert_eq!(Scanner::new(&distinct).canonical_value(), Some(distinct.as_str()));
-        for (repeat, at) in [(0, 1), (3, 9), (10, 11), (7, 8)] {
-            let mut repeated = keys.clone();
-            repeated[at] = keys[repeat].clone();
-            let text = object(&repeated);
-            assert!(Scanner::new(&text).canonical_value().is_none(), "{text}");
-        }
-        let alike = r#"{"ab":1,"bb":2,"ac":3,"abc":4,"adc":5}"#;
-        assert_eq!(key_bit("abc"), key_bit("adc"), "the summary is shared, so the keys are compared");
-        assert_eq!(Scanner::new(alike).canonical_value(), Some(alike));
     }
 }

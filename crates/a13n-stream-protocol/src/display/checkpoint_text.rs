@@ -12,7 +12,9 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::stream_id::StreamId;
 use super::{ContentRef, ItemKind, ItemState};
+use crate::canonical::Scratch;
 use crate::scan::Scanner;
 use crate::time::UtcTime;
 
@@ -23,14 +25,16 @@ pub(super) struct RawItem<'a> {
     pub(super) ordinal: u64,
     pub(super) kind: ItemKind,
     pub(super) state: ItemState,
-    pub(super) first_stream_id: Cow<'a, str>,
-    pub(super) last_stream_id: Cow<'a, str>,
+    pub(super) first_stream_id: StreamId,
+    pub(super) last_stream_id: StreamId,
     pub(super) started_at: UtcTime,
     pub(super) ended_at: Option<UtcTime>,
     /// The content's text, as the checkpoint holds it.
     pub(super) content: &'a str,
     /// Whether `content` is canonical, so it can be kept byte for byte.
     pub(super) canonical: bool,
+    /// Where `content` starts in the checkpoint text, when the item was scanned from one.
+    pub(super) content_at: Option<usize>,
     pub(super) content_refs: IndexMap<String, ContentRef>,
 }
 
@@ -62,12 +66,13 @@ impl<'a> From<DecodedItem<'a>> for RawItem<'a> {
             ordinal: item.ordinal,
             kind: item.kind,
             state: item.state,
-            first_stream_id: item.first_stream_id,
-            last_stream_id: item.last_stream_id,
+            first_stream_id: StreamId::parse(&item.first_stream_id),
+            last_stream_id: StreamId::parse(&item.last_stream_id),
             started_at: item.started_at,
             ended_at: item.ended_at,
             content,
             canonical: is_canonical(content),
+            content_at: None,
             content_refs: item.content_refs,
         }
     }
@@ -88,9 +93,10 @@ pub(super) fn scan_checkpoint(text: &str) -> Option<(Vec<RawItem<'_>>, &str)> {
     // A fold's item takes 200 bytes at the least (its fields' names and id alone take 150), so this rarely grows,
     // and it reserves no more than about the text's own size.
     let mut items = Vec::with_capacity(text.len() / 192);
+    let mut scratch = Scratch::default();
     if scanner.literal(b"]").is_none() {
         loop {
-            items.push(scan_item(&mut scanner)?);
+            items.push(scan_item(&mut scanner, &mut scratch)?);
             if scanner.literal(b",").is_none() {
                 scanner.literal(b"]")?;
                 break;
@@ -104,7 +110,7 @@ pub(super) fn scan_checkpoint(text: &str) -> Option<(Vec<RawItem<'_>>, &str)> {
     Some((items, continuation))
 }
 
-fn scan_item<'a>(scanner: &mut Scanner<'a>) -> Option<RawItem<'a>> {
+fn scan_item<'a>(scanner: &mut Scanner<'a>, scratch: &mut Scratch) -> Option<RawItem<'a>> {
     scanner.literal(br#"{"id":"#)?;
     let id = scanner.string()?.into_owned();
     scanner.literal(br#","ordinal":"#)?;
@@ -114,9 +120,9 @@ fn scan_item<'a>(scanner: &mut Scanner<'a>) -> Option<RawItem<'a>> {
     scanner.literal(br#","state":"#)?;
     let state = ItemState::parse(&scanner.string()?)?;
     scanner.literal(br#","first_stream_id":"#)?;
-    let first_stream_id = scanner.string()?;
+    let first_stream_id = StreamId::parse(&scanner.string()?);
     scanner.literal(br#","last_stream_id":"#)?;
-    let last_stream_id = scanner.string()?;
+    let last_stream_id = StreamId::parse(&scanner.string()?);
     scanner.literal(br#","started_at":"#)?;
     let started = scanner.string()?;
     let started_at = UtcTime::parse(&started).ok()?;
@@ -130,13 +136,14 @@ fn scan_item<'a>(scanner: &mut Scanner<'a>) -> Option<RawItem<'a>> {
     scanner.literal(br#","content":"#)?;
     // Canonical text is taken in the same pass that checks it; other text is skipped and parsed on restore.
     let mut probe = scanner.clone();
-    let (content, canonical) = match probe.canonical_value() {
+    let (content, canonical) = match probe.canonical_value_in(scratch) {
         Some(content) => {
             *scanner = probe;
             (content, true)
         }
         None => (scanner.raw_value()?, false),
     };
+    let content_at = Some(scanner.position() - content.len());
     let content_refs = match scanner.literal(br#","content_refs":"#) {
         Some(()) => serde_json::from_str(scanner.raw_value()?).ok()?,
         None => IndexMap::new(),
@@ -153,6 +160,7 @@ fn scan_item<'a>(scanner: &mut Scanner<'a>) -> Option<RawItem<'a>> {
         ended_at,
         content,
         canonical,
+        content_at,
         content_refs,
     })
 }

@@ -16,6 +16,7 @@ use std::collections::HashSet;
 mod arguments;
 mod bounds;
 mod carried;
+mod changes;
 mod checkpoint;
 mod checkpoint_text;
 mod item;
@@ -27,8 +28,10 @@ mod policy;
 mod py;
 mod restore;
 mod rules;
+mod sealed;
 mod source_fold;
 mod store;
+mod stream_id;
 
 use bounds::*;
 pub use bounds::{MAX_FIELD_CHARS, MAX_OBSERVATION_BYTES};

@@ -47,7 +47,7 @@ impl DisplayFold {
     ) -> Result<DisplayFold, FoldError> {
         if let Some((items, continuation)) = checkpoint_text::scan_checkpoint(text) {
             if let Ok(continuation) = serde_json::from_str(continuation) {
-                return DisplayFold::restore_raw(items, continuation, retain_content, processor);
+                return DisplayFold::restore_raw(items, text, continuation, retain_content, processor);
             }
         }
         #[derive(Deserialize)]
@@ -59,7 +59,7 @@ impl DisplayFold {
         }
         let snapshot: DecodedSnapshot<'_> = serde_json::from_str(text).map_err(checkpoint_error)?;
         let items = snapshot.items.into_iter().map(RawItem::from).collect();
-        DisplayFold::restore_raw(items, snapshot.continuation, retain_content, processor)
+        DisplayFold::restore_raw(items, text, snapshot.continuation, retain_content, processor)
     }
 
     /// Continue from a checkpoint held in parts, as a host stores it: each item's JSON (in ordinal order) and the
@@ -81,11 +81,13 @@ impl DisplayFold {
             .collect::<Result<Vec<_>, _>>()?;
         let continuation: DisplayContinuation = serde_json::from_str(continuation)
             .map_err(|error| FoldError::from(InputError::decoding("continuation", error.to_string(), error)))?;
-        DisplayFold::restore_raw(items, continuation, retain_content, processor)
+        DisplayFold::restore_raw(items, "", continuation, retain_content, processor)
     }
 
+    /// `checkpoint` is the text the items' `content_at` offsets refer to (empty when none does).
     fn restore_raw(
         items: Vec<RawItem<'_>>,
+        checkpoint: &str,
         continuation: DisplayContinuation,
         retain_content: bool,
         processor: Option<AguiEventProcessor>,
@@ -98,7 +100,7 @@ impl DisplayFold {
         }
         let state = continuation;
         let open = state.arguments.as_ref().map(|held| held.key.clone());
-        let store = Store::from_raw(items, state.next_ordinal, open.as_deref())?;
+        let store = Store::from_raw(items, checkpoint, state.next_ordinal, open.as_deref())?;
         let mut fold = DisplayFold::restore(
             DisplaySnapshot { items: Vec::new(), continuation: state },
             retain_content,

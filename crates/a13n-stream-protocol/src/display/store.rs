@@ -7,13 +7,15 @@
 //! are numbers, and change tracking holds item positions rather than copies of ids.
 
 use indexmap::IndexMap;
-use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
-use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use super::changes::Changes;
 use super::checkpoint_text::RawItem;
 use super::item_content::{Field, ItemContent};
+use super::sealed::Content;
+pub(super) use super::stream_id::StreamId;
 use super::{ContentRef, Item, ItemKind, ItemRef, ItemState};
 use crate::error::InputError;
 use crate::json::{write_pydantic_str, Object};
@@ -21,108 +23,6 @@ use crate::time::UtcTime;
 
 /// Code point counts of accumulated fields by (item position, field), so appending never rescans a text.
 pub(super) type CharCounts = FxHashMap<(usize, Field), usize>;
-
-/// An item's stream position as written in `first_stream_id` / `last_stream_id`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum StreamId {
-    /// `attempt-sequence`.
-    At { attempt: u64, sequence: u64 },
-    /// Any other text a restored checkpoint carried.
-    Text(Box<str>),
-}
-
-impl StreamId {
-    fn parse(text: &str) -> StreamId {
-        let parsed = text.split_once('-').and_then(|(attempt, sequence)| {
-            let canonical = |digits: &str| !digits.is_empty() && (digits == "0" || !digits.starts_with('0'));
-            if !canonical(attempt) || !canonical(sequence) {
-                return None;
-            }
-            Some(StreamId::At { attempt: attempt.parse().ok()?, sequence: sequence.parse().ok()? })
-        });
-        parsed.unwrap_or_else(|| StreamId::Text(text.into()))
-    }
-}
-
-impl std::fmt::Display for StreamId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StreamId::At { attempt, sequence } => write!(f, "{attempt}-{sequence}"),
-            StreamId::Text(text) => f.write_str(text),
-        }
-    }
-}
-
-impl Serialize for StreamId {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            StreamId::At { attempt, sequence } => {
-                let mut text = String::with_capacity(24);
-                text.push_str(itoa::Buffer::new().format(*attempt));
-                text.push('-');
-                text.push_str(itoa::Buffer::new().format(*sequence));
-                serializer.serialize_str(&text)
-            }
-            StreamId::Text(text) => serializer.serialize_str(text),
-        }
-    }
-}
-
-/// Item content: live fields, or (when `sealed` is set) the canonical JSON text of them, `fields` then empty.
-/// Sealed text is only ever this library's own writing or text the scanner found canonical, so it is written
-/// back verbatim and parses whenever it is read.
-#[derive(Clone, Debug, Default)]
-struct Content {
-    fields: ItemContent,
-    sealed: Option<Box<str>>,
-}
-
-impl Content {
-    fn live(fields: ItemContent) -> Content {
-        Content { fields, sealed: None }
-    }
-
-    fn sealed(raw: Box<str>) -> Content {
-        Content { fields: ItemContent::new(), sealed: Some(raw) }
-    }
-
-    fn to_object(&self) -> Object {
-        match &self.sealed {
-            None => self.fields.to_object(),
-            Some(raw) => serde_json::from_str(raw).unwrap_or_default(),
-        }
-    }
-
-    fn seal(&mut self) {
-        if self.sealed.is_none() {
-            self.sealed = Some(self.fields.to_json().into_boxed_str());
-            self.fields = ItemContent::new();
-        }
-    }
-
-    /// The fields to edit, reading sealed text back first.
-    fn edit(&mut self) -> &mut ItemContent {
-        if let Some(raw) = self.sealed.take() {
-            self.fields = ItemContent::parse(&raw);
-        }
-        &mut self.fields
-    }
-
-    /// The live fields, or `None` when sealed.
-    fn get(&self) -> Option<&ItemContent> {
-        self.sealed.is_none().then_some(&self.fields)
-    }
-}
-
-impl Content {
-    /// Append the content's JSON: sealed text as it is, live fields through their writer.
-    fn write(&self, out: &mut Vec<u8>) {
-        match &self.sealed {
-            None => self.fields.write(out),
-            Some(raw) => out.extend_from_slice(raw.as_bytes()),
-        }
-    }
-}
 
 /// One item as stored; its id is the map key.
 #[derive(Clone, Debug)]
@@ -142,22 +42,12 @@ impl Stored {
     /// An item as a checkpoint describes it: (ordinal, kind, state), (first, last) stream ids, (started, ended).
     fn committed(
         (ordinal, kind, state): (u64, ItemKind, ItemState),
-        (first, last): (&str, &str),
+        (first, last): (StreamId, StreamId),
         (started_at, ended_at): (UtcTime, Option<UtcTime>),
         content: Content,
         content_refs: IndexMap<String, ContentRef>,
     ) -> Stored {
-        Stored {
-            ordinal,
-            kind,
-            state,
-            first: StreamId::parse(first),
-            last: StreamId::parse(last),
-            started_at,
-            ended_at,
-            content,
-            content_refs,
-        }
+        Stored { ordinal, kind, state, first, last, started_at, ended_at, content, content_refs }
     }
 }
 
@@ -166,9 +56,11 @@ impl Stored {
 pub(super) struct Store {
     items: IndexMap<String, Stored, FxBuildHasher>,
     pub(super) next: u64,
-    changed: FxHashSet<usize>,
-    checkpoint_changed: FxHashSet<usize>,
+    changed: Changes,
+    checkpoint_changed: Changes,
     char_counts: CharCounts,
+    /// The checkpoint text the store was restored from, when restored items' content refers to it.
+    restored: Box<str>,
 }
 
 /// Whether an item can be sealed at once: observations never change after their event, except the one that
@@ -189,21 +81,21 @@ impl Store {
             }
             let stored = Stored::committed(
                 (item.ordinal, item.kind, item.state),
-                (&item.first_stream_id, &item.last_stream_id),
+                (StreamId::parse(&item.first_stream_id), StreamId::parse(&item.last_stream_id)),
                 (item.started_at, item.ended_at),
                 content,
                 item.content_refs,
             );
-            store.insert_committed(item.id, stored);
+            store.items.insert(item.id, stored);
         }
+        store.mark_committed();
         store
     }
 
-    /// Add an item that storage already holds (so it is marked changed for both trackings).
-    fn insert_committed(&mut self, id: String, stored: Stored) {
-        let (index, _) = self.items.insert_full(id, stored);
-        self.changed.insert(index);
-        self.checkpoint_changed.insert(index);
+    /// Mark every item changed for both trackings: the items of a store just built from a checkpoint.
+    fn mark_committed(&mut self) {
+        self.changed.mark_first(self.items.len());
+        self.checkpoint_changed.mark_first(self.items.len());
     }
 
     /// About the size of the checkpoint's items JSON: sealed content exactly, live content and each item's other
@@ -211,11 +103,7 @@ impl Store {
     pub(super) fn export_size_hint(&self) -> usize {
         /// An item's fields other than its content: id, ordinal, kind, state, positions and times.
         const HEADER: usize = 256;
-        let content = |item: &Stored| match &item.content.sealed {
-            Some(raw) => raw.len(),
-            None => item.content.fields.size_hint(),
-        };
-        self.items.values().map(|item| HEADER + content(item)).sum()
+        self.items.values().map(|item| HEADER + item.content.size_hint()).sum()
     }
 
     pub(super) fn len(&self) -> usize {
@@ -224,17 +112,27 @@ impl Store {
 
     /// Storage from a checkpoint's items read as raw JSON ([`RawItem`]): immutable observations keep their text as it is
     /// (when canonical), so restoring does not rebuild and re-serialize them.
-    pub(super) fn from_raw(items: Vec<RawItem<'_>>, next: u64, open: Option<&str>) -> Result<Store, InputError> {
+    /// `checkpoint` is the text the items' `content_at` offsets refer to.
+    pub(super) fn from_raw(
+        items: Vec<RawItem<'_>>,
+        checkpoint: &str,
+        next: u64,
+        open: Option<&str>,
+    ) -> Result<Store, InputError> {
         let mut store = Store { next, ..Store::default() };
+        if items.iter().any(|item| item.canonical && item.content_at.is_some()) {
+            store.restored = checkpoint.into();
+        }
         store.items.reserve(items.len());
-        store.changed.reserve(items.len());
-        store.checkpoint_changed.reserve(items.len());
         for (position, item) in items.into_iter().enumerate() {
             let text = item.content;
             // Canonical object text is kept as it is, whatever the item: exported verbatim, and read back into an
             // object only if a later event changes the item (most restored items never change again).
             let content = if item.canonical && text.starts_with('{') {
-                Content::sealed(text.into())
+                match item.content_at {
+                    Some(at) => Content::restored(at..at + text.len()),
+                    None => Content::sealed(text.into()),
+                }
             } else {
                 let object: Object = serde_json::from_str(text).map_err(|e| {
                     InputError::decoding(format!("items.{position}.content"), format!("expected an object: {e}"), e)
@@ -247,13 +145,14 @@ impl Store {
             };
             let stored = Stored::committed(
                 (item.ordinal, item.kind, item.state),
-                (&item.first_stream_id, &item.last_stream_id),
+                (item.first_stream_id, item.last_stream_id),
                 (item.started_at, item.ended_at),
                 content,
                 item.content_refs,
             );
-            store.insert_committed(item.id, stored);
+            store.items.insert(item.id, stored);
         }
+        store.mark_committed();
         Ok(store)
     }
 
@@ -283,7 +182,7 @@ impl Store {
         }
     }
 
-    fn materialize(key: &str, item: &Stored) -> Item {
+    fn materialize(&self, key: &str, item: &Stored) -> Item {
         Item {
             id: key.to_owned(),
             ordinal: item.ordinal,
@@ -293,23 +192,23 @@ impl Store {
             last_stream_id: item.last.to_string(),
             started_at: item.started_at,
             ended_at: item.ended_at,
-            content: item.content.to_object(),
+            content: item.content.to_object(&self.restored),
             content_refs: item.content_refs.clone(),
         }
     }
 
     /// Every item, materialized, in order of creation.
     pub(super) fn items(&self) -> impl Iterator<Item = Item> + '_ {
-        self.items.iter().map(|(key, item)| Store::materialize(key, item))
+        self.items.iter().map(|(key, item)| self.materialize(key, item))
     }
 
     pub(super) fn item(&self, key: &str) -> Option<Item> {
-        self.items.get(key).map(|item| Store::materialize(key, item))
+        self.items.get(key).map(|item| self.materialize(key, item))
     }
 
     /// Ids of items changed since the live tracking was last cleared.
     pub(super) fn changed_ids(&self) -> Vec<String> {
-        let mut indices: Vec<usize> = self.changed.iter().copied().collect();
+        let mut indices: Vec<usize> = self.changed.iter().collect();
         indices.sort_unstable();
         indices.into_iter().filter_map(|index| self.items.get_index(index).map(|(key, _)| key.clone())).collect()
     }
@@ -323,8 +222,8 @@ impl Store {
         let mut items: Vec<Item> = self
             .checkpoint_changed
             .iter()
-            .filter_map(|&index| self.items.get_index(index))
-            .map(|(key, item)| Store::materialize(key, item))
+            .filter_map(|index| self.items.get_index(index))
+            .map(|(key, item)| self.materialize(key, item))
             .collect();
         items.sort_by_key(|item| item.ordinal);
         self.checkpoint_changed.clear();
@@ -441,7 +340,7 @@ impl Store {
         at: UtcTime,
         update: impl FnOnce(&mut ItemContent, &mut CharCounts, usize),
     ) -> Touched<'_> {
-        update(self.items[index].content.edit(), &mut self.char_counts, index);
+        update(self.items[index].content.edit(&self.restored), &mut self.char_counts, index);
         self.settle(index, kind, state, position, at)
     }
 
@@ -460,8 +359,8 @@ impl Store {
         item.state = state;
         item.last = position;
         item.ended_at = matches!(state, ItemState::Completed | ItemState::Failed).then_some(at);
-        self.changed.insert(index);
-        self.checkpoint_changed.insert(index);
+        self.changed.mark(index);
+        self.checkpoint_changed.mark(index);
         let content = item.content.get();
         Touched {
             ordinal: item.ordinal,
@@ -489,28 +388,6 @@ pub(super) struct Touched<'a> {
     pub(super) failure: Option<&'a Object>,
 }
 
-impl StreamId {
-    /// Append the JSON string of the position.
-    fn write_json(&self, out: &mut Vec<u8>) {
-        match self {
-            StreamId::At { attempt, sequence } => {
-                // The first attempt (every host's, and most folds') is written as one constant.
-                match attempt {
-                    0 => out.extend_from_slice(b"\"0-"),
-                    _ => {
-                        out.push(b'"');
-                        out.extend_from_slice(itoa::Buffer::new().format(*attempt).as_bytes());
-                        out.push(b'-');
-                    }
-                }
-                out.extend_from_slice(itoa::Buffer::new().format(*sequence).as_bytes());
-                out.push(b'"');
-            }
-            StreamId::Text(text) => write_pydantic_str(out, text),
-        }
-    }
-}
-
 impl Store {
     /// Append the checkpoint's `items` array, handing `out` to `flush` whenever it holds more than a chunk (so a
     /// writer never needs a copy of the whole checkpoint).
@@ -525,7 +402,7 @@ impl Store {
             if index > 0 {
                 out.push(b',');
             }
-            write_item(out, key, item);
+            write_item(out, key, item, &self.restored);
             if out.len() >= CHUNK {
                 flush(out)?;
             }
@@ -536,7 +413,7 @@ impl Store {
 }
 
 /// One item's checkpoint JSON: the fields of [`Item`] in declaration order, `content_refs` only when present.
-fn write_item(out: &mut Vec<u8>, key: &str, item: &Stored) {
+fn write_item(out: &mut Vec<u8>, key: &str, item: &Stored, restored: &str) {
     out.extend_from_slice(br#"{"id":"#);
     write_pydantic_str(out, key);
     out.extend_from_slice(br#","ordinal":"#);
@@ -561,39 +438,11 @@ fn write_item(out: &mut Vec<u8>, key: &str, item: &Stored) {
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(br#","content":"#);
-    item.content.write(out);
+    item.content.write(out, restored);
     if !item.content_refs.is_empty() {
         out.extend_from_slice(br#","content_refs":"#);
         // Writing into memory cannot fail.
         drop(crate::json::to_pydantic_writer(out, &item.content_refs));
     }
     out.push(b'}');
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stream_ids_are_written_as_json_strings() {
-        for (id, text) in [
-            (StreamId::At { attempt: 0, sequence: 15 }, r#""0-15""#),
-            (StreamId::At { attempt: 0, sequence: 0 }, r#""0-0""#),
-            (StreamId::At { attempt: 3, sequence: 18_446_744_073_709_551_615 }, r#""3-18446744073709551615""#),
-            (StreamId::parse("01-\"2"), r#""01-\"2""#),
-        ] {
-            let mut out = Vec::new();
-            id.write_json(&mut out);
-            assert_eq!(String::from_utf8(out).unwrap(), text);
-        }
-    }
-
-    #[test]
-    fn stream_ids_parse_only_canonical_positions() {
-        assert_eq!(StreamId::parse("0-15"), StreamId::At { attempt: 0, sequence: 15 });
-        for odd in ["01-2", "1-", "-1", "a-b", "1-2-3", ""] {
-            assert_eq!(StreamId::parse(odd).to_string(), odd);
-            assert!(matches!(StreamId::parse(odd), StreamId::Text(_)), "{odd}");
-        }
-    }
 }

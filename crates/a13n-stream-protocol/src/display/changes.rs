@@ -1,0 +1,75 @@
+//! Change tracking: the positions of the items changed since a point, marked in constant time, cleared in time
+//! proportional to what was marked (never to how many items there are), and all marked at once after a restore.
+
+/// A set of item positions.
+#[derive(Debug, Default)]
+pub(super) struct Changes {
+    /// One bit per item position.
+    bits: Vec<u64>,
+    /// The marked positions, each once, in the order they were marked.
+    marked: Vec<usize>,
+}
+
+impl Changes {
+    /// Mark the item at `index`.
+    pub(super) fn mark(&mut self, index: usize) {
+        let (word, bit) = (index / 64, 1u64 << (index % 64));
+        if word >= self.bits.len() {
+            self.bits.resize(word + 1, 0);
+        }
+        if self.bits[word] & bit == 0 {
+            self.bits[word] |= bit;
+            self.marked.push(index);
+        }
+    }
+
+    /// Mark the items at `0..len`, when nothing is marked yet (a store just restored).
+    pub(super) fn mark_first(&mut self, len: usize) {
+        debug_assert!(self.marked.is_empty());
+        self.bits = vec![u64::MAX; len / 64];
+        if len % 64 != 0 {
+            self.bits.push((1u64 << (len % 64)) - 1);
+        }
+        self.marked = (0..len).collect();
+    }
+
+    /// The marked positions, in the order they were marked.
+    pub(super) fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.marked.iter().copied()
+    }
+
+    /// Unmark everything.
+    pub(super) fn clear(&mut self) {
+        for &index in &self.marked {
+            // Every bit set in the word belongs to a marked position, so the whole word clears.
+            self.bits[index / 64] = 0;
+        }
+        self.marked.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_are_kept_once_and_cleared() {
+        let mut changes = Changes::default();
+        for index in [3, 70, 3, 0, 200, 70] {
+            changes.mark(index);
+        }
+        assert_eq!(changes.iter().collect::<Vec<_>>(), [3, 70, 0, 200]);
+        changes.clear();
+        assert_eq!(changes.iter().count(), 0);
+        changes.mark(70);
+        assert_eq!(changes.iter().collect::<Vec<_>>(), [70]);
+        changes.clear();
+        changes.mark_first(130);
+        changes.mark(129);
+        changes.mark(130);
+        assert_eq!(changes.iter().count(), 131);
+        assert!(changes.iter().eq(0..131));
+        changes.clear();
+        assert!(changes.bits.iter().all(|&word| word == 0));
+    }
+}
