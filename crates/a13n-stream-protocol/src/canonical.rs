@@ -8,9 +8,12 @@
 //! parses and writes, which gives the same bytes more slowly.
 //!
 //! It walks the text once, without recursion: the open containers are a stack in caller-owned [`Scratch`]
-//! memory, so recognising the many values of a checkpoint allocates once.
+//! memory, so recognising the many values of a checkpoint allocates once. Scratch memory made
+//! [`Scratch::with_skeletons`] also keeps the skeletons of recent values ([`crate::skeleton`]) and tries them
+//! first: a value of a shape seen before is then recognised by comparing byte runs.
 
 use crate::json::find_string_special;
+use crate::skeleton::{Hole, Skeletons};
 
 /// Containers nested deeper are declined (the parser that then reads the text allows 128).
 const MAX_DEPTH: usize = 64;
@@ -22,6 +25,18 @@ pub(crate) struct Scratch {
     frames: Vec<Frame>,
     /// The keys of the open objects as byte ranges of the text, each object's from its frame's `keys` on.
     keys: Vec<(usize, usize)>,
+    /// The skeletons of recent values, when kept.
+    skeletons: Option<Skeletons>,
+    /// The holes of the value being walked, when its skeleton is to be kept.
+    holes: Vec<(usize, usize, Hole)>,
+}
+
+impl Scratch {
+    /// Scratch memory that also keeps the skeletons of the values it recognises, for recognising many values
+    /// of a few shapes (a checkpoint's items).
+    pub(crate) fn with_skeletons() -> Scratch {
+        Scratch { skeletons: Some(Skeletons::default()), ..Scratch::default() }
+    }
 }
 
 /// One open container.
@@ -37,15 +52,34 @@ struct Frame {
 /// The end (exclusive) of the canonical JSON value that starts at `bytes[start]`, or `None` if the value there
 /// is not canonical or not JSON.
 pub(crate) fn canonical_end(bytes: &[u8], start: usize, scratch: &mut Scratch) -> Option<usize> {
+    let Some(mut skeletons) = scratch.skeletons.take() else { return walk(bytes, start, scratch, false) };
+    let end = skeletons.end_of(bytes, start).or_else(|| {
+        let end = walk(bytes, start, scratch, true)?;
+        skeletons.keep(&bytes[start..end], start, &scratch.holes);
+        Some(end)
+    });
+    scratch.skeletons = Some(skeletons);
+    end
+}
+
+/// [`canonical_end`] token by token, noting the value's holes in `scratch.holes` when `holes` is set.
+fn walk(bytes: &[u8], start: usize, scratch: &mut Scratch, holes: bool) -> Option<usize> {
     scratch.frames.clear();
     scratch.keys.clear();
+    scratch.holes.clear();
     // The innermost open container, kept out of the stack (which holds the ones around it).
     let mut top: Option<Frame> = None;
     let mut at = start;
     loop {
         // A value starts at `at`.
         match *bytes.get(at)? {
-            b'"' => at = string_end(bytes, at)?,
+            b'"' => {
+                let end = string_end(bytes, at)?;
+                if holes {
+                    scratch.holes.push((at, end, Hole::String));
+                }
+                at = end;
+            }
             open @ (b'{' | b'[') => {
                 let object = open == b'{';
                 let close = if object { b'}' } else { b']' };
@@ -67,7 +101,13 @@ pub(crate) fn canonical_end(bytes: &[u8], start: usize, scratch: &mut Scratch) -
             b't' => at = literal_end(bytes, at, b"true")?,
             b'f' => at = literal_end(bytes, at, b"false")?,
             b'n' => at = literal_end(bytes, at, b"null")?,
-            _ => at = integer_end(bytes, at)?,
+            _ => {
+                let end = integer_end(bytes, at)?;
+                if holes {
+                    scratch.holes.push((at, end, Hole::Integer));
+                }
+                at = end;
+            }
         }
         // A value ends at `at`: close every container it completes, then go on to the next value.
         loop {
@@ -143,7 +183,7 @@ fn head_near_end(key: &[u8]) -> u64 {
 
 /// Past a string at `at` (its opening quote) whose escapes are all canonical.
 #[inline(always)]
-fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+pub(crate) fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
     let special = find_string_special(bytes, at + 1)?;
     if bytes[special] == b'"' {
         return Some(special + 1);
@@ -187,7 +227,7 @@ fn literal_end(bytes: &[u8], at: usize, word: &[u8]) -> Option<usize> {
 /// Past a plain integer at `at`: no leading zero, no negative zero, at most 18 digits (always within `i64`), and
 /// no fraction or exponent after it.
 #[inline]
-fn integer_end(bytes: &[u8], at: usize) -> Option<usize> {
+pub(crate) fn integer_end(bytes: &[u8], at: usize) -> Option<usize> {
     let negative = bytes[at] == b'-';
     let start = at + usize::from(negative);
     let mut end = start;

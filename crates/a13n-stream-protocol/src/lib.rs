@@ -122,6 +122,7 @@ mod pydantic;
 pub mod recorded;
 mod scan;
 mod sink;
+mod skeleton;
 pub mod source;
 mod time;
 

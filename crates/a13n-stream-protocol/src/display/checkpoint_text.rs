@@ -93,7 +93,7 @@ pub(super) fn scan_checkpoint(text: &str) -> Option<(Vec<RawItem<'_>>, &str)> {
     // A fold's item takes 200 bytes at the least (its fields' names and id alone take 150), so this rarely grows,
     // and it reserves no more than about the text's own size.
     let mut items = Vec::with_capacity(text.len() / 192);
-    let mut scratch = Scratch::default();
+    let mut scratch = Scratch::with_skeletons();
     if scanner.literal(b"]").is_none() {
         loop {
             items.push(scan_item(&mut scanner, &mut scratch)?);

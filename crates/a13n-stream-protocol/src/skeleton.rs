@@ -1,0 +1,196 @@
+//! Skeletons of canonical values, so that the many values of one shape in a checkpoint are recognised quickly.
+//!
+//! A checkpoint's observations come in a handful of shapes: the same keys in the same order, the same
+//! punctuation, only string values and integers differing. A value's *skeleton* is its text with every string
+//! value and integer cut out, leaving holes. Text that matches a skeleton of a value found canonical (the same
+//! bytes outside the holes, a canonical string in each string hole, a canonical integer in each integer hole)
+//! is canonical too: its structure, keys (so their distinctness), literals and compactness are that value's
+//! bytes, and each hole is checked. Matching compares byte runs instead of walking tokens, and skips comparing
+//! keys with each other.
+
+use crate::canonical::{integer_end, string_end};
+
+/// At most this many skeletons are kept (most recently matched first).
+const MAX_SKELETONS: usize = 8;
+/// Values longer than this are not kept as skeletons (they are rarely repeated and costly to compare).
+const MAX_SKELETON_BYTES: usize = 4096;
+
+/// What a hole holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Hole {
+    String,
+    Integer,
+}
+
+/// A canonical value with its holes cut out: `literal` is the text outside the holes, and each piece says where
+/// its run of `literal` ends and which hole follows (none after the last run). `signature` is the value's text
+/// up to the end of its first hole: values of one shape usually share it (an observation's name), so it picks
+/// the skeleton to try first.
+#[derive(Debug)]
+struct Skeleton {
+    literal: Vec<u8>,
+    pieces: Vec<(usize, Option<Hole>)>,
+    signature: Vec<u8>,
+}
+
+impl Skeleton {
+    /// The skeleton of `value`, canonical text whose holes are at `holes` (byte ranges, in order, of the text
+    /// `value` starts at `offset` of).
+    fn new(value: &[u8], offset: usize, holes: &[(usize, usize, Hole)]) -> Skeleton {
+        let mut literal = Vec::with_capacity(value.len());
+        let mut pieces = Vec::with_capacity(holes.len() + 1);
+        let mut from = 0;
+        for &(start, end, hole) in holes {
+            literal.extend_from_slice(&value[from..start - offset]);
+            pieces.push((literal.len(), Some(hole)));
+            from = end - offset;
+        }
+        literal.extend_from_slice(&value[from..]);
+        pieces.push((literal.len(), None));
+        let signature = value[..holes.first().map_or(value.len(), |&(_, end, _)| end - offset)].to_vec();
+        Skeleton { literal, pieces, signature }
+    }
+
+    /// Whether the text at `bytes[start]` starts with the skeleton's signature.
+    fn signed(&self, bytes: &[u8], start: usize) -> bool {
+        bytes.get(start..start + self.signature.len()).is_some_and(|head| same(head, &self.signature))
+    }
+
+    /// The end of the value at `bytes[start]` if it matches the skeleton.
+    fn end_of(&self, bytes: &[u8], start: usize) -> Option<usize> {
+        let (mut at, mut from) = (start, 0);
+        for &(to, hole) in &self.pieces {
+            let run = &self.literal[from..to];
+            if !same(bytes.get(at..at + run.len())?, run) {
+                return None;
+            }
+            at += run.len();
+            from = to;
+            at = match hole {
+                None => return Some(at),
+                Some(Hole::String) if bytes.get(at) == Some(&b'"') => string_end(bytes, at)?,
+                Some(Hole::String) => return None,
+                Some(Hole::Integer) => integer_end(bytes, at)?,
+            };
+        }
+        None
+    }
+}
+
+/// The skeletons of recently recognised values, most recently matched first.
+#[derive(Debug, Default)]
+pub(crate) struct Skeletons {
+    kept: Vec<Skeleton>,
+}
+
+impl Skeletons {
+    /// The end of the value at `bytes[start]` if it matches a kept skeleton (which then moves to the front).
+    /// Skeletons whose signature the value starts with are tried first: a value of another shape often differs
+    /// from a skeleton only deep inside, so trying skeletons in turn would cost a long comparison each.
+    pub(crate) fn end_of(&mut self, bytes: &[u8], start: usize) -> Option<usize> {
+        // One bit per kept skeleton (there are at most eight).
+        let signed = self
+            .kept
+            .iter()
+            .enumerate()
+            .fold(0u32, |bits, (index, skeleton)| bits | (u32::from(skeleton.signed(bytes, start)) << index));
+        let try_in = |first: bool| {
+            let mut candidates = self.kept.iter().enumerate().filter(|&(index, _)| (signed >> index & 1 == 1) == first);
+            candidates.find_map(|(index, skeleton)| Some((index, skeleton.end_of(bytes, start)?)))
+        };
+        let (index, end) = try_in(true).or_else(|| try_in(false))?;
+        self.kept[..=index].rotate_right(1);
+        Some(end)
+    }
+
+    /// Keep the skeleton of `value`, canonical text at `offset` of a text whose holes are at `holes`.
+    pub(crate) fn keep(&mut self, value: &[u8], offset: usize, holes: &[(usize, usize, Hole)]) {
+        if value.len() > MAX_SKELETON_BYTES {
+            return;
+        }
+        if self.kept.len() == MAX_SKELETONS {
+            self.kept.pop();
+        }
+        self.kept.insert(0, Skeleton::new(value, offset, holes));
+    }
+}
+
+/// Whether two runs of the same length are equal, compared eight bytes at a time (runs are short, so this beats
+/// a call to `memcmp`).
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    let word = |run: &[u8], at: usize| {
+        let mut lanes = [0u8; 8];
+        lanes.copy_from_slice(&run[at..at + 8]);
+        u64::from_le_bytes(lanes)
+    };
+    if n < 8 {
+        return a == b;
+    }
+    let mut at = 0;
+    while at + 8 < n {
+        if word(a, at) != word(b, at) {
+            return false;
+        }
+        at += 8;
+    }
+    // The last eight bytes, overlapping the previous word when the length is not a multiple of eight.
+    word(a, n - 8) == word(b, n - 8)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::canonical::{canonical_end, Scratch};
+    use proptest::prelude::*;
+    use serde_json::{json, Value};
+
+    /// Values of a few shapes, as a checkpoint's observations are: the same keys, different strings and numbers.
+    fn shaped() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            (-1e3f64..1e3).prop_map(Value::from),
+            "[ a-c\\n\\u{1}é\"\\\\]{0,6}".prop_map(Value::String),
+        ];
+        (0..3usize, leaf.clone(), leaf.clone(), leaf).prop_map(|(shape, a, b, c)| match shape {
+            0 => json!({"name": "one", "value": {"a": a, "b": [b, c]}}),
+            1 => json!({"name": "two", "value": {"a": a, "c": {"d": b}}, "e": c}),
+            _ => json!([a, {"name": b}, c]),
+        })
+    }
+
+    /// A spelling of `text` changed at `at`: a byte another, one inserted, or a key repeated.
+    fn mutate(text: &str, at: usize, how: u8) -> String {
+        let mut bytes = text.as_bytes().to_vec();
+        let at = at % (bytes.len() + 1);
+        let insert = |bytes: &mut Vec<u8>, what: &[u8]| drop(bytes.splice(at..at, what.iter().copied()));
+        match how % 6 {
+            0 => insert(&mut bytes, b" "),
+            1 if at < bytes.len() => bytes[at] = b'0',
+            2 if at < bytes.len() => bytes[at] = b'"',
+            3 => insert(&mut bytes, b"\\u00e9"),
+            4 => return text.replacen(r#""name":"#, r#""name":1,"name":"#, 1),
+            _ => insert(&mut bytes, b".5"),
+        }
+        String::from_utf8(bytes).unwrap_or_else(|_| text.to_owned())
+    }
+
+    proptest! {
+        /// Recognising with skeletons gives exactly the verdict of recognising token by token, whatever came
+        /// before: skeletons of earlier values never make a value that is not canonical pass.
+        #[test]
+        fn skeletons_change_no_verdict(values in prop::collection::vec((shaped(), any::<usize>(), any::<u8>()), 1..24)) {
+            let mut remembering = Scratch::with_skeletons();
+            for (value, at, how) in values {
+                let text = crate::json::to_pydantic_json(&value).unwrap();
+                for text in [text.clone(), mutate(&text, at, how)] {
+                    let bytes = text.as_bytes();
+                    let expected = canonical_end(bytes, 0, &mut Scratch::default());
+                    prop_assert_eq!(canonical_end(bytes, 0, &mut remembering), expected, "{}", text);
+                }
+            }
+        }
+    }
+}
