@@ -95,6 +95,21 @@ pub(crate) struct DeltaLine<'a> {
 /// Scan a source line whose event is a part delta. `None` for anything else, and for anything the general
 /// decoder would read differently: an unknown or repeated field, a value of another type, a number that is not
 /// a plain integer (the general path names those errors).
+/// A part delta event's keys in the order its writers write them.
+const EVENT_KEYS: &[&str] = &["index", "delta", "event_kind"];
+/// A delta's keys in the order its writers write them (a text or thinking delta's, then a tool call's).
+const DELTA_KEYS: &[&str] = &[
+    "content_delta",
+    "signature_delta",
+    "tool_name_delta",
+    "args_delta",
+    "tool_call_id",
+    "provider_name",
+    "provider_details",
+    "citations_delta",
+    "part_delta_kind",
+];
+
 pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
     let (mut index, mut part_delta_kind, mut event_kind) = (None, None, None);
     let (mut content_delta, mut signature_delta, mut args_delta) = (None, None, None);
@@ -102,7 +117,7 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
     let mut event_keys = KeyOrder::new(EventKey::Index);
     let mut delta_keys = KeyOrder::new(DeltaKey::PartDeltaKind);
     let head = scan_line(line, MAX_SOURCE_LINE_BYTES, |scanner| {
-        scanner.object(|scanner, key| match key.as_ref() {
+        scanner.object_expecting(EVENT_KEYS, |scanner, key| match key.as_ref() {
             "index" => {
                 event_keys.push(EventKey::Index)?;
                 once(&mut index, scanner.integer())
@@ -113,7 +128,7 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
             }
             "delta" => {
                 event_keys.push(EventKey::Delta)?;
-                scanner.object(|scanner, key| {
+                scanner.object_expecting(DELTA_KEYS, |scanner, key| {
                     let (key, value) = match key.as_ref() {
                         "part_delta_kind" => (
                             DeltaKey::PartDeltaKind,

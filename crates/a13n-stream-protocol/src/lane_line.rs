@@ -32,6 +32,48 @@ pub(crate) fn scan_line<'a>(
     if line.len() > max_bytes {
         return None;
     }
+    let (thread_id, run_id, sequence, occurred_at) = match written_head(line) {
+        // The layout every writer uses: the identity read in order, no key compared. Anything after the event
+        // but the closing brace would be a repeated or unknown key, which `any_head` refuses too.
+        Some((mut scanner, head)) => {
+            event(&mut scanner)?;
+            scanner.literal(b"}")?;
+            scanner.end()?;
+            head
+        }
+        None => any_head(line, event)?,
+    };
+    if thread_id.trim().is_empty() || run_id.trim().is_empty() {
+        return None;
+    }
+    let time = SourceTime::parse(&occurred_at).ok()?;
+    let timestamp = time.timestamp_ms();
+    let at = UtcTime::from_epoch_ms(timestamp)?;
+    Some(LineHead { thread_id, run_id, sequence, time, timestamp, at })
+}
+
+/// The identity and time a source line spells, unread: thread, run, sequence and time text.
+type RawHead<'a> = (Cow<'a, str>, Cow<'a, str>, i64, Cow<'a, str>);
+
+/// A line's head in the layout every writer uses, `{"thread_id":…,"run_id":…,"sequence":…,"occurred_at":…,
+/// "event":`, and the scanner at the event. `None` for any other layout (nothing has been handed out yet, so
+/// [`any_head`] can read the line again).
+fn written_head(line: &str) -> Option<(Scanner<'_>, RawHead<'_>)> {
+    let mut scanner = Scanner::new(line);
+    scanner.literal(br#"{"thread_id":"#)?;
+    let thread_id = scanner.string()?;
+    scanner.literal(br#","run_id":"#)?;
+    let run_id = scanner.string()?;
+    scanner.literal(br#","sequence":"#)?;
+    let sequence = scanner.integer()?;
+    scanner.literal(br#","occurred_at":"#)?;
+    let occurred_at = scanner.string()?;
+    scanner.literal(br#","event":"#)?;
+    Some((scanner, (thread_id, run_id, sequence, occurred_at)))
+}
+
+/// A line's head in any key order, the event handed to `event` where it comes.
+fn any_head<'a>(line: &'a str, mut event: impl FnMut(&mut Scanner<'a>) -> Option<()>) -> Option<RawHead<'a>> {
     let mut scanner = Scanner::new(line);
     let (mut thread_id, mut run_id, mut sequence, mut occurred_at) = (None, None, None, None);
     let mut seen_event = false;
@@ -48,14 +90,7 @@ pub(crate) fn scan_line<'a>(
     })?;
     scanner.end()?;
     seen_event.then_some(())?;
-    let (thread_id, run_id): (Cow<'a, str>, Cow<'a, str>) = (thread_id?, run_id?);
-    if thread_id.trim().is_empty() || run_id.trim().is_empty() {
-        return None;
-    }
-    let time = SourceTime::parse(&occurred_at?).ok()?;
-    let timestamp = time.timestamp_ms();
-    let at = UtcTime::from_epoch_ms(timestamp)?;
-    Some(LineHead { thread_id, run_id, sequence: sequence?, time, timestamp, at })
+    Some((thread_id?, run_id?, sequence?, occurred_at?))
 }
 
 impl LineHead<'_> {
@@ -78,5 +113,40 @@ impl LineHead<'_> {
         sink.key(source_key::written::OCCURRED_AT);
         sink.text(Some(&self.time.isoformat()));
         sink.key(source_key::written::EVENT);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head(line: &str) -> Option<(String, String, i64, i64)> {
+        let head = scan_line(line, usize::MAX, Scanner::skip_value)?;
+        Some((head.thread_id.into_owned(), head.run_id.into_owned(), head.sequence, head.timestamp))
+    }
+
+    /// The written layout (read in order) and any other (read key by key) give the same head; what the
+    /// key-by-key reading refuses after the event, the in-order reading refuses too.
+    #[test]
+    fn every_layout_reads_the_same_head() {
+        let written = r#"{"thread_id":"t","run_id":"r","sequence":7,"occurred_at":"2026-11-29T12:00:00.5+00:00","event":{"a":1}}"#;
+        let expected = Some(("t".to_owned(), "r".to_owned(), 7, 1_795_953_600_500));
+        assert_eq!(head(written), expected);
+        for other in [
+            r#"{"event":{"a":1},"sequence":7,"run_id":"r","occurred_at":"2026-11-29T12:00:00.5+00:00","thread_id":"t"}"#,
+            r#"{ "thread_id" : "t", "run_id":"r","sequence":7,"occurred_at":"2026-11-29T12:00:00.5+00:00","event":{"a":1}}"#,
+            r#"{"thread_id":"\u0074","run_id":"r","sequence":7,"occurred_at":"2026-11-29T12:00:00.5+00:00","event":{"a":1}}"#,
+        ] {
+            assert_eq!(head(other), expected, "{other}");
+        }
+        for refused in [
+            written.replace(r#"{"a":1}}"#, r#"{"a":1},"thread_id":"t"}"#),
+            written.replace(r#"{"a":1}}"#, r#"{"a":1},"extra":1}"#),
+            written.replace(r#"{"a":1}}"#, r#"{"a":1}}x"#),
+            written.replace(r#""run_id":"r""#, r#""run_id":" ""#),
+            written.replace(r#","event":{"a":1}"#, ""),
+        ] {
+            assert_eq!(head(&refused), None, "{refused}");
+        }
     }
 }

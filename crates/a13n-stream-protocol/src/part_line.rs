@@ -37,6 +37,22 @@ pub(crate) struct PartLine<'a> {
     pub(crate) body: PartBody<'a>,
 }
 
+/// A part start or end event's keys in the order its writers write them.
+const EVENT_KEYS: &[&str] = &["index", "part", "previous_part_kind", "next_part_kind", "event_kind"];
+/// A text part's keys, then a tool call part's, in the order their writers write them.
+const PART_KEYS: &[&str] = &[
+    "content",
+    "tool_name",
+    "args",
+    "tool_call_id",
+    "tool_kind",
+    "id",
+    "provider_name",
+    "provider_details",
+    "citations",
+    "part_kind",
+];
+
 impl<'a> PartLine<'a> {
     /// Scan `line`; `None` for any other line and for anything the general decoder would read differently.
     pub(crate) fn scan(line: &'a str) -> Option<PartLine<'a>> {
@@ -44,12 +60,12 @@ impl<'a> PartLine<'a> {
         let (mut tool_name, mut tool_call_id, mut args) = (None, None, None);
         let mut seen_part = false;
         let head = scan_line(line, MAX_PART_LINE_BYTES, |scanner| {
-            scanner.object(|scanner, key| match key.as_ref() {
+            scanner.object_expecting(EVENT_KEYS, |scanner, key| match key.as_ref() {
                 "index" => once(&mut index, scanner.integer()),
                 "event_kind" => once(&mut event_kind, scanner.string()),
                 "part" => {
                     (!std::mem::replace(&mut seen_part, true)).then_some(())?;
-                    scanner.object(|scanner, key| match key.as_ref() {
+                    scanner.object_expecting(PART_KEYS, |scanner, key| match key.as_ref() {
                         "part_kind" => once(&mut part_kind, scanner.string()),
                         "content" => once(&mut content, scanner.string()),
                         "id" => once(&mut id, scanner.opt_string()),

@@ -75,16 +75,38 @@ impl<'a> Scanner<'a> {
     }
 
     /// Walk an object, calling `field` with each key; `field` must consume the key's value.
-    pub(crate) fn object(&mut self, mut field: impl FnMut(&mut Self, Cow<'a, str>) -> Option<()>) -> Option<()> {
+    pub(crate) fn object(&mut self, field: impl FnMut(&mut Self, Cow<'a, str>) -> Option<()>) -> Option<()> {
+        self.object_expecting(&[], field)
+    }
+
+    /// [`Scanner::object`] for an object whose keys usually come in the order of `expected` (some may be absent):
+    /// the key after one found in `expected` is first compared, in place, with the one that follows it there, and
+    /// read as any string only when it is another. `field` sees exactly the keys [`Scanner::object`] would.
+    pub(crate) fn object_expecting(
+        &mut self,
+        expected: &[&'static str],
+        mut field: impl FnMut(&mut Self, Cow<'a, str>) -> Option<()>,
+    ) -> Option<()> {
         self.eat(b'{')?;
         if self.eat(b'}').is_some() {
             return Some(());
         }
+        let mut next = 0;
         loop {
             if self.peek()? != b'"' {
                 return None;
             }
-            let key = self.string()?;
+            let key = match expected.get(next) {
+                Some(&name) if self.quoted(name) => {
+                    next += 1;
+                    Cow::Borrowed(name)
+                }
+                _ => {
+                    let key = self.string()?;
+                    next = expected.iter().position(|&name| name == key).map_or(expected.len(), |at| at + 1);
+                    key
+                }
+            };
             self.eat(b':')?;
             field(self, key)?;
             match self.peek()? {
@@ -96,6 +118,22 @@ impl<'a> Scanner<'a> {
                 _ => return None,
             }
         }
+    }
+
+    /// Exactly the JSON string `"word"` next (`word` holding nothing to escape), consumed.
+    #[inline]
+    fn quoted(&mut self, word: &str) -> bool {
+        let (bytes, word) = (&self.bytes()[self.at..], word.as_bytes());
+        // The first letter tells most other keys apart before the whole word is compared.
+        let found = bytes.len() > word.len() + 1
+            && bytes[0] == b'"'
+            && bytes.get(1) == word.first()
+            && &bytes[1..=word.len()] == word
+            && bytes[word.len() + 1] == b'"';
+        if found {
+            self.at += word.len() + 2;
+        }
+        found
     }
 
     /// A string or `null`.
@@ -258,6 +296,18 @@ impl<'a> Scanner<'a> {
         let start = self.at;
         self.at = canonical_end(self.bytes(), start, scratch)?;
         Some(&self.text[start..self.at])
+    }
+
+    /// A value `read` reads from the text at the scanner's position, returning it and where it ends.
+    pub(crate) fn read_with<T>(&mut self, read: impl FnOnce(&'a [u8], usize) -> Option<(T, usize)>) -> Option<T> {
+        let (value, end) = read(self.bytes(), self.at)?;
+        self.at = end;
+        Some(value)
+    }
+
+    /// The text scanned since `start` (an earlier [`Scanner::position`]).
+    pub(crate) fn scanned_since(&self, start: usize) -> &'a [u8] {
+        &self.bytes()[start..self.at]
     }
 
     /// How far into the text the scanner is.
@@ -425,4 +475,34 @@ mod tests {
             assert!(read.is_none_or(|read| read != text), "{text} is not canonical");
         }
     }
+
+    /// Expecting keys changes nothing `field` sees: the same keys, in the same order, whatever the layout.
+    #[test]
+    fn expected_keys_are_only_a_shortcut() {
+        let expected = &["a", "b", "ab", "c"];
+        for text in [
+            r#"{"a":1,"b":2,"ab":3,"c":4}"#,
+            r#"{"c":4,"ab":3,"b":2,"a":1}"#,
+            r#"{"a":1,"ab":3,"x":0,"c":4}"#,
+            r#"{"\u0061":1,"b":2}"#,
+            r#"{"a" :1, "b":2}"#,
+            r#"{"ab":1,"abc":2,"a":3}"#,
+            r#"{"a":1,"a":2}"#,
+            r#"{"a":1,"b"}"#,
+            r#"{"a":1,"b":2"#,
+            "{}",
+        ] {
+            let keys = |expecting: &[&'static str]| {
+                let mut seen = Vec::new();
+                let mut scanner = Scanner::new(text);
+                let walked = scanner.object_expecting(expecting, |scanner, key| {
+                    seen.push(key.into_owned());
+                    scanner.skip_value()
+                });
+                (walked, seen, scanner.position())
+            };
+            assert_eq!(keys(expected), keys(&[]), "{text}");
+        }
+    }
+
 }

@@ -16,7 +16,7 @@ use super::stream_id::StreamId;
 use super::{ContentRef, ItemKind, ItemState};
 use crate::canonical::Scratch;
 use crate::scan::Scanner;
-use crate::time::UtcTime;
+use crate::time::{TimeReader, UtcTime};
 
 /// A checkpoint item whose content is still the checkpoint's JSON text.
 #[derive(Debug)]
@@ -94,9 +94,10 @@ pub(super) fn scan_checkpoint(text: &str) -> Option<(Vec<RawItem<'_>>, &str)> {
     // and it reserves no more than about the text's own size.
     let mut items = Vec::with_capacity(text.len() / 192);
     let mut scratch = Scratch::with_skeletons();
+    let mut times = TimeReader::default();
     if scanner.literal(b"]").is_none() {
         loop {
-            items.push(scan_item(&mut scanner, &mut scratch)?);
+            items.push(scan_item(&mut scanner, &mut scratch, &mut times)?);
             if scanner.literal(b",").is_none() {
                 scanner.literal(b"]")?;
                 break;
@@ -110,28 +111,54 @@ pub(super) fn scan_checkpoint(text: &str) -> Option<(Vec<RawItem<'_>>, &str)> {
     Some((items, continuation))
 }
 
-fn scan_item<'a>(scanner: &mut Scanner<'a>, scratch: &mut Scratch) -> Option<RawItem<'a>> {
+/// An item's stream position: as written, read in place; spelled otherwise, read as a string.
+fn stream_id(scanner: &mut Scanner<'_>) -> Option<StreamId> {
+    match scanner.read_with(StreamId::read) {
+        Some(id) => Some(id),
+        None => Some(StreamId::parse(&scanner.string()?)),
+    }
+}
+
+/// An item's time: as written, read in place (quickly within the minute of the one before); spelled otherwise,
+/// read as a string.
+fn time(scanner: &mut Scanner<'_>, times: &mut TimeReader) -> Option<UtcTime> {
+    match scanner.read_with(|bytes, at| times.read(bytes, at)) {
+        Some(time) => Some(time),
+        None => UtcTime::parse(&scanner.string()?).ok(),
+    }
+}
+
+fn scan_item<'a>(scanner: &mut Scanner<'a>, scratch: &mut Scratch, times: &mut TimeReader) -> Option<RawItem<'a>> {
     scanner.literal(br#"{"id":"#)?;
     let id = scanner.string()?.into_owned();
     scanner.literal(br#","ordinal":"#)?;
     let ordinal = u64::try_from(scanner.integer()?).ok()?;
     scanner.literal(br#","kind":"#)?;
-    let kind = ItemKind::parse(&scanner.string()?)?;
+    let kind = scanner.read_with(ItemKind::read)?;
     scanner.literal(br#","state":"#)?;
-    let state = ItemState::parse(&scanner.string()?)?;
+    let state = scanner.read_with(ItemState::read)?;
+    // Most items (every observation) end where they start, in position and time: the same text again is the
+    // same value, so it is compared rather than read twice.
     scanner.literal(br#","first_stream_id":"#)?;
-    let first_stream_id = StreamId::parse(&scanner.string()?);
+    let from = scanner.position();
+    let first_stream_id = stream_id(scanner)?;
+    let first_text = scanner.scanned_since(from);
     scanner.literal(br#","last_stream_id":"#)?;
-    let last_stream_id = StreamId::parse(&scanner.string()?);
+    let last_stream_id = match scanner.literal(first_text) {
+        Some(()) => first_stream_id.clone(),
+        None => stream_id(scanner)?,
+    };
     scanner.literal(br#","started_at":"#)?;
-    let started = scanner.string()?;
-    let started_at = UtcTime::parse(&started).ok()?;
+    let from = scanner.position();
+    let started_at = time(scanner, times)?;
+    let started_text = scanner.scanned_since(from);
     scanner.literal(br#","ended_at":"#)?;
-    let ended_at = match scanner.opt_string()? {
-        // Most items end when they start (every observation): the same text reads the same.
-        Some(text) if text == started => Some(started_at),
-        Some(text) => Some(UtcTime::parse(&text).ok()?),
-        None => None,
+    let ended_at = if scanner.literal(b"null").is_some() {
+        None
+    } else if scanner.literal(started_text).is_some() {
+        Some(started_at)
+    } else {
+        Some(time(scanner, times)?)
     };
     scanner.literal(br#","content":"#)?;
     // Canonical text is taken in the same pass that checks it; other text is skipped and parsed on restore.

@@ -22,9 +22,9 @@ impl ItemKind {
     const ALL: [ItemKind; 4] =
         [ItemKind::TextMessage, ItemKind::ReasoningMessage, ItemKind::ToolCall, ItemKind::Observation];
 
-    /// The kind a checkpoint spells `text`.
-    pub(crate) fn parse(text: &str) -> Option<ItemKind> {
-        ItemKind::ALL.into_iter().find(|kind| kind.as_str() == text)
+    /// The kind the JSON string at `bytes[at]` spells plainly (as the writers write it), and the string's end.
+    pub(crate) fn read(bytes: &[u8], at: usize) -> Option<(ItemKind, usize)> {
+        ItemKind::ALL.into_iter().find_map(|kind| Some((kind, quoted_end(bytes, at, kind.as_str())?)))
     }
 
     pub(crate) fn as_str(self) -> &'static str {
@@ -55,9 +55,9 @@ impl ItemState {
     const ALL: [ItemState; 4] =
         [ItemState::InProgress, ItemState::Completed, ItemState::Interrupted, ItemState::Failed];
 
-    /// The state a checkpoint spells `text`.
-    pub(crate) fn parse(text: &str) -> Option<ItemState> {
-        ItemState::ALL.into_iter().find(|state| state.as_str() == text)
+    /// The state the JSON string at `bytes[at]` spells plainly (as the writers write it), and the string's end.
+    pub(crate) fn read(bytes: &[u8], at: usize) -> Option<(ItemState, usize)> {
+        ItemState::ALL.into_iter().find_map(|state| Some((state, quoted_end(bytes, at, state.as_str())?)))
     }
 
     pub(crate) fn as_str(self) -> &'static str {
@@ -68,6 +68,13 @@ impl ItemState {
             ItemState::Failed => "failed",
         }
     }
+}
+
+/// The end of the JSON string `"word"` at `bytes[at]`, if it is there.
+fn quoted_end(bytes: &[u8], at: usize, word: &str) -> Option<usize> {
+    let end = at + word.len() + 2;
+    let found = bytes.get(at..end)?;
+    (found[0] == b'"' && &found[1..found.len() - 1] == word.as_bytes() && found[found.len() - 1] == b'"').then_some(end)
 }
 
 /// A position in a run's display stream: attempt and event sequence.

@@ -35,7 +35,8 @@ struct Stored {
     started_at: UtcTime,
     ended_at: Option<UtcTime>,
     content: Content,
-    content_refs: IndexMap<String, ContentRef>,
+    /// Host-owned values, boxed: almost every item has none, and the map's empty form is larger than a box.
+    content_refs: Option<Box<IndexMap<String, ContentRef>>>,
 }
 
 impl Stored {
@@ -47,6 +48,7 @@ impl Stored {
         content: Content,
         content_refs: IndexMap<String, ContentRef>,
     ) -> Stored {
+        let content_refs = (!content_refs.is_empty()).then(|| Box::new(content_refs));
         Stored { ordinal, kind, state, first, last, started_at, ended_at, content, content_refs }
     }
 }
@@ -193,7 +195,7 @@ impl Store {
             started_at: item.started_at,
             ended_at: item.ended_at,
             content: item.content.to_object(&self.restored),
-            content_refs: item.content_refs.clone(),
+            content_refs: item.content_refs.as_deref().cloned().unwrap_or_default(),
         }
     }
 
@@ -323,7 +325,7 @@ impl Store {
             started_at: at,
             ended_at: None,
             content: content.unwrap_or_default(),
-            content_refs: IndexMap::new(),
+            content_refs: None,
         };
         self.next += 1;
         self.items.insert_full(key.to_owned(), stored).0
@@ -439,10 +441,10 @@ fn write_item(out: &mut Vec<u8>, key: &str, item: &Stored, restored: &str) {
     }
     out.extend_from_slice(br#","content":"#);
     item.content.write(out, restored);
-    if !item.content_refs.is_empty() {
+    if let Some(refs) = item.content_refs.as_deref().filter(|refs| !refs.is_empty()) {
         out.extend_from_slice(br#","content_refs":"#);
         // Writing into memory cannot fail.
-        drop(crate::json::to_pydantic_writer(out, &item.content_refs));
+        drop(crate::json::to_pydantic_writer(out, refs));
     }
     out.push(b'}');
 }

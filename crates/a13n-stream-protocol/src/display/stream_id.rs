@@ -16,10 +16,20 @@ pub(super) enum StreamId {
 impl StreamId {
     /// The position `text` spells: numbers only when writing them back gives `text` again.
     pub(super) fn parse(text: &str) -> StreamId {
-        match numbers(text.as_bytes()) {
-            Some((attempt, sequence)) => StreamId::At { attempt, sequence },
-            None => StreamId::Text(text.into()),
+        match numbers(text.as_bytes(), 0) {
+            Some((attempt, sequence, end)) if end == text.len() => StreamId::At { attempt, sequence },
+            _ => StreamId::Text(text.into()),
         }
+    }
+
+    /// The position in the JSON string whose opening quote is `bytes[at]`, and the end of that string, when it
+    /// is `attempt-sequence` as [`StreamId::write_json`] writes it (anything else is left to the caller).
+    pub(super) fn read(bytes: &[u8], at: usize) -> Option<(StreamId, usize)> {
+        if bytes.get(at) != Some(&b'"') {
+            return None;
+        }
+        let (attempt, sequence, end) = numbers(bytes, at + 1)?;
+        (bytes.get(end) == Some(&b'"')).then_some((StreamId::At { attempt, sequence }, end + 1))
     }
 
     /// Append the JSON string of the position.
@@ -43,21 +53,27 @@ impl StreamId {
     }
 }
 
-/// The two numbers of `attempt-sequence`.
-fn numbers(bytes: &[u8]) -> Option<(u64, u64)> {
-    let dash = bytes.iter().position(|&byte| byte == b'-')?;
-    Some((number(&bytes[..dash])?, number(&bytes[dash + 1..])?))
-}
-
-/// A decimal number spelled as `itoa` writes it (no sign, no leading zero) and within `u64`.
-fn number(digits: &[u8]) -> Option<u64> {
-    if digits.is_empty() || (digits[0] == b'0' && digits.len() > 1) || !digits.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    // Up to 19 digits always fit; longer ones are checked.
-    match digits.len() {
-        ..=19 => Some(digits.iter().fold(0u64, |value, &digit| value * 10 + u64::from(digit - b'0'))),
-        _ => std::str::from_utf8(digits).ok()?.parse().ok(),
+/// The two numbers of `attempt-sequence` from `bytes[from]` on, each spelled as `itoa` writes it (no sign, no
+/// leading zero), and where they end. Read a byte at a time: the numbers are short. A number of 20 digits (which
+/// may not fit) is not read here; `None` leaves it to the caller's text.
+fn numbers(bytes: &[u8], from: usize) -> Option<(u64, u64, usize)> {
+    let mut numbers = [0u64; 2];
+    let (mut which, mut digits, mut leading_zero) = (0, 0, false);
+    let mut at = from;
+    loop {
+        match bytes.get(at) {
+            Some(&byte @ b'0'..=b'9') => {
+                if leading_zero || digits == 19 {
+                    return None;
+                }
+                leading_zero = digits == 0 && byte == b'0';
+                numbers[which] = numbers[which] * 10 + u64::from(byte - b'0');
+                digits += 1;
+            }
+            Some(b'-') if which == 0 && digits > 0 => (which, digits, leading_zero) = (1, 0, false),
+            _ => return (which == 1 && digits > 0).then_some((numbers[0], numbers[1], at)),
+        }
+        at += 1;
     }
 }
 
@@ -73,6 +89,20 @@ impl std::fmt::Display for StreamId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whatever `read` reads, `parse` reads the same from the string; it reads every position `write_json` writes.
+    #[test]
+    fn stream_ids_read_from_text_as_parsed() {
+        for text in
+            ["0-15", "3-18446744073709551615", "3-1844674407370955161", "01-2", "+1-2", "1-2-3", "1-", "", "1-2x"]
+        {
+            let quoted = format!("\"{text}\"}}");
+            match StreamId::read(quoted.as_bytes(), 0) {
+                Some((id, end)) => assert_eq!((id, end), (StreamId::parse(text), quoted.len() - 1), "{text}"),
+                None => assert!(matches!(StreamId::parse(text), StreamId::Text(_)), "{text}"),
+            }
+        }
+    }
 
     #[test]
     fn stream_ids_are_written_as_json_strings() {
@@ -93,8 +123,12 @@ mod tests {
     #[test]
     fn stream_ids_parse_only_canonical_positions() {
         assert_eq!(StreamId::parse("0-15"), StreamId::At { attempt: 0, sequence: 15 });
-        assert_eq!(StreamId::parse("18446744073709551615-0"), StreamId::At { attempt: u64::MAX, sequence: 0 });
-        for odd in ["01-2", "1-", "-1", "a-b", "1-2-3", "", "+1-2", "1-+2", "18446744073709551616-0", "1 -2"] {
+        assert_eq!(
+            StreamId::parse("9999999999999999999-0"),
+            StreamId::At { attempt: 9_999_999_999_999_999_999, sequence: 0 }
+        );
+        // Numbers of 20 digits are kept as text too: rare enough not to read them as numbers.
+        for odd in ["01-2", "1-", "-1", "a-b", "1-2-3", "", "+1-2", "1-+2", "18446744073709551616-0", "1 -2", "0-00"] {
             assert_eq!(StreamId::parse(odd).to_string(), odd);
             assert!(matches!(StreamId::parse(odd), StreamId::Text(_)), "{odd}");
         }
