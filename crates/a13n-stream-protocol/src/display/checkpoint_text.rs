@@ -196,21 +196,12 @@ fn scan_item<'a>(scanner: &mut Scanner<'a>, scratch: &mut Scratch, times: &mut T
 mod tests {
     use super::*;
 
+    /// Canonical is the whole text (what counts as canonical is `canonical`'s to test).
     #[test]
-    fn canonical_text_is_recognised() {
-        assert!(is_canonical(r#"{"a":"x y\n","b":[1,null,true],"c":"\u001f é"}"#));
-        for odd in [
-            r#"{"a": 1}"#,
-            r#"{"a":"\u00e9"}"#,
-            r#"{"a":1.5}"#,
-            r#"{"a":1e5}"#,
-            r#"{"a":"\/"}"#,
-            r#"{"a":"\u001F"}"#,
-            r#"{"a":1,"a":2}"#,
-            r#"{"a":1} "#,
-        ] {
-            assert!(!is_canonical(odd), "{odd}");
-        }
+    fn canonical_text_is_the_whole_text() {
+        assert!(is_canonical(r#"{"a":"x y\n","b":[1,null,true]}"#));
+        assert!(!is_canonical(r#"{"a":1} "#));
+        assert!(!is_canonical(r#"{"a":1}{"#));
     }
 
     #[test]
