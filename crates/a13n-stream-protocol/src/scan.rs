@@ -504,5 +504,4 @@ mod tests {
             assert_eq!(keys(expected), keys(&[]), "{text}");
         }
     }
-
 }
