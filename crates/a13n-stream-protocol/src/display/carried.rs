@@ -5,7 +5,8 @@
 //! its keys and serialize the item; the lane writes the event's value once from the scanned line
 //! ([`CarriedLine`]) and uses those bytes for both the observed line and the item's sealed content.
 
-use super::store::{Change, StreamId};
+use super::store::Change;
+use super::stream_id::StreamId;
 use super::{item_id, write_observed_line, DisplayFold, ItemKind, ItemRef, ItemState, ObservedItem};
 use crate::agui::Event;
 use crate::carried_line::{Carried, CarriedLine};

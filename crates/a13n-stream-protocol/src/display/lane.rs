@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use super::item_content::{Field, ItemContent};
-use super::store::{CharCounts, StreamId};
+use super::store::CharCounts;
+use super::stream_id::StreamId;
 use super::{append_bounded, write_observed_line, DisplayFold, ItemKind, ObservedItem};
 use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine};

@@ -45,7 +45,8 @@ use checkpoint_text::{DecodedItem, RawItem};
 use item_content::{Field, ItemContent};
 use messages::MessageEvent;
 use source_fold::Folded;
-use store::{Change, CharCounts, Store, StreamId};
+use store::{Change, CharCounts, Store};
+use stream_id::StreamId;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};

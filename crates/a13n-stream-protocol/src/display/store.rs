@@ -15,7 +15,7 @@ use super::changes::Changes;
 use super::checkpoint_text::RawItem;
 use super::item_content::{Field, ItemContent};
 use super::sealed::Content;
-pub(super) use super::stream_id::StreamId;
+use super::stream_id::StreamId;
 use super::{ContentRef, Item, ItemKind, ItemRef, ItemState};
 use crate::error::InputError;
 use crate::json::{write_pydantic_str, Object};
