@@ -13,10 +13,8 @@
 //! first: a value of a shape seen before is then recognised by comparing byte runs.
 
 use crate::json::find_string_special;
+use crate::scan::MAX_DEPTH;
 use crate::skeleton::{Hole, Skeletons};
-
-/// Containers nested deeper are declined (the parser that then reads the text allows 128).
-const MAX_DEPTH: usize = 64;
 
 /// Working memory for [`canonical_end`]; reuse one across calls.
 #[derive(Debug, Default)]

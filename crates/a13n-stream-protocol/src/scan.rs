@@ -12,7 +12,7 @@ use crate::canonical::{canonical_end, Scratch};
 use crate::json::find_string_special;
 
 /// Deeper values are left to the general path (whose limit is 128).
-const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 
 /// Fill `slot` with a scanned `value` once: `None` when the value did not scan or the field was seen before (a
 /// repeated field is left to the general path, whose decoder keeps the last).
@@ -122,12 +122,10 @@ impl<'a> Scanner<'a> {
 
     /// Exactly the JSON string `"word"` next (`word` holding nothing to escape), consumed.
     #[inline]
-    fn quoted(&mut self, word: &str) -> bool {
+    pub(crate) fn quoted(&mut self, word: &str) -> bool {
         let (bytes, word) = (&self.bytes()[self.at..], word.as_bytes());
-        // The first letter tells most other keys apart before the whole word is compared.
         let found = bytes.len() > word.len() + 1
             && bytes[0] == b'"'
-            && bytes.get(1) == word.first()
             && &bytes[1..=word.len()] == word
             && bytes[word.len() + 1] == b'"';
         if found {

@@ -134,9 +134,9 @@ fn scan_item<'a>(scanner: &mut Scanner<'a>, scratch: &mut Scratch, times: &mut T
     scanner.literal(br#","ordinal":"#)?;
     let ordinal = u64::try_from(scanner.integer()?).ok()?;
     scanner.literal(br#","kind":"#)?;
-    let kind = scanner.read_with(ItemKind::read)?;
+    let kind = ItemKind::ALL.into_iter().find(|kind| scanner.quoted(kind.as_str()))?;
     scanner.literal(br#","state":"#)?;
-    let state = scanner.read_with(ItemState::read)?;
+    let state = ItemState::ALL.into_iter().find(|state| scanner.quoted(state.as_str()))?;
     // Most items (every observation) end where they start, in position and time: the same text again is the
     // same value, so it is compared rather than read twice.
     scanner.literal(br#","first_stream_id":"#)?;

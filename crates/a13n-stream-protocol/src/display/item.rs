@@ -19,13 +19,8 @@ pub enum ItemKind {
 }
 
 impl ItemKind {
-    const ALL: [ItemKind; 4] =
+    pub(crate) const ALL: [ItemKind; 4] =
         [ItemKind::TextMessage, ItemKind::ReasoningMessage, ItemKind::ToolCall, ItemKind::Observation];
-
-    /// The kind the JSON string at `bytes[at]` spells plainly (as the writers write it), and the string's end.
-    pub(crate) fn read(bytes: &[u8], at: usize) -> Option<(ItemKind, usize)> {
-        ItemKind::ALL.into_iter().find_map(|kind| Some((kind, quoted_end(bytes, at, kind.as_str())?)))
-    }
 
     pub(crate) fn as_str(self) -> &'static str {
         match self {
@@ -52,13 +47,8 @@ pub enum ItemState {
 }
 
 impl ItemState {
-    const ALL: [ItemState; 4] =
+    pub(crate) const ALL: [ItemState; 4] =
         [ItemState::InProgress, ItemState::Completed, ItemState::Interrupted, ItemState::Failed];
-
-    /// The state the JSON string at `bytes[at]` spells plainly (as the writers write it), and the string's end.
-    pub(crate) fn read(bytes: &[u8], at: usize) -> Option<(ItemState, usize)> {
-        ItemState::ALL.into_iter().find_map(|state| Some((state, quoted_end(bytes, at, state.as_str())?)))
-    }
 
     pub(crate) fn as_str(self) -> &'static str {
         match self {
@@ -68,13 +58,6 @@ impl ItemState {
             ItemState::Failed => "failed",
         }
     }
-}
-
-/// The end of the JSON string `"word"` at `bytes[at]`, if it is there.
-fn quoted_end(bytes: &[u8], at: usize, word: &str) -> Option<usize> {
-    let end = at + word.len() + 2;
-    let found = bytes.get(at..end)?;
-    (found[0] == b'"' && &found[1..found.len() - 1] == word.as_bytes() && found[found.len() - 1] == b'"').then_some(end)
 }
 
 /// A position in a run's display stream: attempt and event sequence.
@@ -106,14 +89,36 @@ impl std::str::FromStr for StreamPosition {
     /// Parse `attempt-sequence` strictly: two decimal numbers without sign, space or leading zero, each within
     /// `u64`, so every position has exactly one spelling (the one [`Display`](std::fmt::Display) writes).
     fn from_str(text: &str) -> Result<StreamPosition, PositionError> {
-        fn number(digits: &str) -> Option<u64> {
-            let canonical = digits == "0" || (!digits.starts_with('0') && !digits.is_empty());
-            (canonical && digits.bytes().all(|b| b.is_ascii_digit())).then(|| digits.parse().ok()).flatten()
+        match StreamPosition::read_prefix(text.as_bytes()) {
+            Some((position, end)) if end == text.len() => Ok(position),
+            _ => Err(PositionError { text: text.chars().take(64).collect() }),
         }
-        let parsed = text.split_once('-').and_then(|(attempt, sequence)| {
-            Some(StreamPosition { attempt: number(attempt)?, sequence: number(sequence)? })
-        });
-        parsed.ok_or_else(|| PositionError { text: text.chars().take(64).collect() })
+    }
+}
+
+impl StreamPosition {
+    /// The position spelled at the start of `bytes` as [`Display`](std::fmt::Display) writes it (two decimal
+    /// numbers without sign or leading zero, each within `u64`), and where that spelling ends. Read a byte at a
+    /// time, in one pass: positions are short.
+    pub(crate) fn read_prefix(bytes: &[u8]) -> Option<(StreamPosition, usize)> {
+        let mut numbers = [0u64; 2];
+        let (mut which, mut digits, mut leading_zero) = (0, 0, false);
+        for (at, &byte) in bytes.iter().enumerate() {
+            match byte {
+                b'0'..=b'9' if !leading_zero => {
+                    leading_zero = digits == 0 && byte == b'0';
+                    numbers[which] = numbers[which].checked_mul(10)?.checked_add(u64::from(byte - b'0'))?;
+                    digits += 1;
+                }
+                b'-' if which == 0 && digits > 0 => (which, digits, leading_zero) = (1, 0, false),
+                _ => return Self::read_end(numbers, which, digits, at),
+            }
+        }
+        Self::read_end(numbers, which, digits, bytes.len())
+    }
+
+    fn read_end(numbers: [u64; 2], which: usize, digits: usize, end: usize) -> Option<(StreamPosition, usize)> {
+        (which == 1 && digits > 0).then_some((StreamPosition { attempt: numbers[0], sequence: numbers[1] }, end))
     }
 }
 

@@ -2,6 +2,7 @@
 //! two numbers, or any other text a restored checkpoint carried, kept as it is (the reference stores the field as
 //! a plain string, so a checkpoint written elsewhere may spell it any way and must be written back unchanged).
 
+use super::StreamPosition;
 use crate::json::write_pydantic_str;
 
 /// An item's stream position.
@@ -16,9 +17,9 @@ pub(super) enum StreamId {
 impl StreamId {
     /// The position `text` spells: numbers only when writing them back gives `text` again.
     pub(super) fn parse(text: &str) -> StreamId {
-        match numbers(text.as_bytes(), 0) {
-            Some((attempt, sequence, end)) if end == text.len() => StreamId::At { attempt, sequence },
-            _ => StreamId::Text(text.into()),
+        match text.parse::<StreamPosition>() {
+            Ok(StreamPosition { attempt, sequence }) => StreamId::At { attempt, sequence },
+            Err(_) => StreamId::Text(text.into()),
         }
     }
 
@@ -28,7 +29,8 @@ impl StreamId {
         if bytes.get(at) != Some(&b'"') {
             return None;
         }
-        let (attempt, sequence, end) = numbers(bytes, at + 1)?;
+        let (StreamPosition { attempt, sequence }, length) = StreamPosition::read_prefix(bytes.get(at + 1..)?)?;
+        let end = at + 1 + length;
         (bytes.get(end) == Some(&b'"')).then_some((StreamId::At { attempt, sequence }, end + 1))
     }
 
@@ -50,30 +52,6 @@ impl StreamId {
             }
             StreamId::Text(text) => write_pydantic_str(out, text),
         }
-    }
-}
-
-/// The two numbers of `attempt-sequence` from `bytes[from]` on, each spelled as `itoa` writes it (no sign, no
-/// leading zero), and where they end. Read a byte at a time: the numbers are short. A number of 20 digits (which
-/// may not fit) is not read here; `None` leaves it to the caller's text.
-fn numbers(bytes: &[u8], from: usize) -> Option<(u64, u64, usize)> {
-    let mut numbers = [0u64; 2];
-    let (mut which, mut digits, mut leading_zero) = (0, 0, false);
-    let mut at = from;
-    loop {
-        match bytes.get(at) {
-            Some(&byte @ b'0'..=b'9') => {
-                if leading_zero || digits == 19 {
-                    return None;
-                }
-                leading_zero = digits == 0 && byte == b'0';
-                numbers[which] = numbers[which] * 10 + u64::from(byte - b'0');
-                digits += 1;
-            }
-            Some(b'-') if which == 0 && digits > 0 => (which, digits, leading_zero) = (1, 0, false),
-            _ => return (which == 1 && digits > 0).then_some((numbers[0], numbers[1], at)),
-        }
-        at += 1;
     }
 }
 
@@ -127,7 +105,7 @@ mod tests {
             StreamId::parse("9999999999999999999-0"),
             StreamId::At { attempt: 9_999_999_999_999_999_999, sequence: 0 }
         );
-        // Numbers of 20 digits are kept as text too: rare enough not to read them as numbers.
+        // A number past `u64` is kept as text too.
         for odd in ["01-2", "1-", "-1", "a-b", "1-2-3", "", "+1-2", "1-+2", "18446744073709551616-0", "1 -2", "0-00"] {
             assert_eq!(StreamId::parse(odd).to_string(), odd);
             assert!(matches!(StreamId::parse(odd), StreamId::Text(_)), "{odd}");
