@@ -12,31 +12,13 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::restoring::{RawContent, Restoring};
+use super::store::Header;
 use super::stream_id::StreamId;
 use super::{ContentRef, ItemKind, ItemState};
 use crate::canonical::Scratch;
 use crate::scan::Scanner;
 use crate::time::{TimeReader, UtcTime};
-
-/// A checkpoint item whose content is still the checkpoint's JSON text.
-#[derive(Debug)]
-pub(super) struct RawItem<'a> {
-    pub(super) id: String,
-    pub(super) ordinal: u64,
-    pub(super) kind: ItemKind,
-    pub(super) state: ItemState,
-    pub(super) first_stream_id: StreamId,
-    pub(super) last_stream_id: StreamId,
-    pub(super) started_at: UtcTime,
-    pub(super) ended_at: Option<UtcTime>,
-    /// The content's text, as the checkpoint holds it.
-    pub(super) content: &'a str,
-    /// Whether `content` is canonical, so it can be kept byte for byte.
-    pub(super) canonical: bool,
-    /// Where `content` starts in the checkpoint text, when the item was scanned from one.
-    pub(super) content_at: Option<usize>,
-    pub(super) content_refs: IndexMap<String, ContentRef>,
-}
 
 /// A checkpoint item as serde decodes it, for checkpoints the scanner leaves alone.
 #[derive(Debug, Deserialize)]
@@ -58,23 +40,20 @@ pub(super) struct DecodedItem<'a> {
     content_refs: IndexMap<String, ContentRef>,
 }
 
-impl<'a> From<DecodedItem<'a>> for RawItem<'a> {
-    fn from(item: DecodedItem<'a>) -> RawItem<'a> {
-        let content = item.content.get();
-        RawItem {
-            id: item.id,
-            ordinal: item.ordinal,
-            kind: item.kind,
-            state: item.state,
-            first_stream_id: StreamId::parse(&item.first_stream_id),
-            last_stream_id: StreamId::parse(&item.last_stream_id),
-            started_at: item.started_at,
-            ended_at: item.ended_at,
-            content,
-            canonical: is_canonical(content),
-            content_at: None,
-            content_refs: item.content_refs,
-        }
+impl<'a> DecodedItem<'a> {
+    /// Add the item to a store being restored.
+    pub(super) fn push_into(self, restoring: &mut Restoring<'a>) {
+        let content = self.content.get();
+        let header = Header {
+            ordinal: self.ordinal,
+            kind: self.kind,
+            state: self.state,
+            first: StreamId::parse(&self.first_stream_id),
+            last: StreamId::parse(&self.last_stream_id),
+            started_at: self.started_at,
+            ended_at: self.ended_at,
+        };
+        restoring.push(self.id, header, RawContent::read(content, is_canonical(content), None), self.content_refs);
     }
 }
 
@@ -84,20 +63,20 @@ pub(super) fn is_canonical(text: &str) -> bool {
     Scanner::new(text).canonical_value().is_some_and(|value| value.len() == text.len())
 }
 
-/// The items and the continuation's text of a checkpoint laid out as the writers lay it out:
-/// `{"items":[…],"continuation":…}`, each item's fields in declaration order without whitespace. `None` for any
-/// other layout or anything malformed: the caller then decodes the checkpoint in full.
-pub(super) fn scan_checkpoint(text: &str) -> Option<(Vec<RawItem<'_>>, &str)> {
+/// The items (in a store being restored) and the continuation's text of a checkpoint laid out as the writers lay
+/// it out: `{"items":[…],"continuation":…}`, each item's fields in declaration order without whitespace. `None`
+/// for any other layout or anything malformed: the caller then decodes the checkpoint in full.
+pub(super) fn scan_checkpoint(text: &str) -> Option<(Restoring<'_>, &str)> {
     let mut scanner = Scanner::new(text);
     scanner.literal(br#"{"items":["#)?;
-    // A fold's item takes 200 bytes at the least (its fields' names and id alone take 150), so this rarely grows,
+    // A fold's item takes 200 bytes at the least (its fields' names and id alone take 150), so this seldom grows,
     // and it reserves no more than about the text's own size.
-    let mut items = Vec::with_capacity(text.len() / 192);
+    let mut items = Restoring::new(text, text.len() / 192);
     let mut scratch = Scratch::with_skeletons();
     let mut times = TimeReader::default();
     if scanner.literal(b"]").is_none() {
         loop {
-            items.push(scan_item(&mut scanner, &mut scratch, &mut times)?);
+            scan_item(&mut scanner, &mut scratch, &mut times, &mut items)?;
             if scanner.literal(b",").is_none() {
                 scanner.literal(b"]")?;
                 break;
@@ -128,7 +107,13 @@ fn time(scanner: &mut Scanner<'_>, times: &mut TimeReader) -> Option<UtcTime> {
     }
 }
 
-fn scan_item<'a>(scanner: &mut Scanner<'a>, scratch: &mut Scratch, times: &mut TimeReader) -> Option<RawItem<'a>> {
+/// Scan the next item into `items`.
+fn scan_item<'a>(
+    scanner: &mut Scanner<'a>,
+    scratch: &mut Scratch,
+    times: &mut TimeReader,
+    items: &mut Restoring<'a>,
+) -> Option<()> {
     scanner.literal(br#"{"id":"#)?;
     let id = scanner.string()?.into_owned();
     scanner.literal(br#","ordinal":"#)?;
@@ -141,11 +126,11 @@ fn scan_item<'a>(scanner: &mut Scanner<'a>, scratch: &mut Scratch, times: &mut T
     // same value, so it is compared rather than read twice.
     scanner.literal(br#","first_stream_id":"#)?;
     let from = scanner.position();
-    let first_stream_id = stream_id(scanner)?;
+    let first = stream_id(scanner)?;
     let first_text = scanner.scanned_since(from);
     scanner.literal(br#","last_stream_id":"#)?;
-    let last_stream_id = match scanner.literal(first_text) {
-        Some(()) => first_stream_id.clone(),
+    let last = match scanner.literal(first_text) {
+        Some(()) => first.clone(),
         None => stream_id(scanner)?,
     };
     scanner.literal(br#","started_at":"#)?;
@@ -170,31 +155,21 @@ fn scan_item<'a>(scanner: &mut Scanner<'a>, scratch: &mut Scratch, times: &mut T
         }
         None => (scanner.raw_value()?, false),
     };
-    let content_at = Some(scanner.position() - content.len());
+    let content_at = scanner.position() - content.len();
     let content_refs = match scanner.literal(br#","content_refs":"#) {
         Some(()) => serde_json::from_str(scanner.raw_value()?).ok()?,
         None => IndexMap::new(),
     };
     scanner.literal(b"}")?;
-    Some(RawItem {
-        id,
-        ordinal,
-        kind,
-        state,
-        first_stream_id,
-        last_stream_id,
-        started_at,
-        ended_at,
-        content,
-        canonical,
-        content_at,
-        content_refs,
-    })
+    let header = Header { ordinal, kind, state, first, last, started_at, ended_at };
+    items.push(id, header, RawContent::read(content, canonical, Some(content_at)), content_refs);
+    Some(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
 
     /// Canonical is the whole text (what counts as canonical is `canonical`'s to test).
     #[test]
@@ -207,11 +182,13 @@ mod tests {
     #[test]
     fn the_writers_layout_is_scanned_and_any_other_is_left_to_serde() {
         let item = r#"{"id":"itm_1","ordinal":1,"kind":"observation","state":"completed","first_stream_id":"0-1","last_stream_id":"0-1","started_at":"2026-11-29T12:00:00Z","ended_at":null,"content":{"x":1.5}}"#;
-        let text = format!(r#"{{"items":[{item},{item}],"continuation":{{"run_id":"r"}}}}"#);
+        let second = item.replace("itm_1", "itm_2").replace(r#"{"x":1.5}"#, r#"{"x":2}"#);
+        let text = format!(r#"{{"items":[{item},{second}],"continuation":{{"run_id":"r"}}}}"#);
         let (items, continuation) = scan_checkpoint(&text).expect("the writers' layout scans");
-        assert_eq!(items.len(), 2);
-        assert_eq!((items[0].content, items[0].canonical), (r#"{"x":1.5}"#, false));
         assert_eq!(continuation, r#"{"run_id":"r"}"#);
+        let store = items.finish(3, None).expect("a valid checkpoint");
+        let contents: Vec<_> = store.items().map(|item| Value::Object(item.content)).collect();
+        assert_eq!(contents, [json!({"x": 1.5}), json!({"x": 2})]);
         for odd in [
             text.replace(r#""ordinal":1,"kind""#, r#""kind""#),
             text.replace(r#"{"items""#, r#"{ "items""#),

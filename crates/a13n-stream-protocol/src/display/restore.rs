@@ -47,7 +47,7 @@ impl DisplayFold {
     ) -> Result<DisplayFold, FoldError> {
         if let Some((items, continuation)) = checkpoint_text::scan_checkpoint(text) {
             if let Ok(continuation) = serde_json::from_str(continuation) {
-                return DisplayFold::restore_raw(items, text, continuation, retain_content, processor);
+                return DisplayFold::restore_items(items, continuation, retain_content, processor);
             }
         }
         #[derive(Deserialize)]
@@ -58,8 +58,9 @@ impl DisplayFold {
             continuation: DisplayContinuation,
         }
         let snapshot: DecodedSnapshot<'_> = serde_json::from_str(text).map_err(checkpoint_error)?;
-        let items = snapshot.items.into_iter().map(RawItem::from).collect();
-        DisplayFold::restore_raw(items, text, snapshot.continuation, retain_content, processor)
+        let mut items = Restoring::new(text, snapshot.items.len());
+        snapshot.items.into_iter().for_each(|item| item.push_into(&mut items));
+        DisplayFold::restore_items(items, snapshot.continuation, retain_content, processor)
     }
 
     /// Continue from a checkpoint held in parts, as a host stores it: each item's JSON (in ordinal order) and the
@@ -70,37 +71,29 @@ impl DisplayFold {
         retain_content: bool,
         processor: Option<AguiEventProcessor>,
     ) -> Result<DisplayFold, FoldError> {
-        let items = items
-            .into_iter()
-            .enumerate()
-            .map(|(index, text)| {
-                serde_json::from_str::<DecodedItem<'a>>(text).map(RawItem::from).map_err(|error| {
-                    FoldError::from(InputError::decoding(format!("items.{index}"), error.to_string(), error))
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let items = items.into_iter();
+        let mut restoring = Restoring::new("", items.size_hint().0);
+        for (index, text) in items.enumerate() {
+            let item = serde_json::from_str::<DecodedItem<'a>>(text).map_err(|error| {
+                FoldError::from(InputError::decoding(format!("items.{index}"), error.to_string(), error))
+            })?;
+            item.push_into(&mut restoring);
+        }
         let continuation: DisplayContinuation = serde_json::from_str(continuation)
             .map_err(|error| FoldError::from(InputError::decoding("continuation", error.to_string(), error)))?;
-        DisplayFold::restore_raw(items, "", continuation, retain_content, processor)
+        DisplayFold::restore_items(restoring, continuation, retain_content, processor)
     }
 
-    /// `checkpoint` is the text the items' `content_at` offsets refer to (empty when none does).
-    fn restore_raw(
-        items: Vec<RawItem<'_>>,
-        checkpoint: &str,
+    /// Continue from a checkpoint's items, read into a store being restored, and its continuation.
+    fn restore_items(
+        items: Restoring<'_>,
         continuation: DisplayContinuation,
         retain_content: bool,
         processor: Option<AguiEventProcessor>,
     ) -> Result<DisplayFold, FoldError> {
-        if continuation.next_ordinal < 1 {
-            return Err(InputError::new("continuation.next_ordinal", "must be at least 1").into());
-        }
-        if let Some(index) = items.iter().position(|item| item.ordinal < 1) {
-            return Err(InputError::new(format!("items.{index}.ordinal"), "must be at least 1").into());
-        }
         let state = continuation;
         let open = state.arguments.as_ref().map(|held| held.key.clone());
-        let store = Store::from_raw(items, checkpoint, state.next_ordinal, open.as_deref())?;
+        let store = items.finish(state.next_ordinal, open.as_deref())?;
         let mut fold = DisplayFold::restore(
             DisplaySnapshot { items: Vec::new(), continuation: state },
             retain_content,

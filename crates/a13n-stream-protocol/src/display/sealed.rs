@@ -10,89 +10,97 @@ use std::ops::Range;
 use super::item_content::ItemContent;
 use crate::json::Object;
 
-/// Where a sealed content's text is.
+/// Item content: live fields the fold still edits, or the canonical JSON text of them (sealed). Every method
+/// that reads sealed text takes the store's restored checkpoint text (`restored`).
 #[derive(Clone, Debug)]
-enum Sealed {
-    /// Written by this fold.
+pub(super) enum Content {
+    Live(ItemContent),
+    /// Sealed as text this fold wrote.
     Own(Box<str>),
-    /// This range of the checkpoint text the store was restored from.
+    /// Sealed as this range of the checkpoint text the store was restored from.
     Restored(Range<usize>),
 }
 
-/// Item content: live fields, or (when `sealed` is set) the canonical JSON text of them, `fields` then empty.
-/// Every method that reads sealed text takes the store's restored checkpoint text (`restored`).
-#[derive(Clone, Debug, Default)]
-pub(super) struct Content {
-    fields: ItemContent,
-    sealed: Option<Sealed>,
+impl Default for Content {
+    fn default() -> Content {
+        Content::Live(ItemContent::new())
+    }
 }
 
 impl Content {
     pub(super) fn live(fields: ItemContent) -> Content {
-        Content { fields, sealed: None }
+        Content::Live(fields)
     }
 
     /// Content sealed as `text`, canonical JSON this fold wrote.
     pub(super) fn sealed(text: Box<str>) -> Content {
-        Content { fields: ItemContent::new(), sealed: Some(Sealed::Own(text)) }
+        Content::Own(text)
     }
 
     /// Content sealed as `range` of the restored checkpoint text, which must be canonical JSON there.
     pub(super) fn restored(range: Range<usize>) -> Content {
-        Content { fields: ItemContent::new(), sealed: Some(Sealed::Restored(range)) }
+        Content::Restored(range)
     }
 
     /// The sealed text, or `None` for live content.
     fn text<'s>(&'s self, restored: &'s str) -> Option<&'s str> {
-        match &self.sealed {
-            None => None,
-            Some(Sealed::Own(text)) => Some(text),
-            Some(Sealed::Restored(range)) => Some(&restored[range.clone()]),
+        match self {
+            Content::Live(_) => None,
+            Content::Own(text) => Some(text),
+            Content::Restored(range) => Some(&restored[range.clone()]),
         }
     }
 
     pub(super) fn to_object(&self, restored: &str) -> Object {
-        match self.text(restored) {
-            None => self.fields.to_object(),
-            Some(text) => serde_json::from_str(text).unwrap_or_default(),
+        match self {
+            Content::Live(fields) => fields.to_object(),
+            sealed => sealed.text(restored).and_then(|text| serde_json::from_str(text).ok()).unwrap_or_default(),
         }
     }
 
     pub(super) fn seal(&mut self) {
-        if self.sealed.is_none() {
-            self.sealed = Some(Sealed::Own(self.fields.to_json().into_boxed_str()));
-            self.fields = ItemContent::new();
+        if let Content::Live(fields) = self {
+            *self = Content::Own(fields.to_json().into_boxed_str());
         }
     }
 
     /// The fields to edit, reading sealed text back first.
     pub(super) fn edit(&mut self, restored: &str) -> &mut ItemContent {
         if let Some(text) = self.text(restored) {
-            self.fields = ItemContent::parse(text);
-            self.sealed = None;
+            *self = Content::Live(ItemContent::parse(text));
         }
-        &mut self.fields
+        match self {
+            Content::Live(fields) => fields,
+            // Sealed text always has a reading (an empty one, were it ever unreadable).
+            Content::Own(_) | Content::Restored(_) => {
+                *self = Content::default();
+                self.edit(restored)
+            }
+        }
     }
 
     /// The live fields, or `None` when sealed.
     pub(super) fn get(&self) -> Option<&ItemContent> {
-        self.sealed.is_none().then_some(&self.fields)
+        match self {
+            Content::Live(fields) => Some(fields),
+            _ => None,
+        }
     }
 
     /// Append the content's JSON: sealed text as it is, live fields through their writer.
     pub(super) fn write(&self, out: &mut Vec<u8>, restored: &str) {
-        match self.text(restored) {
-            None => self.fields.write(out),
-            Some(text) => out.extend_from_slice(text.as_bytes()),
+        match self {
+            Content::Live(fields) => fields.write(out),
+            sealed => out.extend_from_slice(sealed.text(restored).unwrap_or_default().as_bytes()),
         }
     }
 
     /// About the size of the content's JSON: exactly, when sealed.
     pub(super) fn size_hint(&self) -> usize {
-        match &self.sealed {
-            None => self.fields.size_hint(),
-            Some(Sealed::Own(text)) => text.len(),
-            Some(Sealed::Restored(range)) => range.len(),
+        match self {
+            Content::Live(fields) => fields.size_hint(),
+            Content::Own(text) => text.len(),
+            Content::Restored(range) => range.len(),
         }
     }
 }

@@ -12,12 +12,10 @@ use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde_json::Value;
 
 use super::changes::Changes;
-use super::checkpoint_text::RawItem;
 use super::item_content::{Field, ItemContent};
 use super::sealed::Content;
 use super::stream_id::StreamId;
 use super::{ContentRef, Item, ItemKind, ItemRef, ItemState};
-use crate::error::InputError;
 use crate::json::{write_pydantic_str, Object};
 use crate::time::UtcTime;
 
@@ -39,15 +37,22 @@ struct Stored {
     content_refs: Option<Box<IndexMap<String, ContentRef>>>,
 }
 
+/// An item's fields besides its id, content and references, as a checkpoint gives them.
+#[derive(Debug)]
+pub(super) struct Header {
+    pub(super) ordinal: u64,
+    pub(super) kind: ItemKind,
+    pub(super) state: ItemState,
+    pub(super) first: StreamId,
+    pub(super) last: StreamId,
+    pub(super) started_at: UtcTime,
+    pub(super) ended_at: Option<UtcTime>,
+}
+
 impl Stored {
-    /// An item as a checkpoint describes it: (ordinal, kind, state), (first, last) stream ids, (started, ended).
-    fn committed(
-        (ordinal, kind, state): (u64, ItemKind, ItemState),
-        (first, last): (StreamId, StreamId),
-        (started_at, ended_at): (UtcTime, Option<UtcTime>),
-        content: Content,
-        content_refs: IndexMap<String, ContentRef>,
-    ) -> Stored {
+    /// An item as a checkpoint describes it.
+    fn committed(header: Header, content: Content, content_refs: IndexMap<String, ContentRef>) -> Stored {
+        let Header { ordinal, kind, state, first, last, started_at, ended_at } = header;
         let content_refs = (!content_refs.is_empty()).then(|| Box::new(content_refs));
         Stored { ordinal, kind, state, first, last, started_at, ended_at, content, content_refs }
     }
@@ -67,7 +72,7 @@ pub(super) struct Store {
 
 /// Whether an item can be sealed at once: observations never change after their event, except the one that
 /// collects streamed tool arguments (sealed by the fold when its stream ends).
-fn sealable(kind: ItemKind) -> bool {
+pub(super) fn sealable(kind: ItemKind) -> bool {
     kind == ItemKind::Observation
 }
 
@@ -81,17 +86,59 @@ impl Store {
             if sealable(item.kind) && open != Some(item.id.as_str()) {
                 content.seal();
             }
-            let stored = Stored::committed(
-                (item.ordinal, item.kind, item.state),
-                (StreamId::parse(&item.first_stream_id), StreamId::parse(&item.last_stream_id)),
-                (item.started_at, item.ended_at),
-                content,
-                item.content_refs,
-            );
-            store.items.insert(item.id, stored);
+            let header = Header {
+                ordinal: item.ordinal,
+                kind: item.kind,
+                state: item.state,
+                first: StreamId::parse(&item.first_stream_id),
+                last: StreamId::parse(&item.last_stream_id),
+                started_at: item.started_at,
+                ended_at: item.ended_at,
+            };
+            store.items.insert(item.id, Stored::committed(header, content, item.content_refs));
         }
         store.mark_committed();
         store
+    }
+
+    /// An empty store to restore about `capacity` committed items into ([`Store::push_committed`], then
+    /// [`Store::committed_from`]).
+    pub(super) fn with_capacity(capacity: usize) -> Store {
+        let mut store = Store::default();
+        store.items.reserve(capacity);
+        store
+    }
+
+    /// Add a committed item (or replace the one with its id, keeping that one's place): its position, and
+    /// whether it replaced one.
+    pub(super) fn push_committed(
+        &mut self,
+        id: String,
+        header: Header,
+        content: Content,
+        content_refs: IndexMap<String, ContentRef>,
+    ) -> (usize, bool) {
+        let (index, replaced) = self.items.insert_full(id, Stored::committed(header, content, content_refs));
+        (index, replaced.is_some())
+    }
+
+    /// The id and kind of the item at `index`.
+    pub(super) fn id_and_kind(&self, index: usize) -> Option<(&str, ItemKind)> {
+        self.items.get_index(index).map(|(id, item)| (id.as_str(), item.kind))
+    }
+
+    /// Give the committed item at `index` its content.
+    pub(super) fn set_content(&mut self, index: usize, content: Content) {
+        self.items[index].content = content;
+    }
+
+    /// The items pushed so far as a store's committed items (all marked changed), the next new item taking
+    /// ordinal `next`; `restored` is the checkpoint text restored content refers to.
+    pub(super) fn committed_from(mut self, next: u64, restored: Box<str>) -> Store {
+        self.next = next;
+        self.restored = restored;
+        self.mark_committed();
+        self
     }
 
     /// Mark every item changed for both trackings: the items of a store just built from a checkpoint.
@@ -110,52 +157,6 @@ impl Store {
 
     pub(super) fn len(&self) -> usize {
         self.items.len()
-    }
-
-    /// Storage from a checkpoint's items read as raw JSON ([`RawItem`]): immutable observations keep their text as it is
-    /// (when canonical), so restoring does not rebuild and re-serialize them.
-    /// `checkpoint` is the text the items' `content_at` offsets refer to.
-    pub(super) fn from_raw(
-        items: Vec<RawItem<'_>>,
-        checkpoint: &str,
-        next: u64,
-        open: Option<&str>,
-    ) -> Result<Store, InputError> {
-        let mut store = Store { next, ..Store::default() };
-        if items.iter().any(|item| item.canonical && item.content_at.is_some()) {
-            store.restored = checkpoint.into();
-        }
-        store.items.reserve(items.len());
-        for (position, item) in items.into_iter().enumerate() {
-            let text = item.content;
-            // Canonical object text is kept as it is, whatever the item: exported verbatim, and read back into an
-            // object only if a later event changes the item (most restored items never change again).
-            let content = if item.canonical && text.starts_with('{') {
-                match item.content_at {
-                    Some(at) => Content::restored(at..at + text.len()),
-                    None => Content::sealed(text.into()),
-                }
-            } else {
-                let object: Object = serde_json::from_str(text).map_err(|e| {
-                    InputError::decoding(format!("items.{position}.content"), format!("expected an object: {e}"), e)
-                })?;
-                let mut content = Content::live(ItemContent::from_object(object));
-                if sealable(item.kind) && open != Some(item.id.as_str()) {
-                    content.seal();
-                }
-                content
-            };
-            let stored = Stored::committed(
-                (item.ordinal, item.kind, item.state),
-                (item.first_stream_id, item.last_stream_id),
-                (item.started_at, item.ended_at),
-                content,
-                item.content_refs,
-            );
-            store.items.insert(item.id, stored);
-        }
-        store.mark_committed();
-        Ok(store)
     }
 
     pub(super) fn state(&self, key: &str) -> Option<ItemState> {
