@@ -379,14 +379,12 @@ impl<'a> ArgsDelta<'a> {
         }
     }
 
-    /// What identifies the delta's argument stream, as bytes: thread, run and the source event without its
-    /// text. Two lines with equal identities have equal [`ArgsDelta::stream`] values.
-    pub(crate) fn identity(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(256);
-        write_pydantic_str(&mut out, &self.line.head.thread_id);
-        write_pydantic_str(&mut out, &self.line.head.run_id);
-        self.describe_source_event(false, &mut Bytes(&mut out));
-        out
+    /// Append what identifies the delta's argument stream, as bytes: thread, run and the source event without
+    /// its text. Two lines with equal identities have equal [`ArgsDelta::stream`] values.
+    pub(crate) fn write_identity(&self, out: &mut Vec<u8>) {
+        write_pydantic_str(out, &self.line.head.thread_id);
+        write_pydantic_str(out, &self.line.head.run_id);
+        self.describe_source_event(false, &mut Bytes(out));
     }
 
     /// The stream identity the display fold holds for an argument observation: name, thread, run, and the source

@@ -111,7 +111,7 @@ impl LineHead<'_> {
         sink.key(source_key::written::SEQUENCE);
         sink.integer(self.sequence);
         sink.key(source_key::written::OCCURRED_AT);
-        sink.text(Some(&self.time.isoformat()));
+        sink.time(self.time);
         sink.key(source_key::written::EVENT);
     }
 }

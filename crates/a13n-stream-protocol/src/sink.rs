@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use crate::json::{write_pydantic_str, Object};
+use crate::time::SourceTime;
 
 /// An object key a lane writes: its name, and its JSON spelling with the colon (`"name":`), so the bytes take one
 /// copy. Declared with the field names in [`fields`](crate::fields).
@@ -35,6 +36,8 @@ pub(crate) trait JsonSink {
     fn name(&mut self, name: &'static str);
     /// An integer.
     fn integer(&mut self, number: i64);
+    /// A source time, as Python's `isoformat` writes it.
+    fn time(&mut self, time: SourceTime);
     /// End the current object.
     fn close(&mut self);
 }
@@ -68,6 +71,13 @@ impl JsonSink for Bytes<'_> {
         self.0.push(b'"');
     }
 
+    fn time(&mut self, time: SourceTime) {
+        // The text is plain ASCII that JSON writes as it is.
+        self.0.push(b'"');
+        time.write_isoformat(self.0);
+        self.0.push(b'"');
+    }
+
     fn integer(&mut self, number: i64) {
         self.0.extend_from_slice(itoa::Buffer::new().format(number).as_bytes());
     }
@@ -77,11 +87,15 @@ impl JsonSink for Bytes<'_> {
     }
 }
 
-/// The value as a tree: what parsing the [`Bytes`] of the same calls gives.
+/// The value as a tree: what parsing the [`Bytes`] of the same calls gives. The fields of open objects wait on
+/// one stack and each object is built once it closes, at its final size (growing a map key by key would rebuild
+/// its index several times).
 #[derive(Default)]
 pub(crate) struct Tree {
-    /// Open objects, innermost last, each with the key it goes under in its parent.
-    open: Vec<(Option<&'static str>, Object)>,
+    /// Open objects, innermost last: the key each goes under in its parent, and where its fields start.
+    open: Vec<(Option<&'static str>, usize)>,
+    /// The fields of the open objects, outermost first.
+    fields: Vec<(String, Value)>,
     key: Option<&'static str>,
     done: Option<Value>,
 }
@@ -93,10 +107,8 @@ impl Tree {
     }
 
     fn put(&mut self, value: Value) {
-        match (self.open.last_mut(), self.key.take()) {
-            (Some((_, object)), Some(key)) => {
-                object.insert(key.to_owned(), value);
-            }
+        match (self.open.is_empty(), self.key.take()) {
+            (false, Some(key)) => self.fields.push((key.to_owned(), value)),
             _ => self.done = Some(value),
         }
     }
@@ -105,7 +117,7 @@ impl Tree {
 impl JsonSink for Tree {
     fn open(&mut self) {
         let key = self.key.take();
-        self.open.push((key, Object::new()));
+        self.open.push((key, self.fields.len()));
     }
 
     fn key(&mut self, key: Key) {
@@ -124,8 +136,14 @@ impl JsonSink for Tree {
         self.put(Value::from(number));
     }
 
+    fn time(&mut self, time: SourceTime) {
+        self.put(Value::String(time.isoformat()));
+    }
+
     fn close(&mut self) {
-        if let Some((key, object)) = self.open.pop() {
+        if let Some((key, start)) = self.open.pop() {
+            // A repeated key keeps its first place and takes the last value, as inserting into a map does.
+            let object: Object = self.fields.drain(start..).collect();
             self.key = key;
             self.put(Value::Object(object));
         }
@@ -155,6 +173,8 @@ mod tests {
         sink.close();
         sink.key(key("f"));
         sink.integer(i64::MAX);
+        sink.key(key("t"));
+        sink.time(SourceTime::parse("2026-11-29T12:00:00.0012-05:30").unwrap());
         sink.close();
     }
 
@@ -166,7 +186,7 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert_eq!(
             text,
-            r#"{"a":"x\"\n\u0001é","n":"a13n.pydantic_ai.part_delta","b":{"c":-7,"d":null,"e":{}},"f":9223372036854775807}"#
+            r#"{"a":"x\"\n\u0001é","n":"a13n.pydantic_ai.part_delta","b":{"c":-7,"d":null,"e":{}},"f":9223372036854775807,"t":"2026-11-29T12:00:00.001200-05:30"}"#
         );
         let mut tree = Tree::default();
         describe(&mut tree);

@@ -41,23 +41,28 @@ impl SourceTime {
 
     /// Python's `dt.isoformat()`: local fields, `.ffffff` only when non-zero, then `+HH:MM`.
     pub fn isoformat(self) -> String {
-        let offset = self.offset.unwrap_or(0);
         let mut out = String::with_capacity(32);
-        write_civil(&mut out, self.micros + i64::from(offset) * MICROS_PER_SECOND);
+        self.write_isoformat(&mut out);
+        out
+    }
+
+    /// Append [`SourceTime::isoformat`]'s text (plain ASCII) to `out`.
+    pub(crate) fn write_isoformat(self, out: &mut impl AsciiSink) {
+        let offset = self.offset.unwrap_or(0);
+        write_civil(out, self.micros + i64::from(offset) * MICROS_PER_SECOND);
         if let Some(offset) = self.offset {
-            let sign = if offset < 0 { '-' } else { '+' };
+            let sign = if offset < 0 { b'-' } else { b'+' };
             let magnitude = offset.unsigned_abs();
             let (hours, minutes, seconds) = (magnitude / 3600, magnitude / 60 % 60, magnitude % 60);
-            out.push(sign);
-            push_digits(&mut out, i64::from(hours), 2);
-            out.push(':');
-            push_digits(&mut out, i64::from(minutes), 2);
+            out.byte(sign);
+            push_digits(out, i64::from(hours), 2);
+            out.byte(b':');
+            push_digits(out, i64::from(minutes), 2);
             if seconds != 0 {
-                out.push(':');
-                push_digits(&mut out, i64::from(seconds), 2);
+                out.byte(b':');
+                push_digits(out, i64::from(seconds), 2);
             }
         }
-        out
     }
 }
 
@@ -202,7 +207,7 @@ impl<'de> serde::Deserialize<'de> for UtcTime {
 }
 
 /// Where civil time text is written: a `String` or JSON bytes (the text is ASCII).
-trait AsciiSink {
+pub(crate) trait AsciiSink {
     fn byte(&mut self, byte: u8);
     fn text(&mut self, text: &str);
     /// ASCII bytes.

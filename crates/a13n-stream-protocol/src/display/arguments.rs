@@ -38,7 +38,7 @@ impl DisplayFold {
             self.open_arguments(payload.clone(), stream);
         }
         let subagent = payload.get(agui_key::SUBAGENT_RUN_ID).cloned();
-        self.put_arguments(continued, text, subagent)
+        self.put_arguments(continued, text, subagent, |item| item.to_item_ref())
     }
 
     /// Whether an argument delta of `stream` folded as the current sequence continues the held stream: the same
@@ -77,8 +77,15 @@ impl DisplayFold {
     }
 
     /// Record the delta folded as the current sequence in the held stream and put its observation item: grown by
-    /// the delta alone when the stream `continued` and the item is still there, else written whole.
-    pub(super) fn put_arguments(&mut self, continued: bool, text: &str, subagent: Option<Value>) -> ItemRef {
+    /// the delta alone when the stream `continued` and the item is still there, else written whole. `report` is
+    /// handed what the event changed (the general path keeps it, a lane writes it).
+    pub(super) fn put_arguments<R>(
+        &mut self,
+        continued: bool,
+        text: &str,
+        subagent: Option<Value>,
+        report: impl FnOnce(ObservedItem<'_>) -> R,
+    ) -> R {
         let position = self.stream_id();
         let sequence = self.sequence;
         let retain = self.content.retain_content();
@@ -95,22 +102,32 @@ impl DisplayFold {
         if !retain && held.size > MAX_OBSERVATION_BYTES as u64 {
             held.event = None;
         }
-        let (key, at) = (held.key.clone(), held.at);
-        let whole = held.event.is_some();
-        let kind = ItemKind::Observation;
-        if continued && self.store.contains(&key) {
-            // The item's copy grows by the delta alone, like the held event.
-            let update = move |content: &mut ItemContent, _: &mut CharCounts, _: usize| {
+        let (key, at, whole) = (held.key.as_str(), held.at, held.event.is_some());
+        let (kind, state) = (ItemKind::Observation, ItemState::Completed);
+        if continued {
+            // The item's copy grows by the delta alone, like the held event (unless the item is gone).
+            let update = |content: &mut ItemContent, _: &mut CharCounts, _: usize| {
                 if !whole {
                     content.insert(Field::Value, omitted());
                 } else if let Some(Value::Object(value)) = content.get_mut(Field::Value) {
                     append_value_args_delta(value, text);
                 }
-                if let Some(subagent) = subagent {
-                    content.insert(Field::SubagentRunId, subagent);
+                if let Some(subagent) = &subagent {
+                    content.insert(Field::SubagentRunId, subagent.clone());
                 }
             };
-            return self.store.update(key, Change { kind, state: ItemState::Completed, position, at }, update);
+            let change = Change { kind, state, position: position.clone(), at };
+            if let Some(touched) = self.store.update_existing(key, change, update) {
+                return report(ObservedItem {
+                    id: key,
+                    kind,
+                    state: touched.state,
+                    ordinal: Some(touched.ordinal),
+                    response_group: touched.response_group,
+                    failure: touched.failure,
+                    memory_sources: None,
+                });
+            }
         }
         let held_value = held.event.as_ref().and_then(|event| event.get(agui_key::VALUE)).cloned();
         let mut content = ItemContent::new();
@@ -119,6 +136,8 @@ impl DisplayFold {
         if let Some(subagent) = subagent {
             content.insert(Field::SubagentRunId, subagent);
         }
-        self.store.replace(key, Change { kind, state: ItemState::Completed, position, at }, content, false)
+        let key = held.key.clone();
+        let item = self.store.replace(key, Change { kind, state, position, at }, content, false);
+        report(ObservedItem::from(&item))
     }
 }

@@ -222,6 +222,21 @@ impl<'a> From<&'a ItemRef> for ObservedItem<'a> {
     }
 }
 
+impl ObservedItem<'_> {
+    /// The owned form.
+    pub(super) fn to_item_ref(&self) -> ItemRef {
+        ItemRef {
+            id: self.id.to_owned(),
+            kind: self.kind,
+            state: self.state,
+            ordinal: self.ordinal,
+            response_group: self.response_group.map(str::to_owned),
+            failure: self.failure.cloned(),
+            memory_sources: self.memory_sources.map(<[MemorySource]>::to_vec),
+        }
+    }
+}
+
 /// Append one observed line and a newline, as the reference's recorded `observed.jsonl` writes an entry (the
 /// layout of [`Observed`]'s `Serialize`): the one writer of this wire form, for the general path and every lane.
 /// `event` appends the event's JSON.

@@ -182,9 +182,18 @@ impl DisplayFold {
             delta.tool_call_id(),
         );
         let Some(child) = found else { return false };
-        // The stream identity the lane verified last (against the held stream's value) spares rebuilding it.
-        let identity = delta.identity();
-        let known = matches!(&self.lane, Some(Lane::Arguments(last)) if *last == identity) && self.holds_adjacent(None);
+        // The stream identity the lane verified last (against the held stream's value) spares rebuilding it. The
+        // identity is written into the buffer of the one before it, so a run of deltas allocates none.
+        let (mut identity, last) = match self.lane.take() {
+            Some(Lane::Arguments { identity, spare }) => (spare, Some(identity)),
+            other => {
+                self.lane = other;
+                (Vec::with_capacity(256), None)
+            }
+        };
+        identity.clear();
+        delta.write_identity(&mut identity);
+        let known = last.as_ref().is_some_and(|last| *last == identity) && self.holds_adjacent(None);
         let stream = if known { None } else { Some(delta.stream()) };
         let continued = known || (stream.is_some() && self.holds_adjacent(stream.as_ref()));
         // A new stream holds the observation whole, as the general path's object, built from the same description
@@ -200,12 +209,13 @@ impl DisplayFold {
             Some((object, stream)) => self.open_arguments(object, stream),
         }
         let subagent = child.then(|| Value::String(parsed.head.run_id.to_string()));
-        let item = self.put_arguments(continued, delta.text(), subagent);
-        let reference = ObservedItem::from(&item);
-        if self.writes_observed {
-            write_observed_line(out, self.sequence, |out| delta.write_event(child, out), Some(reference));
-        }
-        self.lane = Some(Lane::Arguments(identity));
+        let (sequence, writes) = (self.sequence, self.writes_observed);
+        self.put_arguments(continued, delta.text(), subagent, |item| {
+            if writes {
+                write_observed_line(out, sequence, |out| delta.write_event(child, out), Some(item));
+            }
+        });
+        self.lane = Some(Lane::Arguments { identity, spare: last.unwrap_or_default() });
         true
     }
 
@@ -272,8 +282,9 @@ impl Lanes for DisplayFold {
 pub(super) enum Lane {
     /// The part a content delta extended, and what its checks found.
     Content(LaneHit),
-    /// The identity ([`ArgsDelta::identity`]) of the argument stream a delta continued.
-    Arguments(Vec<u8>),
+    /// The identity ([`ArgsDelta::write_identity`]) of the argument stream a delta continued, and a spare buffer
+    /// for the next delta's.
+    Arguments { identity: Vec<u8>, spare: Vec<u8> },
 }
 
 /// The part the content lane folded last and what its checks found.

@@ -169,10 +169,6 @@ impl Store {
         Some((item.kind, item.content.get()?))
     }
 
-    pub(super) fn contains(&self, key: &str) -> bool {
-        self.items.contains_key(key)
-    }
-
     /// A live item's content (`None` for absent or sealed items).
     pub(super) fn live_content(&self, key: &str) -> Option<&ItemContent> {
         self.live(key).map(|(_, content)| content)
@@ -256,6 +252,18 @@ impl Store {
         update: impl FnOnce(&mut ItemContent, &mut CharCounts, usize),
     ) -> ItemRef {
         self.put(key, change, None, update).1
+    }
+
+    /// Record `change` to `key`'s existing item as [`Store::update`] does, and return what an [`ItemRef`] reports
+    /// of it without copying its id; `None` (and nothing changed) when there is no such item.
+    pub(super) fn update_existing(
+        &mut self,
+        key: &str,
+        Change { kind, state, position, at }: Change,
+        update: impl FnOnce(&mut ItemContent, &mut CharCounts, usize),
+    ) -> Option<Touched<'_>> {
+        let index = self.items.get_index_of(key)?;
+        Some(self.change(index, kind, Some(state), position, at, update))
     }
 
     /// Record `change` to `key`'s item, setting its whole content; `seal` stores it as text at once (no event can
