@@ -51,9 +51,17 @@ impl Skeleton {
         Skeleton { literal, pieces, signature }
     }
 
-    /// Whether the text at `bytes[start]` starts with the skeleton's signature.
+    /// Whether the text at `bytes[start]` starts with the skeleton's signature. Its last eight bytes are compared
+    /// first: signatures of one checkpoint mostly share their start (`{"name":"a13n.`) and differ at the end.
     fn signed(&self, bytes: &[u8], start: usize) -> bool {
-        bytes.get(start..start + self.signature.len()).is_some_and(|head| same(head, &self.signature))
+        let Some(head) = bytes.get(start..start + self.signature.len()) else { return false };
+        fn tail(text: &[u8]) -> Option<&[u8]> {
+            text.len().checked_sub(8).map(|from| &text[from..])
+        }
+        match (tail(head), tail(&self.signature)) {
+            (Some(a), Some(b)) if a != b => false,
+            _ => same(head, &self.signature),
+        }
     }
 
     /// The end of the value at `bytes[start]` if it matches the skeleton.
@@ -88,17 +96,23 @@ impl Skeletons {
     /// Skeletons whose signature the value starts with are tried first: a value of another shape often differs
     /// from a skeleton only deep inside, so trying skeletons in turn would cost a long comparison each.
     pub(crate) fn end_of(&mut self, bytes: &[u8], start: usize) -> Option<usize> {
-        // One bit per kept skeleton (there are at most eight).
-        let signed = self
-            .kept
-            .iter()
-            .enumerate()
-            .fold(0u32, |bits, (index, skeleton)| bits | (u32::from(skeleton.signed(bytes, start)) << index));
-        let try_in = |first: bool| {
-            let mut candidates = self.kept.iter().enumerate().filter(|&(index, _)| (signed >> index & 1 == 1) == first);
+        // Signed skeletons in recency order, then the others; a skeleton's signature is read once, when the
+        // first pass reaches it (usually the one that matches is among the first few).
+        let mut unsigned = 0u32;
+        let mut found = None;
+        for (index, skeleton) in self.kept.iter().enumerate() {
+            if !skeleton.signed(bytes, start) {
+                unsigned |= 1 << index;
+            } else if let Some(end) = skeleton.end_of(bytes, start) {
+                found = Some((index, end));
+                break;
+            }
+        }
+        let found = found.or_else(|| {
+            let mut candidates = self.kept.iter().enumerate().filter(|&(index, _)| unsigned >> index & 1 == 1);
             candidates.find_map(|(index, skeleton)| Some((index, skeleton.end_of(bytes, start)?)))
-        };
-        let (index, end) = try_in(true).or_else(|| try_in(false))?;
+        });
+        let (index, end) = found?;
         self.kept[..=index].rotate_right(1);
         Some(end)
     }
