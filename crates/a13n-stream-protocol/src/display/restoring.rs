@@ -10,9 +10,8 @@ use std::ops::Range;
 
 use indexmap::IndexMap;
 
-use super::item_content::ItemContent;
 use super::sealed::Content;
-use super::store::{sealable, Header, Store};
+use super::store::{committed_content, Header, Store};
 use super::ContentRef;
 use crate::error::InputError;
 use crate::json::Object;
@@ -123,11 +122,8 @@ impl<'a> Restoring<'a> {
             if item.replaced {
                 continue;
             }
-            let mut content = Content::live(ItemContent::from_object(object));
             let Some((id, kind)) = self.store.id_and_kind(item.index) else { continue };
-            if sealable(kind) && open != Some(id) {
-                content.seal();
-            }
+            let content = committed_content(object, kind, id, open);
             self.store.set_content(item.index, content);
         }
         let restored = if self.refers { self.checkpoint.into() } else { Box::default() };

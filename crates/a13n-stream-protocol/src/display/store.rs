@@ -72,8 +72,18 @@ pub(super) struct Store {
 
 /// Whether an item can be sealed at once: observations never change after their event, except the one that
 /// collects streamed tool arguments (sealed by the fold when its stream ends).
-pub(super) fn sealable(kind: ItemKind) -> bool {
+fn sealable(kind: ItemKind) -> bool {
     kind == ItemKind::Observation
+}
+
+/// A committed item's decoded content: sealed at once when no event can change it, that is when it is sealable and
+/// not the item the continuation leaves `open`.
+pub(super) fn committed_content(object: Object, kind: ItemKind, id: &str, open: Option<&str>) -> Content {
+    let mut content = Content::live(ItemContent::from_object(object));
+    if sealable(kind) && open != Some(id) {
+        content.seal();
+    }
+    content
 }
 
 impl Store {
@@ -82,10 +92,7 @@ impl Store {
     pub(super) fn new(items: Vec<Item>, next: u64, open: Option<&str>) -> Store {
         let mut store = Store { next, ..Store::default() };
         for item in items {
-            let mut content = Content::live(ItemContent::from_object(item.content));
-            if sealable(item.kind) && open != Some(item.id.as_str()) {
-                content.seal();
-            }
+            let content = committed_content(item.content, item.kind, &item.id, open);
             let header = Header {
                 ordinal: item.ordinal,
                 kind: item.kind,
