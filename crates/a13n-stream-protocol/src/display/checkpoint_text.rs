@@ -44,15 +44,8 @@ impl<'a> DecodedItem<'a> {
     /// Add the item to a store being restored.
     pub(super) fn push_into(self, restoring: &mut Restoring<'a>) {
         let content = self.content.get();
-        let header = Header {
-            ordinal: self.ordinal,
-            kind: self.kind,
-            state: self.state,
-            first: StreamId::parse(&self.first_stream_id),
-            last: StreamId::parse(&self.last_stream_id),
-            started_at: self.started_at,
-            ended_at: self.ended_at,
-        };
+        let positions = (&*self.first_stream_id, &*self.last_stream_id);
+        let header = Header::from_text(self.ordinal, self.kind, self.state, positions, self.started_at, self.ended_at);
         restoring.push(self.id, header, RawContent::read(content, is_canonical(content), None), self.content_refs);
     }
 }

@@ -49,6 +49,21 @@ pub(super) struct Header {
     pub(super) ended_at: Option<UtcTime>,
 }
 
+impl Header {
+    /// A header whose stream positions are given as text (as a decoded item holds them).
+    pub(super) fn from_text(
+        ordinal: u64,
+        kind: ItemKind,
+        state: ItemState,
+        (first, last): (&str, &str),
+        started_at: UtcTime,
+        ended_at: Option<UtcTime>,
+    ) -> Header {
+        let (first, last) = (StreamId::parse(first), StreamId::parse(last));
+        Header { ordinal, kind, state, first, last, started_at, ended_at }
+    }
+}
+
 impl Stored {
     /// An item as a checkpoint describes it.
     fn committed(header: Header, content: Content, content_refs: IndexMap<String, ContentRef>) -> Stored {
@@ -93,15 +108,9 @@ impl Store {
         let mut store = Store { next, ..Store::default() };
         for item in items {
             let content = committed_content(item.content, item.kind, &item.id, open);
-            let header = Header {
-                ordinal: item.ordinal,
-                kind: item.kind,
-                state: item.state,
-                first: StreamId::parse(&item.first_stream_id),
-                last: StreamId::parse(&item.last_stream_id),
-                started_at: item.started_at,
-                ended_at: item.ended_at,
-            };
+            let positions = (item.first_stream_id.as_str(), item.last_stream_id.as_str());
+            let header =
+                Header::from_text(item.ordinal, item.kind, item.state, positions, item.started_at, item.ended_at);
             store.items.insert(item.id, Stored::committed(header, content, item.content_refs));
         }
         store.mark_committed();
