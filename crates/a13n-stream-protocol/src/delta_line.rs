@@ -92,24 +92,24 @@ pub(crate) struct DeltaLine<'a> {
     pub(crate) delta_keys: KeyOrder<DeltaKey, 9>,
 }
 
+/// A part delta event's keys in the order its writers write them.
+const EVENT_KEYS: &[&str] = &[source_key::INDEX, source_key::DELTA, source_key::EVENT_KIND];
+/// A delta's keys in the order its writers write them (a text or thinking delta's, then a tool call's).
+const DELTA_KEYS: &[&str] = &[
+    source_key::CONTENT_DELTA,
+    source_key::SIGNATURE_DELTA,
+    source_key::TOOL_NAME_DELTA,
+    source_key::ARGS_DELTA,
+    source_key::TOOL_CALL_ID,
+    source_key::PROVIDER_NAME,
+    source_key::PROVIDER_DETAILS,
+    source_key::CITATIONS_DELTA,
+    source_key::PART_DELTA_KIND,
+];
+
 /// Scan a source line whose event is a part delta. `None` for anything else, and for anything the general
 /// decoder would read differently: an unknown or repeated field, a value of another type, a number that is not
 /// a plain integer (the general path names those errors).
-/// A part delta event's keys in the order its writers write them.
-const EVENT_KEYS: &[&str] = &["index", "delta", "event_kind"];
-/// A delta's keys in the order its writers write them (a text or thinking delta's, then a tool call's).
-const DELTA_KEYS: &[&str] = &[
-    "content_delta",
-    "signature_delta",
-    "tool_name_delta",
-    "args_delta",
-    "tool_call_id",
-    "provider_name",
-    "provider_details",
-    "citations_delta",
-    "part_delta_kind",
-];
-
 pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
     let (mut index, mut part_delta_kind, mut event_kind) = (None, None, None);
     let (mut content_delta, mut signature_delta, mut args_delta) = (None, None, None);

@@ -82,6 +82,14 @@ pub(crate) mod source_key {
         MESSAGE_ID = "message_id",
         INPUT_ID = "input_id",
         SOURCE = "source",
+        CONTENT_DELTA = "content_delta",
+        SIGNATURE_DELTA = "signature_delta",
+        CITATIONS_DELTA = "citations_delta",
+        PREVIOUS_PART_KIND = "previous_part_kind",
+        NEXT_PART_KIND = "next_part_kind",
+        TOOL_KIND = "tool_kind",
+        ID = "id",
+        CITATIONS = "citations",
     }
 
     /// The fields of an applied file edit, in the order the display keeps them.

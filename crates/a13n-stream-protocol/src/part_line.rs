@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 
+use crate::fields::source_key;
 use crate::lane_line::{scan_line, LineHead};
 use crate::scan::once;
 
@@ -38,19 +39,25 @@ pub(crate) struct PartLine<'a> {
 }
 
 /// A part start or end event's keys in the order its writers write them.
-const EVENT_KEYS: &[&str] = &["index", "part", "previous_part_kind", "next_part_kind", "event_kind"];
+const EVENT_KEYS: &[&str] = &[
+    source_key::INDEX,
+    source_key::PART,
+    source_key::PREVIOUS_PART_KIND,
+    source_key::NEXT_PART_KIND,
+    source_key::EVENT_KIND,
+];
 /// A text part's keys, then a tool call part's, in the order their writers write them.
 const PART_KEYS: &[&str] = &[
-    "content",
-    "tool_name",
-    "args",
-    "tool_call_id",
-    "tool_kind",
-    "id",
-    "provider_name",
-    "provider_details",
-    "citations",
-    "part_kind",
+    source_key::CONTENT,
+    source_key::TOOL_NAME,
+    source_key::ARGS,
+    source_key::TOOL_CALL_ID,
+    source_key::TOOL_KIND,
+    source_key::ID,
+    source_key::PROVIDER_NAME,
+    source_key::PROVIDER_DETAILS,
+    source_key::CITATIONS,
+    source_key::PART_KIND,
 ];
 
 impl<'a> PartLine<'a> {

@@ -92,9 +92,9 @@ impl<'a> Restoring<'a> {
         let (content, text) = match content {
             RawContent::InCheckpoint(range) => {
                 self.refers = true;
-                (Content::restored(range), None)
+                (Content::Restored(range), None)
             }
-            RawContent::Canonical(text) => (Content::sealed(text.into()), None),
+            RawContent::Canonical(text) => (Content::Own(text.into()), None),
             RawContent::Other(text) => (Content::default(), Some(text)),
         };
         let (index, replaced) = self.store.push_committed(id, header, content, content_refs);

@@ -28,20 +28,6 @@ impl Default for Content {
 }
 
 impl Content {
-    pub(super) fn live(fields: ItemContent) -> Content {
-        Content::Live(fields)
-    }
-
-    /// Content sealed as `text`, canonical JSON this fold wrote.
-    pub(super) fn sealed(text: Box<str>) -> Content {
-        Content::Own(text)
-    }
-
-    /// Content sealed as `range` of the restored checkpoint text, which must be canonical JSON there.
-    pub(super) fn restored(range: Range<usize>) -> Content {
-        Content::Restored(range)
-    }
-
     /// The sealed text, or `None` for live content.
     fn text<'s>(&'s self, restored: &'s str) -> Option<&'s str> {
         match self {

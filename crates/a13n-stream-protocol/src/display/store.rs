@@ -94,7 +94,7 @@ fn sealable(kind: ItemKind) -> bool {
 /// A committed item's decoded content: sealed at once when no event can change it, that is when it is sealable and
 /// not the item the continuation leaves `open`.
 pub(super) fn committed_content(object: Object, kind: ItemKind, id: &str, open: Option<&str>) -> Content {
-    let mut content = Content::live(ItemContent::from_object(object));
+    let mut content = Content::Live(ItemContent::from_object(object));
     if sealable(kind) && open != Some(id) {
         content.seal();
     }
@@ -299,7 +299,7 @@ impl Store {
         replace: Option<ItemContent>,
         update: impl FnOnce(&mut ItemContent, &mut CharCounts, usize),
     ) -> (usize, ItemRef) {
-        let index = self.place(&key, kind, state, replace.map(Content::live), &position, at);
+        let index = self.place(&key, kind, state, replace.map(Content::Live), &position, at);
         let changed = self.change(index, kind, Some(state), position, at, update);
         let (ordinal, response_group, failure) =
             (changed.ordinal, changed.response_group.map(str::to_owned), changed.failure.cloned());
@@ -310,7 +310,7 @@ impl Store {
     /// or edited. The reference reports no response group or failure, as a sealed content's are not read.
     pub(super) fn put_sealed(&mut self, key: String, change: Change, content: Box<str>) -> ItemRef {
         let Change { kind, state, position, at } = change;
-        let index = self.place(&key, kind, state, Some(Content::sealed(content)), &position, at);
+        let index = self.place(&key, kind, state, Some(Content::Own(content)), &position, at);
         let ordinal = self.settle(index, kind, Some(state), position, at).ordinal;
         ItemRef {
             id: key,
