@@ -308,6 +308,11 @@ impl<'a> Scanner<'a> {
         &self.bytes()[start..self.at]
     }
 
+    /// The text scanned since `start`, a position the scanner was at (so a character boundary).
+    pub(crate) fn text_since(&self, start: usize) -> &'a str {
+        &self.text[start..self.at]
+    }
+
     /// How far into the text the scanner is.
     pub(crate) fn position(&self) -> usize {
         self.at

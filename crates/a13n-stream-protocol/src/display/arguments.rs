@@ -10,7 +10,7 @@ impl DisplayFold {
     /// Seal the observation of a finished argument stream: no later event can extend it.
     pub(super) fn seal_arguments(&mut self) {
         if let (Some(held), true) = (&self.arguments, self.arguments_open) {
-            self.store.seal(&held.key);
+            self.store.seal(held.key());
             self.arguments_open = false;
         }
     }
@@ -43,8 +43,9 @@ impl DisplayFold {
 
     /// Whether an argument delta of `stream` folded as the current sequence continues the held stream: the same
     /// stream, and its last delta was the event just before.
-    pub(super) fn continues_arguments(&self, stream: &Value) -> bool {
-        self.arguments.as_ref().is_some_and(|held| held.stream == *stream && held.sequence + 1 == self.sequence)
+    pub(super) fn continues_arguments(&mut self, stream: &Value) -> bool {
+        let sequence = self.sequence;
+        self.arguments.as_mut().is_some_and(|held| held.sequence() + 1 == sequence && held.decoded().stream == *stream)
     }
 
     /// Hold a new argument stream whose first delta is `event` (the part-delta observation folded as the current
@@ -55,20 +56,22 @@ impl DisplayFold {
         let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{}", self.attempt, self.sequence));
         let size = json_size(event.get(agui_key::VALUE).unwrap_or(&Value::Null)) as u64;
         let at = self.occurred(&event);
-        self.arguments = Some(StreamedArguments { stream, key, at, sequence: 0, event: Some(event), size });
+        self.arguments =
+            Some(Held::Decoded(StreamedArguments { stream, key, at, sequence: 0, event: Some(event), size }));
     }
 
     /// Whether the held stream's last delta was the event just folded and its stream is `stream`: the next delta
     /// of `stream` continues it.
-    pub(super) fn holds_adjacent(&self, stream: Option<&Value>) -> bool {
-        self.arguments
-            .as_ref()
-            .is_some_and(|held| held.sequence == self.sequence && stream.is_none_or(|stream| held.stream == *stream))
+    pub(super) fn holds_adjacent(&mut self, stream: Option<&Value>) -> bool {
+        let sequence = self.sequence;
+        self.arguments.as_mut().is_some_and(|held| {
+            held.sequence() == sequence && stream.is_none_or(|stream| held.decoded().stream == *stream)
+        })
     }
 
     /// Append a continuing delta's text to the held observation.
     pub(super) fn grow_arguments(&mut self, text: &str) {
-        if let Some(held) = self.arguments.as_mut() {
+        if let Some(held) = self.arguments.as_mut().map(Held::decoded) {
             if let Some(event) = held.event.as_mut() {
                 append_args_delta(event, text);
                 held.size = held.size.saturating_add((escaped_str_size(text) - 2) as u64);
@@ -90,14 +93,19 @@ impl DisplayFold {
         let sequence = self.sequence;
         let retain = self.content.retain_content();
         // Set by the caller (a new stream) or held (a continued one); the default is never built.
-        let held = self.arguments.get_or_insert_with(|| StreamedArguments {
-            stream: Value::Null,
-            key: String::new(),
-            at: UtcTime::EPOCH,
-            sequence: 0,
-            event: None,
-            size: 0,
-        });
+        let held = self
+            .arguments
+            .get_or_insert_with(|| {
+                Held::Decoded(StreamedArguments {
+                    stream: Value::Null,
+                    key: String::new(),
+                    at: UtcTime::EPOCH,
+                    sequence: 0,
+                    event: None,
+                    size: 0,
+                })
+            })
+            .decoded();
         held.sequence = sequence;
         if !retain && held.size > MAX_OBSERVATION_BYTES as u64 {
             held.event = None;

@@ -19,6 +19,8 @@ mod carried;
 mod changes;
 mod checkpoint;
 mod checkpoint_text;
+mod continuation_parts;
+mod held;
 mod item;
 mod item_content;
 mod lane;
@@ -43,6 +45,8 @@ use py::*;
 use rules::*;
 
 use checkpoint_text::DecodedItem;
+use continuation_parts::ContinuationParts;
+use held::Held;
 use item_content::{Field, ItemContent};
 use messages::MessageEvent;
 use restoring::Restoring;
@@ -106,7 +110,7 @@ pub struct DisplayFold {
     content: ContentPolicy,
     response_groups: IndexMap<String, String>,
     memory_sources: IndexMap<String, Vec<MemorySource>>,
-    arguments: Option<StreamedArguments>,
+    arguments: Option<Held>,
     assembler: CustomEventAssembler,
     observer: HarnessAguiStreamObserver,
     clock: Option<Box<dyn Fn() -> UtcTime + Send>>,
@@ -260,7 +264,7 @@ impl DisplayFold {
             full_content: self.content.full_content(),
             response_groups: self.response_groups.clone(),
             memory_sources: self.memory_sources.clone(),
-            arguments: self.arguments.clone(),
+            arguments: self.arguments.as_ref().map(Held::to_decoded),
             fragments: self.assembler.export(),
             observer: self.observer.export(),
         }

@@ -28,7 +28,7 @@ impl DisplayFold {
         fold.sequence = state.position.sequence;
         fold.response_groups = state.response_groups;
         fold.memory_sources = state.memory_sources;
-        fold.arguments = state.arguments;
+        fold.arguments = state.arguments.map(Held::Decoded);
         fold.assembler = CustomEventAssembler::restore(state.fragments)?;
         let mut observer = HarnessAguiStreamObserver::restore(state.observer, processor);
         if bounded {
@@ -46,7 +46,7 @@ impl DisplayFold {
         processor: Option<AguiEventProcessor>,
     ) -> Result<DisplayFold, FoldError> {
         if let Some((items, continuation)) = checkpoint_text::scan_checkpoint(text) {
-            if let Ok(continuation) = serde_json::from_str(continuation) {
+            if let Ok(continuation) = ContinuationParts::read(continuation) {
                 return DisplayFold::restore_items(items, continuation, retain_content, processor);
             }
         }
@@ -60,7 +60,7 @@ impl DisplayFold {
         let snapshot: DecodedSnapshot<'_> = serde_json::from_str(text).map_err(checkpoint_error)?;
         let mut items = Restoring::new(text, snapshot.items.len());
         snapshot.items.into_iter().for_each(|item| item.push_into(&mut items));
-        DisplayFold::restore_items(items, snapshot.continuation, retain_content, processor)
+        DisplayFold::restore_items(items, snapshot.continuation.into(), retain_content, processor)
     }
 
     /// Continue from a checkpoint held in parts, as a host stores it: each item's JSON (in ordinal order) and the
@@ -79,7 +79,7 @@ impl DisplayFold {
             })?;
             item.push_into(&mut restoring);
         }
-        let continuation: DisplayContinuation = serde_json::from_str(continuation)
+        let continuation = ContinuationParts::read(continuation)
             .map_err(|error| FoldError::from(InputError::decoding("continuation", error.to_string(), error)))?;
         DisplayFold::restore_items(restoring, continuation, retain_content, processor)
     }
@@ -87,20 +87,20 @@ impl DisplayFold {
     /// Continue from a checkpoint's items, read into a store being restored, and its continuation.
     fn restore_items(
         items: Restoring<'_>,
-        continuation: DisplayContinuation,
+        continuation: ContinuationParts,
         retain_content: bool,
         processor: Option<AguiEventProcessor>,
     ) -> Result<DisplayFold, FoldError> {
-        let state = continuation;
-        let open = state.arguments.as_ref().map(|held| held.key.clone());
-        let store = items.finish(state.next_ordinal, open.as_deref())?;
+        let ContinuationParts { state, held } = continuation;
+        let store = items.finish(state.next_ordinal, held.as_ref().map(Held::key))?;
         let mut fold = DisplayFold::restore(
             DisplaySnapshot { items: Vec::new(), continuation: state },
             retain_content,
             processor,
         )?;
         fold.store = store;
-        fold.arguments_open = open.is_some();
+        fold.arguments_open = held.is_some();
+        fold.arguments = held;
         Ok(fold)
     }
 
