@@ -101,24 +101,30 @@ impl StreamPosition {
     /// numbers without sign or leading zero, each within `u64`), and where that spelling ends. Read a byte at a
     /// time, in one pass: positions are short.
     pub(crate) fn read_prefix(bytes: &[u8]) -> Option<(StreamPosition, usize)> {
-        let mut numbers = [0u64; 2];
-        let (mut which, mut digits, mut leading_zero) = (0, 0, false);
-        for (at, &byte) in bytes.iter().enumerate() {
-            match byte {
-                b'0'..=b'9' if !leading_zero => {
-                    leading_zero = digits == 0 && byte == b'0';
-                    numbers[which] = numbers[which].checked_mul(10)?.checked_add(u64::from(byte - b'0'))?;
-                    digits += 1;
-                }
-                b'-' if which == 0 && digits > 0 => (which, digits, leading_zero) = (1, 0, false),
-                _ => return Self::read_end(numbers, which, digits, at),
-            }
+        let (attempt, dash) = Self::read_number(bytes, 0)?;
+        if bytes.get(dash) != Some(&b'-') {
+            return None;
         }
-        Self::read_end(numbers, which, digits, bytes.len())
+        let (sequence, end) = Self::read_number(bytes, dash + 1)?;
+        Some((StreamPosition { attempt, sequence }, end))
     }
 
-    fn read_end(numbers: [u64; 2], which: usize, digits: usize, end: usize) -> Option<(StreamPosition, usize)> {
-        (which == 1 && digits > 0).then_some((StreamPosition { attempt: numbers[0], sequence: numbers[1] }, end))
+    /// The decimal number at `bytes[start]` as [`Display`](std::fmt::Display) writes it (a leading `0` is the
+    /// whole number), and where it ends; `None` past `u64`.
+    #[inline]
+    fn read_number(bytes: &[u8], start: usize) -> Option<(u64, usize)> {
+        match bytes.get(start) {
+            Some(b'0') => return Some((0, start + 1)),
+            Some(b'1'..=b'9') => {}
+            _ => return None,
+        }
+        let mut value = 0u64;
+        let mut at = start;
+        while let Some(digit) = bytes.get(at).map(|byte| byte.wrapping_sub(b'0')).filter(|digit| *digit < 10) {
+            value = value.checked_mul(10)?.checked_add(u64::from(digit))?;
+            at += 1;
+        }
+        Some((value, at))
     }
 }
 
