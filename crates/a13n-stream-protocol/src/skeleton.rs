@@ -6,7 +6,8 @@
 //! bytes outside the holes, a canonical string in each string hole, a canonical integer in each integer hole)
 //! is canonical too: its structure, keys (so their distinctness), literals and compactness are that value's
 //! bytes, and each hole is checked. Matching compares byte runs instead of walking tokens, and skips comparing
-//! keys with each other.
+//! keys with each other. Most string holes of a shape hold the same string every time (a name, a thread id, a
+//! kind): while a hole has, it is compared as those bytes, which is cheaper than finding where a string ends.
 
 use crate::canonical::{integer_end, string_end};
 
@@ -31,7 +32,14 @@ struct Skeleton {
     literal: Vec<u8>,
     pieces: Vec<(usize, Option<Hole>)>,
     signature: Vec<u8>,
+    /// Per piece, the string (quotes included) its hole has held every time the skeleton matched, while it has
+    /// held only that one and it is short: most holes of a shape do (a name, a thread, a kind), and comparing
+    /// known bytes costs less than finding where a string ends.
+    same_string: Vec<Option<Box<[u8]>>>,
 }
+
+/// Strings longer than this are not remembered as a hole's one string.
+const MAX_SAME_STRING: usize = 64;
 
 impl Skeleton {
     /// The skeleton of `value`, canonical text whose holes are at `holes` (byte ranges, in order, of the text
@@ -39,16 +47,20 @@ impl Skeleton {
     fn new(value: &[u8], offset: usize, holes: &[(usize, usize, Hole)]) -> Skeleton {
         let mut literal = Vec::with_capacity(value.len());
         let mut pieces = Vec::with_capacity(holes.len() + 1);
+        let mut same_string = Vec::with_capacity(holes.len() + 1);
         let mut from = 0;
         for &(start, end, hole) in holes {
             literal.extend_from_slice(&value[from..start - offset]);
             pieces.push((literal.len(), Some(hole)));
+            let text = &value[start - offset..end - offset];
+            same_string.push((hole == Hole::String && text.len() <= MAX_SAME_STRING).then(|| text.into()));
             from = end - offset;
         }
         literal.extend_from_slice(&value[from..]);
         pieces.push((literal.len(), None));
+        same_string.push(None);
         let signature = value[..holes.first().map_or(value.len(), |&(_, end, _)| end - offset)].to_vec();
-        Skeleton { literal, pieces, signature }
+        Skeleton { literal, pieces, signature, same_string }
     }
 
     /// Whether the text at `bytes[start]` starts with the skeleton's signature. Its last eight bytes are compared
@@ -65,15 +77,25 @@ impl Skeleton {
     }
 
     /// The end of the value at `bytes[start]` if it matches the skeleton.
-    fn end_of(&self, bytes: &[u8], start: usize) -> Option<usize> {
+    fn end_of(&mut self, bytes: &[u8], start: usize) -> Option<usize> {
         let (mut at, mut from) = (start, 0);
-        for &(to, hole) in &self.pieces {
+        for (&(to, hole), same_string) in self.pieces.iter().zip(&mut self.same_string) {
             let run = &self.literal[from..to];
             if !same(bytes.get(at..at + run.len())?, run) {
                 return None;
             }
             at += run.len();
             from = to;
+            // A string the hole has always held is canonical here too (the same bytes); any other is read.
+            if let Some(string) = same_string {
+                match bytes.get(at..at + string.len()) {
+                    Some(text) if same(text, string) => {
+                        at += string.len();
+                        continue;
+                    }
+                    _ => *same_string = None,
+                }
+            }
             at = match hole {
                 None => return Some(at),
                 Some(Hole::String) if bytes.get(at) == Some(&b'"') => string_end(bytes, at)?,
@@ -100,7 +122,7 @@ impl Skeletons {
         // first pass reaches it (usually the one that matches is among the first few).
         let mut unsigned = 0u32;
         let mut found = None;
-        for (index, skeleton) in self.kept.iter().enumerate() {
+        for (index, skeleton) in self.kept.iter_mut().enumerate() {
             if !skeleton.signed(bytes, start) {
                 unsigned |= 1 << index;
             } else if let Some(end) = skeleton.end_of(bytes, start) {
@@ -109,7 +131,7 @@ impl Skeletons {
             }
         }
         let found = found.or_else(|| {
-            let mut candidates = self.kept.iter().enumerate().filter(|&(index, _)| unsigned >> index & 1 == 1);
+            let mut candidates = self.kept.iter_mut().enumerate().filter(|(index, _)| unsigned >> index & 1 == 1);
             candidates.find_map(|(index, skeleton)| Some((index, skeleton.end_of(bytes, start)?)))
         });
         let (index, end) = found?;
@@ -189,6 +211,27 @@ mod tests {
             _ => insert(&mut bytes, b".5"),
         }
         String::from_utf8(bytes).unwrap_or_else(|_| text.to_owned())
+    }
+
+    /// A hole compared as the one string it has held still reads any other string in full: a longer one sharing
+    /// its start, one with an escape the writer would not write, one ending early, one of the same length.
+    #[test]
+    fn a_remembered_string_still_reads_others_in_full() {
+        let mut remembering = Scratch::with_skeletons();
+        let first = r#"{"name":"run","value":{"thread":"t-1","n":1}}"#;
+        for text in [
+            first,
+            first,
+            r#"{"name":"run","value":{"thread":"t-1\"","n":2}}"#,
+            r#"{"name":"run","value":{"thread":"t-1A","n":3}}"#,
+            r#"{"name":"run","value":{"thread":"t-","n":4}}"#,
+            r#"{"name":"run","value":{"thread":"t-1","n":5}}"#,
+            r#"{"name":"run","value":{"thread":"t-1""n":6}}"#,
+            r#"{"name":"run","value":{"thread":"\/-1","n":7}}"#,
+        ] {
+            let expected = canonical_end(text.as_bytes(), 0, &mut Scratch::default());
+            assert_eq!(canonical_end(text.as_bytes(), 0, &mut remembering), expected, "{text}");
+        }
     }
 
     proptest! {
