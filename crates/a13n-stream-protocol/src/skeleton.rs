@@ -10,6 +10,7 @@
 //! kind): while a hole has, it is compared as those bytes, which is cheaper than finding where a string ends.
 
 use crate::canonical::{integer_end, string_end};
+use crate::scan::same;
 
 /// At most this many skeletons are kept (most recently matched first).
 const MAX_SKELETONS: usize = 8;
@@ -149,30 +150,6 @@ impl Skeletons {
         }
         self.kept.insert(0, Skeleton::new(value, offset, holes));
     }
-}
-
-/// Whether two runs of the same length are equal, compared eight bytes at a time (runs are short, so this beats
-/// a call to `memcmp`).
-#[inline(always)]
-fn same(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    let word = |run: &[u8], at: usize| {
-        let mut lanes = [0u8; 8];
-        lanes.copy_from_slice(&run[at..at + 8]);
-        u64::from_le_bytes(lanes)
-    };
-    if n < 8 {
-        return a == b;
-    }
-    let mut at = 0;
-    while at + 8 < n {
-        if word(a, at) != word(b, at) {
-            return false;
-        }
-        at += 8;
-    }
-    // The last eight bytes, overlapping the previous word when the length is not a multiple of eight.
-    word(a, n - 8) == word(b, n - 8)
 }
 
 #[cfg(test)]

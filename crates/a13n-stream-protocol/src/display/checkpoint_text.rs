@@ -46,7 +46,8 @@ impl<'a> DecodedItem<'a> {
         let content = self.content.get();
         let positions = (&*self.first_stream_id, &*self.last_stream_id);
         let header = Header::from_text(self.ordinal, self.kind, self.state, positions, self.started_at, self.ended_at);
-        restoring.push(self.id, header, RawContent::read(content, is_canonical(content), None), self.content_refs);
+        let content = RawContent::read(content, is_canonical(content), None);
+        restoring.push(self.id, header, content, Some(self.content_refs));
     }
 }
 
@@ -150,8 +151,8 @@ fn scan_item<'a>(
     };
     let content_at = scanner.position() - content.len();
     let content_refs = match scanner.literal(br#","content_refs":"#) {
-        Some(()) => serde_json::from_str(scanner.raw_value()?).ok()?,
-        None => IndexMap::new(),
+        Some(()) => Some(serde_json::from_str(scanner.raw_value()?).ok()?),
+        None => None,
     };
     scanner.literal(b"}")?;
     let header = Header { ordinal, kind, state, first, last, started_at, ended_at };

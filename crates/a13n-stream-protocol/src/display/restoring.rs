@@ -82,7 +82,7 @@ impl<'a> Restoring<'a> {
         id: String,
         header: Header,
         content: RawContent<'a>,
-        content_refs: IndexMap<String, ContentRef>,
+        content_refs: Option<IndexMap<String, ContentRef>>,
     ) {
         let position = self.pushed;
         self.pushed += 1;

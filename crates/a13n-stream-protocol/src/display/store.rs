@@ -66,9 +66,9 @@ impl Header {
 
 impl Stored {
     /// An item as a checkpoint describes it.
-    fn committed(header: Header, content: Content, content_refs: IndexMap<String, ContentRef>) -> Stored {
+    fn committed(header: Header, content: Content, content_refs: Option<IndexMap<String, ContentRef>>) -> Stored {
         let Header { ordinal, kind, state, first, last, started_at, ended_at } = header;
-        let content_refs = (!content_refs.is_empty()).then(|| Box::new(content_refs));
+        let content_refs = content_refs.filter(|refs| !refs.is_empty()).map(Box::new);
         Stored { ordinal, kind, state, first, last, started_at, ended_at, content, content_refs }
     }
 }
@@ -111,7 +111,7 @@ impl Store {
             let positions = (item.first_stream_id.as_str(), item.last_stream_id.as_str());
             let header =
                 Header::from_text(item.ordinal, item.kind, item.state, positions, item.started_at, item.ended_at);
-            store.items.insert(item.id, Stored::committed(header, content, item.content_refs));
+            store.items.insert(item.id, Stored::committed(header, content, Some(item.content_refs)));
         }
         store.mark_committed();
         store
@@ -132,7 +132,7 @@ impl Store {
         id: String,
         header: Header,
         content: Content,
-        content_refs: IndexMap<String, ContentRef>,
+        content_refs: Option<IndexMap<String, ContentRef>>,
     ) -> (usize, bool) {
         let (index, replaced) = self.items.insert_full(id, Stored::committed(header, content, content_refs));
         (index, replaced.is_some())
