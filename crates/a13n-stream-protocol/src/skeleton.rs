@@ -12,7 +12,7 @@
 use crate::canonical::{integer_end, string_end};
 use crate::scan::same;
 
-/// At most this many skeletons are kept (most recently matched first).
+/// At most this many skeletons are kept (the least recently matched is replaced first).
 const MAX_SKELETONS: usize = 8;
 /// Values longer than this are not kept as skeletons (they are rarely repeated and costly to compare).
 const MAX_SKELETON_BYTES: usize = 4096;
@@ -37,6 +37,11 @@ struct Skeleton {
     /// held only that one and it is short: most holes of a shape do (a name, a thread, a kind), and comparing
     /// known bytes costs less than finding where a string ends.
     same_string: Vec<Option<Box<[u8]>>>,
+    /// When the skeleton last matched (a [`Skeletons`] clock reading): the least recent is replaced first.
+    used: u64,
+    /// The slot of the skeleton that matched right after this one last time: values come in a rhythm (a call,
+    /// its observations, the next call), so it is tried first next time.
+    next: Option<usize>,
 }
 
 /// Strings longer than this are not remembered as a hole's one string.
@@ -61,7 +66,7 @@ impl Skeleton {
         pieces.push((literal.len(), None));
         same_string.push(None);
         let signature = value[..holes.first().map_or(value.len(), |&(_, end, _)| end - offset)].to_vec();
-        Skeleton { literal, pieces, signature, same_string }
+        Skeleton { literal, pieces, signature, same_string, used: 0, next: None }
     }
 
     /// Whether the text at `bytes[start]` starts with the skeleton's signature. Its last eight bytes are compared
@@ -108,47 +113,72 @@ impl Skeleton {
     }
 }
 
-/// The skeletons of recently recognised values, most recently matched first.
+/// The skeletons of recently recognised values, each in its slot.
 #[derive(Debug, Default)]
 pub(crate) struct Skeletons {
     kept: Vec<Skeleton>,
+    /// The slot that matched or was kept last.
+    last: Option<usize>,
+    /// Counts matches, to date each skeleton's last one.
+    clock: u64,
 }
 
 impl Skeletons {
-    /// The end of the value at `bytes[start]` if it matches a kept skeleton (which then moves to the front).
-    /// Skeletons whose signature the value starts with are tried first: a value of another shape often differs
-    /// from a skeleton only deep inside, so trying skeletons in turn would cost a long comparison each.
+    /// The end of the value at `bytes[start]` if it matches a kept skeleton. The one that followed the last match
+    /// last time is tried first; then those whose signature the value starts with; then the others (a value of
+    /// another shape often differs from a skeleton only deep inside, so trying skeletons in turn would cost a
+    /// long comparison each).
     pub(crate) fn end_of(&mut self, bytes: &[u8], start: usize) -> Option<usize> {
-        // Signed skeletons in recency order, then the others; a skeleton's signature is read once, when the
-        // first pass reaches it (usually the one that matches is among the first few).
-        let mut unsigned = 0u32;
-        let mut found = None;
-        for (index, skeleton) in self.kept.iter_mut().enumerate() {
-            if !skeleton.signed(bytes, start) {
-                unsigned |= 1 << index;
-            } else if let Some(end) = skeleton.end_of(bytes, start) {
-                found = Some((index, end));
-                break;
-            }
-        }
-        let found = found.or_else(|| {
-            let mut candidates = self.kept.iter_mut().enumerate().filter(|(index, _)| unsigned >> index & 1 == 1);
-            candidates.find_map(|(index, skeleton)| Some((index, skeleton.end_of(bytes, start)?)))
-        });
-        let (index, end) = found?;
-        self.kept[..=index].rotate_right(1);
+        let predicted = self.last.and_then(|slot| self.kept[slot].next);
+        let hit = predicted.and_then(|slot| Some((slot, self.kept.get_mut(slot)?.end_of(bytes, start)?)));
+        let (slot, end) = hit.or_else(|| self.search(bytes, start, predicted))?;
+        self.clock += 1;
+        self.kept[slot].used = self.clock;
+        self.follow(slot);
         Some(end)
     }
 
-    /// Keep the skeleton of `value`, canonical text at `offset` of a text whose holes are at `holes`.
+    /// Record that `slot` matched or was kept right after the last one.
+    fn follow(&mut self, slot: usize) {
+        if let Some(last) = self.last {
+            self.kept[last].next = Some(slot);
+        }
+        self.last = Some(slot);
+    }
+
+    /// The slot and end of the value at `bytes[start]` among the skeletons but `tried`: signed ones first, each
+    /// signature read once, when the first pass reaches it.
+    fn search(&mut self, bytes: &[u8], start: usize, tried: Option<usize>) -> Option<(usize, usize)> {
+        let mut unsigned = 0u32;
+        for (slot, skeleton) in self.kept.iter_mut().enumerate().filter(|&(slot, _)| Some(slot) != tried) {
+            if !skeleton.signed(bytes, start) {
+                unsigned |= 1 << slot;
+            } else if let Some(end) = skeleton.end_of(bytes, start) {
+                return Some((slot, end));
+            }
+        }
+        let mut candidates = self.kept.iter_mut().enumerate().filter(|(slot, _)| unsigned >> slot & 1 == 1);
+        candidates.find_map(|(slot, skeleton)| Some((slot, skeleton.end_of(bytes, start)?)))
+    }
+
+    /// Keep the skeleton of `value`, canonical text at `offset` of a text whose holes are at `holes`, in place of
+    /// the least recently matched one when all slots are taken.
     pub(crate) fn keep(&mut self, value: &[u8], offset: usize, holes: &[(usize, usize, Hole)]) {
         if value.len() > MAX_SKELETON_BYTES {
             return;
         }
-        if self.kept.len() == MAX_SKELETONS {
-            self.kept.pop();
-        }
-        self.kept.insert(0, Skeleton::new(value, offset, holes));
+        self.clock += 1;
+        let mut skeleton = Skeleton::new(value, offset, holes);
+        skeleton.used = self.clock;
+        let slot = if self.kept.len() < MAX_SKELETONS {
+            self.kept.push(skeleton);
+            self.kept.len() - 1
+        } else {
+            let oldest = self.kept.iter().enumerate().min_by_key(|(_, kept)| kept.used).map_or(0, |(slot, _)| slot);
+            self.kept[oldest] = skeleton;
+            oldest
+        };
+        self.follow(slot);
     }
 }
 
@@ -208,6 +238,24 @@ mod tests {
         ] {
             let expected = canonical_end(text.as_bytes(), 0, &mut Scratch::default());
             assert_eq!(canonical_end(text.as_bytes(), 0, &mut remembering), expected, "{text}");
+        }
+    }
+
+    /// More shapes than slots, in a rhythm and out of it: skeletons are replaced and predictions go stale, and
+    /// every verdict stays the token-by-token one.
+    #[test]
+    fn replaced_skeletons_and_stale_predictions_change_no_verdict() {
+        let mut remembering = Scratch::with_skeletons();
+        for round in 0..4u64 {
+            for shape in (0..12u64).chain([3, 3, 11, 0, 7]) {
+                let value = json!({format!("k{shape}"): format!("s{round}"), "v": [shape, {"x": round}]});
+                let text = crate::json::to_pydantic_json(&value).unwrap();
+                for text in [text.clone(), mutate(&text, (shape * 7 + round) as usize, (shape + round) as u8)] {
+                    let bytes = text.as_bytes();
+                    let expected = canonical_end(bytes, 0, &mut Scratch::default());
+                    assert_eq!(canonical_end(bytes, 0, &mut remembering), expected, "{text}");
+                }
+            }
         }
     }
 
