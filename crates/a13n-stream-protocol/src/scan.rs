@@ -384,7 +384,16 @@ pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
         u64::from_le_bytes(lanes)
     };
     if n < 8 {
-        return a == b;
+        // Four bytes from each end (overlapping when fewer than eight), or byte by byte below four.
+        let half = |run: &[u8], at: usize| {
+            let mut lanes = [0u8; 4];
+            lanes.copy_from_slice(&run[at..at + 4]);
+            u32::from_le_bytes(lanes)
+        };
+        return match n {
+            4.. => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+            _ => a.iter().zip(b).all(|(x, y)| x == y) && a.len() == b.len(),
+        };
     }
     let mut at = 0;
     while at + 8 < n {
@@ -401,6 +410,20 @@ pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
 mod tests {
     use super::*;
     use serde_json::Value;
+
+    /// `same` is `==` for runs of every length, whichever byte differs.
+    #[test]
+    fn same_is_equality_at_every_length() {
+        for n in 0..24 {
+            let a: Vec<u8> = (0..n as u8).map(|i| i.wrapping_mul(37)).collect();
+            assert!(same(&a, &a.clone()));
+            for at in 0..n {
+                let mut b = a.clone();
+                b[at] ^= 0x20;
+                assert!(!same(&a, &b), "{n} {at}");
+            }
+        }
+    }
 
     /// What the scanner reads of a value: strings and integers as found, anything else skipped.
     fn scan(text: &str) -> Option<()> {
