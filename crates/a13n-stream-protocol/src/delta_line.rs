@@ -5,6 +5,7 @@
 //! of a tool-call part is carried through as one `CUSTOM` part-delta observation ([`ArgsDelta`]).
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use serde_json::Value;
 
@@ -20,7 +21,7 @@ use crate::source::MAX_SOURCE_LINE_BYTES;
 
 /// The longest argument-delta line a lane takes: its observation stays far below the size at which the general
 /// path splits a `CUSTOM` event into fragments.
-const MAX_ARGS_LINE_BYTES: usize = 32 * 1024;
+pub(crate) const MAX_ARGS_LINE_BYTES: usize = 32 * 1024;
 
 /// A key of the line's `event` object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +53,7 @@ pub(crate) struct KeyOrder<K: Copy, const N: usize> {
 }
 
 impl<K: Copy + PartialEq, const N: usize> KeyOrder<K, N> {
-    fn new(fill: K) -> Self {
+    pub(crate) fn new(fill: K) -> Self {
         KeyOrder { keys: [fill; N], len: 0 }
     }
 
@@ -70,7 +71,7 @@ impl<K: Copy + PartialEq, const N: usize> KeyOrder<K, N> {
         self.keys[..self.len].contains(&key)
     }
 
-    fn iter(&self) -> impl Iterator<Item = K> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = K> + '_ {
         self.keys[..self.len].iter().copied()
     }
 }
@@ -90,6 +91,8 @@ pub(crate) struct DeltaLine<'a> {
     pub(crate) provider_details: Option<&'a str>,
     pub(crate) event_keys: KeyOrder<EventKey, 3>,
     pub(crate) delta_keys: KeyOrder<DeltaKey, 9>,
+    /// Where the line holds the `args_delta` value (with any whitespace before it).
+    pub(crate) args_at: Option<Range<usize>>,
 }
 
 /// A part delta event's keys in the order its writers write them.
@@ -116,6 +119,7 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
     let (mut tool_name_delta, mut tool_call_id, mut provider_name, mut provider_details) = (None, None, None, None);
     let mut event_keys = KeyOrder::new(EventKey::Index);
     let mut delta_keys = KeyOrder::new(DeltaKey::PartDeltaKind);
+    let mut args_at = None;
     let head = scan_line(line, MAX_SOURCE_LINE_BYTES, |scanner| {
         scanner.object_expecting(EVENT_KEYS, |scanner, key| match key.as_ref() {
             "index" => {
@@ -142,7 +146,12 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
                         "signature_delta" => {
                             (DeltaKey::SignatureDelta, scanner.opt_string().map(|text| signature_delta = text))
                         }
-                        "args_delta" => (DeltaKey::ArgsDelta, scanner.opt_string().map(|text| args_delta = text)),
+                        "args_delta" => {
+                            let from = scanner.position();
+                            let value = scanner.opt_string().map(|text| args_delta = text);
+                            args_at = Some(from..scanner.position());
+                            (DeltaKey::ArgsDelta, value)
+                        }
                         "tool_name_delta" => {
                             (DeltaKey::ToolNameDelta, scanner.opt_string().map(|text| tool_name_delta = text))
                         }
@@ -180,6 +189,7 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
         provider_details,
         event_keys,
         delta_keys,
+        args_at,
     })
 }
 
@@ -259,7 +269,7 @@ impl<'a> ContentDelta<'a> {
 /// item, and the display folds that into the part's argument observation.
 pub(crate) struct ArgsDelta<'a> {
     pub(crate) line: DeltaLine<'a>,
-    provider_name: Option<Cow<'a, str>>,
+    pub(crate) provider_name: Option<Cow<'a, str>>,
 }
 
 impl<'a> ArgsDelta<'a> {

@@ -5,6 +5,7 @@
 
 use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, LaneLine};
+use crate::delta_memo::DeltaMemo;
 use crate::part_line::{PartLine, ToolReturnLine};
 
 /// What takes lines through the fast lanes (the observer, the display fold): one method per lane, each
@@ -15,14 +16,26 @@ pub(crate) trait Lanes {
     fn part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize>;
     fn carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> Option<usize>;
     fn tool_return(&mut self, line: &ToolReturnLine<'_>, out: &mut Vec<u8>) -> Option<usize>;
+    /// Where the taker remembers the last argument delta, to read the next one quickly (none by default).
+    fn delta_memo(&mut self) -> Option<&mut DeltaMemo> {
+        None
+    }
 }
 
 /// Take `line` through the lane it is for; `None` (nothing changed or written) when no lane takes it.
 pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>) -> Option<usize> {
+    if let Some(delta) = lanes.delta_memo().and_then(|memo| memo.read(line)) {
+        return lanes.arguments(&delta, out);
+    }
     if let Some(delta) = LaneLine::scan(line) {
         return match delta {
             LaneLine::Content(delta) => lanes.content(&delta, out),
-            LaneLine::Arguments(delta) => lanes.arguments(&delta, out),
+            LaneLine::Arguments(delta) => {
+                if let Some(memo) = lanes.delta_memo() {
+                    memo.remember(line, &delta);
+                }
+                lanes.arguments(&delta, out)
+            }
         };
     }
     match lane_hint(line) {

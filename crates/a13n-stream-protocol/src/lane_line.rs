@@ -3,6 +3,7 @@
 //! own scan. Also the head of the copy of a source item that a carried-through observation holds.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use crate::fields::source_key;
 use crate::scan::{once, Scanner};
@@ -35,7 +36,7 @@ pub(crate) fn scan_line<'a>(
     let (thread_id, run_id, sequence, occurred_at) = match written_head(line) {
         // The layout every writer uses: the identity read in order, no key compared. Anything after the event
         // but the closing brace would be a repeated or unknown key, which `any_head` refuses too.
-        Some((mut scanner, head)) => {
+        Some((mut scanner, head, _)) => {
             event(&mut scanner)?;
             scanner.literal(b"}")?;
             scanner.end()?;
@@ -43,13 +44,32 @@ pub(crate) fn scan_line<'a>(
         }
         None => any_head(line, event)?,
     };
-    if thread_id.trim().is_empty() || run_id.trim().is_empty() {
-        return None;
+    LineHead::new(thread_id, run_id, sequence, &occurred_at)
+}
+
+impl<'a> LineHead<'a> {
+    /// The head a line's identity and time make, checked as the general decoder checks them: `None` for a blank
+    /// thread or run, or a time the general path would reject or the display cannot hold.
+    pub(crate) fn new(
+        thread_id: Cow<'a, str>,
+        run_id: Cow<'a, str>,
+        sequence: i64,
+        occurred_at: &str,
+    ) -> Option<LineHead<'a>> {
+        if thread_id.trim().is_empty() || run_id.trim().is_empty() {
+            return None;
+        }
+        let time = SourceTime::parse(occurred_at).ok()?;
+        let timestamp = time.timestamp_ms();
+        let at = UtcTime::from_epoch_ms(timestamp)?;
+        Some(LineHead { thread_id, run_id, sequence, time, timestamp, at })
     }
-    let time = SourceTime::parse(&occurred_at).ok()?;
-    let timestamp = time.timestamp_ms();
-    let at = UtcTime::from_epoch_ms(timestamp)?;
-    Some(LineHead { thread_id, run_id, sequence, time, timestamp, at })
+}
+
+/// Where a line in the layout every writer uses holds its `sequence` and `occurred_at` values (each with any
+/// whitespace before it); `None` for any other layout.
+pub(crate) fn written_head_values(line: &str) -> Option<[Range<usize>; 2]> {
+    written_head(line).map(|(_, _, values)| values)
 }
 
 /// The identity and time a source line spells, unread: thread, run, sequence and time text.
@@ -58,18 +78,22 @@ type RawHead<'a> = (Cow<'a, str>, Cow<'a, str>, i64, Cow<'a, str>);
 /// A line's head in the layout every writer uses, `{"thread_id":…,"run_id":…,"sequence":…,"occurred_at":…,
 /// "event":`, and the scanner at the event. `None` for any other layout (nothing has been handed out yet, so
 /// [`any_head`] can read the line again).
-fn written_head(line: &str) -> Option<(Scanner<'_>, RawHead<'_>)> {
+fn written_head(line: &str) -> Option<(Scanner<'_>, RawHead<'_>, [Range<usize>; 2])> {
     let mut scanner = Scanner::new(line);
     scanner.literal(br#"{"thread_id":"#)?;
     let thread_id = scanner.string()?;
     scanner.literal(br#","run_id":"#)?;
     let run_id = scanner.string()?;
     scanner.literal(br#","sequence":"#)?;
+    let sequence_at = scanner.position();
     let sequence = scanner.integer()?;
+    let sequence_at = sequence_at..scanner.position();
     scanner.literal(br#","occurred_at":"#)?;
+    let time_at = scanner.position();
     let occurred_at = scanner.string()?;
+    let time_at = time_at..scanner.position();
     scanner.literal(br#","event":"#)?;
-    Some((scanner, (thread_id, run_id, sequence, occurred_at)))
+    Some((scanner, (thread_id, run_id, sequence, occurred_at), [sequence_at, time_at]))
 }
 
 /// A line's head in any key order, the event handed to `event` where it comes.

@@ -105,6 +105,7 @@ mod canonical;
 mod carried_line;
 mod content;
 mod delta_line;
+mod delta_memo;
 pub mod display;
 mod error;
 mod fields;

@@ -17,6 +17,7 @@ use super::stream_id::StreamId;
 use super::{append_bounded, write_observed_line, DisplayFold, ItemKind, ObservedItem};
 use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
+use crate::delta_memo::DeltaMemo;
 use crate::error::FoldError;
 use crate::fields::item_key;
 use crate::lane_hint::{take_in_lane, Lanes};
@@ -274,6 +275,10 @@ impl Lanes for DisplayFold {
     fn tool_return(&mut self, line: &ToolReturnLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
         let events = self.observer.tool_return_in_any_run(line)?;
         self.fold_events(&events, out)
+    }
+
+    fn delta_memo(&mut self) -> Option<&mut DeltaMemo> {
+        Some(&mut self.delta_memo)
     }
 }
 

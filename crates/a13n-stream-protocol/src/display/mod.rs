@@ -61,6 +61,7 @@ use sha2::{Digest, Sha256};
 
 use crate::agui::{Event, EventType, ToolResultContent};
 use crate::content::{tool_execution_value, tool_result_content};
+use crate::delta_memo::DeltaMemo;
 use crate::error::{FoldError, InputError, InputKind};
 use crate::fields::{agui_key, item_key, source_key};
 use crate::fragments::{Accepted, CustomEventAssembler, FragmentState};
@@ -122,6 +123,8 @@ pub struct DisplayFold {
     arguments_open: bool,
     /// Whether folding a line writes its observed lines; off only inside [`DisplayFold::replay_line`].
     writes_observed: bool,
+    /// The last argument-delta line the lanes scanned in full (see `delta_memo.rs`).
+    delta_memo: DeltaMemo,
 }
 
 impl std::fmt::Debug for DisplayFold {
@@ -161,6 +164,7 @@ impl DisplayFold {
             lane: None,
             arguments_open: false,
             writes_observed: true,
+            delta_memo: DeltaMemo::default(),
         }
     }
 

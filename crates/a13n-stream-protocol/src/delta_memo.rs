@@ -1,0 +1,245 @@
+//! Reading an argument delta by the one before it.
+//!
+//! The deltas of one tool call's arguments come one after another, and their lines differ in three values only:
+//! the sequence, the time and the argument text. [`DeltaMemo`] keeps the last argument-delta line the full scan
+//! read, with where those three values are. A line with the same bytes everywhere else is the same delta of the
+//! same call, so its fields are the remembered ones, found at the same places once the three values' lengths are
+//! allowed for; only the three values are read. Any other line is scanned in full.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use crate::delta_line::{ArgsDelta, DeltaLine, MAX_ARGS_LINE_BYTES};
+use crate::lane_line::{written_head_values, LineHead};
+use crate::scan::Scanner;
+use crate::source::MAX_SOURCE_LINE_BYTES;
+
+/// The last argument-delta line scanned in full, and where its fields are.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct DeltaMemo {
+    /// Empty until a line is remembered.
+    line: String,
+    /// Where the line holds its sequence, time and argument text, in that order.
+    values: [Range<usize>; 3],
+    fields: Option<Fields>,
+}
+
+/// Where the remembered line holds each field the delta borrows, and the fields that are not text.
+#[derive(Clone, Debug)]
+struct Fields {
+    thread_id: Range<usize>,
+    run_id: Range<usize>,
+    part_delta_kind: Range<usize>,
+    tool_name_delta: Option<Range<usize>>,
+    tool_call_id: Option<Range<usize>>,
+    provider_name: Option<Range<usize>>,
+    provider_details: Option<Range<usize>>,
+    provider_name_text: Option<Range<usize>>,
+    index: i64,
+    event_keys: crate::delta_line::KeyOrder<crate::delta_line::EventKey, 3>,
+    delta_keys: crate::delta_line::KeyOrder<crate::delta_line::DeltaKey, 9>,
+}
+
+/// Where `part` (a slice of `line`) lies in `line`.
+fn span(line: &str, part: &str) -> Option<Range<usize>> {
+    let start = (part.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+    (start + part.len() <= line.len()).then_some(start..start + part.len())
+}
+
+/// Where a borrowed field lies in `line`; `None` (nothing to remember) for text decoded from escapes.
+#[allow(clippy::ptr_arg, reason = "the Cow tells the line's own text from text decoded from escapes")]
+fn borrowed(line: &str, field: &Cow<'_, str>) -> Option<Range<usize>> {
+    match field {
+        Cow::Borrowed(part) => span(line, part),
+        Cow::Owned(_) => None,
+    }
+}
+
+/// [`borrowed`] for an optional field: `Some(None)` when absent.
+fn optional(line: &str, field: &Option<Cow<'_, str>>) -> Option<Option<Range<usize>>> {
+    field.as_ref().map_or(Some(None), |field| borrowed(line, field).map(Some))
+}
+
+impl DeltaMemo {
+    /// Remember `line`, whose full scan gave `delta`, when it is in the writers' layout and every field it
+    /// borrows is the line's own text; otherwise forget whatever was remembered.
+    pub(crate) fn remember(&mut self, line: &str, delta: &ArgsDelta<'_>) {
+        self.fields = None;
+        let parsed = &delta.line;
+        let (Some([sequence, time]), Some(args)) = (written_head_values(line), parsed.args_at.clone()) else {
+            return;
+        };
+        let raw = |raw: Option<&str>| raw.map_or(Some(None), |raw| span(line, raw).map(Some));
+        let fields = (|| {
+            Some(Fields {
+                thread_id: borrowed(line, &parsed.head.thread_id)?,
+                run_id: borrowed(line, &parsed.head.run_id)?,
+                part_delta_kind: borrowed(line, &parsed.part_delta_kind)?,
+                tool_name_delta: optional(line, &parsed.tool_name_delta)?,
+                tool_call_id: optional(line, &parsed.tool_call_id)?,
+                provider_name: raw(parsed.provider_name)?,
+                provider_details: raw(parsed.provider_details)?,
+                provider_name_text: optional(line, &delta.provider_name)?,
+                index: parsed.index,
+                event_keys: parsed.event_keys,
+                delta_keys: parsed.delta_keys,
+            })
+        })();
+        // The three values come in this order, and no field lies inside one of them.
+        let ordered = sequence.end <= time.start && time.end <= args.start;
+        if let (Some(fields), true) = (fields, ordered) {
+            self.line.clear();
+            self.line.push_str(line);
+            self.values = [sequence, time, args];
+            self.fields = Some(fields);
+        }
+    }
+
+    /// The delta `line` is when it is the remembered line but for its sequence, time and argument text; `None`
+    /// for any other line (which is then scanned in full).
+    pub(crate) fn read<'a>(&self, line: &'a str) -> Option<ArgsDelta<'a>> {
+        let fields = self.fields.as_ref()?;
+        if line.len() > MAX_ARGS_LINE_BYTES.min(MAX_SOURCE_LINE_BYTES) {
+            return None;
+        }
+        let old = self.line.as_bytes();
+        let [sequence_at, time_at, args_at] = &self.values;
+        let mut scanner = Scanner::new(line);
+        scanner.literal(&old[..sequence_at.start])?;
+        let new_sequence = scanner.position();
+        let sequence = scanner.integer()?;
+        let sequence_shift = scanner.position() - new_sequence;
+        scanner.literal(&old[sequence_at.end..time_at.start])?;
+        let new_time = scanner.position();
+        let occurred_at = scanner.string()?;
+        let time_shift = scanner.position() - new_time;
+        scanner.literal(&old[time_at.end..args_at.start])?;
+        let new_args = scanner.position();
+        let args = scanner.string()?;
+        let args_shift = scanner.position() - new_args;
+        scanner.literal(&old[args_at.end..])?;
+        scanner.end()?;
+        // A field's place in `line`: its place in the remembered line, moved by how much longer or shorter each
+        // value before it is.
+        let place = |field: &Range<usize>| {
+            let mut start = field.start as isize;
+            for (value, new_len) in self.values.iter().zip([sequence_shift, time_shift, args_shift]) {
+                if field.start >= value.end {
+                    start += new_len as isize - value.len() as isize;
+                }
+            }
+            let start = usize::try_from(start).ok()?;
+            line.get(start..start + field.len())
+        };
+        // An optional field: `Some(None)` when absent, `None` when its place is not in `line`.
+        let within = |field: &Option<Range<usize>>| match field {
+            Some(field) => place(field).map(Some),
+            None => Some(None),
+        };
+        let text = |field: &Option<Range<usize>>| within(field).map(|text| text.map(Cow::Borrowed));
+        let head = LineHead::new(
+            Cow::Borrowed(place(&fields.thread_id)?),
+            Cow::Borrowed(place(&fields.run_id)?),
+            sequence,
+            &occurred_at,
+        )?;
+        let delta = DeltaLine {
+            head,
+            index: fields.index,
+            part_delta_kind: Cow::Borrowed(place(&fields.part_delta_kind)?),
+            content_delta: None,
+            signature_delta: None,
+            args_delta: Some(args),
+            tool_name_delta: text(&fields.tool_name_delta)?,
+            tool_call_id: text(&fields.tool_call_id)?,
+            provider_name: within(&fields.provider_name)?,
+            provider_details: within(&fields.provider_details)?,
+            event_keys: fields.event_keys,
+            delta_keys: fields.delta_keys,
+            args_at: None,
+        };
+        let provider_name = text(&fields.provider_name_text)?;
+        Some(ArgsDelta { line: delta, provider_name })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Everything a lane reads of a delta, and the bytes it writes for it.
+    fn reading(delta: &ArgsDelta<'_>) -> String {
+        let line = &delta.line;
+        let head = &line.head;
+        let (mut event, mut identity) = (Vec::new(), Vec::new());
+        delta.write_event(false, &mut event);
+        delta.write_identity(&mut identity);
+        format!(
+            "{:?}",
+            (
+                (&head.thread_id, &head.run_id, head.sequence, head.timestamp, head.at),
+                (line.index, &line.part_delta_kind, &line.args_delta, &line.tool_name_delta, &line.tool_call_id),
+                (line.provider_name, line.provider_details, &delta.provider_name),
+                (line.event_keys.iter().collect::<Vec<_>>(), line.delta_keys.iter().collect::<Vec<_>>()),
+                (String::from_utf8(event).unwrap(), String::from_utf8(identity).unwrap()),
+            )
+        )
+    }
+
+    fn scanned(line: &str) -> Option<ArgsDelta<'_>> {
+        match crate::delta_line::LaneLine::scan(line)? {
+            crate::delta_line::LaneLine::Arguments(delta) => Some(delta),
+            crate::delta_line::LaneLine::Content(_) => None,
+        }
+    }
+
+    /// A line the memo reads is read exactly as the full scan reads it; a line it declines is one that differs
+    /// from the remembered line outside the three values (or that the full scan refuses).
+    #[test]
+    fn the_memo_reads_a_line_as_the_full_scan_does() {
+        let first = r#"{"thread_id":"t-1","run_id":"r-1","sequence":3,"occurred_at":"2026-11-29T12:00:00.003988+00:00","event":{"index":0,"delta":{"tool_name_delta":null,"args_delta":"ru","tool_call_id":"call_1","provider_name":"openai","provider_details":null,"part_delta_kind":"tool_call"},"event_kind":"part_delta"}}"#;
+        let read_by_memo = [
+            first.to_owned(),
+            first.replace(r#""sequence":3"#, r#""sequence":12345"#),
+            first.replace(r#""args_delta":"ru""#, r#""args_delta":"""#),
+            first.replace(r#""args_delta":"ru""#, r#""args_delta":"a \"quoted\"\n\u00e9 longer text""#),
+            first.replace("00.003988+00:00", "59.5-07:00").replace(r#""sequence":3"#, r#""sequence":4"#),
+            first.replace(r#""sequence":3"#, r#""sequence": 7"#),
+            format!("{first} \n"),
+        ];
+        let declined = [
+            first.replace("call_1", "call_2"),
+            first.replace(r#""index":0"#, r#""index":1"#),
+            first.replace(r#""args_delta":"ru""#, r#""args_delta":null"#),
+            first.replace(r#""args_delta":"ru""#, r#""args_delta":7"#),
+            first.replace(r#""sequence":3"#, r#""sequence":-3"#),
+            first.replace(r#""sequence":3"#, r#""sequence":3.5"#),
+            first.replace("2026-11-29T12:00:00.003988+00:00", "yesterday"),
+            first.replace(r#""t-1""#, r#""  ""#),
+            format!("{first}x"),
+            first.replace(r#""part_delta"}}"#, r#""part_delta"},"x":1}"#),
+        ];
+        let mut memo = DeltaMemo::default();
+        memo.remember(first, &scanned(first).unwrap());
+        for line in &read_by_memo {
+            let (by_memo, by_scan) = (memo.read(line), scanned(line));
+            assert_eq!(by_memo.as_ref().map(reading), by_scan.as_ref().map(reading), "{line}");
+            assert!(by_memo.is_some(), "{line}");
+        }
+        for line in &declined {
+            assert!(memo.read(line).is_none(), "{line}");
+        }
+    }
+
+    /// A line whose fields are decoded from escapes is not remembered (its fields are not its own text).
+    #[test]
+    fn a_line_with_escaped_fields_is_not_remembered() {
+        let line = r#"{"thread_id":"t\u002d1","run_id":"r","sequence":3,"occurred_at":"2026-11-29T12:00:00+00:00","event":{"index":0,"delta":{"tool_name_delta":null,"args_delta":"ru","tool_call_id":"c","provider_name":null,"provider_details":null,"part_delta_kind":"tool_call"},"event_kind":"part_delta"}}"#;
+        let mut memo = DeltaMemo::default();
+        memo.remember(line, &scanned(line).unwrap());
+        assert!(memo.read(line).is_none());
+        let plain = line.replace(r"t\u002d1", "t-1");
+        memo.remember(&plain, &scanned(&plain).unwrap());
+        assert!(memo.read(&plain).is_some());
+    }
+}
