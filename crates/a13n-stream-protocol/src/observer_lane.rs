@@ -10,6 +10,7 @@
 
 use crate::carried_line::{Carried, CarriedLine};
 use crate::delta_line::{ArgsDelta, ContentDelta};
+use crate::delta_memo::DeltaMemo;
 use crate::error::ObserveError;
 use crate::lane_hint::{take_in_lane, Lanes};
 use crate::observer::HarnessAguiStreamObserver;
@@ -130,6 +131,10 @@ impl Lanes for HarnessAguiStreamObserver {
 
     fn carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
         self.observe_carried(line, out)
+    }
+
+    fn delta_memo(&mut self) -> Option<&mut DeltaMemo> {
+        Some(&mut self.delta_memo)
     }
 
     fn tool_return(&mut self, line: &ToolReturnLine<'_>, out: &mut Vec<u8>) -> Option<usize> {

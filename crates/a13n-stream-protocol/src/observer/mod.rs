@@ -42,6 +42,7 @@ use crate::agui::{
     ToolCallStartEvent,
 };
 use crate::content::{public_tool_value, tool_execution_value, tool_result_content};
+use crate::delta_memo::DeltaMemo;
 use crate::error::{InputError, ObservationKind, ObserveError};
 use crate::fragments::fragment_lazily;
 use crate::json::{char_len, Object, PyDumps};
@@ -217,6 +218,8 @@ pub struct Observer<M: Mode> {
     retain_events: bool,
     core: Core,
     resume_completed: bool,
+    /// The last argument-delta line [`Observer::observe_line`]'s lanes scanned in full (see `delta_memo.rs`).
+    pub(crate) delta_memo: DeltaMemo,
     mode: PhantomData<M>,
 }
 
@@ -248,6 +251,7 @@ impl<M: Mode> Observer<M> {
             retain_events: true,
             core: Core::default(),
             resume_completed: false,
+            delta_memo: DeltaMemo::default(),
             mode: PhantomData,
         }
     }
@@ -288,6 +292,7 @@ impl<M: Mode> Observer<M> {
                 events: Vec::new(),
             },
             resume_completed: true,
+            delta_memo: DeltaMemo::default(),
             mode: PhantomData,
         }
     }
