@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use crate::delta_line::{ArgsDelta, DeltaLine, MAX_ARGS_LINE_BYTES};
+use crate::delta_line::{ArgsDelta, DeltaKey, DeltaLine, EventKey, KeyOrder, MAX_ARGS_LINE_BYTES};
 use crate::lane_line::{written_head_values, LineHead};
 use crate::scan::Scanner;
 use crate::source::MAX_SOURCE_LINE_BYTES;
@@ -36,14 +36,15 @@ struct Fields {
     provider_details: Option<Range<usize>>,
     provider_name_text: Option<Range<usize>>,
     index: i64,
-    event_keys: crate::delta_line::KeyOrder<crate::delta_line::EventKey, 3>,
-    delta_keys: crate::delta_line::KeyOrder<crate::delta_line::DeltaKey, 9>,
+    event_keys: KeyOrder<EventKey, 3>,
+    delta_keys: KeyOrder<DeltaKey, 9>,
 }
 
 /// Where `part` (a slice of `line`) lies in `line`.
 fn span(line: &str, part: &str) -> Option<Range<usize>> {
     let start = (part.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
-    (start + part.len() <= line.len()).then_some(start..start + part.len())
+    let end = start.checked_add(part.len())?;
+    (end <= line.len()).then_some(start..end)
 }
 
 /// Where a borrowed field lies in `line`; `None` (nothing to remember) for text decoded from escapes.
