@@ -53,7 +53,7 @@ pub(crate) struct KeyOrder<K: Copy, const N: usize> {
 }
 
 impl<K: Copy + PartialEq, const N: usize> KeyOrder<K, N> {
-    pub(crate) fn new(fill: K) -> Self {
+    fn new(fill: K) -> Self {
         KeyOrder { keys: [fill; N], len: 0 }
     }
 

@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use crate::delta_line::{ArgsDelta, DeltaKey, DeltaLine, EventKey, KeyOrder, MAX_ARGS_LINE_BYTES};
 use crate::lane_line::{written_head_values, LineHead};
-use crate::scan::Scanner;
+use crate::scan::{same, Scanner};
 use crate::source::MAX_SOURCE_LINE_BYTES;
 
 /// The last argument-delta line scanned in full, and where its fields are.
@@ -105,7 +105,15 @@ impl DeltaMemo {
         }
         let old = self.line.as_bytes();
         let [sequence_at, time_at, args_at] = &self.values;
-        let mut scanner = Scanner::new(line);
+        // The end first (whitespace after the line's object aside, as the full scan allows): it tells another
+        // kind of line (a part's start or end, a tool return) at once, before any value is read.
+        let json_space = [' ', '\t', '\n', '\r'];
+        let tail = self.line[args_at.end..].trim_end_matches(json_space).as_bytes();
+        let body = line.trim_end_matches(json_space).len().checked_sub(tail.len())?;
+        if !same(&line.as_bytes()[body..body + tail.len()], tail) {
+            return None;
+        }
+        let mut scanner = Scanner::new(&line[..body]);
         scanner.literal(&old[..sequence_at.start])?;
         let new_sequence = scanner.position();
         let sequence = scanner.integer()?;
@@ -118,8 +126,7 @@ impl DeltaMemo {
         let new_args = scanner.position();
         let args = scanner.string()?;
         let args_shift = scanner.position() - new_args;
-        scanner.literal(&old[args_at.end..])?;
-        scanner.end()?;
+        (scanner.position() == body).then_some(())?;
         // A field's place in `line`: its place in the remembered line, moved by how much longer or shorter each
         // value before it is.
         let place = |field: &Range<usize>| {

@@ -33,9 +33,9 @@ struct Skeleton {
     literal: Vec<u8>,
     pieces: Vec<(usize, Option<Hole>)>,
     signature: Vec<u8>,
-    /// Per piece, the string (quotes included) its hole has held every time the skeleton matched, while it has
-    /// held only that one and it is short: most holes of a shape do (a name, a thread, a kind), and comparing
-    /// known bytes costs less than finding where a string ends.
+    /// Per piece, the string (quotes included) its hole has held in every value compared with the skeleton, while
+    /// it has held only that one and it is short: most holes of a shape do (a name, a thread, a kind), and
+    /// comparing known bytes costs less than finding where a string ends.
     same_string: Vec<Option<Box<[u8]>>>,
     /// When the skeleton last matched (a [`Skeletons`] clock reading): the least recent is replaced first.
     used: u64,

@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 
 use super::checkpoint::StreamedArguments;
+use crate::canonical::Scratch;
 use crate::scan::Scanner;
 use crate::time::{TimeReader, UtcTime};
 
@@ -32,10 +33,11 @@ impl Held {
         fn tight(scanner: &Scanner<'_>) -> Option<()> {
             (!scanner.rest().starts_with(|c: char| c.is_ascii_whitespace())).then_some(())
         }
+        let mut scratch = Scratch::default();
         let from = scanner.position();
         scanner.literal(br#"{"stream":"#)?;
         tight(scanner)?;
-        scanner.canonical_value()?;
+        scanner.canonical_value_in(&mut scratch)?;
         scanner.literal(br#","key":"#)?;
         tight(scanner)?;
         // A key with escapes is spelled canonically only in some ways; it is decoded instead (keys are item ids).
@@ -52,7 +54,7 @@ impl Held {
         scanner.literal(br#","event":"#)?;
         if scanner.literal(b"null").is_none() {
             tight(scanner)?;
-            scanner.canonical_value()?.starts_with('{').then_some(())?;
+            scanner.canonical_value_in(&mut scratch)?.starts_with('{').then_some(())?;
         }
         scanner.literal(br#","size":"#)?;
         tight(scanner)?;
