@@ -116,12 +116,12 @@ impl DisplayFold {
             // The item's copy grows by the delta alone, like the held event (unless the item is gone).
             let update = |content: &mut ItemContent, _: &mut CharCounts, _: usize| {
                 if !whole {
-                    content.insert(Field::Value, omitted());
-                } else if let Some(Value::Object(value)) = content.get_mut(Field::Value) {
+                    content.set_json(Field::Value, omitted());
+                } else if let Some(Value::Object(value)) = content.json_mut(Field::Value) {
                     append_value_args_delta(value, text);
                 }
                 if let Some(subagent) = &subagent {
-                    content.insert(Field::SubagentRunId, subagent.clone());
+                    content.set_json(Field::SubagentRunId, subagent.clone());
                 }
             };
             let change = Change { kind, state, position: position.clone(), at };
@@ -138,11 +138,11 @@ impl DisplayFold {
             }
         }
         let held_value = held.event.as_ref().and_then(|event| event.get(agui_key::VALUE)).cloned();
-        let mut content = ItemContent::new();
-        content.insert(Field::Name, names::PART_DELTA.into());
-        content.insert(Field::Value, held_value.unwrap_or_else(omitted));
+        let mut content = ItemContent::new(ItemKind::Observation);
+        content.set_text(Field::Name, names::PART_DELTA);
+        content.set_json(Field::Value, held_value.unwrap_or_else(omitted));
         if let Some(subagent) = subagent {
-            content.insert(Field::SubagentRunId, subagent);
+            content.set_json(Field::SubagentRunId, subagent);
         }
         let key = held.key.clone();
         let item = self.store.replace(key, Change { kind, state, position, at }, content, false);

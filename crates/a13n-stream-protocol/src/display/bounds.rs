@@ -57,11 +57,11 @@ pub(super) fn bound_event(event: Event) -> Event {
 pub(super) fn set_bounded(content: &mut ItemContent, field: Field, mut value: String, full: bool) {
     if !full && value.len() > MAX_FIELD_CHARS && char_len(&value) > MAX_FIELD_CHARS {
         value.truncate(char_boundary(&value, MAX_FIELD_CHARS));
-        content.insert(field, value.into());
-        content.insert(Field::Truncated, true.into());
+        content.set_text(field, value);
+        content.set_flag(Field::Truncated, true);
         return;
     }
-    content.insert(field, value.into());
+    content.set_text(field, value);
 }
 
 /// Append a delta to an accumulated field with the same result as bounding the concatenation, in time
@@ -74,11 +74,7 @@ pub(super) fn append_bounded(
     counts: &mut CharCounts,
     key: usize,
 ) {
-    let slot = content.get_or_insert_with(field, || Value::String(String::new()));
-    if !slot.is_string() {
-        *slot = Value::String(py_str(slot));
-    }
-    let Value::String(text) = slot else { return };
+    let Some(text) = content.text_to_append(field) else { return };
     if full {
         text.push_str(delta);
         return;
@@ -100,7 +96,7 @@ pub(super) fn append_bounded(
     let room = MAX_FIELD_CHARS.saturating_sub(current);
     text.push_str(&delta[..char_boundary(delta, room)]);
     counts.insert(count_key, current + room.min(delta_chars));
-    content.insert(Field::Truncated, true.into());
+    content.set_flag(Field::Truncated, true);
 }
 
 /// Append argument text to a held part-delta observation event (`value.event.delta.args_delta`).

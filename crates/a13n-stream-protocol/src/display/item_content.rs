@@ -1,77 +1,14 @@
 //! An item's content as the fold holds it: its fields in the order they were first set, each named by a typed
-//! [`Field`] (any other key a restored checkpoint carried is kept by name), so the fold never looks a field up
-//! by its spelling. The order is the reference's (a dict keeps first-insertion order, and replacing a value
-//! keeps its place), so the content writes the same JSON bytes as the object it stands for.
+//! [`Field`] (any other key a restored checkpoint carried is kept by name) and holding a typed [`FieldValue`], so
+//! the fold never looks a field up by its spelling nor a value up by its JSON shape. The order is the reference's
+//! (a dict keeps first-insertion order, and replacing a value keeps its place), so the content writes the same
+//! JSON bytes as the object it stands for.
 
 use serde_json::Value;
 
-use crate::fields::{agui_key, item_key};
-use crate::json::{to_pydantic_writer, write_pydantic_str, Object};
-
-macro_rules! fields {
-    ($($(#[$doc:meta])* $variant:ident = $name:path,)*) => {
-        /// A content field the fold reads or writes.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub(crate) enum Field {
-            $($(#[$doc])* $variant,)*
-        }
-
-        impl Field {
-            /// Every field.
-            #[cfg(test)]
-            const ALL: &'static [Field] = &[$(Field::$variant,)*];
-
-            /// The field's JSON name.
-            pub(crate) fn as_str(self) -> &'static str {
-                match self {
-                    $(Field::$variant => $name,)*
-                }
-            }
-
-            /// The field a JSON name names, if the fold knows it.
-            fn parse(name: &str) -> Option<Field> {
-                match name {
-                    $($name => Some(Field::$variant),)*
-                    _ => None,
-                }
-            }
-        }
-    };
-}
-
-fields! {
-    MessageId = agui_key::MESSAGE_ID,
-    Role = agui_key::ROLE,
-    ToolCallId = agui_key::TOOL_CALL_ID,
-    ToolCallName = agui_key::TOOL_CALL_NAME,
-    ParentMessageId = agui_key::PARENT_MESSAGE_ID,
-    Metadata = agui_key::METADATA,
-    SubagentRunId = agui_key::SUBAGENT_RUN_ID,
-    /// An observation's name.
-    Name = agui_key::NAME,
-    /// An observation's value, or a tool call's result value.
-    Value = agui_key::VALUE,
-    ResponseGroup = item_key::RESPONSE_GROUP,
-    Text = item_key::TEXT,
-    Arguments = item_key::ARGUMENTS,
-    ArgumentsComplete = item_key::ARGUMENTS_COMPLETE,
-    Result = item_key::RESULT,
-    ResultParts = item_key::RESULT_PARTS,
-    EncryptedValue = item_key::ENCRYPTED_VALUE,
-    MemorySources = item_key::MEMORY_SOURCES,
-    Truncated = item_key::TRUNCATED,
-    Failure = item_key::FAILURE,
-    InputMedia = item_key::INPUT_MEDIA,
-    InputSource = item_key::INPUT_SOURCE,
-    InputGroup = item_key::INPUT_GROUP,
-    Provider = item_key::PROVIDER,
-    Outcome = item_key::OUTCOME,
-    Retry = item_key::RETRY,
-    AppliedEdit = item_key::APPLIED_EDIT,
-    ToolImages = item_key::TOOL_IMAGES,
-    ToolImageUnavailable = item_key::TOOL_IMAGE_UNAVAILABLE,
-    McpApps = item_key::MCP_APPS,
-}
+use super::field::{Field, FieldInput, FieldValue, Shape};
+use super::item::ItemKind;
+use crate::json::{write_pydantic_str, Object};
 
 /// A content key: a field the fold knows, or any other name a checkpoint carried.
 #[derive(Clone, Debug, PartialEq)]
@@ -85,6 +22,13 @@ impl Key {
         Field::parse(&name).map_or_else(|| Key::Other(name.into_boxed_str()), Key::Known)
     }
 
+    fn field(&self) -> Option<Field> {
+        match self {
+            Key::Known(field) => Some(*field),
+            Key::Other(_) => None,
+        }
+    }
+
     fn as_str(&self) -> &str {
         match self {
             Key::Known(field) => field.as_str(),
@@ -96,58 +40,150 @@ impl Key {
 /// An item's content: fields in first-insertion order, at most one value per key.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct ItemContent {
-    entries: Vec<(Key, Value)>,
+    /// The kind of the item the fold is writing (`None` until the store hands the content to an edit): the fold
+    /// sets only that kind's fields ([`Field::of_kind`]), checked in debug builds.
+    kind: Option<ItemKind>,
+    entries: Vec<(Key, FieldValue)>,
 }
 
 impl ItemContent {
-    pub(crate) fn new() -> ItemContent {
-        ItemContent::default()
+    /// Empty content for an item of `kind`.
+    pub(crate) fn new(kind: ItemKind) -> ItemContent {
+        ItemContent { kind: Some(kind), entries: Vec::new() }
+    }
+
+    /// Mark the content as an item of `kind`'s, which the fold is about to edit.
+    pub(crate) fn edited_as(&mut self, kind: ItemKind) {
+        self.kind = Some(kind);
+    }
+
+    /// The fold sets only fields of its item's kind.
+    fn check_kind(&self, field: Field) {
+        if let Some(kind) = self.kind {
+            debug_assert!(Field::of_kind(kind).contains(&field), "{kind:?} items hold no {field:?}");
+        }
     }
 
     fn position(&self, field: Field) -> Option<usize> {
         self.entries.iter().position(|(key, _)| *key == Key::Known(field))
     }
 
-    pub(crate) fn get(&self, field: Field) -> Option<&Value> {
+    pub(crate) fn get(&self, field: Field) -> Option<&FieldValue> {
         self.position(field).map(|at| &self.entries[at].1)
     }
 
-    pub(crate) fn get_mut(&mut self, field: Field) -> Option<&mut Value> {
-        self.position(field).map(|at| &mut self.entries[at].1)
+    /// The field's text, when it holds text.
+    pub(crate) fn text(&self, field: Field) -> Option<&str> {
+        self.get(field).and_then(FieldValue::as_text)
+    }
+
+    /// The field's JSON value, when it holds one (not text or a flag).
+    pub(crate) fn json(&self, field: Field) -> Option<&Value> {
+        match self.get(field)? {
+            FieldValue::Json(value) => Some(value),
+            _ => None,
+        }
+    }
+
+    /// The field's JSON value to edit in place, when it holds one.
+    pub(crate) fn json_mut(&mut self, field: Field) -> Option<&mut Value> {
+        match self.position(field).map(|at| &mut self.entries[at].1)? {
+            FieldValue::Json(value) => Some(value),
+            _ => None,
+        }
     }
 
     pub(crate) fn contains(&self, field: Field) -> bool {
         self.position(field).is_some()
     }
 
+    /// Whether the field holds `value` (`None`: the field is absent).
+    pub(crate) fn holds(&self, field: Field, value: Option<&Value>) -> bool {
+        match (self.get(field), value) {
+            (None, None) => true,
+            (Some(own), Some(value)) => own.is(value),
+            _ => false,
+        }
+    }
+
     /// Set a field: a new one goes last, an existing one keeps its place.
-    pub(crate) fn insert(&mut self, field: Field, value: Value) {
+    fn set(&mut self, field: Field, value: FieldValue) {
+        self.check_kind(field);
         match self.position(field) {
             Some(at) => self.entries[at].1 = value,
             None => self.entries.push((Key::Known(field), value)),
         }
     }
 
-    /// The field's value, set to `value()` first when absent.
-    pub(crate) fn get_or_insert_with(&mut self, field: Field, value: impl FnOnce() -> Value) -> &mut Value {
+    /// Set a text field.
+    pub(crate) fn set_text(&mut self, field: Field, text: impl Into<String>) {
+        debug_assert_eq!(field.shape(), Shape::Text, "{field:?}");
+        self.set(field, FieldValue::Text(text.into()));
+    }
+
+    /// Set a flag field.
+    pub(crate) fn set_flag(&mut self, field: Field, flag: bool) {
+        debug_assert_eq!(field.shape(), Shape::Flag, "{field:?}");
+        self.set(field, FieldValue::Flag(flag));
+    }
+
+    /// Set a field to a JSON value, held typed when it has the field's shape.
+    pub(crate) fn set_json(&mut self, field: Field, value: Value) {
+        self.set(field, FieldValue::of(Some(field), value));
+    }
+
+    /// Set a field to what an event gives it.
+    pub(crate) fn set_input(&mut self, field: Field, input: FieldInput<'_>) {
+        match input {
+            FieldInput::Text(text) if field.shape() == Shape::Text => self.set(field, FieldValue::Text(text.into())),
+            FieldInput::Text(text) => self.set(field, FieldValue::Json(Value::String(text.into()))),
+            FieldInput::Object(object) => self.set(field, FieldValue::Json(Value::Object(object.clone()))),
+            FieldInput::Json(value) => self.set_json(field, value.clone()),
+        }
+    }
+
+    /// Set a text field unless it is already set.
+    pub(crate) fn set_text_once(&mut self, field: Field, text: impl FnOnce() -> String) {
+        if !self.contains(field) {
+            self.set_text(field, text());
+        }
+    }
+
+    /// The text of a text field to append to: set empty first when absent, and a value of another shape becomes
+    /// its Python `str()` first (the reference concatenates to `str(value)`). Always `Some`.
+    pub(crate) fn text_to_append(&mut self, field: Field) -> Option<&mut String> {
+        debug_assert_eq!(field.shape(), Shape::Text, "{field:?}");
+        self.check_kind(field);
         let at = match self.position(field) {
             Some(at) => at,
             None => {
-                self.entries.push((Key::Known(field), value()));
+                self.entries.push((Key::Known(field), FieldValue::Text(String::new())));
                 self.entries.len() - 1
             }
         };
-        &mut self.entries[at].1
+        let slot = &mut self.entries[at].1;
+        if !matches!(slot, FieldValue::Text(_)) {
+            *slot = FieldValue::Text(slot.py_str());
+        }
+        match slot {
+            FieldValue::Text(text) => Some(text),
+            _ => None,
+        }
     }
 
     /// The content of a JSON object, keys in its order.
     pub(crate) fn from_object(object: Object) -> ItemContent {
-        ItemContent { entries: object.into_iter().map(|(name, value)| (Key::named(name), value)).collect() }
+        let entries = object.into_iter().map(|(name, value)| {
+            let key = Key::named(name);
+            let value = FieldValue::of(key.field(), value);
+            (key, value)
+        });
+        ItemContent { kind: None, entries: entries.collect() }
     }
 
     /// The JSON object the content stands for.
     pub(crate) fn to_object(&self) -> Object {
-        self.entries.iter().map(|(key, value)| (key.as_str().to_owned(), value.clone())).collect()
+        self.entries.iter().map(|(key, value)| (key.as_str().to_owned(), value.to_value())).collect()
     }
 
     /// The content of canonical JSON object text (what a sealed item holds); empty if it is not an object.
@@ -172,24 +208,14 @@ impl ItemContent {
                 Key::Other(name) => write_pydantic_str(out, name),
             }
             out.push(b':');
-            match value {
-                // Most values are text (a message, arguments, a result): written by the string writer, which
-                // scans eight bytes at a time.
-                Value::String(text) => write_pydantic_str(out, text),
-                // Writing a value into memory cannot fail.
-                other => drop(to_pydantic_writer(out, other)),
-            }
+            value.write(out);
         }
         out.push(b'}');
     }
 
-    /// About the size of the content's JSON: exact for plain keys and strings, a guess for other values.
+    /// About the size of the content's JSON: exact for plain keys, text and flags, a guess for other values.
     pub(crate) fn size_hint(&self) -> usize {
-        let value = |value: &Value| match value {
-            Value::String(text) => text.len() + 2,
-            _ => 16,
-        };
-        self.entries.iter().map(|(key, entry)| key.as_str().len() + 4 + value(entry)).sum::<usize>() + 2
+        self.entries.iter().map(|(key, value)| key.as_str().len() + 4 + value.size_hint()).sum::<usize>() + 2
     }
 
     /// The content's JSON text.
@@ -206,39 +232,54 @@ mod tests {
     use super::*;
 
     /// The content writes the bytes of the object it stands for, in every order a checkpoint may carry and with
-    /// keys the fold does not know.
+    /// keys the fold does not know or values of another shape than their field's.
     #[test]
     fn the_content_is_written_as_its_object() {
-        let text = r#"{"zeta":1,"text":"a\"b\n","messageId":"m","role":"assistant","x":{"b":1.5e-7,"a":[null,true]},"responseGroup":"g","k\"\u0001":"\u0001\u001f\\é東🚀\u2028\t"}"#;
+        let text = r#"{"zeta":1,"text":"a\"b\n","messageId":"m","role":5,"x":{"b":1.5e-7,"a":[null,true]},"truncated":"yes","arguments_complete":false,"metadata":"s","responseGroup":"g","k\"\u0001":"\u0001\u001f\\é東🚀\u2028\t"}"#;
         let object: Object = serde_json::from_str(text).unwrap();
         let content = ItemContent::from_object(object.clone());
         assert_eq!(content.to_json(), crate::json::to_pydantic_json(&object).unwrap());
         assert_eq!(content.to_object(), object);
-        assert_eq!(content.get(Field::Role), Some(&Value::from("assistant")));
+        assert_eq!(content.get(Field::Text), Some(&FieldValue::Text("a\"b\n".into())));
+        assert_eq!(content.get(Field::Role), Some(&FieldValue::Json(5.into())));
+        assert_eq!(content.get(Field::Truncated), Some(&FieldValue::Json("yes".into())));
+        assert_eq!(content.get(Field::ArgumentsComplete), Some(&FieldValue::Flag(false)));
+        assert_eq!(content.get(Field::Metadata), Some(&FieldValue::Json("s".into())));
         assert_eq!(ItemContent::parse(&content.to_json()), content);
     }
 
     #[test]
     fn replacing_a_field_keeps_its_place_and_new_fields_go_last() {
-        let mut content = ItemContent::new();
-        content.insert(Field::MessageId, "m".into());
-        content.insert(Field::Text, "a".into());
-        content.insert(Field::MessageId, "n".into());
-        content.get_or_insert_with(Field::Truncated, || true.into());
-        content.get_or_insert_with(Field::Text, || Value::Null);
-        assert_eq!(content.to_json(), r#"{"messageId":"n","text":"a","truncated":true}"#);
-        assert!(content.contains(Field::Truncated) && !content.contains(Field::Role));
+        let mut content = ItemContent::new(ItemKind::TextMessage);
+        content.set_text(Field::MessageId, "m");
+        content.set_text(Field::Text, "a");
+        content.set_text(Field::MessageId, "n");
+        content.set_flag(Field::Truncated, true);
+        content.set_text_once(Field::Text, || "b".into());
+        content.set_input(Field::Role, FieldInput::Json(&Value::from(1)));
+        assert_eq!(content.to_json(), r#"{"messageId":"n","text":"a","truncated":true,"role":1}"#);
+        assert!(content.contains(Field::Truncated) && !content.contains(Field::Metadata));
+        assert!(content.holds(Field::Role, Some(&1.into())) && content.holds(Field::Metadata, None));
+        assert!(!content.holds(Field::MessageId, Some(&"m".into())) && !content.holds(Field::Role, None));
     }
 
+    /// Appending to a value of another shape appends to its Python `str()`, as the reference concatenates.
     #[test]
-    fn every_field_is_named_once_and_parses_back() {
-        let mut names = std::collections::HashSet::new();
-        for &field in Field::ALL {
-            assert!(names.insert(field.as_str()), "{field:?}");
-            assert_eq!(Field::parse(field.as_str()), Some(field));
-            // Written without escaping.
-            assert!(field.as_str().bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'), "{field:?}");
-        }
-        assert_eq!(names.len(), 29);
+    fn appending_to_another_shape_appends_to_its_python_str() {
+        let object: Object = serde_json::from_str(r#"{"text":null,"arguments":true,"result":[1,"a"]}"#).unwrap();
+        let mut content = ItemContent::from_object(object);
+        content.text_to_append(Field::Text).unwrap().push('x');
+        content.text_to_append(Field::Arguments).unwrap().push('x');
+        content.text_to_append(Field::Result).unwrap().push('x');
+        content.text_to_append(Field::Provider).unwrap().push('x');
+        assert_eq!(content.to_json(), r#"{"text":"Nonex","arguments":"Truex","result":"[1, 'a']x","provider":"x"}"#);
+    }
+
+    /// In debug builds, the fold cannot set a field its item's kind does not hold.
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "TextMessage items hold no Arguments")]
+    fn a_field_of_another_kind_is_refused() {
+        ItemContent::new(ItemKind::TextMessage).set_text(Field::Arguments, "{}");
     }
 }

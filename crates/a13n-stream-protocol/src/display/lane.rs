@@ -11,7 +11,8 @@
 
 use serde_json::Value;
 
-use super::item_content::{Field, ItemContent};
+use super::field::{Field, FieldInput};
+use super::item_content::ItemContent;
 use super::store::CharCounts;
 use super::stream_id::StreamId;
 use super::{append_bounded, write_observed_line, DisplayFold, ItemKind, ObservedItem};
@@ -228,14 +229,13 @@ impl DisplayFold {
         let (message_id, child) = found.map(|(id, child)| (id.to_owned(), child))?;
         // A child run's items are scoped to it, and so are its response groups.
         let scope = child.then(|| Value::String(parsed.head.run_id.to_string()));
-        let key = self.scoped(item_kind, scope.as_ref(), &message_id);
+        let key = self.scoped(item_kind, scope.as_ref().map(FieldInput::Json), &message_id);
         let (kind, content) = self.store.live(&key)?;
         let scope_group =
             self.response_groups.get(if child { parsed.head.run_id.as_ref() } else { item_key::ROOT_SCOPE });
-        let subagent = content.get(Field::SubagentRunId);
         if kind != item_kind
-            || content.get(Field::MessageId).and_then(Value::as_str) != Some(message_id.as_str())
-            || subagent != scope.as_ref()
+            || content.text(Field::MessageId) != Some(message_id.as_str())
+            || !content.holds(Field::SubagentRunId, scope.as_ref())
             || (scope_group.is_some() && !content.contains(Field::ResponseGroup))
         {
             return None;

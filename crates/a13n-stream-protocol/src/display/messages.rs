@@ -17,11 +17,11 @@ pub(super) struct MessageEvent<'a> {
     /// The id the item is keyed by (`messageId`, `toolCallId`, or `entityId` for an encrypted value).
     pub(super) source_id: Cow<'a, str>,
     /// The [`COPIED`] fields the event has, in that order.
-    pub(super) copied: [Option<Cow<'a, Value>>; COPIED.len()],
+    pub(super) copied: [Option<FieldInput<'a>>; COPIED.len()],
     /// Appended text (`delta`).
     pub(super) delta: Option<&'a str>,
     /// An encrypted value.
-    pub(super) encrypted_value: Option<Cow<'a, Value>>,
+    pub(super) encrypted_value: Option<FieldInput<'a>>,
     /// A tool result's content.
     pub(super) content: Option<Cow<'a, Value>>,
 }
@@ -38,9 +38,9 @@ impl<'a> MessageEvent<'a> {
             event_type,
             timestamp: integer_timestamp(payload),
             source_id: Cow::Borrowed(payload.get(id_field).and_then(Value::as_str).unwrap_or_default()),
-            copied: COPIED.map(|field| payload.get(field.as_str()).map(Cow::Borrowed)),
+            copied: COPIED.map(|field| payload.get(field.as_str()).map(FieldInput::Json)),
             delta: payload.get(agui_key::DELTA).and_then(Value::as_str),
-            encrypted_value: payload.get(agui_key::ENCRYPTED_VALUE).map(Cow::Borrowed),
+            encrypted_value: payload.get(agui_key::ENCRYPTED_VALUE).map(FieldInput::Json),
             content: payload.get(agui_key::CONTENT).map(Cow::Borrowed),
         }
     }
@@ -48,10 +48,10 @@ impl<'a> MessageEvent<'a> {
     /// Read a typed event of a message type: exactly what [`MessageEvent::from_object`] reads of its object.
     /// `None` for any other event.
     pub(super) fn from_event(event: &'a Event) -> Option<MessageEvent<'a>> {
-        let text = |value: &'a str| Some(Cow::Owned(Value::String(value.to_owned())));
+        let text = |value: &'a str| Some(FieldInput::Text(value));
         let optional = |value: &'a Option<String>| value.as_deref().and_then(text);
         // COPIED: messageId, role, toolCallId, toolCallName, parentMessageId, metadata, subagentRunId, responseGroup.
-        let mut copied: [Option<Cow<'a, Value>>; COPIED.len()] = Default::default();
+        let mut copied: [Option<FieldInput<'a>>; COPIED.len()] = Default::default();
         let [message_id, role, tool_call_id, tool_call_name, parent_message_id, ..] = &mut copied;
         let mut delta = None;
         let mut encrypted_value = None;
@@ -108,7 +108,7 @@ impl<'a> MessageEvent<'a> {
             }
             _ => return None,
         };
-        copied[5] = event.metadata().map(|metadata| Cow::Owned(Value::Object(metadata.clone())));
+        copied[5] = event.metadata().map(FieldInput::Object);
         copied[6] = event.subagent_run_id().and_then(text);
         Some(MessageEvent {
             event_type: event.kind(),
@@ -121,8 +121,8 @@ impl<'a> MessageEvent<'a> {
         })
     }
 
-    fn subagent(&self) -> Option<&Value> {
-        self.copied[6].as_deref()
+    fn subagent(&self) -> Option<FieldInput<'a>> {
+        self.copied[6]
     }
 }
 
@@ -176,29 +176,25 @@ impl DisplayFold {
         let memory_sources = &self.memory_sources;
         let MessageEvent { copied, delta, encrypted_value, content: result, .. } = event;
         let update = move |content: &mut ItemContent, counts: &mut CharCounts, key: usize| {
-            for (name, value) in COPIED.into_iter().zip(copied) {
+            for (field, value) in COPIED.into_iter().zip(copied) {
                 if let Some(value) = value {
-                    content.insert(name, value.into_owned());
+                    content.set_input(field, value);
                 }
             }
             let scope = content
                 .get(Field::SubagentRunId)
-                .filter(|s| truthy(s))
-                .map_or_else(|| item_key::ROOT_SCOPE.to_owned(), py_str);
+                .filter(|s| s.truthy())
+                .map_or_else(|| item_key::ROOT_SCOPE.to_owned(), FieldValue::py_str);
             if let Some(group) = response_groups.get(&scope) {
-                if !content.contains(Field::ResponseGroup) {
-                    content.insert(Field::ResponseGroup, group.clone().into());
-                }
+                content.set_text_once(Field::ResponseGroup, || group.clone());
             }
-            if event_type == T::TextMessageEnd
-                && content.get(Field::Role).and_then(Value::as_str) == Some(agui_key::ROLE_ASSISTANT)
-            {
+            if event_type == T::TextMessageEnd && content.text(Field::Role) == Some(agui_key::ROLE_ASSISTANT) {
                 if let Some(sources) = memory_sources.get(&scope) {
-                    content.insert(Field::MemorySources, serde_json::to_value(sources).unwrap_or(Value::Null));
+                    content.set_json(Field::MemorySources, serde_json::to_value(sources).unwrap_or(Value::Null));
                 }
             }
             if event_type == T::ToolCallEnd {
-                content.insert(Field::ArgumentsComplete, true.into());
+                content.set_flag(Field::ArgumentsComplete, true);
             }
             let accumulated = match event_type {
                 T::TextMessageContent | T::ReasoningMessageContent => Some(Field::Text),
@@ -209,7 +205,10 @@ impl DisplayFold {
                 append_bounded(content, field, delta.unwrap_or_default(), full, counts, key);
             }
             if event_type == T::ReasoningEncryptedValue {
-                content.insert(Field::EncryptedValue, encrypted_value.map_or(Value::Null, Cow::into_owned));
+                match encrypted_value {
+                    Some(value) => content.set_input(Field::EncryptedValue, value),
+                    None => content.set_json(Field::EncryptedValue, Value::Null),
+                }
             }
             if event_type == T::ToolCallResult {
                 match result.as_deref() {
@@ -217,9 +216,9 @@ impl DisplayFold {
                         let keep = full || json_size(whole) <= MAX_FIELD_CHARS;
                         let kept = if keep { parts.clone() } else { Vec::new() };
                         let empty = kept.is_empty();
-                        content.insert(Field::ResultParts, Value::Array(kept));
+                        content.set_json(Field::ResultParts, Value::Array(kept));
                         if empty {
-                            content.insert(Field::Truncated, true.into());
+                            content.set_flag(Field::Truncated, true);
                         }
                     }
                     other => {

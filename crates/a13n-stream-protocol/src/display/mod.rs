@@ -20,6 +20,7 @@ mod changes;
 mod checkpoint;
 mod checkpoint_text;
 mod continuation_parts;
+mod field;
 mod held;
 mod item;
 mod item_content;
@@ -46,8 +47,9 @@ use rules::*;
 
 use checkpoint_text::DecodedItem;
 use continuation_parts::ContinuationParts;
+use field::{Field, FieldInput, FieldValue};
 use held::Held;
-use item_content::{Field, ItemContent};
+use item_content::ItemContent;
 use messages::MessageEvent;
 use restoring::Restoring;
 use source_fold::Folded;
@@ -321,7 +323,7 @@ impl DisplayFold {
 
     /// A message's end reports the memory evidence its item holds.
     fn attach_memory_sources(&self, reference: &mut ItemRef) {
-        let sources = self.store.live_content(&reference.id).and_then(|c| c.get(Field::MemorySources));
+        let sources = self.store.live_content(&reference.id).and_then(|c| c.json(Field::MemorySources));
         if let Some(Value::Array(sources)) = sources {
             reference.memory_sources =
                 sources.iter().map(|s| serde_json::from_value(s.clone())).collect::<Result<_, _>>().ok();
@@ -339,9 +341,9 @@ impl DisplayFold {
             .unwrap_or_else(|| self.clock.as_ref().map_or(UtcTime::EPOCH, |clock| clock()))
     }
 
-    fn scoped(&mut self, kind: ItemKind, scope: Option<&Value>, source_id: &str) -> String {
-        let identity = match scope.filter(|s| truthy(s)) {
-            Some(scope) => std::borrow::Cow::Owned(format!("{}:{source_id}", py_str(scope))),
+    fn scoped(&mut self, kind: ItemKind, scope: Option<FieldInput<'_>>, source_id: &str) -> String {
+        let identity = match scope.filter(|s| s.truthy()) {
+            Some(scope) => std::borrow::Cow::Owned(format!("{}:{source_id}", scope.py_str())),
             None => std::borrow::Cow::Borrowed(source_id),
         };
         if let Some((last_kind, last_identity, key)) = &self.last_id {
@@ -429,14 +431,14 @@ mod tests {
     #[test]
     fn bounded_append_equals_bounding_the_concatenation() {
         let mut counts = CharCounts::default();
-        let mut content = ItemContent::new();
+        let mut content = ItemContent::new(ItemKind::TextMessage);
         let piece = "é".repeat(100_000);
         for _ in 0..3 {
             append_bounded(&mut content, Field::Text, &piece, false, &mut counts, 0);
         }
-        let text = content.get(Field::Text).and_then(Value::as_str).unwrap();
+        let text = content.text(Field::Text).unwrap();
         assert_eq!(char_len(text), MAX_FIELD_CHARS);
-        assert_eq!(content.get(Field::Truncated), Some(&Value::Bool(true)));
+        assert_eq!(content.get(Field::Truncated), Some(&FieldValue::Flag(true)));
     }
 
     #[test]

@@ -56,27 +56,31 @@ impl DisplayFold {
         let authored = name == names::INPUT_USER || name == names::INPUT_STEERING || media_input;
         if let (true, Some(input)) = (authored, input_event.filter(|e| e.contains_key(source_key::MESSAGE_ID))) {
             let message_id = input.get(source_key::MESSAGE_ID).map(py_str).unwrap_or_default();
-            let mut content = ItemContent::new();
-            content.insert(Field::MessageId, message_id.clone().into());
-            content.insert(Field::Role, agui_key::ROLE_USER.into());
+            let mut content = ItemContent::new(ItemKind::TextMessage);
+            content.set_text(Field::MessageId, message_id.clone());
+            content.set_text(Field::Role, agui_key::ROLE_USER);
             if let Some(scope) = assembled.get(agui_key::SUBAGENT_RUN_ID) {
-                content.insert(Field::SubagentRunId, scope.clone());
+                content.set_json(Field::SubagentRunId, scope.clone());
             }
             if let Some(metadata) = assembled.get(agui_key::METADATA) {
-                content.insert(Field::Metadata, metadata.clone());
+                content.set_json(Field::Metadata, metadata.clone());
             }
             if media_input {
-                content.insert(Field::InputMedia, input.get(source_key::CONTENT).cloned().unwrap_or(Value::Null));
+                content.set_json(Field::InputMedia, input.get(source_key::CONTENT).cloned().unwrap_or(Value::Null));
             } else {
                 let text = input.get(source_key::CONTENT).map(py_str).unwrap_or_else(|| PY_NONE.into());
                 set_bounded(&mut content, Field::Text, text, self.content.whole_fields());
             }
-            content.insert(
+            content.set_json(
                 Field::InputSource,
                 input.get(source_key::SOURCE).cloned().unwrap_or_else(|| source_key::DEFAULT_INPUT_SOURCE.into()),
             );
-            content.insert(Field::InputGroup, input.get(source_key::INPUT_ID).cloned().unwrap_or(Value::Null));
-            let key = self.scoped(ItemKind::TextMessage, assembled.get(agui_key::SUBAGENT_RUN_ID), &message_id);
+            content.set_json(Field::InputGroup, input.get(source_key::INPUT_ID).cloned().unwrap_or(Value::Null));
+            let key = self.scoped(
+                ItemKind::TextMessage,
+                assembled.get(agui_key::SUBAGENT_RUN_ID).map(FieldInput::Json),
+                &message_id,
+            );
             let at = self.occurred(&assembled);
             let kind = ItemKind::TextMessage;
             let change = Change { kind, state: ItemState::Completed, position, at };
@@ -143,7 +147,7 @@ impl DisplayFold {
             Some(provider) => format!("native:{provider}:{call_id}"),
             None => call_id.clone(),
         };
-        let key = self.scoped(ItemKind::ToolCall, scope, &identity);
+        let key = self.scoped(ItemKind::ToolCall, scope.map(FieldInput::Json), &identity);
         let full = self.content.whole_fields();
         let scope_key = scope.filter(|s| truthy(s)).map_or_else(|| item_key::ROOT_SCOPE.to_owned(), py_str);
         let group = self.response_groups.get(&scope_key).cloned();
@@ -164,18 +168,18 @@ impl DisplayFold {
         let at = self.occurred(event);
         let position = self.stream_id();
         let update = |content: &mut ItemContent, counts: &mut CharCounts, key: usize| {
-            content.insert(Field::ToolCallId, call_id.clone().into());
+            content.set_text(Field::ToolCallId, call_id.clone());
             if let Some(Value::String(scope)) = scope {
-                content.insert(Field::SubagentRunId, scope.clone().into());
+                content.set_text(Field::SubagentRunId, scope.clone());
             }
             if let Some(provider) = &provider {
-                content.insert(Field::Provider, provider.clone().into());
+                content.set_text(Field::Provider, provider.clone());
             }
             if let Some(tool_name) = source.get(source_key::TOOL_NAME) {
-                content.insert(Field::ToolCallName, tool_name.clone());
+                content.set_json(Field::ToolCallName, tool_name.clone());
             }
             if let Some(group) = group {
-                content.get_or_insert_with(Field::ResponseGroup, || group.into());
+                content.set_text_once(Field::ResponseGroup, || group);
             }
             if supplement {
                 if name == names::FILESYSTEM_EDIT_APPLIED {
@@ -183,16 +187,17 @@ impl DisplayFold {
                     for field in source_key::EDIT_FIELDS {
                         edit.insert(field.into(), source.get(field).cloned().unwrap_or(Value::Null));
                     }
-                    content.insert(Field::AppliedEdit, Value::Object(edit));
+                    content.set_json(Field::AppliedEdit, Value::Object(edit));
                 } else if name == names::TOOL_IMAGES || name == names::HARNESS_UI_TOOL_IMAGES {
-                    content.insert(
+                    content.set_json(
                         Field::ToolImages,
                         source.get(source_key::IMAGES).cloned().unwrap_or_else(|| json!([])),
                     );
                     let unavailable = source.get(source_key::UNAVAILABLE).cloned().unwrap_or(false.into());
-                    content.insert(Field::ToolImageUnavailable, unavailable);
+                    content.set_json(Field::ToolImageUnavailable, unavailable);
                 } else {
-                    content.insert(Field::McpApps, source.get(source_key::APPS).cloned().unwrap_or_else(|| json!([])));
+                    content
+                        .set_json(Field::McpApps, source.get(source_key::APPS).cloned().unwrap_or_else(|| json!([])));
                 }
             } else if is_arguments {
                 let arguments = match source.get(source_key::ARGS) {
@@ -201,19 +206,19 @@ impl DisplayFold {
                 };
                 counts.remove(&(key, Field::Arguments));
                 set_bounded(content, Field::Arguments, arguments, full);
-                content.insert(Field::ArgumentsComplete, true.into());
+                content.set_flag(Field::ArgumentsComplete, true);
             } else {
                 let result_value = source.get(source_key::CONTENT).cloned().unwrap_or(Value::Null);
                 if full || json_size(&result_value) <= MAX_FIELD_CHARS {
-                    content.insert(Field::Value, result_value);
+                    content.set_json(Field::Value, result_value);
                 } else {
-                    content.insert(Field::Truncated, true.into());
+                    content.set_flag(Field::Truncated, true);
                 }
                 let outcome = source.get(source_key::OUTCOME).cloned().unwrap_or(Value::Null);
                 let retry = part_kind(source).as_deref() == Some(source_key::RETRY_PROMPT)
                     || outcome.as_str() == Some(source_key::RETRIED);
-                content.insert(Field::Outcome, outcome);
-                content.insert(Field::Retry, retry.into());
+                content.set_json(Field::Outcome, outcome);
+                content.set_flag(Field::Retry, retry);
             }
         };
         Some(self.store.update(key, Change { kind: ItemKind::ToolCall, state, position, at }, update))
@@ -237,6 +242,6 @@ impl DisplayFold {
             (item_key::FAILURE_MESSAGE.to_owned(), Value::from(message)),
         ]));
         let change = Change { kind: ItemKind::ToolCall, state: ItemState::Failed, position, at };
-        Some(self.store.update(key, change, move |content, _, _| content.insert(Field::Failure, failure)))
+        Some(self.store.update(key, change, move |content, _, _| content.set_json(Field::Failure, failure)))
     }
 }

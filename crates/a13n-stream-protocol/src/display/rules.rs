@@ -27,17 +27,7 @@ pub(super) fn observed_whole(event_type: EventType) -> bool {
     )
 }
 
-/// The event fields an item's content copies from every event folded into it, in this order.
-pub(super) const COPIED: [Field; 8] = [
-    Field::MessageId,
-    Field::Role,
-    Field::ToolCallId,
-    Field::ToolCallName,
-    Field::ParentMessageId,
-    Field::Metadata,
-    Field::SubagentRunId,
-    Field::ResponseGroup,
-];
+pub(super) use super::field::COPIED;
 
 /// Python's `isinstance(timestamp, int)`, as epoch milliseconds.
 pub(super) fn integer_timestamp(payload: &Object) -> Option<i64> {

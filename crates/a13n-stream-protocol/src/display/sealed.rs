@@ -23,7 +23,7 @@ pub(super) enum Content {
 
 impl Default for Content {
     fn default() -> Content {
-        Content::Live(ItemContent::new())
+        Content::Live(ItemContent::default())
     }
 }
 

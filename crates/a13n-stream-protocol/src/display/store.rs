@@ -12,7 +12,8 @@ use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde_json::Value;
 
 use super::changes::Changes;
-use super::item_content::{Field, ItemContent};
+use super::field::Field;
+use super::item_content::ItemContent;
 use super::sealed::Content;
 use super::stream_id::StreamId;
 use super::{ContentRef, Item, ItemKind, ItemRef, ItemState};
@@ -367,7 +368,9 @@ impl Store {
         at: UtcTime,
         update: impl FnOnce(&mut ItemContent, &mut CharCounts, usize),
     ) -> Touched<'_> {
-        update(self.items[index].content.edit(&self.restored), &mut self.char_counts, index);
+        let content = self.items[index].content.edit(&self.restored);
+        content.edited_as(kind);
+        update(content, &mut self.char_counts, index);
         self.settle(index, kind, state, position, at)
     }
 
@@ -392,8 +395,8 @@ impl Store {
         Touched {
             ordinal: item.ordinal,
             state,
-            response_group: content.and_then(|c| c.get(Field::ResponseGroup)).and_then(Value::as_str),
-            failure: content.and_then(|c| c.get(Field::Failure)).and_then(Value::as_object),
+            response_group: content.and_then(|c| c.text(Field::ResponseGroup)),
+            failure: content.and_then(|c| c.json(Field::Failure)).and_then(Value::as_object),
         }
     }
 }
