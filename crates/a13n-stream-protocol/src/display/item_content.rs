@@ -37,13 +37,20 @@ impl Key {
     }
 }
 
-/// An item's content: fields in first-insertion order, at most one value per key.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// An item's content: fields in first-insertion order, at most one value per key. Two contents are equal when
+/// their entries are.
+#[derive(Clone, Debug, Default)]
 pub(crate) struct ItemContent {
     /// The kind of the item the fold is writing (`None` until the store hands the content to an edit): the fold
     /// sets only that kind's fields ([`Field::of_kind`]), checked in debug builds.
     kind: Option<ItemKind>,
     entries: Vec<(Key, FieldValue)>,
+}
+
+impl PartialEq for ItemContent {
+    fn eq(&self, other: &ItemContent) -> bool {
+        self.entries == other.entries
+    }
 }
 
 impl ItemContent {
