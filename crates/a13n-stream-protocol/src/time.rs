@@ -238,9 +238,9 @@ impl AsciiSink for Vec<u8> {
     }
 }
 
-fn write_civil(out: &mut impl AsciiSink, micros: i64) {
-    let seconds = micros.div_euclid(MICROS_PER_SECOND);
-    let fraction = micros.rem_euclid(MICROS_PER_SECOND);
+/// The text `YYYY-MM-DDTHH:MM:SS` of the second `seconds` after the epoch, in a buffer with room for the
+/// fraction after it, and the year (the text holds its last four digits).
+fn civil_text(seconds: i64) -> ([u8; 26], i64, i64, i64) {
     let days = seconds.div_euclid(SECONDS_PER_DAY);
     let second_of_day = seconds.rem_euclid(SECONDS_PER_DAY);
     let (year, month, day) = civil_from_days(days);
@@ -251,6 +251,41 @@ fn write_civil(out: &mut impl AsciiSink, micros: i64) {
     for (slot, value) in [0, 2, 5, 8, 11, 14, 17].into_iter().zip(fields) {
         put_pair(&mut text, slot, value);
     }
+    (text, year, month, day)
+}
+
+/// Writes the JSON of many instants in turn, reusing the date and time of day of the last one when the next falls
+/// in the same second, as most of a checkpoint's item times do.
+#[derive(Default)]
+pub(crate) struct TimeWriter {
+    second: Option<i64>,
+    text: [u8; 26],
+}
+
+impl TimeWriter {
+    /// Append what [`UtcTime::write_json`] appends.
+    pub(crate) fn write_json(&mut self, time: UtcTime, out: &mut Vec<u8>) {
+        let second = time.micros.div_euclid(MICROS_PER_SECOND);
+        if self.second != Some(second) {
+            let (text, year, ..) = civil_text(second);
+            if !(0..=9999).contains(&year) {
+                // Not an instant a `UtcTime` holds; written the general way.
+                self.second = None;
+                return time.write_json(out);
+            }
+            (self.second, self.text) = (Some(second), text);
+        }
+        let len = put_fraction(&mut self.text, 19, time.micros.rem_euclid(MICROS_PER_SECOND));
+        out.push(b'"');
+        out.extend_from_slice(&self.text[..len]);
+        out.extend_from_slice(b"Z\"");
+    }
+}
+
+fn write_civil(out: &mut impl AsciiSink, micros: i64) {
+    let seconds = micros.div_euclid(MICROS_PER_SECOND);
+    let fraction = micros.rem_euclid(MICROS_PER_SECOND);
+    let (mut text, year, month, day) = civil_text(seconds);
     let len = put_fraction(&mut text, 19, fraction);
     if (0..=9999).contains(&year) {
         out.ascii(&text[..len]);
@@ -482,6 +517,35 @@ fn parse_any_layout(text: &str) -> Result<SourceTime, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A run of times written by one `TimeWriter` reads as each written alone: within a second (with and without
+    /// a fraction), across seconds, days and years, back in time, and at both ends of the range.
+    #[test]
+    fn a_time_writer_writes_each_time_as_written_alone() {
+        let micros = [
+            1_795_953_600_000_000,
+            1_795_953_600_001_000,
+            1_795_953_600_000_000,
+            1_795_953_600_999_999,
+            1_795_953_601_000_000,
+            1_795_953_600_500_000,
+            1_795_953_600_000_000 + 86_400_000_000,
+            0,
+            -1,
+            MIN_MICROS,
+            MIN_MICROS + 1,
+            MAX_MICROS,
+            MAX_MICROS - 999_999,
+        ];
+        let mut writer = TimeWriter::default();
+        for micros in micros {
+            let time = UtcTime::from_unix_micros(micros).unwrap();
+            let (mut alone, mut together) = (Vec::new(), Vec::new());
+            time.write_json(&mut alone);
+            writer.write_json(time, &mut together);
+            assert_eq!(String::from_utf8(together).unwrap(), String::from_utf8(alone).unwrap(), "{micros}");
+        }
+    }
 
     #[test]
     fn the_time_reader_reads_what_parse_reads() {

@@ -54,8 +54,9 @@ struct Undecoded<'a> {
 pub(super) struct Restoring<'a> {
     store: Store,
     checkpoint: &'a str,
-    /// Whether some item's content is a range of `checkpoint` (which the store then keeps a copy of).
-    refers: bool,
+    /// The canonical content text of the items whose content is in `checkpoint`, copied one after another: the
+    /// text the store keeps for them, without the rest of the checkpoint.
+    kept: String,
     /// Items pushed so far.
     pushed: usize,
     /// The position of the first item with an ordinal below 1.
@@ -69,7 +70,7 @@ impl<'a> Restoring<'a> {
         Restoring {
             store: Store::with_capacity(capacity),
             checkpoint,
-            refers: false,
+            kept: String::new(),
             pushed: 0,
             bad_ordinal: None,
             undecoded: Vec::new(),
@@ -91,8 +92,14 @@ impl<'a> Restoring<'a> {
         }
         let (content, text) = match content {
             RawContent::InCheckpoint(range) => {
-                self.refers = true;
-                (Content::Restored(range), None)
+                let text = self.checkpoint.get(range).unwrap_or("{}");
+                if self.kept.capacity() == 0 {
+                    // Enough for every content still to come: one allocation, never moved.
+                    self.kept.reserve(self.checkpoint.len());
+                }
+                let start = self.kept.len();
+                self.kept.push_str(text);
+                (Content::Restored(start..self.kept.len()), None)
             }
             RawContent::Canonical(text) => (Content::Own(text.into()), None),
             RawContent::Other(text) => (Content::default(), Some(text)),
@@ -126,8 +133,7 @@ impl<'a> Restoring<'a> {
             let content = committed_content(object, kind, id, open);
             self.store.set_content(item.index, content);
         }
-        let restored = if self.refers { self.checkpoint.into() } else { Box::default() };
-        Ok(self.store.committed_from(next, restored))
+        Ok(self.store.committed_from(next, self.kept))
     }
 }
 

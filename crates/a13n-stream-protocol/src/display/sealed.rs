@@ -1,9 +1,9 @@
 //! An item's content as the store holds it: live fields the fold still edits, or sealed canonical JSON text.
 //!
 //! Sealed text is this library's own writing, or text of the checkpoint the store was restored from that the
-//! canonical recogniser accepted; either way it is written back verbatim and parses whenever it is read. A
-//! restored item's text stays where the checkpoint has it (the store keeps one copy of that checkpoint), so
-//! restoring neither allocates nor copies per item.
+//! canonical recogniser accepted; either way it is written back verbatim and parses whenever it is read. The
+//! store keeps the restored items' text in one buffer, each item's copied there once, one after another (the rest
+//! of the checkpoint is not kept), so restoring allocates nothing per item.
 
 use std::ops::Range;
 
@@ -11,13 +11,13 @@ use super::item_content::ItemContent;
 use crate::json::Object;
 
 /// Item content: live fields the fold still edits, or the canonical JSON text of them (sealed). Every method
-/// that reads sealed text takes the store's restored checkpoint text (`restored`).
+/// that reads sealed text takes the store's restored content text (`restored`).
 #[derive(Clone, Debug)]
 pub(super) enum Content {
     Live(ItemContent),
     /// Sealed as text this fold wrote.
     Own(Box<str>),
-    /// Sealed as this range of the checkpoint text the store was restored from.
+    /// Sealed as this range of the store's restored content text.
     Restored(Range<usize>),
 }
 

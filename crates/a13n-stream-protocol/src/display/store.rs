@@ -18,7 +18,7 @@ use super::sealed::Content;
 use super::stream_id::StreamId;
 use super::{ContentRef, Item, ItemKind, ItemRef, ItemState};
 use crate::json::{write_pydantic_str, Object};
-use crate::time::UtcTime;
+use crate::time::{TimeWriter, UtcTime};
 
 /// Code point counts of accumulated fields by (item position, field), so appending never rescans a text.
 pub(super) type CharCounts = FxHashMap<(usize, Field), usize>;
@@ -82,8 +82,8 @@ pub(super) struct Store {
     changed: Changes,
     checkpoint_changed: Changes,
     char_counts: CharCounts,
-    /// The checkpoint text the store was restored from, when restored items' content refers to it.
-    restored: Box<str>,
+    /// The canonical content text of the items restored from a checkpoint, which their content refers to.
+    restored: String,
 }
 
 /// Whether an item can be sealed at once: observations never change after their event, except the one that
@@ -150,8 +150,8 @@ impl Store {
     }
 
     /// The items pushed so far as a store's committed items (all marked changed), the next new item taking
-    /// ordinal `next`; `restored` is the checkpoint text restored content refers to.
-    pub(super) fn committed_from(mut self, next: u64, restored: Box<str>) -> Store {
+    /// ordinal `next`; `restored` is the content text restored items refer to.
+    pub(super) fn committed_from(mut self, next: u64, restored: String) -> Store {
         self.next = next;
         self.restored = restored;
         self.mark_committed();
@@ -428,11 +428,12 @@ impl Store {
     ) -> std::io::Result<()> {
         const CHUNK: usize = 1 << 16;
         out.push(b'[');
+        let mut times = TimeWriter::default();
         for (index, (key, item)) in self.items.iter().enumerate() {
             if index > 0 {
                 out.push(b',');
             }
-            write_item(out, key, item, &self.restored);
+            write_item(out, key, item, &self.restored, &mut times);
             if out.len() >= CHUNK {
                 flush(out)?;
             }
@@ -443,7 +444,7 @@ impl Store {
 }
 
 /// One item's checkpoint JSON: the fields of [`Item`] in declaration order, `content_refs` only when present.
-fn write_item(out: &mut Vec<u8>, key: &str, item: &Stored, restored: &str) {
+fn write_item(out: &mut Vec<u8>, key: &str, item: &Stored, restored: &str, times: &mut TimeWriter) {
     out.extend_from_slice(br#"{"id":"#);
     write_pydantic_str(out, key);
     out.extend_from_slice(br#","ordinal":"#);
@@ -458,13 +459,13 @@ fn write_item(out: &mut Vec<u8>, key: &str, item: &Stored, restored: &str) {
     item.last.write_json(out);
     out.extend_from_slice(br#","started_at":"#);
     let from = out.len();
-    item.started_at.write_json(out);
+    times.write_json(item.started_at, out);
     let started = from..out.len();
     out.extend_from_slice(br#","ended_at":"#);
     match item.ended_at {
         // Most items end when they start (an observation): the same text again.
         Some(at) if at == item.started_at => out.extend_from_within(started),
-        Some(at) => at.write_json(out),
+        Some(at) => times.write_json(at, out),
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(br#","content":"#);
