@@ -108,6 +108,7 @@ pub(crate) const COPIED: [Field; 8] = [
 impl Field {
     /// The fields the fold writes into an item of `kind` (an observation of a whole event also holds that
     /// event's own keys).
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub(crate) fn of_kind(kind: ItemKind) -> &'static [Field] {
         use Field as F;
         /// A message kind's fields: [`COPIED`] first, then its own.

@@ -42,7 +42,8 @@ impl Key {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ItemContent {
     /// The kind of the item the fold is writing (`None` until the store hands the content to an edit): the fold
-    /// sets only that kind's fields ([`Field::of_kind`]), checked in debug builds.
+    /// sets only that kind's fields ([`Field::of_kind`]). Debug builds only, where it is checked.
+    #[cfg(debug_assertions)]
     kind: Option<ItemKind>,
     entries: Vec<(Key, FieldValue)>,
 }
@@ -56,18 +57,26 @@ impl PartialEq for ItemContent {
 impl ItemContent {
     /// Empty content for an item of `kind`.
     pub(crate) fn new(kind: ItemKind) -> ItemContent {
-        ItemContent { kind: Some(kind), entries: Vec::new() }
+        let mut content = ItemContent::default();
+        content.edited_as(kind);
+        content
     }
 
     /// Mark the content as an item of `kind`'s, which the fold is about to edit.
+    #[cfg_attr(not(debug_assertions), allow(unused_variables))]
     pub(crate) fn edited_as(&mut self, kind: ItemKind) {
-        self.kind = Some(kind);
+        #[cfg(debug_assertions)]
+        {
+            self.kind = Some(kind);
+        }
     }
 
     /// The fold sets only fields of its item's kind.
+    #[cfg_attr(not(debug_assertions), allow(unused_variables))]
     fn check_kind(&self, field: Field) {
+        #[cfg(debug_assertions)]
         if let Some(kind) = self.kind {
-            debug_assert!(Field::of_kind(kind).contains(&field), "{kind:?} items hold no {field:?}");
+            assert!(Field::of_kind(kind).contains(&field), "{kind:?} items hold no {field:?}");
         }
     }
 
@@ -185,7 +194,11 @@ impl ItemContent {
             let value = FieldValue::of(key.field(), value);
             (key, value)
         });
-        ItemContent { kind: None, entries: entries.collect() }
+        ItemContent {
+            #[cfg(debug_assertions)]
+            kind: None,
+            entries: entries.collect(),
+        }
     }
 
     /// The JSON object the content stands for.
