@@ -151,9 +151,8 @@ impl ItemContent {
     /// Set a field to what an event gives it.
     pub(crate) fn set_input(&mut self, field: Field, input: FieldInput<'_>) {
         match input {
-            FieldInput::Text(text) if field.shape() == Shape::Text => self.set(field, FieldValue::Text(text.into())),
-            FieldInput::Text(text) => self.set(field, FieldValue::Json(Value::String(text.into()))),
-            FieldInput::Object(object) => self.set(field, FieldValue::Json(Value::Object(object.clone()))),
+            FieldInput::Text(text) => self.set_json(field, Value::String(text.into())),
+            FieldInput::Object(object) => self.set_json(field, Value::Object(object.clone())),
             FieldInput::Json(value) => self.set_json(field, value.clone()),
         }
     }
