@@ -270,6 +270,9 @@ impl<'a> ContentDelta<'a> {
 pub(crate) struct ArgsDelta<'a> {
     pub(crate) line: DeltaLine<'a>,
     pub(crate) provider_name: Option<Cow<'a, str>>,
+    /// Which line a [`DeltaMemo`](crate::delta_memo::DeltaMemo) remembered when this delta is that line or was
+    /// read by it: deltas with the same such line have the same identity ([`ArgsDelta::write_identity`]).
+    pub(crate) memo_line: Option<u64>,
 }
 
 impl<'a> ArgsDelta<'a> {
@@ -291,7 +294,7 @@ impl<'a> ArgsDelta<'a> {
                 name
             }
         };
-        Some(ArgsDelta { line: parsed, provider_name })
+        Some(ArgsDelta { line: parsed, provider_name, memo_line: None })
     }
 
     /// The argument text.

@@ -22,6 +22,8 @@ pub(crate) struct DeltaMemo {
     /// Where the line holds its sequence, time and argument text, in that order.
     values: [Range<usize>; 3],
     fields: Option<Fields>,
+    /// Counts the lines offered to [`DeltaMemo::remember`]: names the remembered line ([`ArgsDelta::memo_line`]).
+    generation: u64,
 }
 
 /// Where the remembered line holds each field the delta borrows, and the fields that are not text.
@@ -63,12 +65,14 @@ fn optional(line: &str, field: &Option<Cow<'_, str>>) -> Option<Option<Range<usi
 
 impl DeltaMemo {
     /// Remember `line`, whose full scan gave `delta`, when it is in the writers' layout and every field it
-    /// borrows is the line's own text; otherwise forget whatever was remembered.
-    pub(crate) fn remember(&mut self, line: &str, delta: &ArgsDelta<'_>) {
+    /// borrows is the line's own text, and return the name [`DeltaMemo::read`] gives the deltas it reads by it;
+    /// otherwise forget whatever was remembered.
+    pub(crate) fn remember(&mut self, line: &str, delta: &ArgsDelta<'_>) -> Option<u64> {
         self.fields = None;
+        self.generation += 1;
         let parsed = &delta.line;
         let (Some([sequence, time]), Some(args)) = (written_head_values(line), parsed.args_at.clone()) else {
-            return;
+            return None;
         };
         let raw = |raw: Option<&str>| raw.map_or(Some(None), |raw| span(line, raw).map(Some));
         let fields = (|| {
@@ -93,7 +97,9 @@ impl DeltaMemo {
             self.line.push_str(line);
             self.values = [sequence, time, args];
             self.fields = Some(fields);
+            return Some(self.generation);
         }
+        None
     }
 
     /// The delta `line` is when it is the remembered line but for its sequence, time and argument text; `None`
@@ -167,7 +173,7 @@ impl DeltaMemo {
             args_at: None,
         };
         let provider_name = text(&fields.provider_name_text)?;
-        Some(ArgsDelta { line: delta, provider_name })
+        Some(ArgsDelta { line: delta, provider_name, memo_line: Some(self.generation) })
     }
 }
 

@@ -30,9 +30,9 @@ pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>
     if let Some(delta) = LaneLine::scan(line) {
         return match delta {
             LaneLine::Content(delta) => lanes.content(&delta, out),
-            LaneLine::Arguments(delta) => {
+            LaneLine::Arguments(mut delta) => {
                 if let Some(memo) = lanes.delta_memo() {
-                    memo.remember(line, &delta);
+                    delta.memo_line = memo.remember(line, &delta);
                 }
                 lanes.arguments(&delta, out)
             }

@@ -185,17 +185,26 @@ impl DisplayFold {
         );
         let Some(child) = found else { return false };
         // The stream identity the lane verified last (against the held stream's value) spares rebuilding it. The
-        // identity is written into the buffer of the one before it, so a run of deltas allocates none.
-        let (mut identity, last) = match self.lane.take() {
-            Some(Lane::Arguments { identity, spare }) => (spare, Some(identity)),
+        // identity is written into the buffer of the one before it, so a run of deltas allocates none; a delta
+        // the memo read by the last delta's line has that delta's identity, so it writes none.
+        let (spare, last, last_line) = match self.lane.take() {
+            Some(Lane::Arguments { identity, spare, memo_line }) => (spare, Some(identity), memo_line),
             other => {
                 self.lane = other;
-                (Vec::with_capacity(256), None)
+                (Vec::with_capacity(256), None, None)
             }
         };
-        identity.clear();
-        delta.write_identity(&mut identity);
-        let known = last.as_ref().is_some_and(|last| *last == identity) && self.holds_adjacent(None);
+        let (identity, spare, same) = match last {
+            Some(last) if delta.memo_line.is_some() && delta.memo_line == last_line => (last, spare, true),
+            last => {
+                let mut identity = spare;
+                identity.clear();
+                delta.write_identity(&mut identity);
+                let same = last.as_ref() == Some(&identity);
+                (identity, last.unwrap_or_default(), same)
+            }
+        };
+        let known = same && self.holds_adjacent(None);
         let stream = if known { None } else { Some(delta.stream()) };
         let continued = known || (stream.is_some() && self.holds_adjacent(stream.as_ref()));
         // A new stream holds the observation whole, as the general path's object, built from the same description
@@ -217,7 +226,7 @@ impl DisplayFold {
                 write_observed_line(out, sequence, |out| delta.write_event(child, out), Some(item));
             }
         });
-        self.lane = Some(Lane::Arguments { identity, spare: last.unwrap_or_default() });
+        self.lane = Some(Lane::Arguments { identity, spare, memo_line: delta.memo_line });
         true
     }
 
@@ -287,9 +296,9 @@ impl Lanes for DisplayFold {
 pub(super) enum Lane {
     /// The part a content delta extended, and what its checks found.
     Content(LaneHit),
-    /// The identity ([`ArgsDelta::write_identity`]) of the argument stream a delta continued, and a spare buffer
-    /// for the next delta's.
-    Arguments { identity: Vec<u8>, spare: Vec<u8> },
+    /// The identity ([`ArgsDelta::write_identity`]) of the argument stream a delta continued, a spare buffer
+    /// for the next delta's, and the delta's [`ArgsDelta::memo_line`].
+    Arguments { identity: Vec<u8>, spare: Vec<u8>, memo_line: Option<u64> },
 }
 
 /// The part the content lane folded last and what its checks found.
@@ -370,5 +379,45 @@ mod tests {
         // Another call's delta is another stream.
         let other = next.replace(r#""sequence":2"#, r#""sequence":3"#).replace(r#""c1""#, r#""c2""#);
         assert!(fold.fold_in_lane(&other, &mut Vec::new()).is_none());
+    }
+
+    /// Argument deltas of two open calls in runs: the memo reads each run's later lines by its first, and a run
+    /// of the other call is another stream however its lines were read.
+    #[test]
+    fn runs_of_two_calls_deltas_fold_as_the_general_path_folds_them() {
+        let start = |index: usize, call: &str| {
+            TOOL_START
+                .replace(r#""index":0"#, &format!(r#""index":{index}"#))
+                .replace(r#""c1""#, &format!("\"{call}\""))
+        };
+        let mut lines = vec![start(0, "c1"), start(1, "c2")];
+        for (index, call) in [(0, "c1"), (0, "c1"), (1, "c2"), (1, "c2"), (0, "c1"), (0, "c1")] {
+            let sequence = lines.len();
+            let delta = ARGS
+                .replace(r#""sequence":1"#, &format!(r#""sequence":{sequence}"#))
+                .replace(r#""index":0"#, &format!(r#""index":{index}"#))
+                .replace(r#""c1""#, &format!("\"{call}\""))
+                .replace(r#"{\"q"#, &format!("{call}{sequence}"));
+            lines.push(delta);
+        }
+        let (mut laned, mut general) = (DisplayFold::new("r"), DisplayFold::new("r"));
+        let (mut laned_out, mut general_out) = (Vec::new(), Vec::new());
+        let mut taken = 0;
+        for (at, line) in lines.iter().enumerate() {
+            let lane = laned.fold_in_lane(line, &mut laned_out);
+            taken += usize::from(at >= 2 && lane.is_some());
+            if laned_out.is_empty() {
+                laned.fold_line(line, &mut laned_out).unwrap();
+            }
+            for event in general.fold_source_typed(&SourceItem::from_json(line).unwrap()).unwrap() {
+                event.write_line(&mut general_out);
+            }
+            assert_eq!(String::from_utf8_lossy(&laned_out), String::from_utf8_lossy(&general_out), "{line}");
+            (laned_out.clear(), general_out.clear());
+        }
+        assert_eq!(taken, 6, "every delta takes the lane");
+        assert_eq!(laned.export_json(), general.export_json());
+        let observations = laned.items().filter(|item| item.kind == ItemKind::Observation).count();
+        assert_eq!(observations, 2 + 3, "the two starts carried through, and three argument streams");
     }
 }
