@@ -413,7 +413,8 @@ mod tests {
                 event.write_line(&mut general_out);
             }
             assert_eq!(String::from_utf8_lossy(&laned_out), String::from_utf8_lossy(&general_out), "{line}");
-            (laned_out.clear(), general_out.clear());
+            laned_out.clear();
+            general_out.clear();
         }
         assert_eq!(taken, 6, "every delta takes the lane");
         assert_eq!(laned.export_json(), general.export_json());
