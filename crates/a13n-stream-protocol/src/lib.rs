@@ -101,6 +101,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable))]
 
 pub mod agui;
+mod args_event;
 mod canonical;
 mod carried_line;
 mod content;

@@ -75,7 +75,7 @@ impl HarnessAguiStreamObserver {
             delta.tool_call_id(),
         );
         let Some(child) = found else { return false };
-        delta.write_event(child, out);
+        self.args_event.write(delta, child, out);
         out.push(b'\n');
         true
     }

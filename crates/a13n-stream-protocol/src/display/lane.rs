@@ -221,11 +221,13 @@ impl DisplayFold {
         }
         let subagent = child.then(|| Value::String(parsed.head.run_id.to_string()));
         let (sequence, writes) = (self.sequence, self.writes_observed);
+        let mut template = std::mem::take(&mut self.args_event);
         self.put_arguments(continued, delta.text(), subagent, |item| {
             if writes {
-                write_observed_line(out, sequence, |out| delta.write_event(child, out), Some(item));
+                write_observed_line(out, sequence, |out| template.write(delta, child, out), Some(item));
             }
         });
+        self.args_event = template;
         self.lane = Some(Lane::Arguments { identity, spare, memo_line: delta.memo_line });
         true
     }

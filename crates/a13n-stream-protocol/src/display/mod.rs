@@ -62,6 +62,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::agui::{Event, EventType, ToolResultContent};
+use crate::args_event::EventTemplate;
 use crate::content::{tool_execution_value, tool_result_content};
 use crate::delta_memo::DeltaMemo;
 use crate::error::{FoldError, InputError, InputKind};
@@ -127,6 +128,8 @@ pub struct DisplayFold {
     writes_observed: bool,
     /// The last argument-delta line the lanes scanned in full (see `delta_memo.rs`).
     delta_memo: DeltaMemo,
+    /// The last argument-delta event the lane wrote, to write the next ones by (see `args_event.rs`).
+    args_event: EventTemplate,
 }
 
 impl std::fmt::Debug for DisplayFold {
@@ -167,6 +170,7 @@ impl DisplayFold {
             arguments_open: false,
             writes_observed: true,
             delta_memo: DeltaMemo::default(),
+            args_event: EventTemplate::default(),
         }
     }
 

@@ -41,6 +41,7 @@ use crate::agui::{
     TextMessageEndEvent, TextMessageStartEvent, TokenUsage, ToolCallArgsEvent, ToolCallEndEvent, ToolCallResultEvent,
     ToolCallStartEvent,
 };
+use crate::args_event::EventTemplate;
 use crate::content::{public_tool_value, tool_execution_value, tool_result_content};
 use crate::delta_memo::DeltaMemo;
 use crate::error::{InputError, ObservationKind, ObserveError};
@@ -220,6 +221,8 @@ pub struct Observer<M: Mode> {
     resume_completed: bool,
     /// The last argument-delta line [`Observer::observe_line`]'s lanes scanned in full (see `delta_memo.rs`).
     pub(crate) delta_memo: DeltaMemo,
+    /// The last argument-delta event the lanes wrote, to write the next ones by (see `args_event.rs`).
+    pub(crate) args_event: EventTemplate,
     mode: PhantomData<M>,
 }
 
@@ -252,6 +255,7 @@ impl<M: Mode> Observer<M> {
             core: Core::default(),
             resume_completed: false,
             delta_memo: DeltaMemo::default(),
+            args_event: EventTemplate::default(),
             mode: PhantomData,
         }
     }
@@ -293,6 +297,7 @@ impl<M: Mode> Observer<M> {
             },
             resume_completed: true,
             delta_memo: DeltaMemo::default(),
+            args_event: EventTemplate::default(),
             mode: PhantomData,
         }
     }
