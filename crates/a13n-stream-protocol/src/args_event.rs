@@ -56,7 +56,7 @@ impl EventTemplate {
         let mut values: [Range<usize>; 4] = Default::default();
         // Each key is looked for after the value before it; a string cannot hold a key's unescaped quotes, so the
         // first match is the key itself.
-        let keys: [(&[u8], &dyn Fn(&mut Vec<u8>)); 4] = [
+        let keys: [(&[u8], &WriteValue); 4] = [
             (br#""timestamp":"#, &|out| Bytes(out).integer(head.timestamp)),
             (br#","sequence":"#, &|out| Bytes(out).integer(head.sequence)),
             (br#","occurred_at":"#, &|out| Bytes(out).time(head.time)),
@@ -84,6 +84,9 @@ impl EventTemplate {
         true
     }
 }
+
+/// Writes one of the template's values.
+type WriteValue<'a> = dyn Fn(&mut Vec<u8>) + 'a;
 
 /// Where `needle` first occurs in `haystack`.
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
