@@ -3,20 +3,23 @@
 usage (with the oracle Python of ../shared/conformance/oracle/setup.sh, which has a13n-stream-protocol 0.21.0):
     cargo build --release -p a13n-stream
     ~/.cache/a13n-oracle/venv/bin/python bench/compare_reference.py [--binary target/release/a13n-stream]
-        [--sizes 10000,100000] [--kinds text,short,tools,subagents] [--runs 3]
+        [--sizes 10000,100000] [--kinds text,short,tools,subagents] [--runs 3] [--processes 3]
 
 Both sides read the same generated lines (`a13n-stream bench --emit KIND N`), and each figure's two sides are
 measured back to back (the machine's speed drifts over minutes). The reference is timed on native
 objects built beforehand, so its figures exclude JSON decoding and serialization that the Rust figures include:
 the comparison favours the reference. The terminal result of each stream becomes a cancelled result on the
 Python side (a completed one needs a live Harness state); that is one line of every stream.
+
+Each side reports its fastest measurement. On a shared virtual machine a whole process sometimes runs at about
+half speed (a plain Python loop shows it as much as a Rust bench), so this project's figures are the fastest of
+`--processes` bench processes (each the median of its runs), and the reference's are its fastest run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 import time
@@ -58,13 +61,14 @@ def emit(binary: str, kind: str, size: int) -> list[str]:
 
 
 def timed(runs: int, work) -> float:
+    """The fastest of `runs` timed runs, after a warm-up."""
     work()  # warm-up
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
         work()
         samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+    return min(samples)
 
 
 def observe(items: list[Any]) -> None:
@@ -92,6 +96,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--kinds", default="text,short,tools,subagents")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--processes", type=int, default=3, help="bench processes per figure (the fastest counts)")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     kinds = args.kinds.split(",")
@@ -102,10 +107,12 @@ def main() -> None:
 
     def measure_rust(size: int, kind: str) -> None:
         command = [args.binary, "bench", "--json", "--sizes", str(size), "--kinds", kind, "--runs", str(args.runs)]
-        for line in subprocess.run(command, check=True, capture_output=True, text=True).stdout.splitlines():
-            figure = json.loads(line)
-            if figure["seconds"] > 0:
-                rust[figure["name"]] = figure["items_per_second"]
+        for _ in range(max(args.processes, 1)):
+            for line in subprocess.run(command, check=True, capture_output=True, text=True).stdout.splitlines():
+                figure = json.loads(line)
+                if figure["seconds"] > 0:
+                    name = figure["name"]
+                    rust[name] = max(rust.get(name, 0.0), figure["items_per_second"])
 
     python: dict[str, float] = {}
     for size in sizes:
