@@ -380,6 +380,26 @@ pub fn time<T>(runs: usize, mut work: impl FnMut() -> T) -> Duration {
     timings[timings.len() / 2]
 }
 
+/// The time of `b` over the time of `a`, measured in pairs: each of `rounds` rounds times one run of each, back
+/// to back, and the median of the rounds' ratios is returned. This machine's speed changes between and within
+/// processes; a pair shares the speed of its moment, so the ratio holds where two separate medians would not.
+pub fn paired_ratio<A, B>(rounds: usize, mut a: impl FnMut() -> A, mut b: impl FnMut() -> B) -> f64 {
+    std::hint::black_box(a());
+    std::hint::black_box(b());
+    let mut ratios: Vec<f64> = (0..rounds.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            std::hint::black_box(a());
+            let first = start.elapsed().as_secs_f64();
+            let start = Instant::now();
+            std::hint::black_box(b());
+            start.elapsed().as_secs_f64() / first.max(f64::MIN_POSITIVE)
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios[ratios.len() / 2]
+}
+
 /// Export and restore figures for a display of `size` items.
 pub fn checkpoint_figures(size: usize, runs: usize) -> Vec<Figure> {
     let fold = display_of(size);
