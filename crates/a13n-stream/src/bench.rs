@@ -92,13 +92,16 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, Failure> {
             emit(Figure { name: name("observe"), items: size, seconds, bytes: None }, &mut figures)?;
             let seconds = bench::time(runs, || bench::fold(&lines, false, &mut buffer)).as_secs_f64();
             emit(Figure { name: name("fold"), items: size, seconds, bytes: None }, &mut figures)?;
-            let mut fold_buffer = Vec::with_capacity(1 << 16);
-            let ratio = bench::paired_ratio(
-                runs.max(if size >= 1_000_000 { 1 } else { 7 }),
-                || bench::json_baseline(&lines, &mut buffer),
-                || bench::fold(&lines, false, &mut fold_buffer),
-            );
-            paired.push((name("fold"), ratio));
+            if !json {
+                // Only the summary prints the paired ratio.
+                let mut fold_buffer = Vec::with_capacity(1 << 16);
+                let ratio = bench::paired_ratio(
+                    runs.max(if size >= 1_000_000 { 1 } else { 7 }),
+                    || bench::json_baseline(&lines, &mut buffer),
+                    || bench::fold(&lines, false, &mut fold_buffer),
+                );
+                paired.push((name("fold"), ratio));
+            }
             if kind == StreamKind::Text {
                 let seconds = bench::time(runs, || bench::fold(&lines, true, &mut buffer)).as_secs_f64();
                 emit(Figure { name: name("fold_retain"), items: size, seconds, bytes: None }, &mut figures)?;
