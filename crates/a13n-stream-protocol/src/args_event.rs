@@ -34,39 +34,28 @@ impl EventTemplate {
             self.written_for = wanted.filter(|_| self.keep(&out[from..], delta));
             return;
         }
-        let [timestamp, sequence, time, args] = &self.values;
-        let head = &delta.line.head;
-        out.extend_from_slice(&self.bytes[..timestamp.start]);
-        Bytes(out).integer(head.timestamp);
-        out.extend_from_slice(&self.bytes[timestamp.end..sequence.start]);
-        Bytes(out).integer(head.sequence);
-        out.extend_from_slice(&self.bytes[sequence.end..time.start]);
-        Bytes(out).time(head.time);
-        out.extend_from_slice(&self.bytes[time.end..args.start]);
-        write_pydantic_str(out, delta.text());
-        out.extend_from_slice(&self.bytes[args.end..]);
+        let mut from = 0;
+        for (value, (_, write)) in self.values.iter().zip(VALUES) {
+            out.extend_from_slice(&self.bytes[from..value.start]);
+            write(delta, out);
+            from = value.end;
+        }
+        out.extend_from_slice(&self.bytes[from..]);
     }
 
     /// Keep `written`, the event of `delta`, when each of its four values is found where it is written, once:
     /// `false` (nothing kept) otherwise.
     fn keep(&mut self, written: &[u8], delta: &ArgsDelta<'_>) -> bool {
-        let head = &delta.line.head;
         let mut value = Vec::with_capacity(64);
         let mut from = 0;
         let mut values: [Range<usize>; 4] = Default::default();
         // Each key is looked for after the value before it; a string cannot hold a key's unescaped quotes, so the
         // first match is the key itself.
-        let keys: [(&[u8], &WriteValue); 4] = [
-            (br#""timestamp":"#, &|out| Bytes(out).integer(head.timestamp)),
-            (br#","sequence":"#, &|out| Bytes(out).integer(head.sequence)),
-            (br#","occurred_at":"#, &|out| Bytes(out).time(head.time)),
-            (br#""args_delta":"#, &|out| write_pydantic_str(out, delta.text())),
-        ];
-        for (slot, (key, write)) in values.iter_mut().zip(keys) {
+        for (slot, (key, write)) in values.iter_mut().zip(VALUES) {
             let Some(at) = find(&written[from..], key) else { return false };
             let start = from + at + key.len();
             value.clear();
-            write(&mut value);
+            write(delta, &mut value);
             let end = start + value.len();
             if written.get(start..end) != Some(value.as_slice()) {
                 return false;
@@ -75,7 +64,7 @@ impl EventTemplate {
             from = end;
         }
         // The argument text's key comes once: a second one would be another field the template does not change.
-        if find(&written[from..], keys[3].0).is_some() {
+        if find(&written[from..], VALUES[3].0).is_some() {
             return false;
         }
         self.bytes.clear();
@@ -85,8 +74,17 @@ impl EventTemplate {
     }
 }
 
-/// Writes one of the template's values.
-type WriteValue<'a> = dyn Fn(&mut Vec<u8>) + 'a;
+/// Writes one value of a delta's event.
+type WriteValue = fn(&ArgsDelta<'_>, &mut Vec<u8>);
+
+/// The four values a template changes, in the order the event holds them: the key each follows, and its writer
+/// (the one the full event uses).
+const VALUES: [(&[u8], WriteValue); 4] = [
+    (br#""timestamp":"#, |delta, out| Bytes(out).integer(delta.line.head.timestamp)),
+    (br#","sequence":"#, |delta, out| Bytes(out).integer(delta.line.head.sequence)),
+    (br#","occurred_at":"#, |delta, out| Bytes(out).time(delta.line.head.time)),
+    (br#""args_delta":"#, |delta, out| write_pydantic_str(out, delta.text())),
+];
 
 /// Where `needle` first occurs in `haystack`.
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
