@@ -1,19 +1,80 @@
-"""The exact, fast Rust core of the Agent Stream Protocol, for Python hosts.
+"""The exact, fast Rust core of the Agent Stream Protocol, for Python hosts: a drop-in for the reference.
 
-Names and semantics follow the reference package ``a13n-stream-protocol`` 0.21.0. Inputs are the Harness wire
-form (a JSON line as ``str`` or ``bytes``, or the equivalent ``dict``); outputs are JSON text or plain Python
-objects. Checkpoints are the reference's JSON byte for byte, so they move between this package and the
-reference in both directions.
+The names, types and errors are those of the reference package ``a13n-stream-protocol`` 0.21.0, so a host
+switches by changing its imports::
 
->>> from a13n_stream_rs import DisplayFold
+    from a13n_stream_rs import HarnessAguiStreamObserver        # was: from a13n_stream_protocol import ...
+    from a13n_stream_rs.display import DisplayFold, DisplaySnapshot
+
+Source items are the Harness's native objects (``HarnessEvent``, ``HarnessRunResultEvent``), read in Rust, or
+their journal line (``str``, ``bytes`` or ``dict``; :func:`to_source_line` writes one). Observers return
+``ag_ui`` event models; the display fold returns ``Observed`` models and exports ``DisplaySnapshot`` models
+whose JSON is the reference's checkpoint JSON byte for byte, so checkpoints move between the two packages.
+Beside them, JSON fast paths: ``DisplayFold.fold_line`` / ``fold_lines``, ``observe_json``, :func:`replay`.
+
+>>> from a13n_stream_rs.display import DisplayFold
 >>> line = ('{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00+00:00",'
 ...         '"event":{"schema_version":"1","kind":"lifecycle","payload":{"type":"run_started"}}}')
 >>> fold = DisplayFold("r")
->>> fold.fold_line(line)[:40]
-'{"observed":[{"sequence":1,"event":{"typ'
->>> fold.position
-{'attempt': 0, 'sequence': 1}
+>>> [entry.event["type"] for entry in fold.fold(fold.events(line), line)]
+['RUN_STARTED']
+>>> str(fold.position)
+'0-1'
 """
 
-from ._core import *  # noqa: F403  (the names the extension lists in its __all__)
-from ._core import __all__ as __all__
+from __future__ import annotations
+
+from typing import Any, Callable, FrozenSet, Optional
+
+from ag_ui.core import Event
+
+from ._core import (
+    MAX_SOURCE_LINE_BYTES,
+    AguiObservationError,
+    CustomEventAssembler,
+    DisplayFold,
+    HarnessAguiObserver,
+    HarnessAguiStreamObserver,
+    InputError,
+    ValidationError,
+    __version__,
+    fragment_custom_event,
+    replay,
+    to_source_line,
+    tool_result_content,
+)
+
+AguiEventProcessor = Callable[[Any, Event], Optional[Event]]
+"""``processor(source, event)``: the source item as the host gave it and an ``ag_ui`` event model; returns the
+event, a replacement of the same type with only mutable fields changed, or ``None`` to drop it."""
+
+AUTHORED_INPUT_EVENT_NAMES: FrozenSet[str] = frozenset({"a13n.input.user", "a13n.input.steering"})
+"""The CUSTOM event names of input a person authored (shown as user messages)."""
+
+
+def __getattr__(name: str) -> Any:
+    # The Harness's own type, re-exported as the reference does, only when a13n-harness is installed.
+    if name == "ContentMetadata":
+        from a13n_harness.content import ContentMetadata
+
+        return ContentMetadata
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "AUTHORED_INPUT_EVENT_NAMES",
+    "MAX_SOURCE_LINE_BYTES",
+    "AguiEventProcessor",
+    "AguiObservationError",
+    "CustomEventAssembler",
+    "DisplayFold",
+    "HarnessAguiObserver",
+    "HarnessAguiStreamObserver",
+    "InputError",
+    "ValidationError",
+    "__version__",
+    "fragment_custom_event",
+    "replay",
+    "to_source_line",
+    "tool_result_content",
+]

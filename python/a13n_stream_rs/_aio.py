@@ -1,13 +1,30 @@
-"""The awaitable half of ``aresume``: collect an async history, then resume atomically in Rust."""
+"""The awaitable ``resume``: history observed one item at a time into staged state, committed at its end.
+
+A failure, or a cancellation while the history is awaited, discards the staged state, so the observer stays
+fresh and a retry with the complete history succeeds. While a resumption runs the observer refuses ``observe``,
+``export`` and another ``resume``, as the reference does.
+"""
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterable
+from typing import Any
 
 
-async def aresume(observer: Any, history: AsyncIterable[Any]) -> None:
-    """Gather every line of ``history`` first: if iterating fails or is cancelled, the observer stays fresh."""
-    if not hasattr(history, "__aiter__"):
-        raise TypeError("history must be an async iterable of source lines")
-    lines = [line async for line in history]
-    observer.resume(lines)
+async def resume(observer: Any, history: Any) -> None:
+    """Observe every item of ``history`` (an async or a sync iterable), then commit; on any failure stay fresh."""
+    if isinstance(history, (str, bytes)) or not (hasattr(history, "__aiter__") or hasattr(history, "__iter__")):
+        raise TypeError("history must be an async iterable (or an iterable) of Harness stream events")
+    observer._resume_begin()
+    committed = False
+    try:
+        if hasattr(history, "__aiter__"):
+            async for item in history:
+                observer._resume_item(item)
+        else:
+            for item in history:
+                observer._resume_item(item)
+        observer._resume_end(True)
+        committed = True
+    finally:
+        if not committed:
+            observer._resume_end(False)

@@ -267,6 +267,12 @@ impl SourceItem {
         Value::Object(object)
     }
 
+    /// The journal line of this item: its canonical JSON as Python's `json.dumps(item, ensure_ascii=False,
+    /// separators=(",", ":"))` writes it (floats as Python's `repr`), the form the corpus and the host store.
+    pub fn to_line(&self) -> String {
+        crate::json::PyDumps::TEXT.dumps(&self.to_value())
+    }
+
     /// The native event, when this item is not the terminal result.
     pub fn event(&self) -> Option<&SourceEvent> {
         match &self.body {

@@ -1,7 +1,4 @@
-//! Values across the boundary: Python objects to JSON values and back, and the three forms a source line may
-//! take (`str`, `bytes`, or the equivalent `dict`).
-
-use std::borrow::Cow;
+//! Values across the boundary: Python objects to JSON values and back, and checkpoint text from a model.
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -49,14 +46,74 @@ fn number_to_python<'py>(py: Python<'py>, number: &Number) -> PyResult<Bound<'py
     Ok(PyFloat::new(py, number.as_f64().unwrap_or(f64::NAN)).into_any())
 }
 
-/// A Python object as a JSON value; `path` names the field in errors (`InputError`).
-pub(crate) fn from_python(object: &Bound<'_, PyAny>, path: &str) -> PyResult<Value> {
-    from_python_at(object, path, 0)
+/// Why a Python value has no JSON form: a Python error, or a refusal at a field (its path built on the way out,
+/// innermost segment first, so a value that converts costs no path at all).
+pub(crate) enum Refused {
+    Python(PyErr),
+    At { trail: Vec<String>, message: String },
 }
 
-fn from_python_at(object: &Bound<'_, PyAny>, path: &str, depth: usize) -> PyResult<Value> {
+impl From<PyErr> for Refused {
+    fn from(error: PyErr) -> Refused {
+        Refused::Python(error)
+    }
+}
+
+impl Refused {
+    fn new(message: impl Into<String>) -> Refused {
+        Refused::At { trail: Vec::new(), message: message.into() }
+    }
+
+    fn within(mut self, segment: impl FnOnce() -> String) -> Refused {
+        if let Refused::At { trail, .. } = &mut self {
+            trail.push(segment());
+        }
+        self
+    }
+
+    /// The `InputError` (or the Python error) at `path` and below.
+    pub(crate) fn into_error(self, path: &str) -> PyErr {
+        match self {
+            Refused::Python(error) => error,
+            Refused::At { trail, message } => {
+                let mut full = path.to_owned();
+                for segment in trail.iter().rev() {
+                    if !full.is_empty() {
+                        full.push('.');
+                    }
+                    full.push_str(segment);
+                }
+                input_error(&full, message)
+            }
+        }
+    }
+}
+
+/// A Python object as a JSON value; `path` names the field in errors (`InputError`).
+pub(crate) fn from_python(object: &Bound<'_, PyAny>, path: &str) -> PyResult<Value> {
+    json_of(object, 0).map_err(|refused| refused.into_error(path))
+}
+
+fn json_of(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Refused> {
     if depth > MAX_DEPTH {
-        return Err(input_error(path, format!("nested deeper than {MAX_DEPTH} levels")));
+        return Err(Refused::new(format!("nested deeper than {MAX_DEPTH} levels")));
+    }
+    if let Ok(text) = object.cast::<PyString>() {
+        return Ok(Value::String(text.to_cow()?.into_owned()));
+    }
+    if let Ok(dict) = object.cast::<PyDict>() {
+        let mut map = Map::with_capacity(dict.len());
+        for (key, value) in dict.iter() {
+            let Ok(key) = key.cast::<PyString>() else {
+                return Err(Refused::new(format!("object keys must be str, found {}", type_name(&key))));
+            };
+            let key = key.to_cow()?.into_owned();
+            match json_of(&value, depth + 1) {
+                Ok(value) => map.insert(key, value),
+                Err(refused) => return Err(refused.within(|| key)),
+            };
+        }
+        return Ok(Value::Object(map));
     }
     if object.is_none() {
         return Ok(Value::Null);
@@ -72,86 +129,58 @@ fn from_python_at(object: &Bound<'_, PyAny>, path: &str, depth: usize) -> PyResu
         if let Ok(value) = object.extract::<u64>() {
             return Ok(value.into());
         }
-        return Err(input_error(path, "an integer beyond 64 bits has no JSON form here"));
+        return Err(Refused::new("an integer beyond 64 bits has no JSON form here"));
     }
     if let Ok(value) = object.cast::<PyFloat>() {
         let value = value.value();
         return Number::from_f64(value)
             .map(Value::Number)
-            .ok_or_else(|| input_error(path, format!("{value} is not a JSON number")));
-    }
-    if let Ok(text) = object.cast::<PyString>() {
-        return Ok(Value::String(text.to_cow()?.into_owned()));
-    }
-    if let Ok(dict) = object.cast::<PyDict>() {
-        let mut map = Map::with_capacity(dict.len());
-        for (key, value) in dict.iter() {
-            let Ok(key) = key.cast::<PyString>() else {
-                return Err(input_error(path, format!("object keys must be str, found {}", type_name(&key))));
-            };
-            let key = key.to_cow()?.into_owned();
-            let inner = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
-            let value = from_python_at(&value, &inner, depth + 1)?;
-            map.insert(key, value);
-        }
-        return Ok(Value::Object(map));
+            .ok_or_else(|| Refused::new(format!("{value} is not a JSON number")));
     }
     if object.is_instance_of::<PyList>() || object.is_instance_of::<PyTuple>() {
-        let mut items = Vec::new();
+        let mut items = Vec::with_capacity(object.len().unwrap_or(0));
         for (index, item) in object.try_iter()?.enumerate() {
-            items.push(from_python_at(&item?, &format!("{path}.{index}"), depth + 1)?);
+            match json_of(&item?, depth + 1) {
+                Ok(value) => items.push(value),
+                Err(refused) => return Err(refused.within(|| index.to_string())),
+            }
         }
         return Ok(Value::Array(items));
     }
-    Err(input_error(path, format!("{} has no JSON form", type_name(object))))
+    Err(Refused::new(format!("{} has no JSON form", type_name(object))))
 }
 
-fn type_name(object: &Bound<'_, PyAny>) -> String {
+pub(crate) fn type_name(object: &Bound<'_, PyAny>) -> String {
     object.get_type().name().map(|name| name.to_string()).unwrap_or_else(|_| "this value".into())
 }
 
-/// One line of input: a JSON line as `str` or `bytes` (UTF-8), or a `dict` that is written as one.
-pub(crate) fn line_text<'a>(line: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, str>> {
-    if let Ok(text) = line.cast::<PyString>() {
-        return text.to_cow();
+/// JSON text given as `str` or `bytes` (UTF-8); `None` for any other object.
+pub(crate) fn text_of(object: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<String>> {
+    if let Ok(text) = object.cast::<PyString>() {
+        return Ok(Some(text.to_cow()?.into_owned()));
     }
-    if let Ok(bytes) = line.cast::<PyBytes>() {
+    if let Ok(bytes) = object.cast::<PyBytes>() {
         return match std::str::from_utf8(bytes.as_bytes()) {
-            Ok(text) => Ok(Cow::Owned(text.to_owned())),
+            Ok(text) => Ok(Some(text.to_owned())),
             Err(error) => {
-                Err(input_error("", format!("the line is not UTF-8 (invalid after byte {})", error.valid_up_to())))
+                Err(input_error(what, format!("the text is not UTF-8 (invalid after byte {})", error.valid_up_to())))
             }
         };
     }
-    if line.is_instance_of::<PyDict>() {
-        return Ok(Cow::Owned(from_python(line, "")?.to_string()));
-    }
-    Err(PyTypeError::new_err(format!("a line is a str, bytes or dict, not {}", type_name(line))))
+    Ok(None)
 }
 
-/// Checkpoint or continuation JSON: `str`, `bytes`, or any object with `model_dump_json()` (a reference model).
+/// Checkpoint or continuation JSON: `str`, `bytes`, or any model with `model_dump_json()` (this package's or the
+/// reference's).
 pub(crate) fn json_text(object: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
-    if let Ok(text) = object.cast::<PyString>() {
-        return Ok(text.to_cow()?.into_owned());
-    }
-    if let Ok(bytes) = object.cast::<PyBytes>() {
-        return String::from_utf8(bytes.as_bytes().to_vec())
-            .map_err(|error| input_error(what, format!("not UTF-8: {error}")));
+    if let Some(text) = text_of(object, what)? {
+        return Ok(text);
     }
     if object.hasattr("model_dump_json")? {
         return object.call_method0("model_dump_json")?.extract::<String>();
     }
     Err(PyTypeError::new_err(format!(
-        "{what} is JSON text (str or bytes) or a model with model_dump_json(), not {}",
+        "{what} is a model with model_dump_json() or its JSON text (str or bytes), not {}",
         type_name(object)
     )))
-}
-
-/// Lines of JSON text, one event or entry a line, as a list of `str`.
-pub(crate) fn split_lines(bytes: &[u8]) -> Vec<&str> {
-    bytes
-        .split(|&byte| byte == b'\n')
-        .filter(|line| !line.is_empty())
-        .map(|line| std::str::from_utf8(line).unwrap_or_default())
-        .collect()
 }

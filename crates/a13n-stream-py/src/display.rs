@@ -1,49 +1,75 @@
-//! `DisplayFold` and `replay`: folding source lines into display items, checkpoints, and whole-journal recovery.
+//! `DisplayFold`: source items and AG-UI events folded into display items, with the reference's API (Pydantic
+//! models in and out) beside the JSON fast paths (`fold_line`, `fold_lines`, `export_json`).
 
 use std::sync::{Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use a13n_stream_protocol::lines::LineSplitter;
-use a13n_stream_protocol::{
-    recorded, ContentPolicy, DisplayFold, DisplayOptions, FoldError, Observed, SourceItem, MAX_SOURCE_LINE_BYTES,
-};
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use a13n_stream_protocol::{recorded, ContentPolicy, DisplayFold, DisplayOptions, FoldError, SourceItem, UtcTime};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
+use serde_json::Value;
 
-use crate::convert::{from_python, json_text, line_text, object_to_python, to_python};
-use crate::errors::{at_line, fold_error, input_error, FailureSlot};
-use crate::processor::optional_processor;
+use crate::convert::{from_python, json_text, object_to_python};
+use crate::errors::{fold_error, input_error};
+use crate::models::models;
+use crate::native::{line_text, source_item};
+use crate::processor::{HostProcessor, Processing};
 
-/// Folds Harness source lines (or AG-UI events) into compact display items with stable ids and dense ordinals,
+/// Folds Harness source items (or AG-UI events) into compact display items with stable ids and dense ordinals,
 /// and exports checkpoints that are the reference's byte for byte.
-#[pyclass(name = "DisplayFold", module = "a13n_stream_rs")]
+#[pyclass(name = "DisplayFold", module = "a13n_stream_rs.display")]
 pub(crate) struct PyDisplayFold {
     fold: Mutex<DisplayFold>,
-    /// Where the processor's exceptions wait (`None` without a processor).
-    failure: Option<FailureSlot>,
+    processing: Processing,
+    retain_content: bool,
+    /// The source item `events` read last, kept so that `fold(events, source)` of the same object reads it once.
+    last_source: Mutex<Option<(Py<PyAny>, SourceItem)>>,
 }
 
-/// The core options and failure slot for a content policy and an optional Python processor.
-fn options(
-    full_content: bool,
-    retain_content: bool,
-    processor: Option<Py<PyAny>>,
-) -> (DisplayOptions, Option<FailureSlot>) {
-    let (processor, failure) = optional_processor(processor);
-    let options =
-        DisplayOptions { content: ContentPolicy::new(full_content, retain_content), processor, ..Default::default() };
-    (options, failure)
+/// The wall clock, for events without an integer `timestamp` (the reference reads `datetime.now(UTC)`).
+fn wall_clock() -> Box<dyn Fn() -> UtcTime + Send> {
+    Box::new(|| {
+        let micros = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_micros() as i64);
+        UtcTime::from_unix_micros(micros).unwrap_or(UtcTime::EPOCH)
+    })
 }
 
 impl PyDisplayFold {
+    fn wrap(fold: DisplayFold, processing: Processing, retain_content: bool) -> Self {
+        PyDisplayFold {
+            fold: Mutex::new(fold.with_clock(wall_clock())),
+            processing,
+            retain_content,
+            last_source: Mutex::new(None),
+        }
+    }
+
     /// The fold, for one call. A second thread calling while a batch runs without the GIL is refused rather
     /// than left waiting for a lock the first needs the GIL to release.
     fn held(&self) -> PyResult<MutexGuard<'_, DisplayFold>> {
         self.fold.try_lock().map_err(|_| PyRuntimeError::new_err("this DisplayFold is in use by another thread"))
     }
 
-    fn error(&self, error: FoldError) -> PyErr {
-        fold_error(error, self.failure.as_ref())
+    fn error(&self, py: Python<'_>, error: FoldError, native: Option<&Bound<'_, PyAny>>) -> PyErr {
+        fold_error(py, error, self.processing.failure(), native)
+    }
+
+    /// Continue from checkpoint JSON with this host's policy.
+    fn restored(py: Python<'_>, text: &str, retain_content: bool, host: Option<HostProcessor>) -> PyResult<Self> {
+        let processing = Processing::new(host);
+        let fold = DisplayFold::restore_json(text, retain_content, processing.core(py))
+            .map_err(|error| fold_error(py, error, None, None))?;
+        Ok(PyDisplayFold::wrap(fold, processing, retain_content))
+    }
+
+    /// The source item of `source`, read again only when it is not the object `events` read last.
+    fn source_of(&self, source: &Bound<'_, PyAny>) -> PyResult<SourceItem> {
+        let cached = self.last_source.lock().ok().and_then(|mut last| last.take());
+        match cached {
+            Some((object, item)) if object.is(source) => Ok(item),
+            _ => source_item(source),
+        }
     }
 }
 
@@ -55,37 +81,155 @@ fn fold_into(fold: &mut DisplayFold, line: &str, entries: &mut Vec<u8>, out: &mu
     Ok(())
 }
 
+/// A checkpoint `{"items": [...], "continuation": ...}` made of a constructor's items and continuation.
+fn checkpoint_of(items: &Bound<'_, PyAny>, continuation: &Bound<'_, PyAny>) -> PyResult<String> {
+    let mut text = String::from("{\"items\":[");
+    for (index, item) in items.try_iter()?.enumerate() {
+        if index > 0 {
+            text.push(',');
+        }
+        text.push_str(&json_text(&item?, "items")?);
+    }
+    text.push_str("],\"continuation\":");
+    text.push_str(&json_text(continuation, "continuation")?);
+    text.push('}');
+    Ok(text)
+}
+
 #[pymethods]
 impl PyDisplayFold {
-    /// A fold for run `run_id`. `full_content` keeps whole values and skips native part observations;
-    /// `retain_content` keeps whole values with the bounded fold's items; `processor(source, event)` sees every
-    /// converted event (as dicts) and returns it, a replacement, or `None`.
+    /// A fold for run `run_id`, as the reference's constructor: `items` already committed (their ordinals
+    /// continue from `first`), the delivery `attempt`, the content policy, a `processor(source, event)` of
+    /// `ag_ui` models (or a `json_processor` of dicts), and optionally the `continuation` to resume from (it must
+    /// be of this run, attempt and content policy).
     #[new]
-    #[pyo3(signature = (run_id, *, full_content=false, retain_content=false, processor=None))]
-    fn new(run_id: String, full_content: bool, retain_content: bool, processor: Option<Py<PyAny>>) -> Self {
-        let (options, failure) = options(full_content, retain_content, processor);
-        PyDisplayFold { fold: Mutex::new(DisplayFold::with_options(run_id, options)), failure }
+    #[pyo3(signature = (
+        run_id, items=None, *, attempt=0, first=1, full_content=false, retain_content=false, processor=None,
+        continuation=None, json_processor=None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        run_id: String,
+        items: Option<&Bound<'_, PyAny>>,
+        attempt: u64,
+        first: u64,
+        full_content: bool,
+        retain_content: bool,
+        processor: Option<Py<PyAny>>,
+        continuation: Option<&Bound<'_, PyAny>>,
+        json_processor: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        let host = HostProcessor::chosen(processor, json_processor)?;
+        let empty = PyList::empty(py);
+        let items = items.unwrap_or(empty.as_any());
+        if let Some(continuation) = continuation {
+            let text = json_text(continuation, "continuation")?;
+            let state: Value = serde_json::from_str(&text).map_err(|error| input_error("continuation", error))?;
+            let matches = state["run_id"] == Value::String(run_id.clone())
+                && state["position"]["attempt"] == attempt
+                && state["full_content"] == Value::Bool(full_content);
+            if !matches {
+                return Err(PyValueError::new_err(
+                    "Display continuation does not match the run, attempt or content policy",
+                ));
+            }
+            return PyDisplayFold::restored(py, &checkpoint_of(items, continuation)?, retain_content, host);
+        }
+        let mut committed = Vec::new();
+        for item in items.try_iter()? {
+            let text = json_text(&item?, "items")?;
+            committed.push(serde_json::from_str(&text).map_err(|error| input_error("items", error))?);
+        }
+        let processing = Processing::new(host);
+        let options = DisplayOptions {
+            attempt,
+            first,
+            items: committed,
+            content: ContentPolicy::new(full_content, retain_content),
+            processor: processing.core(py),
+            ..Default::default()
+        };
+        Ok(PyDisplayFold::wrap(DisplayFold::with_options(run_id, options), processing, retain_content))
     }
 
-    /// Continue from a checkpoint (`str`, `bytes`, or a reference `DisplaySnapshot`). `retain_content` and the
-    /// processor are host policy, not checkpoint state: pass the ones the exporting fold had.
+    /// Continue from a checkpoint (a `DisplaySnapshot` of this package or the reference, or its JSON text).
+    /// `retain_content` and the processor are host policy, not checkpoint state: pass the ones the exporting fold
+    /// had.
     #[staticmethod]
-    #[pyo3(signature = (checkpoint, *, retain_content=false, processor=None))]
-    fn restore(checkpoint: &Bound<'_, PyAny>, retain_content: bool, processor: Option<Py<PyAny>>) -> PyResult<Self> {
-        let text = json_text(checkpoint, "checkpoint")?;
-        let (processor, failure) = optional_processor(processor);
-        let fold = DisplayFold::restore_json(&text, retain_content, processor)
-            .map_err(|error| fold_error(error, failure.as_ref()))?;
-        Ok(PyDisplayFold { fold: Mutex::new(fold), failure })
+    #[pyo3(signature = (snapshot, *, processor=None, retain_content=false, json_processor=None))]
+    fn restore(
+        py: Python<'_>,
+        snapshot: &Bound<'_, PyAny>,
+        processor: Option<Py<PyAny>>,
+        retain_content: bool,
+        json_processor: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        let text = json_text(snapshot, "snapshot")?;
+        PyDisplayFold::restored(py, &text, retain_content, HostProcessor::chosen(processor, json_processor)?)
     }
 
-    /// Fold one source line (`str`, `bytes` or `dict`): the `{"observed":[...]}` text `a13n-stream fold
-    /// --observed` writes for it. A rejected line raises and changes nothing.
-    fn fold_line(&self, line: &Bound<'_, PyAny>) -> PyResult<String> {
+    /// The AG-UI events of one source item (a native item, or its journal line), as the JSON dicts the stream
+    /// carries; then give them to `fold`. Atomic: a rejected item leaves the fold unchanged.
+    fn events<'py>(&self, py: Python<'py>, source: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        let item = source_item(source)?;
+        let mut fold = self.held()?;
+        let events = self
+            .processing
+            .with_source(source, || fold.events(&item))
+            .map_err(|error| self.error(py, error, Some(source)))?;
+        drop(fold);
+        let list = PyList::empty(py);
+        for event in &events {
+            list.append(object_to_python(py, event)?)?;
+        }
+        if let Ok(mut last) = self.last_source.lock() {
+            *last = Some((source.clone().unbind(), item));
+        }
+        Ok(list)
+    }
+
+    /// Give each event (a dict) the next sequence and fold it: the `Observed` entries. With `source`, a tool
+    /// result the observer does not present fails its call's item, reported by the last entry.
+    #[pyo3(signature = (events, source=None))]
+    fn fold<'py>(
+        &self,
+        py: Python<'py>,
+        events: &Bound<'py, PyAny>,
+        source: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let mut dicts = Vec::new();
+        let mut objects = Vec::new();
+        for (index, event) in events.try_iter()?.enumerate() {
+            let event = event?;
+            let Ok(dict) = event.cast::<PyDict>() else {
+                return Err(PyTypeError::new_err(format!("events[{index}] is an AG-UI event dict")));
+            };
+            match from_python(&event, &format!("events.{index}"))? {
+                Value::Object(object) => objects.push(object),
+                _ => unreachable!("a dict converts to an object"),
+            }
+            dicts.push(dict.copy()?);
+        }
+        let source = source.map(|source| self.source_of(source)).transpose()?;
+        let observed = self.held()?.fold(objects, source.as_ref()).map_err(|error| self.error(py, error, None))?;
+        let models = models(py)?;
+        let list = PyList::empty(py);
+        for (entry, dict) in observed.iter().zip(dicts) {
+            list.append(models.observed(py, entry, dict.into_any())?)?;
+        }
+        Ok(list)
+    }
+
+    /// Fold one source line (`str`, `bytes`, `dict` or a native item): the `{"observed":[...]}` text
+    /// `a13n-stream fold --observed` writes for it. A rejected line raises and changes nothing.
+    fn fold_line(&self, py: Python<'_>, line: &Bound<'_, PyAny>) -> PyResult<String> {
         let text = line_text(line)?;
         let mut fold = self.held()?;
         let (mut entries, mut out) = (Vec::with_capacity(1024), Vec::with_capacity(1024));
-        fold_into(&mut fold, &text, &mut entries, &mut out).map_err(|error| self.error(error))?;
+        self.processing
+            .with_source(line, || fold_into(&mut fold, &text, &mut entries, &mut out))
+            .map_err(|error| self.error(py, error, Some(line)))?;
         Ok(String::from_utf8(out).unwrap_or_default())
     }
 
@@ -94,7 +238,13 @@ impl PyDisplayFold {
     /// writes (`{"error":{"type":...,"message":...}}`), which changes nothing. A processor's exception stops
     /// the batch and is raised.
     fn fold_lines(&self, py: Python<'_>, lines: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-        let texts = collect_lines(lines)?;
+        if lines.is_instance_of::<PyString>() {
+            return Err(PyTypeError::new_err("lines is an iterable of lines, not one str"));
+        }
+        let mut texts = Vec::with_capacity(lines.len().unwrap_or(0));
+        for line in lines.try_iter()? {
+            texts.push(line_text(&line?)?.into_owned());
+        }
         let run = |fold: &mut DisplayFold| -> Result<Vec<String>, FoldError> {
             let mut entries = Vec::with_capacity(4096);
             let mut results = Vec::with_capacity(texts.len());
@@ -112,69 +262,68 @@ impl PyDisplayFold {
             }
             Ok(results)
         };
-        let result = if self.failure.is_some() {
+        let result = if self.processing.host.is_some() {
             run(&mut *self.held()?)
         } else {
             py.detach(|| self.held().map(|mut fold| run(&mut fold)))?
         };
-        result.map_err(|error| self.error(error))
+        result.map_err(|error| self.error(py, error, None))
     }
 
-    /// Fold AG-UI events (dicts), optionally with the Harness source item they came from (`str`, `bytes` or
-    /// `dict`): the observed entries as dicts (`sequence`, `event`, `item`).
-    #[pyo3(signature = (events, source=None))]
-    fn fold<'py>(
-        &self,
-        py: Python<'py>,
-        events: &Bound<'py, PyAny>,
-        source: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let mut objects = Vec::new();
-        for (index, event) in events.try_iter()?.enumerate() {
-            match from_python(&event?, &format!("events.{index}"))? {
-                serde_json::Value::Object(object) => objects.push(object),
-                _ => return Err(input_error(&format!("events.{index}"), "an AG-UI event is a dict")),
-            }
-        }
-        let source = source.map(source_item).transpose()?;
-        let observed = self.held()?.fold(objects, source.as_ref()).map_err(|error| self.error(error))?;
-        observed_list(py, &observed)
+    /// A detached checkpoint, as a `DisplaySnapshot` model. Export never ends, interrupts or pages active content.
+    fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let text = self.held()?.export_json();
+        let models = models(py)?;
+        models.validated_json(py, &models.snapshot, &text)
     }
 
-    /// The AG-UI events of one source item, as dicts (then give them to `fold`).
-    fn events<'py>(&self, py: Python<'py>, source: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-        let item = source_item(source)?;
-        let events = self.held()?.events(&item).map_err(|error| self.error(error))?;
-        let list = PyList::empty(py);
-        for event in &events {
-            list.append(object_to_python(py, event)?)?;
-        }
-        Ok(list)
-    }
-
-    /// The checkpoint JSON: the reference's `DisplaySnapshot`, byte for byte.
-    fn export(&self) -> PyResult<String> {
+    /// The checkpoint JSON: the reference's `export().model_dump_json()`, byte for byte.
+    fn export_json(&self) -> PyResult<String> {
         Ok(self.held()?.export_json())
     }
 
-    /// The items changed since the last capture and the parser state, as checkpoint JSON.
-    fn capture_delta(&self) -> PyResult<String> {
+    /// The items changed since the last capture (by ordinal) and the parser state, as a `DisplaySnapshot`.
+    fn capture_delta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let text = self.held()?.capture_delta().to_json();
+        let models = models(py)?;
+        models.validated_json(py, &models.snapshot, &text)
+    }
+
+    /// `capture_delta` as checkpoint JSON.
+    fn capture_delta_json(&self) -> PyResult<String> {
         Ok(self.held()?.capture_delta().to_json())
     }
 
-    /// The parser state alone, as the reference's `DisplayContinuation` JSON.
-    fn export_continuation(&self) -> PyResult<String> {
+    /// The parser state alone, as a `DisplayContinuation` model.
+    fn export_continuation<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let text = self.held()?.export_continuation().to_json();
+        let models = models(py)?;
+        models.validated_json(py, &models.continuation, &text)
+    }
+
+    /// `export_continuation` as JSON text.
+    fn export_continuation_json(&self) -> PyResult<String> {
         Ok(self.held()?.export_continuation().to_json())
     }
 
-    /// The last folded position: `{"attempt": ..., "sequence": ...}`.
+    /// The last folded position, as a `StreamPosition` (`str()` is `attempt-sequence`).
     #[getter]
-    fn position<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    fn position<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let position = self.held()?.position();
-        let dict = PyDict::new(py);
-        dict.set_item("attempt", position.attempt)?;
-        dict.set_item("sequence", position.sequence)?;
-        Ok(dict)
+        models(py)?.position(py, position)
+    }
+
+    /// The items by id, in order of creation: a read-only mapping of `Item` models.
+    #[getter]
+    fn items<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        slf.py().import("a13n_stream_rs._views")?.getattr("Items")?.call1((slf,))
+    }
+
+    /// The ids of the items changed since the host last cleared it (live publication): a set the host may
+    /// `clear()`, `discard` from or `add` to; checkpoint deltas are unaffected.
+    #[getter]
+    fn changed<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        slf.py().import("a13n_stream_rs._views")?.getattr("Changed")?.call1((slf,))
     }
 
     /// The run this display belongs to.
@@ -183,10 +332,58 @@ impl PyDisplayFold {
         Ok(self.held()?.run_id().to_owned())
     }
 
+    /// The delivery attempt.
+    #[getter]
+    fn attempt(&self) -> PyResult<u64> {
+        Ok(self.held()?.position().attempt)
+    }
+
+    /// The last folded event's sequence.
+    #[getter]
+    fn sequence(&self) -> PyResult<u64> {
+        Ok(self.held()?.position().sequence)
+    }
+
+    /// Whether whole values are kept and native part observations skipped.
+    #[getter]
+    fn full_content(&self) -> PyResult<bool> {
+        Ok(self.held()?.export_continuation().full_content)
+    }
+
+    /// Whether whole values are kept with the bounded fold's items.
+    #[getter]
+    fn retain_content(&self) -> bool {
+        self.retain_content
+    }
+
     /// How many items the display holds.
     #[getter]
     fn item_count(&self) -> PyResult<usize> {
         Ok(self.held()?.item_count())
+    }
+
+    fn _item_ids(&self) -> PyResult<Vec<String>> {
+        Ok(self.held()?.items().map(|item| item.id).collect())
+    }
+
+    fn _item<'py>(&self, py: Python<'py>, id: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(item) = self.held()?.item(id) else { return Ok(None) };
+        let text = serde_json::to_string(&item).map_err(|error| PyRuntimeError::new_err(error.to_string()))?;
+        let models = models(py)?;
+        models.validated_json(py, &models.item, &text).map(Some)
+    }
+
+    fn _changed_ids(&self) -> PyResult<Vec<String>> {
+        Ok(self.held()?.changed())
+    }
+
+    fn _set_changed(&self, id: &str, changed: bool) -> PyResult<bool> {
+        Ok(self.held()?.set_changed(id, changed))
+    }
+
+    fn _clear_changed(&self) -> PyResult<()> {
+        self.held()?.clear_changed();
+        Ok(())
     }
 
     fn __repr__(&self) -> PyResult<String> {
@@ -198,147 +395,4 @@ impl PyDisplayFold {
             fold.item_count()
         ))
     }
-}
-
-/// A source item from a line (`str`, `bytes` or `dict`).
-pub(crate) fn source_item(line: &Bound<'_, PyAny>) -> PyResult<SourceItem> {
-    let text = line_text(line)?;
-    SourceItem::from_json(&text).map_err(|error| input_error("", error))
-}
-
-fn observed_list<'py>(py: Python<'py>, observed: &[Observed]) -> PyResult<Bound<'py, PyList>> {
-    let list = PyList::empty(py);
-    for entry in observed {
-        let value = serde_json::to_value(entry).map_err(|error| PyRuntimeError::new_err(error.to_string()))?;
-        list.append(to_python(py, &value)?)?;
-    }
-    Ok(list)
-}
-
-/// Every line of an iterable as owned text (so Rust can work on them without the GIL).
-pub(crate) fn collect_lines(lines: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-    if lines.is_instance_of::<PyString>() {
-        return Err(PyTypeError::new_err("lines is an iterable of lines, not one str"));
-    }
-    let mut texts = Vec::with_capacity(lines.len().unwrap_or(0));
-    for line in lines.try_iter()? {
-        texts.push(line_text(&line?)?.into_owned());
-    }
-    Ok(texts)
-}
-
-/// Fold a whole journal in Rust and return its checkpoint JSON: the recovery path. `lines` is an iterable of
-/// lines (`str`, `bytes` or `dict`), or a path (`str` or `os.PathLike`) to a JSON-lines file. `run_id`
-/// defaults to the first line's run. A line that does not fold raises, naming its 1-based line number.
-#[pyfunction]
-#[pyo3(signature = (lines, run_id=None, *, full_content=false, retain_content=false))]
-pub(crate) fn replay(
-    py: Python<'_>,
-    lines: &Bound<'_, PyAny>,
-    run_id: Option<String>,
-    full_content: bool,
-    retain_content: bool,
-) -> PyResult<String> {
-    let journal = match path_of(lines)? {
-        Some(path) => Journal::File(path),
-        None => Journal::Lines(collect_lines(lines)?),
-    };
-    let result = py.detach(|| journal.replay(run_id, ContentPolicy::new(full_content, retain_content)));
-    result.map_err(|(line, error)| match line {
-        Some(line) => at_line(py, fold_error(error, None), line),
-        None => fold_error(error, None),
-    })
-}
-
-/// A path given as `str` or `os.PathLike`.
-fn path_of(object: &Bound<'_, PyAny>) -> PyResult<Option<std::path::PathBuf>> {
-    if object.is_instance_of::<PyString>() || object.hasattr("__fspath__")? {
-        let path = object.py().import("os")?.getattr("fspath")?.call1((object,))?;
-        return Ok(Some(path.extract::<std::path::PathBuf>()?));
-    }
-    Ok(None)
-}
-
-/// Where a journal's lines come from.
-enum Journal {
-    Lines(Vec<String>),
-    File(std::path::PathBuf),
-}
-
-type ReplayError = (Option<usize>, FoldError);
-
-impl Journal {
-    fn replay(self, run_id: Option<String>, content: ContentPolicy) -> Result<String, ReplayError> {
-        let mut replay = Replay { fold: None, run_id, content };
-        match self {
-            Journal::Lines(lines) => {
-                for (index, line) in lines.iter().enumerate() {
-                    replay.line(index + 1, line)?;
-                }
-            }
-            Journal::File(path) => replay.file(&path)?,
-        }
-        let Replay { fold, run_id, content, .. } = replay;
-        let fold = fold.unwrap_or_else(|| {
-            let options = DisplayOptions { content, ..Default::default() };
-            DisplayFold::with_options(run_id.unwrap_or_default(), options)
-        });
-        Ok(fold.export_json())
-    }
-}
-
-struct Replay {
-    fold: Option<DisplayFold>,
-    run_id: Option<String>,
-    content: ContentPolicy,
-}
-
-impl Replay {
-    fn line(&mut self, number: usize, line: &str) -> Result<(), ReplayError> {
-        let fold = match self.fold.as_mut() {
-            Some(fold) => fold,
-            None => {
-                let run_id = match &self.run_id {
-                    Some(run_id) => run_id.clone(),
-                    None => SourceItem::from_json(line).map_err(|error| (Some(number), error.into()))?.run_id,
-                };
-                let options = DisplayOptions { content: self.content, ..Default::default() };
-                self.fold.insert(DisplayFold::with_options(run_id, options))
-            }
-        };
-        fold.replay_line(line).map(drop).map_err(|error| (Some(number), error))
-    }
-
-    fn file(&mut self, path: &std::path::Path) -> Result<(), ReplayError> {
-        use std::io::Read;
-        let io = |error: std::io::Error| {
-            (
-                None,
-                FoldError::from(a13n_stream_protocol::InputError::new(path.display().to_string(), error.to_string())),
-            )
-        };
-        let mut file = std::fs::File::open(path).map_err(io)?;
-        let mut splitter = LineSplitter::new(MAX_SOURCE_LINE_BYTES);
-        let mut buffer = vec![0u8; 1 << 16];
-        loop {
-            let read = file.read(&mut buffer).map_err(io)?;
-            if read == 0 {
-                break;
-            }
-            let mut rest = &buffer[..read];
-            while let Some((number, line)) = splitter.next_line(&mut rest) {
-                let line = line.map_err(|error| (Some(number as usize), line_error(error)))?;
-                self.line(number as usize, line)?;
-            }
-        }
-        if let Some((number, line)) = splitter.finish() {
-            let line = line.map_err(|error| (Some(number as usize), line_error(error)))?;
-            self.line(number as usize, line)?;
-        }
-        Ok(())
-    }
-}
-
-fn line_error(error: a13n_stream_protocol::lines::LineError) -> FoldError {
-    a13n_stream_protocol::InputError::new("", error.to_string()).into()
 }

@@ -1,9 +1,12 @@
 //! The `a13n_stream_rs._core` extension module: the exact Rust core of the Agent Stream Protocol for Python
-//! hosts. The Python package `a13n_stream_rs` re-exports it; see `python/` for its documentation and tests.
+//! hosts. The Python package `a13n_stream_rs` re-exports it with the reference's names; see `python/` for its
+//! documentation and tests.
 //!
-//! Rooms: `convert` (Python objects and JSON values, and the forms a line may take), `errors` (the exceptions
-//! and how core errors become them), `processor` (a Python host processor), `display` (`DisplayFold`,
-//! `replay`), `observer` (the two observers), `fragments` (fragmented `CUSTOM` events, tool result content).
+//! Rooms: `convert` (Python objects and JSON values), `native` (source items as a host holds them: the
+//! Harness's native objects or their journal lines), `models` (the Pydantic and `ag_ui` models handed out),
+//! `errors` (the exceptions and how core errors become them), `processor` (a host processor, by the reference's
+//! contract or over JSON), `display` (`DisplayFold`), `replay` (whole-journal recovery), `observer` (the two
+//! observers), `fragments` (fragmented `CUSTOM` events, tool result content).
 
 #![forbid(unsafe_code)]
 
@@ -11,8 +14,11 @@ mod convert;
 mod display;
 mod errors;
 mod fragments;
+mod models;
+mod native;
 mod observer;
 mod processor;
+mod replay;
 
 use pyo3::prelude::*;
 
@@ -28,12 +34,14 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<observer::PyStreamObserver>()?;
     module.add_class::<observer::PySingleObserver>()?;
     module.add_class::<fragments::PyAssembler>()?;
-    module.add_function(wrap_pyfunction!(display::replay, module)?)?;
+    module.add_function(wrap_pyfunction!(replay::replay, module)?)?;
+    module.add_function(wrap_pyfunction!(native::to_source_line, module)?)?;
     module.add_function(wrap_pyfunction!(fragments::fragment_custom_event, module)?)?;
     module.add_function(wrap_pyfunction!(fragments::tool_result_content, module)?)?;
     module.add("AguiObservationError", py.get_type::<errors::AguiObservationError>())?;
     module.add("ValidationError", py.get_type::<errors::ValidationError>())?;
     module.add("InputError", py.get_type::<errors::InputError>())?;
     module.add("MAX_SOURCE_LINE_BYTES", a13n_stream_protocol::MAX_SOURCE_LINE_BYTES)?;
+    module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

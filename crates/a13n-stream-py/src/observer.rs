@@ -1,18 +1,26 @@
-//! `HarnessAguiStreamObserver` and `HarnessAguiObserver`: source lines in, AG-UI events out, with atomic
-//! resumption from history and continuation from exported state.
+//! `HarnessAguiStreamObserver` and `HarnessAguiObserver`: source items in, `ag_ui` event models out, with atomic
+//! resumption from history (awaitable, one item at a time) and continuation from exported state.
+//!
+//! Call order, as the reference's: create (or `restore`), then either `await resume(history)` once on the fresh
+//! observer or nothing, then `observe` each live item; `export` between items. While a resumption runs,
+//! `observe`, `export` and a second `resume` are refused; a resumption that fails or is cancelled leaves the
+//! observer fresh.
 
 use std::sync::{Mutex, MutexGuard};
 
-use a13n_stream_protocol::observer::{Mode, RootStream, SingleRun};
+use a13n_stream_protocol::observer::{Mode, Resumption, RootStream, SingleRun};
 use a13n_stream_protocol::{Event, ObserveError, Observer, ObserverContinuation, SourceItem};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyType};
+use pyo3::types::{PyTuple, PyType};
 
-use crate::convert::{json_text, split_lines, to_python};
-use crate::display::collect_lines;
-use crate::errors::{at_line, input_error, observe_error, FailureSlot};
-use crate::processor::optional_processor;
+use crate::convert::json_text;
+use crate::errors::{at_line, core_input_error, observation_error, observe_error};
+use crate::models::models;
+use crate::native::{line_text, source_item};
+use crate::processor::{HostProcessor, Processing};
+
+const RESUMING: &str = "resuming";
 
 /// Writing the AG-UI events of one source line, one JSON text a line.
 pub(crate) trait ObserveLine {
@@ -37,95 +45,142 @@ impl ObserveLine for Observer<SingleRun> {
     }
 }
 
-/// An observer of either mode, with its processor's failure slot.
+/// An observer of either mode, its processor, and the resumption in progress.
 pub(crate) struct Held<M: Mode> {
     observer: Mutex<Observer<M>>,
-    failure: Option<FailureSlot>,
+    processing: Processing,
+    resuming: Mutex<Option<Resumption>>,
 }
 
 impl<M: Mode> Held<M>
 where
     Observer<M>: ObserveLine,
 {
-    fn new(processor: Option<Py<PyAny>>, retain_events: bool) -> Self {
-        let (processor, failure) = optional_processor(processor);
+    fn new(py: Python<'_>, processor: Option<HostProcessor>, retain_events: bool) -> Self {
+        let processing = Processing::new(processor);
         let mut observer = Observer::<M>::new().retain_events(retain_events);
-        if let Some(processor) = processor {
+        if let Some(processor) = processing.core(py) {
             observer = observer.with_processor(processor);
         }
-        Held { observer: Mutex::new(observer), failure }
+        Held { observer: Mutex::new(observer), processing, resuming: Mutex::new(None) }
     }
 
-    fn restore(continuation: &Bound<'_, PyAny>, processor: Option<Py<PyAny>>) -> PyResult<Self> {
+    fn restore(continuation: &Bound<'_, PyAny>, processor: Option<HostProcessor>) -> PyResult<Self> {
+        let py = continuation.py();
         let text = json_text(continuation, "continuation")?;
-        let continuation = ObserverContinuation::from_json(&text).map_err(|error| input_error("", error))?;
-        let (processor, failure) = optional_processor(processor);
-        Ok(Held { observer: Mutex::new(Observer::<M>::restore(continuation, processor)), failure })
+        let continuation = ObserverContinuation::from_json(&text).map_err(|error| core_input_error(py, &error))?;
+        let processing = Processing::new(processor);
+        let observer = Observer::<M>::restore(continuation, processing.core(py));
+        Ok(Held { observer: Mutex::new(observer), processing, resuming: Mutex::new(None) })
     }
 
     fn lock(&self) -> PyResult<MutexGuard<'_, Observer<M>>> {
         self.observer.try_lock().map_err(|_| PyRuntimeError::new_err("this observer is in use by another thread"))
     }
 
-    fn error(&self, error: ObserveError) -> PyErr {
-        observe_error(error, self.failure.as_ref())
+    /// The observer for a call that must not run while a resumption does.
+    fn idle(&self, py: Python<'_>, refusal: &str) -> PyResult<MutexGuard<'_, Observer<M>>> {
+        if self.resuming.lock().map(|staged| staged.is_some()).unwrap_or(false) {
+            return Err(observation_error(py, RESUMING, refusal));
+        }
+        self.lock()
     }
 
-    /// The JSON lines `a13n-stream observe` prints for one source line.
-    fn observe_bytes(&self, line: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
-        let text = crate::convert::line_text(line)?;
+    fn error(&self, py: Python<'_>, error: ObserveError, native: Option<&Bound<'_, PyAny>>) -> PyErr {
+        observe_error(py, error, self.processing.failure(), native)
+    }
+
+    fn observe<'py>(&self, item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = item.py();
+        let mut observer = self.idle(py, "Cannot observe while observer resumption is in progress")?;
+        let source = source_item(item)?;
+        let events = self
+            .processing
+            .with_source(item, || observer.observe(&source))
+            .map_err(|error| self.error(py, error, Some(item)))?;
+        drop(observer);
+        events_tuple(py, &events)
+    }
+
+    fn observe_json(&self, item: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+        let py = item.py();
+        let mut observer = self.idle(py, "Cannot observe while observer resumption is in progress")?;
+        let text = line_text(item)?;
         let mut out = Vec::with_capacity(1024);
-        self.lock()?.observe_line_into(&text, &mut out).map_err(|error| self.error(error))?;
-        Ok(out)
+        self.processing
+            .with_source(item, || observer.observe_line_into(&text, &mut out))
+            .map_err(|error| self.error(py, error, Some(item)))?;
+        Ok(out.split(|&byte| byte == b'\n').filter(|line| !line.is_empty()).map(lossless).collect())
     }
 
-    fn observe<'py>(&self, py: Python<'py>, line: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-        let out = self.observe_bytes(line)?;
-        let list = PyList::empty(py);
-        for text in split_lines(&out) {
-            let value: serde_json::Value =
-                serde_json::from_str(text).map_err(|error| PyRuntimeError::new_err(error.to_string()))?;
-            list.append(to_python(py, &value)?)?;
+    fn resume_begin(&self, py: Python<'_>) -> PyResult<()> {
+        let mut staged = self.resuming.lock().map_err(|_| PyRuntimeError::new_err("resumption state poisoned"))?;
+        if staged.is_some() {
+            return Err(observation_error(py, RESUMING, "Observer resumption is already in progress"));
         }
-        Ok(list)
+        *staged = Some(self.lock()?.begin_resume().map_err(|error| self.error(py, error, None))?);
+        Ok(())
     }
 
-    fn observe_json(&self, line: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-        let out = self.observe_bytes(line)?;
-        Ok(split_lines(&out).into_iter().map(str::to_owned).collect())
+    fn resume_item(&self, item: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = item.py();
+        let mut staged = self.resuming.lock().map_err(|_| PyRuntimeError::new_err("resumption state poisoned"))?;
+        let Some(resumption) = staged.as_mut() else {
+            return Err(PyRuntimeError::new_err("no resumption is in progress"));
+        };
+        let source = source_item(item)?;
+        let mut observer = self.lock()?;
+        self.processing
+            .with_source(item, || observer.resume_item(resumption, &source))
+            .map_err(|error| self.error(py, error, Some(item)))
     }
 
-    fn resume(&self, py: Python<'_>, lines: &Bound<'_, PyAny>) -> PyResult<()> {
-        let texts = collect_lines(lines)?;
-        let mut items = Vec::with_capacity(texts.len());
-        for (index, text) in texts.iter().enumerate() {
-            let item = SourceItem::from_json(text).map_err(|error| at_line(py, input_error("", error), index + 1))?;
-            items.push(item);
+    fn resume_end(&self, py: Python<'_>, commit: bool) -> PyResult<()> {
+        let mut staged = self.resuming.lock().map_err(|_| PyRuntimeError::new_err("resumption state poisoned"))?;
+        let Some(resumption) = staged.take() else { return Ok(()) };
+        if commit {
+            self.lock()?.finish_resume(resumption).map_err(|error| self.error(py, error, None))?;
         }
-        if self.failure.is_some() {
-            return self.lock()?.resume(&items).map_err(|error| self.error(error));
+        Ok(())
+    }
+
+    fn resume_lines(&self, py: Python<'_>, lines: &Bound<'_, PyAny>) -> PyResult<()> {
+        let mut items = Vec::new();
+        for (index, line) in lines.try_iter()?.enumerate() {
+            items.push(source_item(&line?).map_err(|error| at_line(py, error, index + 1))?);
+        }
+        drop(self.idle(py, "Observer resumption is already in progress")?);
+        if self.processing.host.is_some() {
+            return self.lock()?.resume(&items).map_err(|error| self.error(py, error, None));
         }
         // The lock is taken and released on the worker side of `detach`.
-        py.detach(|| self.lock().map(|mut observer| observer.resume(&items)))?.map_err(|error| self.error(error))
+        py.detach(|| self.lock().map(|mut observer| observer.resume(&items)))?
+            .map_err(|error| self.error(py, error, None))
     }
 
-    fn snapshot<'py>(&self, py: Python<'py>, start: usize, stop: Option<usize>) -> PyResult<Bound<'py, PyList>> {
-        let events = self.lock()?.snapshot(start, stop).map_err(|error| self.error(error))?;
-        events_list(py, &events)
+    fn export(&self, py: Python<'_>) -> PyResult<ObserverContinuation> {
+        Ok(self.idle(py, "Cannot export while observer resumption is in progress")?.export())
+    }
+
+    fn snapshot<'py>(&self, py: Python<'py>, start: usize, stop: Option<usize>) -> PyResult<Bound<'py, PyTuple>> {
+        let events = self.lock()?.snapshot(start, stop).map_err(|error| self.error(py, error, None))?;
+        events_tuple(py, &events)
     }
 }
 
-fn events_list<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py, PyList>> {
-    let list = PyList::empty(py);
-    for event in events {
-        list.append(to_python(py, &event.to_value())?)?;
-    }
-    Ok(list)
+fn lossless(line: &[u8]) -> String {
+    String::from_utf8_lossy(line).into_owned()
 }
 
-/// Run an awaitable `resume`: the package's `_aio.aresume` collects the async history, then calls `resume`.
-fn aresume<'py>(observer: &Bound<'py, PyAny>, history: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let helper = observer.py().import("a13n_stream_rs._aio")?.getattr("aresume")?;
+/// Events as a tuple of `ag_ui` models.
+fn events_tuple<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py, PyTuple>> {
+    let values: Vec<_> = events.iter().map(Event::to_value).collect();
+    models(py)?.events(py, &values)
+}
+
+/// The awaitable `resume`: `a13n_stream_rs._aio.resume` drives the staged steps.
+fn resume<'py>(observer: &Bound<'py, PyAny>, history: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let helper = observer.py().import("a13n_stream_rs._aio")?.getattr("resume")?;
     helper.call1((observer, history))
 }
 
@@ -137,62 +192,89 @@ macro_rules! observer_class {
 
         #[pymethods]
         impl $rust {
-            /// A fresh observer. `processor(source, event)` sees every converted event (as dicts) and returns
-            /// it, a replacement, or `None`; `retain_events` keeps every event for `snapshot`.
+            /// A fresh observer. `processor(source, event)` sees every converted event as an `ag_ui` model with
+            /// the source item as given, and returns it, a replacement or `None`; `json_processor` is the same
+            /// with JSON dicts. `retain_events` keeps every event for `snapshot`.
             #[new]
-            #[pyo3(signature = (*, processor=None, retain_events=true))]
-            fn new(processor: Option<Py<PyAny>>, retain_events: bool) -> Self {
-                $rust(Held::new(processor, retain_events))
+            #[pyo3(signature = (*, processor=None, retain_events=true, json_processor=None))]
+            fn new(
+                py: Python<'_>,
+                processor: Option<Py<PyAny>>,
+                retain_events: bool,
+                json_processor: Option<Py<PyAny>>,
+            ) -> PyResult<Self> {
+                Ok($rust(Held::new(py, HostProcessor::chosen(processor, json_processor)?, retain_events)))
             }
 
-            /// Continue from an exported continuation (`str`, `bytes` or a reference `ObserverContinuation`),
-            /// without the old event journal.
+            /// Continue from an exported continuation (an `ObserverContinuation` of this package or the
+            /// reference, or its JSON text), without the old event journal. Supply the processor again.
             #[classmethod]
-            #[pyo3(signature = (continuation, *, processor=None))]
+            #[pyo3(signature = (continuation, *, processor=None, json_processor=None))]
             fn restore(
                 _cls: &Bound<'_, PyType>,
                 continuation: &Bound<'_, PyAny>,
                 processor: Option<Py<PyAny>>,
+                json_processor: Option<Py<PyAny>>,
             ) -> PyResult<Self> {
-                Ok($rust(Held::restore(continuation, processor)?))
+                Ok($rust(Held::restore(continuation, HostProcessor::chosen(processor, json_processor)?)?))
             }
 
-            /// Convert one source line (`str`, `bytes` or `dict`) and commit it atomically: its AG-UI events as
-            /// dicts (the reference's `model_dump(mode="json", by_alias=True, exclude_none=True)`).
-            fn observe<'py>(&self, py: Python<'py>, line: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-                self.0.observe(py, line)
+            /// Convert one source item (native, or its journal line) and commit it atomically: its AG-UI events
+            /// as a tuple of `ag_ui` models.
+            fn observe<'py>(&self, item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
+                self.0.observe(item)
             }
 
             /// Like `observe`, each event as the JSON text `a13n-stream observe` prints.
-            fn observe_json(&self, line: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-                self.0.observe_json(line)
+            fn observe_json(&self, item: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+                self.0.observe_json(item)
             }
 
-            /// Rebuild this fresh observer atomically from a finite, ordered history of source lines. On error
+            /// Rebuild this fresh observer atomically from the exact, ordered history of its stream (an async
+            /// or a sync iterable of source items): an awaitable returning `None`. On failure or cancellation
             /// the observer stays fresh.
-            fn resume(&self, py: Python<'_>, lines: &Bound<'_, PyAny>) -> PyResult<()> {
-                self.0.resume(py, lines)
+            fn resume<'py>(slf: &Bound<'py, Self>, history: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+                resume(slf.as_any(), history)
             }
 
-            /// `resume` from an async iterable of source lines: an awaitable. If iterating fails, or the
-            /// awaitable is dropped, the observer stays fresh.
-            fn aresume<'py>(slf: &Bound<'py, Self>, history: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-                aresume(slf.as_any(), history)
+            /// `resume` for a history at hand, synchronously (the work runs without the GIL when there is no
+            /// processor). A failing item raises with its 1-based `line`.
+            fn resume_lines(&self, py: Python<'_>, lines: &Bound<'_, PyAny>) -> PyResult<()> {
+                self.0.resume_lines(py, lines)
             }
 
-            /// The conversion state as the reference's `ObserverContinuation` JSON (events excluded).
-            fn export(&self) -> PyResult<String> {
-                Ok(self.0.lock()?.export().to_json())
+            fn _resume_begin(&self, py: Python<'_>) -> PyResult<()> {
+                self.0.resume_begin(py)
             }
 
-            /// Retained events in `start..stop` (all by default), as dicts. Requires `retain_events=True`.
+            fn _resume_item(&self, item: &Bound<'_, PyAny>) -> PyResult<()> {
+                self.0.resume_item(item)
+            }
+
+            fn _resume_end(&self, py: Python<'_>, commit: bool) -> PyResult<()> {
+                self.0.resume_end(py, commit)
+            }
+
+            /// The conversion state (events excluded), as an `ObserverContinuation` model.
+            fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                let text = self.0.export(py)?.to_json();
+                let models = models(py)?;
+                models.validated_json(py, &models.observer_continuation, &text)
+            }
+
+            /// `export` as the continuation's JSON text.
+            fn export_json(&self, py: Python<'_>) -> PyResult<String> {
+                Ok(self.0.export(py)?.to_json())
+            }
+
+            /// Retained events in `start..stop` (all by default), as `ag_ui` models. Requires `retain_events`.
             #[pyo3(signature = (*, start=0, stop=None))]
             fn snapshot<'py>(
                 &self,
                 py: Python<'py>,
                 start: usize,
                 stop: Option<usize>,
-            ) -> PyResult<Bound<'py, PyList>> {
+            ) -> PyResult<Bound<'py, PyTuple>> {
                 self.0.snapshot(py, start, stop)
             }
 
@@ -232,11 +314,11 @@ observer_class!(
     PyStreamObserver,
     "HarnessAguiStreamObserver",
     RootStream,
-    "Converts a host's root stream and its forwarded inline child runs, in source order, to AG-UI events."
+    "Observes a host's root stream and its forwarded inline child runs, in source order, as AG-UI events."
 );
 observer_class!(
     PySingleObserver,
     "HarnessAguiObserver",
     SingleRun,
-    "Converts exactly one Harness run to AG-UI events."
+    "Converts and accumulates one public Harness run as AG-UI events."
 );

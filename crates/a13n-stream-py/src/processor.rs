@@ -1,57 +1,162 @@
-//! A Python host processor: `processor(source: dict, event: dict) -> dict | None`, called for every converted
-//! event as the reference calls its processor. What it returns is checked by the core as the reference checks
-//! it (same type, structural fields unchanged); an exception it raises rejects the item, and the exception is
-//! raised again once the core has rolled the item back.
+//! A Python host processor, called for every converted event as the reference calls its processor.
+//!
+//! - `processor(source, event)`, the reference's contract: `source` is the item being observed as the host gave
+//!   it (the native `HarnessEvent` or `HarnessRunResultEvent`, or its journal line), `event` an `ag_ui` event
+//!   model; it returns a model (the event, or a replacement), `None` to drop the event, or raises.
+//! - `json_processor(source, event)`, opted into explicitly: the same with the source and the event as the
+//!   JSON dicts of the wire form, returning a dict or `None`.
+//!
+//! What a processor returns is checked by the core as the reference checks it (same type, structural fields
+//! unchanged, source correlation kept); an exception it raises rejects the item, and is raised again once the
+//! core has rolled the item back.
 
 use std::sync::{Arc, Mutex};
 
-use a13n_stream_protocol::{AguiEventProcessor, Event, ProcessorRefusal};
+use a13n_stream_protocol::{AguiEventProcessor, Event, ProcessorRefusal, SourceItem};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 
 use crate::convert::{from_python, to_python};
 use crate::errors::FailureSlot;
+use crate::models::models;
 
-/// The core processor that calls `callable`, and the slot its exceptions are kept in.
-pub(crate) fn python_processor(callable: Py<PyAny>) -> (AguiEventProcessor, FailureSlot) {
-    let slot: FailureSlot = Arc::new(Mutex::new(None));
-    let kept = Arc::clone(&slot);
-    let processor: AguiEventProcessor = Box::new(move |source, event| {
+/// The source item a call observes, as the host gave it: what a model processor receives as `source`.
+pub(crate) type SourceSlot = Arc<Mutex<Option<Py<PyAny>>>>;
+
+/// A host's processor and the contract it is written to.
+pub(crate) enum HostProcessor {
+    /// The reference's contract: native source, `ag_ui` event models.
+    Models(Py<PyAny>),
+    /// JSON dicts in and out.
+    Json(Py<PyAny>),
+}
+
+impl HostProcessor {
+    /// The processor a constructor's `processor=` and `json_processor=` arguments name (at most one).
+    pub(crate) fn chosen(processor: Option<Py<PyAny>>, json: Option<Py<PyAny>>) -> PyResult<Option<HostProcessor>> {
+        match (processor, json) {
+            (Some(_), Some(_)) => Err(PyValueError::new_err("pass either processor or json_processor, not both")),
+            (Some(callable), None) => Ok(Some(HostProcessor::Models(callable))),
+            (None, Some(callable)) => Ok(Some(HostProcessor::Json(callable))),
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// The same processor again (for a staged resumption or a restored observer).
+    pub(crate) fn clone_ref(&self, py: Python<'_>) -> HostProcessor {
+        match self {
+            HostProcessor::Models(callable) => HostProcessor::Models(callable.clone_ref(py)),
+            HostProcessor::Json(callable) => HostProcessor::Json(callable.clone_ref(py)),
+        }
+    }
+}
+
+/// Everything a class holding a processor keeps: the host's processor, where its exception waits, and the slot
+/// naming the source the current call observes.
+pub(crate) struct Processing {
+    pub(crate) host: Option<HostProcessor>,
+    pub(crate) failure: FailureSlot,
+    pub(crate) source: SourceSlot,
+}
+
+impl Processing {
+    pub(crate) fn new(host: Option<HostProcessor>) -> Processing {
+        Processing { host, failure: Arc::new(Mutex::new(None)), source: Arc::new(Mutex::new(None)) }
+    }
+
+    /// A core processor calling the host's, or `None` without one.
+    pub(crate) fn core(&self, py: Python<'_>) -> Option<AguiEventProcessor> {
+        let host = self.host.as_ref()?.clone_ref(py);
+        Some(core_processor(host, Arc::clone(&self.failure), Arc::clone(&self.source)))
+    }
+
+    /// The failure slot, when a processor can fail.
+    pub(crate) fn failure(&self) -> Option<&FailureSlot> {
+        self.host.as_ref().map(|_| &self.failure)
+    }
+
+    /// Run `call` with `source` named as the item observed (what a model processor receives).
+    pub(crate) fn with_source<T>(&self, source: &Bound<'_, PyAny>, call: impl FnOnce() -> T) -> T {
+        if self.host.is_none() {
+            return call();
+        }
+        if let Ok(mut slot) = self.source.lock() {
+            *slot = Some(source.clone().unbind());
+        }
+        let result = call();
+        if let Ok(mut slot) = self.source.lock() {
+            *slot = None;
+        }
+        result
+    }
+}
+
+fn core_processor(host: HostProcessor, failure: FailureSlot, slot: SourceSlot) -> AguiEventProcessor {
+    Box::new(move |source, event| {
         Python::attach(|py| {
-            let call = || -> PyResult<Option<Bound<'_, PyAny>>> {
-                let source = to_python(py, &source.to_value())?;
-                let event = to_python(py, &event.to_value())?;
-                let result = callable.bind(py).call1((source, event))?;
-                Ok((!result.is_none()).then_some(result))
+            let outcome = match &host {
+                HostProcessor::Models(callable) => call_models(py, callable, &slot, source, &event),
+                HostProcessor::Json(callable) => call_json(py, callable, source, &event),
             };
-            match call() {
-                Ok(None) => Ok(None),
-                Ok(Some(result)) => replacement(&result),
-                Err(error) => {
-                    if let Ok(mut held) = kept.lock() {
-                        *held = Some(error);
-                    }
-                    Err(ProcessorRefusal::Failed)
+            outcome.unwrap_or_else(|error| {
+                if let Ok(mut held) = failure.lock() {
+                    *held = Some(error);
                 }
-            }
+                Err(ProcessorRefusal::Failed)
+            })
         })
-    });
-    (processor, slot)
+    })
 }
 
-/// An optional Python processor as the core's optional processor and the slot its exceptions wait in.
-pub(crate) fn optional_processor(callable: Option<Py<PyAny>>) -> (Option<AguiEventProcessor>, Option<FailureSlot>) {
-    match callable.map(python_processor) {
-        Some((processor, slot)) => (Some(processor), Some(slot)),
-        None => (None, None),
+type Outcome = Result<Option<Event>, ProcessorRefusal>;
+
+/// The reference's contract: the source as the host gave it, the event as an `ag_ui` model.
+fn call_models(
+    py: Python<'_>,
+    callable: &Py<PyAny>,
+    slot: &SourceSlot,
+    source: &SourceItem,
+    event: &Event,
+) -> PyResult<Outcome> {
+    let models = models(py)?;
+    let given = slot.lock().ok().and_then(|held| held.as_ref().map(|source| source.clone_ref(py)));
+    let source = match given {
+        Some(source) => source.into_bound(py),
+        None => PyString::new(py, &source.to_line()).into_any(),
+    };
+    let result = callable.bind(py).call1((source, models.event(py, &event.to_value())?))?;
+    if result.is_none() {
+        return Ok(Ok(None));
     }
+    if !result.is_instance(models.base_event.bind(py))? {
+        return Ok(Err(ProcessorRefusal::NotAnEvent));
+    }
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("mode", "json")?;
+    kwargs.set_item("by_alias", true)?;
+    kwargs.set_item("exclude_none", true)?;
+    let Ok(dumped) = result.call_method("model_dump", (), Some(&kwargs)) else {
+        return Ok(Err(ProcessorRefusal::InvalidEvent));
+    };
+    Ok(decoded(&dumped))
 }
 
-/// The event a processor returned: a `dict` that decodes as an AG-UI event.
-fn replacement(result: &Bound<'_, PyAny>) -> Result<Option<Event>, ProcessorRefusal> {
+/// The JSON contract: the source and the event as dicts.
+fn call_json(py: Python<'_>, callable: &Py<PyAny>, source: &SourceItem, event: &Event) -> PyResult<Outcome> {
+    let source = to_python(py, &source.to_value())?;
+    let result = callable.bind(py).call1((source, to_python(py, &event.to_value())?))?;
+    if result.is_none() {
+        return Ok(Ok(None));
+    }
     if !result.is_instance_of::<PyDict>() {
-        return Err(ProcessorRefusal::NotAnEvent);
+        return Ok(Err(ProcessorRefusal::NotAnEvent));
     }
-    let value = from_python(result, "").map_err(|_| ProcessorRefusal::InvalidEvent)?;
+    Ok(decoded(&result))
+}
+
+/// The event a processor's dict holds, or the refusal of one that does not decode as an AG-UI event.
+fn decoded(dict: &Bound<'_, PyAny>) -> Outcome {
+    let value = from_python(dict, "").map_err(|_| ProcessorRefusal::InvalidEvent)?;
     serde_json::from_value::<Event>(value).map(Some).map_err(|_| ProcessorRefusal::InvalidEvent)
 }

@@ -33,6 +33,17 @@ impl Changes {
         self.marked = (0..len).collect();
     }
 
+    /// Unmark the item at `index` (in time proportional to how many are marked): whether it was marked.
+    pub(super) fn unmark(&mut self, index: usize) -> bool {
+        let (word, bit) = (index / 64, 1u64 << (index % 64));
+        if self.bits.get(word).is_none_or(|bits| bits & bit == 0) {
+            return false;
+        }
+        self.bits[word] &= !bit;
+        self.marked.retain(|&marked| marked != index);
+        true
+    }
+
     /// The marked positions, in the order they were marked.
     pub(super) fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         self.marked.iter().copied()
@@ -51,6 +62,22 @@ impl Changes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unmarked_position_leaves_the_others() {
+        let mut changes = Changes::default();
+        for index in [3, 70, 5] {
+            changes.mark(index);
+        }
+        assert!(changes.unmark(70));
+        assert!(!changes.unmark(70));
+        assert!(!changes.unmark(9000));
+        assert_eq!(changes.iter().collect::<Vec<_>>(), vec![3, 5]);
+        changes.mark(70);
+        assert_eq!(changes.iter().collect::<Vec<_>>(), vec![3, 5, 70]);
+        changes.clear();
+        assert_eq!(changes.iter().count(), 0);
+    }
 
     #[test]
     fn marks_are_kept_once_and_cleared() {

@@ -22,7 +22,8 @@ impl ItemKind {
     pub(crate) const ALL: [ItemKind; 4] =
         [ItemKind::TextMessage, ItemKind::ReasoningMessage, ItemKind::ToolCall, ItemKind::Observation];
 
-    pub(crate) fn as_str(self) -> &'static str {
+    /// The kind's name in the checkpoint JSON (`text_message`, ...).
+    pub fn as_str(self) -> &'static str {
         match self {
             ItemKind::TextMessage => "text_message",
             ItemKind::ReasoningMessage => "reasoning_message",
@@ -50,7 +51,8 @@ impl ItemState {
     pub(crate) const ALL: [ItemState; 4] =
         [ItemState::InProgress, ItemState::Completed, ItemState::Interrupted, ItemState::Failed];
 
-    pub(crate) fn as_str(self) -> &'static str {
+    /// The state's name in the checkpoint JSON (`in_progress`, ...).
+    pub fn as_str(self) -> &'static str {
         match self {
             ItemState::InProgress => "in_progress",
             ItemState::Completed => "completed",

@@ -218,6 +218,20 @@ impl DisplayFold {
         self.store.clear_changed();
     }
 
+    /// Read the time of events without an integer `timestamp` from `clock` (see [`DisplayOptions::clock`]); a
+    /// restored fold starts without one.
+    #[must_use]
+    pub fn with_clock(mut self, clock: Box<dyn Fn() -> UtcTime + Send>) -> DisplayFold {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// Mark one item as changed for live publication (`changed` true) or forget its change; checkpoint deltas are
+    /// unaffected. Returns whether the fold holds an item `id`.
+    pub fn set_changed(&mut self, id: &str, changed: bool) -> bool {
+        self.store.set_changed(id, changed)
+    }
+
     /// A detached checkpoint. Export never ends, interrupts or pages active content.
     pub fn export(&self) -> DisplaySnapshot {
         DisplaySnapshot { items: self.store.items().collect(), continuation: self.export_continuation() }

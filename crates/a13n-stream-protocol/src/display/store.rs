@@ -233,6 +233,17 @@ impl Store {
         self.changed.clear();
     }
 
+    /// Mark an item changed for live publication (or unmark it): whether the item exists.
+    pub(super) fn set_changed(&mut self, key: &str, changed: bool) -> bool {
+        let Some(index) = self.items.get_index_of(key) else { return false };
+        if changed {
+            self.changed.mark(index);
+        } else {
+            self.changed.unmark(index);
+        }
+        true
+    }
+
     /// Items changed since the last capture, by ordinal; the checkpoint tracking restarts.
     pub(super) fn take_checkpoint_changed(&mut self) -> Vec<Item> {
         let mut items: Vec<Item> = self

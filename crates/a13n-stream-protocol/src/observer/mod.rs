@@ -368,14 +368,11 @@ impl<M: Mode> Observer<M> {
         I: IntoIterator,
         I::Item: Borrow<SourceItem>,
     {
-        self.check_fresh()?;
-        let mut staged = Core::default();
+        let mut staged = self.begin_resume()?;
         for item in history {
-            observe_into::<M>(&mut staged, self.processor.as_mut(), self.finish, self.retain_events, item.borrow())?;
+            self.resume_item(&mut staged, item.borrow())?;
         }
-        self.core = staged;
-        self.resume_completed = true;
-        Ok(())
+        self.finish_resume(staged)
     }
 
     /// [`Observer::resume`] from an asynchronous stream of history. Dropping the future leaves the observer fresh.
@@ -385,16 +382,43 @@ impl<M: Mode> Observer<M> {
         S: futures_core::Stream,
         S::Item: Borrow<SourceItem>,
     {
-        self.check_fresh()?;
         let mut history = std::pin::pin!(history);
-        let mut staged = Core::default();
+        let mut staged = self.begin_resume()?;
         while let Some(item) = std::future::poll_fn(|cx| history.as_mut().poll_next(cx)).await {
-            observe_into::<M>(&mut staged, self.processor.as_mut(), self.finish, self.retain_events, item.borrow())?;
+            self.resume_item(&mut staged, item.borrow())?;
         }
-        self.core = staged;
+        self.finish_resume(staged)
+    }
+
+    /// The first step of a resumption driven one item at a time (a host whose history arrives from a source it
+    /// awaits): a staged state, checked to start from a fresh observer. Feed each history item to
+    /// [`Observer::resume_item`], then commit with [`Observer::finish_resume`]; dropping the [`Resumption`]
+    /// instead leaves this observer exactly as it was.
+    pub fn begin_resume(&self) -> Result<Resumption, ObserveError> {
+        self.check_fresh()?;
+        Ok(Resumption { core: Core::default() })
+    }
+
+    /// Observe one history item into `staged` with this observer's processor and policy. On error the staged
+    /// state is no longer a valid prefix: drop it (this observer is unchanged).
+    pub fn resume_item(&mut self, staged: &mut Resumption, item: &SourceItem) -> Result<(), ObserveError> {
+        observe_into::<M>(&mut staged.core, self.processor.as_mut(), self.finish, self.retain_events, item).map(drop)
+    }
+
+    /// Commit a staged resumption: this observer takes its state (and retained events) and is no longer fresh.
+    pub fn finish_resume(&mut self, staged: Resumption) -> Result<(), ObserveError> {
+        self.check_fresh()?;
+        self.core = staged.core;
         self.resume_completed = true;
         Ok(())
     }
+}
+
+/// A resumption in progress (see [`Observer::begin_resume`]): the state the history builds, apart from the
+/// observer it will replace.
+#[derive(Debug, Default)]
+pub struct Resumption {
+    core: Core,
 }
 
 fn observe_into<M: Mode>(

@@ -1,0 +1,265 @@
+//! Source items as a host holds them: the Harness's native objects (`HarnessEvent`, `HarnessRunResultEvent` and
+//! the Pydantic AI events inside), or their journal line as `str`, `bytes` or `dict`.
+//!
+//! A native item is read in Rust, attribute by attribute, into the journal wire form: what Pydantic's JSON-mode,
+//! by-alias dump gives. How to read each Python type is asked of `a13n_stream_rs._native.plan` once per type (a
+//! Pydantic model's fields and keys, a dataclass's fields); a value of a type without a plan (a custom serializer,
+//! bytes, a date) makes the whole event go through Pydantic's own dump, so the form is exact either way.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use a13n_stream_protocol::SourceItem;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+use serde_json::{Map, Number, Value};
+
+use crate::convert::{from_python, type_name};
+use crate::errors::core_input_error;
+
+/// Nesting deeper than this goes through Pydantic's dump (which has its own limits).
+const MAX_DEPTH: usize = 64;
+
+/// How to read one Python type: its fields (attribute, JSON key) in order, and whether extra fields follow.
+struct Plan {
+    fields: Vec<(Py<PyString>, String)>,
+    extra: bool,
+}
+
+/// What the package knows of the Python types it has met.
+#[derive(Default)]
+struct Types {
+    /// Per type: its plan, or `None` when only Pydantic's dump is exact. The type is held so its address stays.
+    plans: HashMap<usize, (Py<PyType>, Option<Arc<Plan>>)>,
+    /// Per type: 1 `HarnessEvent`, 2 `HarnessRunResultEvent`, 0 anything else.
+    kinds: HashMap<usize, (Py<PyType>, u8)>,
+}
+
+/// The helpers of `a13n_stream_rs._native` and the `datetime` type.
+struct Helpers {
+    plan: Py<PyAny>,
+    dump: Py<PyAny>,
+    dump_result: Py<PyAny>,
+    source_kind: Py<PyAny>,
+    datetime: Py<PyAny>,
+}
+
+static TYPES: PyOnceLock<Mutex<Types>> = PyOnceLock::new();
+static HELPERS: PyOnceLock<Helpers> = PyOnceLock::new();
+
+fn helpers(py: Python<'_>) -> PyResult<&'static Helpers> {
+    HELPERS.get_or_try_init(py, || {
+        let module = py.import("a13n_stream_rs._native")?;
+        Ok(Helpers {
+            plan: module.getattr("plan")?.unbind(),
+            dump: module.getattr("dump")?.unbind(),
+            dump_result: module.getattr("dump_result")?.unbind(),
+            source_kind: module.getattr("source_kind")?.unbind(),
+            datetime: py.import("datetime")?.getattr("datetime")?.unbind(),
+        })
+    })
+}
+
+fn types(py: Python<'_>) -> &'static Mutex<Types> {
+    TYPES.get_or_init(py, || Mutex::new(Types::default()))
+}
+
+/// The plan for `cls`, asked of Python the first time the type is met.
+fn plan_of(cls: &Bound<'_, PyType>) -> PyResult<Option<Arc<Plan>>> {
+    let py = cls.py();
+    let key = cls.as_ptr() as usize;
+    let known = types(py).lock().ok().and_then(|types| types.plans.get(&key).map(|(_, plan)| plan.clone()));
+    if let Some(plan) = known {
+        return Ok(plan);
+    }
+    let described = helpers(py)?.plan.bind(py).call1((cls,))?;
+    let plan = if described.is_none() {
+        None
+    } else {
+        let (_, fields, extra): (bool, Vec<(String, String)>, bool) = described.extract()?;
+        let fields = fields.into_iter().map(|(attribute, key)| (PyString::intern(py, &attribute).unbind(), key));
+        Some(Arc::new(Plan { fields: fields.collect(), extra }))
+    };
+    if let Ok(mut types) = types(py).lock() {
+        types.plans.insert(key, (cls.clone().unbind(), plan.clone()));
+    }
+    Ok(plan)
+}
+
+/// Whether `object` is a native source item: 1 an event, 2 a terminal result, 0 neither.
+fn source_kind(object: &Bound<'_, PyAny>) -> PyResult<u8> {
+    let py = object.py();
+    let cls = object.get_type();
+    let key = cls.as_ptr() as usize;
+    if let Some(kind) = types(py).lock().ok().and_then(|types| types.kinds.get(&key).map(|(_, kind)| *kind)) {
+        return Ok(kind);
+    }
+    let kind: u8 = helpers(py)?.source_kind.bind(py).call1((&cls,))?.extract()?;
+    if let Ok(mut types) = types(py).lock() {
+        types.kinds.insert(key, (cls.unbind(), kind));
+    }
+    Ok(kind)
+}
+
+/// The JSON form of a native value as Pydantic dumps it, or `None` when only Pydantic's own dump is exact.
+fn walk(object: &Bound<'_, PyAny>, depth: usize) -> PyResult<Option<Value>> {
+    if depth > MAX_DEPTH {
+        return Ok(None);
+    }
+    if let Ok(text) = object.cast::<PyString>() {
+        return Ok(Some(Value::String(text.to_cow()?.into_owned())));
+    }
+    if object.is_none() {
+        return Ok(Some(Value::Null));
+    }
+    if let Ok(flag) = object.cast::<PyBool>() {
+        return Ok(Some(Value::Bool(flag.is_true())));
+    }
+    if object.is_instance_of::<PyInt>() {
+        if let Ok(value) = object.extract::<i64>() {
+            return Ok(Some(value.into()));
+        }
+        return Ok(object.extract::<u64>().ok().map(Value::from));
+    }
+    if let Ok(value) = object.cast::<PyFloat>() {
+        return Ok(Number::from_f64(value.value()).map(Value::Number));
+    }
+    if let Ok(dict) = object.cast::<PyDict>() {
+        let mut map = Map::with_capacity(dict.len());
+        for (key, value) in dict.iter() {
+            let Ok(key) = key.cast::<PyString>() else { return Ok(None) };
+            let Some(value) = walk(&value, depth + 1)? else { return Ok(None) };
+            map.insert(key.to_cow()?.into_owned(), value);
+        }
+        return Ok(Some(Value::Object(map)));
+    }
+    if object.is_instance_of::<PyList>() || object.is_instance_of::<PyTuple>() {
+        let mut items = Vec::with_capacity(object.len().unwrap_or(0));
+        for item in object.try_iter()? {
+            let Some(value) = walk(&item?, depth + 1)? else { return Ok(None) };
+            items.push(value);
+        }
+        return Ok(Some(Value::Array(items)));
+    }
+    if object.is_instance(helpers(object.py())?.datetime.bind(object.py()))? {
+        return datetime_text(object).map(|text| Some(Value::String(text)));
+    }
+    let Some(plan) = plan_of(&object.get_type())? else { return Ok(None) };
+    walk_fields(object, &plan, depth)
+}
+
+fn walk_fields(object: &Bound<'_, PyAny>, plan: &Plan, depth: usize) -> PyResult<Option<Value>> {
+    let py = object.py();
+    let mut map = Map::with_capacity(plan.fields.len());
+    for (attribute, key) in &plan.fields {
+        let Some(value) = walk(&object.getattr(attribute.bind(py))?, depth + 1)? else { return Ok(None) };
+        map.insert(key.clone(), value);
+    }
+    if plan.extra {
+        let extra = object.getattr("__pydantic_extra__")?;
+        if let Ok(extra) = extra.cast::<PyDict>() {
+            for (key, value) in extra.iter() {
+                let Ok(key) = key.cast::<PyString>() else { return Ok(None) };
+                let Some(value) = walk(&value, depth + 1)? else { return Ok(None) };
+                map.insert(key.to_cow()?.into_owned(), value);
+            }
+        }
+    }
+    Ok(Some(Value::Object(map)))
+}
+
+/// A `datetime` as Pydantic's JSON mode writes it: ISO 8601 with `Z` for UTC.
+fn datetime_text(object: &Bound<'_, PyAny>) -> PyResult<String> {
+    let text: String = object.call_method0("isoformat")?.extract()?;
+    Ok(match text.strip_suffix("+00:00") {
+        Some(utc) => format!("{utc}Z"),
+        None => text,
+    })
+}
+
+/// The journal wire form of a native event: walked in Rust, or Pydantic's dump where that alone is exact.
+fn event_value(event: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if let Some(value) = walk(event, 0)? {
+        return Ok(value);
+    }
+    let py = event.py();
+    from_python(&helpers(py)?.dump.bind(py).call1((event,))?, "event")
+}
+
+/// The source item of a native `HarnessEvent` or `HarnessRunResultEvent`; `None` for any other object.
+pub(crate) fn native_item(object: &Bound<'_, PyAny>) -> PyResult<Option<SourceItem>> {
+    let kind = source_kind(object)?;
+    if kind == 0 {
+        return Ok(None);
+    }
+    let py = object.py();
+    let mut item = Map::with_capacity(5);
+    for key in ["thread_id", "run_id", "sequence"] {
+        item.insert(key.to_owned(), from_python(&object.getattr(key)?, key)?);
+    }
+    let occurred_at = object.getattr("occurred_at")?;
+    item.insert("occurred_at".to_owned(), Value::String(occurred_at.call_method0("isoformat")?.extract()?));
+    if kind == 1 {
+        item.insert("event".to_owned(), event_value(&object.getattr("event")?)?);
+    } else {
+        let result = helpers(py)?.dump_result.bind(py).call1((object.getattr("result")?,))?;
+        item.insert("result".to_owned(), from_python(&result, "result")?);
+    }
+    SourceItem::from_value(Value::Object(item)).map(Some).map_err(|error| core_input_error(py, &error))
+}
+
+/// A source item from what a host holds: a native item, or its journal line as `str`, `bytes` or `dict`.
+pub(crate) fn source_item(object: &Bound<'_, PyAny>) -> PyResult<SourceItem> {
+    let py = object.py();
+    if let Ok(text) = object.cast::<PyString>() {
+        return SourceItem::from_json(&text.to_cow()?).map_err(|error| core_input_error(py, &error));
+    }
+    if let Ok(bytes) = object.cast::<PyBytes>() {
+        let text = line_str(bytes.as_bytes())?;
+        return SourceItem::from_json(text).map_err(|error| core_input_error(py, &error));
+    }
+    if object.is_instance_of::<PyDict>() {
+        return SourceItem::from_value(from_python(object, "")?).map_err(|error| core_input_error(py, &error));
+    }
+    native_item(object)?.ok_or_else(|| not_a_source(object))
+}
+
+fn line_str(bytes: &[u8]) -> PyResult<&str> {
+    std::str::from_utf8(bytes).map_err(|error| {
+        crate::errors::input_error("", format!("the line is not UTF-8 (invalid after byte {})", error.valid_up_to()))
+    })
+}
+
+/// One line of input as text: a `str` or `bytes` line as it is; a `dict` or a native item written as its line.
+pub(crate) fn line_text<'a>(object: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, str>> {
+    if let Ok(text) = object.cast::<PyString>() {
+        return text.to_cow();
+    }
+    if let Ok(bytes) = object.cast::<PyBytes>() {
+        return line_str(bytes.as_bytes()).map(|text| std::borrow::Cow::Owned(text.to_owned()));
+    }
+    if object.is_instance_of::<PyDict>() {
+        return Ok(std::borrow::Cow::Owned(from_python(object, "")?.to_string()));
+    }
+    match native_item(object)? {
+        Some(item) => Ok(std::borrow::Cow::Owned(item.to_line())),
+        None => Err(not_a_source(object)),
+    }
+}
+
+/// The `TypeError` for an object that is no source item.
+pub(crate) fn not_a_source(object: &Bound<'_, PyAny>) -> PyErr {
+    PyTypeError::new_err(format!(
+        "item must be a HarnessEvent or HarnessRunResultEvent, or its journal line (str, bytes or dict), not {}",
+        type_name(object)
+    ))
+}
+
+/// The journal line of a source item (native or a line): `json.dumps(dump, ensure_ascii=False,
+/// separators=(",", ":"))` of its wire form, the line `a13n-stream` and `serve` read.
+#[pyfunction]
+pub(crate) fn to_source_line(item: &Bound<'_, PyAny>) -> PyResult<String> {
+    Ok(source_item(item)?.to_line())
+}

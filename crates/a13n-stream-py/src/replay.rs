@@ -1,0 +1,139 @@
+//! `replay`: a whole journal folded in Rust, without a Python call per line, into its checkpoint JSON (the
+//! recovery path).
+
+use a13n_stream_protocol::lines::LineSplitter;
+use a13n_stream_protocol::{ContentPolicy, DisplayFold, DisplayOptions, FoldError, SourceItem, MAX_SOURCE_LINE_BYTES};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+use crate::errors::{at_line, fold_error};
+use crate::native::line_text;
+
+/// Every line of an iterable as owned text (so Rust can work on them without the GIL).
+pub(crate) fn collect_lines(lines: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if lines.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err("lines is an iterable of lines, not one str"));
+    }
+    let mut texts = Vec::with_capacity(lines.len().unwrap_or(0));
+    for line in lines.try_iter()? {
+        texts.push(line_text(&line?)?.into_owned());
+    }
+    Ok(texts)
+}
+
+/// Fold a whole journal in Rust and return its checkpoint JSON: the recovery path. `lines` is an iterable of
+/// lines (`str`, `bytes` or `dict`), or a path (`str` or `os.PathLike`) to a JSON-lines file. `run_id`
+/// defaults to the first line's run. A line that does not fold raises, naming its 1-based line number.
+#[pyfunction]
+#[pyo3(signature = (lines, run_id=None, *, full_content=false, retain_content=false))]
+pub(crate) fn replay(
+    py: Python<'_>,
+    lines: &Bound<'_, PyAny>,
+    run_id: Option<String>,
+    full_content: bool,
+    retain_content: bool,
+) -> PyResult<String> {
+    let journal = match path_of(lines)? {
+        Some(path) => Journal::File(path),
+        None => Journal::Lines(collect_lines(lines)?),
+    };
+    let result = py.detach(|| journal.replay(run_id, ContentPolicy::new(full_content, retain_content)));
+    result.map_err(|(line, error)| match line {
+        Some(line) => at_line(py, fold_error(py, error, None, None), line),
+        None => fold_error(py, error, None, None),
+    })
+}
+
+/// A path given as `str` or `os.PathLike`.
+fn path_of(object: &Bound<'_, PyAny>) -> PyResult<Option<std::path::PathBuf>> {
+    if object.is_instance_of::<PyString>() || object.hasattr("__fspath__")? {
+        let path = object.py().import("os")?.getattr("fspath")?.call1((object,))?;
+        return Ok(Some(path.extract::<std::path::PathBuf>()?));
+    }
+    Ok(None)
+}
+
+/// Where a journal's lines come from.
+enum Journal {
+    Lines(Vec<String>),
+    File(std::path::PathBuf),
+}
+
+type ReplayError = (Option<usize>, FoldError);
+
+impl Journal {
+    fn replay(self, run_id: Option<String>, content: ContentPolicy) -> Result<String, ReplayError> {
+        let mut replay = Replay { fold: None, run_id, content };
+        match self {
+            Journal::Lines(lines) => {
+                for (index, line) in lines.iter().enumerate() {
+                    replay.line(index + 1, line)?;
+                }
+            }
+            Journal::File(path) => replay.file(&path)?,
+        }
+        let Replay { fold, run_id, content, .. } = replay;
+        let fold = fold.unwrap_or_else(|| {
+            let options = DisplayOptions { content, ..Default::default() };
+            DisplayFold::with_options(run_id.unwrap_or_default(), options)
+        });
+        Ok(fold.export_json())
+    }
+}
+
+struct Replay {
+    fold: Option<DisplayFold>,
+    run_id: Option<String>,
+    content: ContentPolicy,
+}
+
+impl Replay {
+    fn line(&mut self, number: usize, line: &str) -> Result<(), ReplayError> {
+        let fold = match self.fold.as_mut() {
+            Some(fold) => fold,
+            None => {
+                let run_id = match &self.run_id {
+                    Some(run_id) => run_id.clone(),
+                    None => SourceItem::from_json(line).map_err(|error| (Some(number), error.into()))?.run_id,
+                };
+                let options = DisplayOptions { content: self.content, ..Default::default() };
+                self.fold.insert(DisplayFold::with_options(run_id, options))
+            }
+        };
+        fold.replay_line(line).map(drop).map_err(|error| (Some(number), error))
+    }
+
+    fn file(&mut self, path: &std::path::Path) -> Result<(), ReplayError> {
+        use std::io::Read;
+        let io = |error: std::io::Error| {
+            (
+                None,
+                FoldError::from(a13n_stream_protocol::InputError::new(path.display().to_string(), error.to_string())),
+            )
+        };
+        let mut file = std::fs::File::open(path).map_err(io)?;
+        let mut splitter = LineSplitter::new(MAX_SOURCE_LINE_BYTES);
+        let mut buffer = vec![0u8; 1 << 16];
+        loop {
+            let read = file.read(&mut buffer).map_err(io)?;
+            if read == 0 {
+                break;
+            }
+            let mut rest = &buffer[..read];
+            while let Some((number, line)) = splitter.next_line(&mut rest) {
+                let line = line.map_err(|error| (Some(number as usize), line_error(error)))?;
+                self.line(number as usize, line)?;
+            }
+        }
+        if let Some((number, line)) = splitter.finish() {
+            let line = line.map_err(|error| (Some(number as usize), line_error(error)))?;
+            self.line(number as usize, line)?;
+        }
+        Ok(())
+    }
+}
+
+fn line_error(error: a13n_stream_protocol::lines::LineError) -> FoldError {
+    a13n_stream_protocol::InputError::new("", error.to_string()).into()
+}

@@ -1,0 +1,150 @@
+"""How the extension reads the Harness's native objects: one plan per Python type, made once.
+
+The extension walks a native source item (``HarnessEvent`` or ``HarnessRunResultEvent`` and the Pydantic AI
+events inside) in Rust, field by field, and writes what Pydantic's JSON-mode, by-alias dump writes: the journal
+wire form (``to_source_line``). For each type it meets it asks :func:`plan` once how to read it:
+
+- a Pydantic model: its fields in declaration order, each with its serialization key, then any extra fields;
+- a dataclass: its fields in declaration order;
+- ``None``: a type whose dump Pydantic customises (serializers, computed fields, excluded or aliased dataclass
+  fields, non-default JSON settings). The extension then asks :func:`dump` for the whole event, which is
+  Pydantic's own dump, so the result is exact either way.
+
+``a13n-harness`` is imported only when a native item is first met, so the package imports without it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from functools import lru_cache
+from typing import Any, Dict, List, Optional, Tuple
+
+from pydantic import BaseModel, TypeAdapter
+
+# A plan: (is_model, ((attribute, key), ...), has_extra). Attribute and key differ only by a serialization alias.
+Plan = Tuple[bool, Tuple[Tuple[str, str], ...], bool]
+
+_DEFAULT_SER = {"ser_json_timedelta": "iso8601", "ser_json_bytes": "utf8", "ser_json_inf_nan": "null"}
+
+
+def _custom_metadata(metadata: List[Any]) -> bool:
+    """Whether field metadata changes how Pydantic dumps the field (a serializer or an exclusion)."""
+    for entry in metadata:
+        name = type(entry).__name__
+        if name in ("PlainSerializer", "WrapSerializer", "SerializeAsAny"):
+            return True
+        if name == "FieldInfo" and (entry.exclude or entry.serialization_alias or entry.alias):
+            return True
+    return False
+
+
+def _model_plan(cls: type) -> Optional[Plan]:
+    decorators = cls.__pydantic_decorators__  # type: ignore[attr-defined]
+    if decorators.field_serializers or decorators.model_serializers or decorators.computed_fields:
+        return None
+    config = cls.model_config  # type: ignore[attr-defined]
+    if any(config.get(key, default) != default for key, default in _DEFAULT_SER.items()):
+        return None
+    if config.get("serialize_by_alias") is False or config.get("use_enum_values"):
+        return None
+    fields: List[Tuple[str, str]] = []
+    for name, info in cls.model_fields.items():  # type: ignore[attr-defined]
+        if getattr(info, "exclude_if", None) is not None or _custom_metadata(list(info.metadata)):
+            return None
+        if info.exclude:
+            continue
+        fields.append((name, info.serialization_alias or info.alias or name))
+    return (True, tuple(fields), config.get("extra") == "allow")
+
+
+def _dataclass_plan(cls: type) -> Optional[Plan]:
+    if hasattr(cls, "__pydantic_fields__") or hasattr(cls, "__get_pydantic_core_schema__"):
+        return None
+    try:
+        hints = typing.get_type_hints(cls, include_extras=True)
+    except Exception:  # an unresolvable annotation: let Pydantic decide
+        return None
+    fields: List[Tuple[str, str]] = []
+    for entry in dataclasses.fields(cls):
+        hint = hints.get(entry.name)
+        if typing.get_origin(hint) is typing.Annotated and _custom_metadata(list(hint.__metadata__)):
+            return None
+        fields.append((entry.name, entry.name))
+    return (False, tuple(fields), False)
+
+
+def plan(cls: type) -> Optional[Plan]:
+    """How to read instances of ``cls`` field by field, or ``None`` when only Pydantic's dump is exact."""
+    try:
+        if isinstance(cls, type) and issubclass(cls, BaseModel):
+            return _model_plan(cls)
+        if dataclasses.is_dataclass(cls):
+            return _dataclass_plan(cls)
+    except Exception:
+        return None
+    return None
+
+
+@lru_cache(maxsize=256)
+def _adapter(cls: type) -> TypeAdapter[Any]:
+    return TypeAdapter(cls)
+
+
+def dump(value: Any) -> Any:
+    """Pydantic's JSON-mode, by-alias dump of one native event (the exact path for types without a plan)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    return _adapter(type(value)).dump_python(value, mode="json", by_alias=True, warnings="error")
+
+
+def dump_result(result: Any) -> Dict[str, Any]:
+    """The journal form of a Run's terminal result (status, output, usage, failure, deferred calls)."""
+    out: Dict[str, Any] = {"status": result.status}
+    if result.status == "completed":
+        try:
+            out["output"] = result.output_json()
+        except (TypeError, ValueError):
+            out["output"] = None
+            out["output_omitted"] = True
+    usage = result.usage
+    out["usage"] = {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_read_tokens": usage.cache_read_tokens,
+        "cache_write_tokens": usage.cache_write_tokens,
+        "details": dict(usage.details),
+    }
+    if result.failure is not None:
+        out["failure"] = result.failure.model_dump(mode="json", by_alias=True)
+    if result.deferred is not None:
+        out["deferred"] = dump(result.deferred)
+    return out
+
+
+def source_kind(cls: type) -> int:
+    """1 for a ``HarnessEvent`` type, 2 for a ``HarnessRunResultEvent`` type, 0 for anything else."""
+    try:
+        from a13n_harness import HarnessEvent, HarnessRunResultEvent
+    except ImportError:
+        return 0
+    if issubclass(cls, HarnessEvent):
+        return 1
+    if issubclass(cls, HarnessRunResultEvent):
+        return 2
+    return 0
+
+
+def validation_error(item: Any) -> Optional[BaseException]:
+    """Pydantic's own error for a native item whose first-party payload fails its model (an inline delegation)."""
+    try:
+        from a13n_harness.events import InlineDelegationPayload
+        from pydantic import ValidationError
+    except ImportError:
+        return None
+    payload = getattr(getattr(item, "event", None), "payload", None)
+    try:
+        InlineDelegationPayload.model_validate(payload)
+    except ValidationError as error:
+        return error
+    return None
