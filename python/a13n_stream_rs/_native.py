@@ -22,21 +22,32 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from pydantic import BaseModel, TypeAdapter
 
-# A plan: (is_model, ((attribute, key), ...), has_extra). Attribute and key differ only by a serialization alias.
-Plan = Tuple[bool, Tuple[Tuple[str, str], ...], bool]
+# A plan: (is_model, ((attribute, key, serializer), ...), has_extra). Attribute and key differ only by a
+# serialization alias; a serializer is ``(function, skip_none)``, a Pydantic ``PlainSerializer`` the field's value
+# goes through before it is written (``skip_none``: not for ``None``), or ``None``.
+Serializer = Optional[Tuple[Any, bool]]
+Plan = Tuple[bool, Tuple[Tuple[str, str, Serializer], ...], bool]
 
 _DEFAULT_SER = {"ser_json_timedelta": "iso8601", "ser_json_bytes": "utf8", "ser_json_inf_nan": "null"}
+_PLAIN_WHEN = {"always": False, "json": False, "unless-none": True, "json-unless-none": True}
 
 
-def _custom_metadata(metadata: List[Any]) -> bool:
-    """Whether field metadata changes how Pydantic dumps the field (a serializer or an exclusion)."""
+class _Custom(Exception):
+    """Field metadata that only Pydantic's own dump applies exactly."""
+
+
+def _serializer(metadata: List[Any]) -> Serializer:
+    """The plain serializer field metadata names; raises ``_Custom`` for anything else that changes the dump."""
+    found: Serializer = None
     for entry in metadata:
         name = type(entry).__name__
-        if name in ("PlainSerializer", "WrapSerializer", "SerializeAsAny"):
-            return True
-        if name == "FieldInfo" and (entry.exclude or entry.serialization_alias or entry.alias):
-            return True
-    return False
+        if name == "PlainSerializer" and entry.when_used in _PLAIN_WHEN and found is None:
+            found = (entry.func, _PLAIN_WHEN[entry.when_used])
+        elif name in ("PlainSerializer", "WrapSerializer", "SerializeAsAny"):
+            raise _Custom
+        elif name == "FieldInfo" and (entry.exclude or entry.serialization_alias or entry.alias):
+            raise _Custom
+    return found
 
 
 def _model_plan(cls: type) -> Optional[Plan]:
@@ -48,13 +59,14 @@ def _model_plan(cls: type) -> Optional[Plan]:
         return None
     if config.get("serialize_by_alias") is False or config.get("use_enum_values"):
         return None
-    fields: List[Tuple[str, str]] = []
+    fields: List[Tuple[str, str, Serializer]] = []
     for name, info in cls.model_fields.items():  # type: ignore[attr-defined]
-        if getattr(info, "exclude_if", None) is not None or _custom_metadata(list(info.metadata)):
+        if getattr(info, "exclude_if", None) is not None:
             return None
+        serializer = _serializer(list(info.metadata))
         if info.exclude:
             continue
-        fields.append((name, info.serialization_alias or info.alias or name))
+        fields.append((name, info.serialization_alias or info.alias or name, serializer))
     return (True, tuple(fields), config.get("extra") == "allow")
 
 
@@ -65,12 +77,11 @@ def _dataclass_plan(cls: type) -> Optional[Plan]:
         hints = typing.get_type_hints(cls, include_extras=True)
     except Exception:  # an unresolvable annotation: let Pydantic decide
         return None
-    fields: List[Tuple[str, str]] = []
+    fields: List[Tuple[str, str, Serializer]] = []
     for entry in dataclasses.fields(cls):
         hint = hints.get(entry.name)
-        if typing.get_origin(hint) is typing.Annotated and _custom_metadata(list(hint.__metadata__)):
-            return None
-        fields.append((entry.name, entry.name))
+        annotated = typing.get_origin(hint) is typing.Annotated
+        fields.append((entry.name, entry.name, _serializer(list(hint.__metadata__)) if annotated else None))
     return (False, tuple(fields), False)
 
 
@@ -81,7 +92,7 @@ def plan(cls: type) -> Optional[Plan]:
             return _model_plan(cls)
         if dataclasses.is_dataclass(cls):
             return _dataclass_plan(cls)
-    except Exception:
+    except Exception:  # _Custom, or a class Pydantic itself would describe otherwise
         return None
     return None
 

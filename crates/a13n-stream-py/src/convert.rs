@@ -2,7 +2,9 @@
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use rustc_hash::FxHashMap;
 use serde_json::{Map, Number, Value};
 
 use crate::errors::input_error;
@@ -30,10 +32,81 @@ pub(crate) fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'
 
 pub(crate) fn object_to_python<'py>(py: Python<'py>, object: &Map<String, Value>) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
+    let keys = known_keys(py);
     for (key, value) in object {
-        dict.set_item(key, to_python(py, value)?)?;
+        let value = to_python(py, value)?;
+        match keys.get(key.as_str()) {
+            Some(known) => dict.set_item(known.bind(py), value)?,
+            None => dict.set_item(key, value)?,
+        }
     }
     Ok(dict)
+}
+
+/// The keys every event and source item repeats, made once as interned Python strings: a dict built with them
+/// allocates no key and hashes none (an interned string keeps its hash).
+const KNOWN_KEYS: &[&str] = &[
+    "type",
+    "timestamp",
+    "messageId",
+    "delta",
+    "role",
+    "toolCallId",
+    "toolCallName",
+    "name",
+    "value",
+    "content",
+    "subagentRunId",
+    "threadId",
+    "runId",
+    "protocolVersion",
+    "rawEvent",
+    "parentMessageId",
+    "entityId",
+    "subtype",
+    "encryptedValue",
+    "result",
+    "outcome",
+    "usage",
+    "thread_id",
+    "run_id",
+    "sequence",
+    "occurred_at",
+    "event",
+    "index",
+    "part",
+    "event_kind",
+    "part_kind",
+    "part_delta_kind",
+    "args_delta",
+    "tool_name_delta",
+    "tool_call_id",
+    "tool_name",
+    "args",
+    "id",
+    "provider_name",
+    "provider_details",
+    "tool_kind",
+    "previous_part_kind",
+    "next_part_kind",
+    "content_delta",
+    "signature_delta",
+    "citations",
+    "citations_delta",
+    "schema_version",
+    "kind",
+    "payload",
+    "metadata",
+    "outcome",
+    "timestamp",
+    "retry",
+    "args_valid",
+    "signature",
+];
+
+fn known_keys(py: Python<'_>) -> &'static FxHashMap<&'static str, Py<PyString>> {
+    static KEYS: PyOnceLock<FxHashMap<&'static str, Py<PyString>>> = PyOnceLock::new();
+    KEYS.get_or_init(py, || KNOWN_KEYS.iter().map(|key| (*key, PyString::intern(py, key).unbind())).collect())
 }
 
 fn number_to_python<'py>(py: Python<'py>, number: &Number) -> PyResult<Bound<'py, PyAny>> {

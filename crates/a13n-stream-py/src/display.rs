@@ -209,7 +209,7 @@ impl PyDisplayFold {
                 Value::Object(object) => objects.push(object),
                 _ => unreachable!("a dict converts to an object"),
             }
-            dicts.push(dict.copy()?);
+            dicts.push(dict.clone());
         }
         let source = source.map(|source| self.source_of(source)).transpose()?;
         let observed = self.held()?.fold(objects, source.as_ref()).map_err(|error| self.error(py, error, None))?;

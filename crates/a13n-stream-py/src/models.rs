@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 
 use a13n_stream_protocol::{ItemRef, Observed, StreamPosition};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PySet, PyString, PyTuple};
@@ -37,8 +38,6 @@ struct EventTemplate {
 
 /// The Python classes and helpers the models are built with, looked up once.
 pub(crate) struct Models {
-    new: Py<PyAny>,
-    setattr: Py<PyAny>,
     names: [Py<PyString>; 4],
     events: HashMap<String, EventTemplate>,
     validate_event: Py<PyAny>,
@@ -61,7 +60,6 @@ pub(crate) fn models(py: Python<'_>) -> PyResult<&'static Models> {
 }
 
 fn load(py: Python<'_>) -> PyResult<Models> {
-    let builtins = py.import("builtins")?.getattr("object")?;
     let display = py.import("a13n_stream_rs._models")?;
     let events = py.import("a13n_stream_rs._events")?;
     let mut templates = HashMap::new();
@@ -80,8 +78,6 @@ fn load(py: Python<'_>) -> PyResult<Models> {
     }
     let intern = |name: &str| PyString::intern(py, name).unbind();
     Ok(Models {
-        new: builtins.getattr("__new__")?.unbind(),
-        setattr: builtins.getattr("__setattr__")?.unbind(),
         names: [
             intern("__dict__"),
             intern("__pydantic_fields_set__"),
@@ -112,16 +108,15 @@ impl Models {
         set: Bound<'py, PySet>,
         extra: Option<Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let instance = self.new.bind(py).call1((cls,))?;
-        let setattr = self.setattr.bind(py);
+        let instance = raw::new_instance(cls.bind(py))?;
         let [dict, fields_set, extra_name, private] = &self.names;
-        setattr.call1((&instance, dict, values))?;
-        setattr.call1((&instance, fields_set, set))?;
+        raw::set_attribute(&instance, dict.bind(py), values.as_any())?;
+        raw::set_attribute(&instance, fields_set.bind(py), set.as_any())?;
         match extra {
-            Some(extra) => setattr.call1((&instance, extra_name, extra))?,
-            None => setattr.call1((&instance, extra_name, py.None()))?,
+            Some(extra) => raw::set_attribute(&instance, extra_name.bind(py), extra.as_any())?,
+            None => raw::set_attribute(&instance, extra_name.bind(py), &py.None().into_bound(py))?,
         };
-        setattr.call1((&instance, private, py.None()))?;
+        raw::set_attribute(&instance, private.bind(py), &py.None().into_bound(py))?;
         Ok(instance)
     }
 
@@ -170,25 +165,34 @@ impl Models {
     /// A `StreamPosition`.
     pub(crate) fn position<'py>(&self, py: Python<'py>, position: StreamPosition) -> PyResult<Bound<'py, PyAny>> {
         let values = PyDict::new(py);
-        values.set_item("attempt", position.attempt)?;
-        values.set_item("sequence", position.sequence)?;
-        let set = PySet::new(py, ["attempt", "sequence"])?;
+        let (attempt, sequence) = (intern!(py, "attempt"), intern!(py, "sequence"));
+        values.set_item(attempt, position.attempt)?;
+        values.set_item(sequence, position.sequence)?;
+        let set = PySet::new(py, [attempt, sequence])?;
         self.construct(py, &self.position, values, set, None)
     }
 
     /// An `ItemRef`.
     fn item_ref<'py>(&self, py: Python<'py>, reference: &ItemRef) -> PyResult<Bound<'py, PyAny>> {
         let values = PyDict::new(py);
-        values.set_item("id", &reference.id)?;
-        values.set_item("kind", reference.kind.as_str())?;
-        values.set_item("state", reference.state.as_str())?;
-        values.set_item("ordinal", reference.ordinal)?;
-        values.set_item("response_group", reference.response_group.as_deref())?;
+        let names = [
+            intern!(py, "id"),
+            intern!(py, "kind"),
+            intern!(py, "state"),
+            intern!(py, "ordinal"),
+            intern!(py, "response_group"),
+            intern!(py, "failure"),
+        ];
+        values.set_item(names[0], &reference.id)?;
+        values.set_item(names[1], kind_name(py, reference.kind.as_str()))?;
+        values.set_item(names[2], kind_name(py, reference.state.as_str()))?;
+        values.set_item(names[3], reference.ordinal)?;
+        values.set_item(names[4], reference.response_group.as_deref())?;
         match &reference.failure {
-            Some(failure) => values.set_item("failure", crate::convert::object_to_python(py, failure)?)?,
-            None => values.set_item("failure", py.None())?,
+            Some(failure) => values.set_item(names[5], crate::convert::object_to_python(py, failure)?)?,
+            None => values.set_item(names[5], py.None())?,
         }
-        let set = PySet::new(py, ["id", "kind", "state", "ordinal", "response_group", "failure"])?;
+        let set = PySet::new(py, names)?;
         match &reference.memory_sources {
             Some(sources) => {
                 let validate = self.memory_source.bind(py).getattr("model_validate")?;
@@ -197,10 +201,10 @@ impl Models {
                     let value = serde_json::to_value(source).unwrap_or(Value::Null);
                     models.push(validate.call1((to_python(py, &value)?,))?);
                 }
-                values.set_item("memory_sources", PyTuple::new(py, models)?)?;
-                set.add("memory_sources")?;
+                values.set_item(intern!(py, "memory_sources"), PyTuple::new(py, models)?)?;
+                set.add(intern!(py, "memory_sources"))?;
             }
-            None => values.set_item("memory_sources", py.None())?,
+            None => values.set_item(intern!(py, "memory_sources"), py.None())?,
         }
         self.construct(py, &self.item_ref, values, set, None)
     }
@@ -213,13 +217,14 @@ impl Models {
         event: Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let values = PyDict::new(py);
-        values.set_item("sequence", entry.sequence)?;
-        values.set_item("event", event)?;
+        let names = [intern!(py, "sequence"), intern!(py, "event"), intern!(py, "item")];
+        values.set_item(names[0], entry.sequence)?;
+        values.set_item(names[1], event)?;
         match &entry.item {
-            Some(reference) => values.set_item("item", self.item_ref(py, reference)?)?,
-            None => values.set_item("item", py.None())?,
+            Some(reference) => values.set_item(names[2], self.item_ref(py, reference)?)?,
+            None => values.set_item(names[2], py.None())?,
         }
-        let set = PySet::new(py, ["sequence", "event", "item"])?;
+        let set = PySet::new(py, names)?;
         self.construct(py, &self.observed, values, set, None)
     }
 
@@ -231,5 +236,70 @@ impl Models {
         text: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
         cls.bind(py).call_method1("model_validate_json", (text,))
+    }
+}
+
+/// An item kind's or state's name as an interned Python string (there are eight of them).
+fn kind_name<'py>(py: Python<'py>, name: &'static str) -> Bound<'py, PyString> {
+    static NAMES: PyOnceLock<Vec<(&'static str, Py<PyString>)>> = PyOnceLock::new();
+    let names = NAMES.get_or_init(py, || {
+        [
+            "text_message",
+            "reasoning_message",
+            "tool_call",
+            "observation",
+            "in_progress",
+            "completed",
+            "interrupted",
+            "failed",
+        ]
+        .into_iter()
+        .map(|name| (name, PyString::intern(py, name).unbind()))
+        .collect()
+    });
+    match names.iter().find(|(known, _)| *known == name) {
+        Some((_, interned)) => interned.bind(py).clone(),
+        None => PyString::new(py, name),
+    }
+}
+
+/// The two C calls `object.__new__(cls)` and `object.__setattr__(instance, name, value)` make, without the
+/// Python-level wrappers around them (which check and repack their arguments and cost as much as the
+/// construction itself).
+#[allow(unsafe_code)]
+mod raw {
+    use pyo3::prelude::*;
+    use pyo3::{ffi, PyTypeCheck};
+
+    /// `object.__new__(cls)`: a new, empty instance of the class.
+    pub(super) fn new_instance<'py>(cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = cls.py();
+        let cls = cls.cast::<pyo3::types::PyType>()?;
+        let empty = pyo3::types::PyTuple::empty(py);
+        // SAFETY: `cls` is a live type object (checked above) and `empty` a live tuple, both borrowed for the
+        // call; `PyType_GenericNew` returns a new reference or NULL with an exception set, which
+        // `assume_owned_or_err` takes over.
+        unsafe {
+            let instance =
+                ffi::PyType_GenericNew(cls.as_ptr().cast::<ffi::PyTypeObject>(), empty.as_ptr(), std::ptr::null_mut());
+            Bound::from_owned_ptr_or_err(py, instance)
+        }
+    }
+
+    /// `object.__setattr__(instance, name, value)`.
+    pub(super) fn set_attribute(
+        instance: &Bound<'_, PyAny>,
+        name: &Bound<'_, pyo3::types::PyString>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        debug_assert!(pyo3::types::PyString::type_check(name));
+        // SAFETY: all three are live objects borrowed for the call; `PyObject_GenericSetAttr` borrows them and
+        // returns -1 with an exception set on failure.
+        let status = unsafe { ffi::PyObject_GenericSetAttr(instance.as_ptr(), name.as_ptr(), value.as_ptr()) };
+        if status == 0 {
+            Ok(())
+        } else {
+            Err(PyErr::fetch(instance.py()))
+        }
     }
 }

@@ -6,14 +6,15 @@
 //! Pydantic model's fields and keys, a dataclass's fields); a value of a type without a plan (a custom serializer,
 //! bytes, a date) makes the whole event go through Pydantic's own dump, so the form is exact either way.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use a13n_stream_protocol::SourceItem;
 use pyo3::exceptions::PyTypeError;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+use rustc_hash::FxHashMap;
 use serde_json::{Map, Number, Value};
 
 use crate::convert::{from_python, type_name};
@@ -22,19 +23,31 @@ use crate::errors::core_input_error;
 /// Nesting deeper than this goes through Pydantic's dump (which has its own limits).
 const MAX_DEPTH: usize = 64;
 
-/// How to read one Python type: its fields (attribute, JSON key) in order, and whether extra fields follow.
+/// How to read one Python type: its fields in order, and whether extra fields follow.
 struct Plan {
-    fields: Vec<(Py<PyString>, String)>,
+    fields: Vec<PlanField>,
     extra: bool,
+}
+
+/// A plan as `a13n_stream_rs._native.plan` describes it: `(is_model, ((attribute, key, serializer), ...),
+/// has_extra)`.
+type Described = (bool, Vec<(String, String, Option<(Py<PyAny>, bool)>)>, bool);
+
+/// One field: its attribute, its JSON key, and the plain serializer its value goes through first (with whether
+/// `None` skips it).
+struct PlanField {
+    attribute: Py<PyString>,
+    key: String,
+    serializer: Option<(Py<PyAny>, bool)>,
 }
 
 /// What the package knows of the Python types it has met.
 #[derive(Default)]
 struct Types {
     /// Per type: its plan, or `None` when only Pydantic's dump is exact. The type is held so its address stays.
-    plans: HashMap<usize, (Py<PyType>, Option<Arc<Plan>>)>,
+    plans: FxHashMap<usize, (Py<PyType>, Option<Arc<Plan>>)>,
     /// Per type: 1 `HarnessEvent`, 2 `HarnessRunResultEvent`, 0 anything else.
-    kinds: HashMap<usize, (Py<PyType>, u8)>,
+    kinds: FxHashMap<usize, (Py<PyType>, u8)>,
 }
 
 /// The helpers of `a13n_stream_rs._native` and the `datetime` type.
@@ -44,6 +57,7 @@ struct Helpers {
     dump_result: Py<PyAny>,
     source_kind: Py<PyAny>,
     datetime: Py<PyAny>,
+    utc: Py<PyAny>,
 }
 
 static TYPES: PyOnceLock<Mutex<Types>> = PyOnceLock::new();
@@ -58,6 +72,7 @@ fn helpers(py: Python<'_>) -> PyResult<&'static Helpers> {
             dump_result: module.getattr("dump_result")?.unbind(),
             source_kind: module.getattr("source_kind")?.unbind(),
             datetime: py.import("datetime")?.getattr("datetime")?.unbind(),
+            utc: py.import("datetime")?.getattr("timezone")?.getattr("utc")?.unbind(),
         })
     })
 }
@@ -78,8 +93,12 @@ fn plan_of(cls: &Bound<'_, PyType>) -> PyResult<Option<Arc<Plan>>> {
     let plan = if described.is_none() {
         None
     } else {
-        let (_, fields, extra): (bool, Vec<(String, String)>, bool) = described.extract()?;
-        let fields = fields.into_iter().map(|(attribute, key)| (PyString::intern(py, &attribute).unbind(), key));
+        let (_, fields, extra): Described = described.extract()?;
+        let fields = fields.into_iter().map(|(attribute, key, serializer)| PlanField {
+            attribute: PyString::intern(py, &attribute).unbind(),
+            key,
+            serializer,
+        });
         Some(Arc::new(Plan { fields: fields.collect(), extra }))
     };
     if let Ok(mut types) = types(py).lock() {
@@ -143,19 +162,35 @@ fn walk(object: &Bound<'_, PyAny>, depth: usize) -> PyResult<Option<Value>> {
         }
         return Ok(Some(Value::Array(items)));
     }
-    if object.is_instance(helpers(object.py())?.datetime.bind(object.py()))? {
-        return datetime_text(object).map(|text| Some(Value::String(text)));
+    match plan_of(&object.get_type())? {
+        Some(plan) => walk_fields(object, &plan, depth),
+        None if object.is_instance(helpers(object.py())?.datetime.bind(object.py()))? => {
+            datetime_text(object, true).map(|text| Some(Value::String(text)))
+        }
+        None => Ok(None),
     }
-    let Some(plan) = plan_of(&object.get_type())? else { return Ok(None) };
-    walk_fields(object, &plan, depth)
 }
 
 fn walk_fields(object: &Bound<'_, PyAny>, plan: &Plan, depth: usize) -> PyResult<Option<Value>> {
     let py = object.py();
     let mut map = Map::with_capacity(plan.fields.len());
-    for (attribute, key) in &plan.fields {
-        let Some(value) = walk(&object.getattr(attribute.bind(py))?, depth + 1)? else { return Ok(None) };
-        map.insert(key.clone(), value);
+    // A dataclass's or a model's field values live in its `__dict__`: one lookup each there costs less than an
+    // attribute lookup, which searches the class first. A field the dict lacks is read as an attribute.
+    let fields = object.getattr(intern!(py, "__dict__")).ok();
+    let fields = fields.as_ref().and_then(|dict| dict.cast::<PyDict>().ok());
+    for field in &plan.fields {
+        let attribute = field.attribute.bind(py);
+        let mut value = match fields.map(|dict| dict.get_item(attribute)).transpose()?.flatten() {
+            Some(value) => value,
+            None => object.getattr(attribute)?,
+        };
+        if let Some((serializer, skip_none)) = &field.serializer {
+            if !(value.is_none() && *skip_none) {
+                value = serializer.bind(py).call1((value,))?;
+            }
+        }
+        let Some(value) = walk(&value, depth + 1)? else { return Ok(None) };
+        map.insert(field.key.clone(), value);
     }
     if plan.extra {
         let extra = object.getattr("__pydantic_extra__")?;
@@ -170,13 +205,86 @@ fn walk_fields(object: &Bound<'_, PyAny>, plan: &Plan, depth: usize) -> PyResult
     Ok(Some(Value::Object(map)))
 }
 
-/// A `datetime` as Pydantic's JSON mode writes it: ISO 8601 with `Z` for UTC.
-fn datetime_text(object: &Bound<'_, PyAny>) -> PyResult<String> {
-    let text: String = object.call_method0("isoformat")?.extract()?;
-    Ok(match text.strip_suffix("+00:00") {
-        Some(utc) => format!("{utc}Z"),
-        None => text,
-    })
+/// A `datetime` as ISO 8601, read from its fields (Python's `isoformat()` formats through `printf`, which costs
+/// more than the rest of an item's reading): as `isoformat()` writes it, or with `zulu` as Pydantic's JSON mode
+/// writes it (`Z` for a zero offset).
+fn datetime_text(object: &Bound<'_, PyAny>, zulu: bool) -> PyResult<String> {
+    use std::fmt::Write;
+    let py = object.py();
+    let Some(([year, month, day, hour, minute, second, micro], tzinfo)) = datetime_fields(object)? else {
+        // A subclass that pickles otherwise: Python's own text.
+        let text: String = object.call_method0(intern!(py, "isoformat"))?.extract()?;
+        return Ok(match text.strip_suffix("+00:00") {
+            Some(utc) if zulu => format!("{utc}Z"),
+            _ => text,
+        });
+    };
+    let mut text = String::with_capacity(32);
+    let _ = write!(text, "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}");
+    if micro != 0 {
+        let _ = write!(text, ".{micro:06}");
+    }
+    let Some(offset) = utc_offset_micros(object, &tzinfo)? else { return Ok(text) };
+    if offset == 0 && zulu {
+        text.push('Z');
+        return Ok(text);
+    }
+    let (sign, offset) = if offset < 0 { ('-', -offset) } else { ('+', offset) };
+    let (seconds, micros) = (offset / 1_000_000, offset % 1_000_000);
+    let _ = write!(text, "{sign}{:02}:{:02}", seconds / 3600, seconds / 60 % 60);
+    if seconds % 60 != 0 || micros != 0 {
+        let _ = write!(text, ":{:02}", seconds % 60);
+    }
+    if micros != 0 {
+        let _ = write!(text, ".{micros:06}");
+    }
+    Ok(text)
+}
+
+/// A `datetime`'s fields (year, month, day, hour, minute, second, microsecond) and its `tzinfo`, read from its
+/// pickle state (`__reduce__`: ten bytes in a layout Python keeps stable for pickles), which one C call returns;
+/// `None` when the object reduces otherwise.
+#[allow(clippy::type_complexity)]
+fn datetime_fields<'py>(object: &Bound<'py, PyAny>) -> PyResult<Option<([i64; 7], Bound<'py, PyAny>)>> {
+    let py = object.py();
+    let reduced = object.call_method0(intern!(py, "__reduce__"))?;
+    let Ok((_, state)) = reduced.extract::<(Bound<'py, PyAny>, Bound<'py, PyTuple>)>() else { return Ok(None) };
+    let Ok(bytes) = state.get_item(0).and_then(|bytes| bytes.cast_into::<PyBytes>().map_err(PyErr::from)) else {
+        return Ok(None);
+    };
+    let &[y1, y2, month, day, hour, minute, second, m1, m2, m3] = bytes.as_bytes() else { return Ok(None) };
+    let tzinfo = if state.len() > 1 { state.get_item(1)? } else { py.None().into_bound(py) };
+    let byte = |value: u8| i64::from(value);
+    let fields = [
+        byte(y1) * 256 + byte(y2),
+        // The high bit of the month is the `fold` flag.
+        byte(month & 0x7f),
+        byte(day),
+        byte(hour),
+        byte(minute),
+        byte(second),
+        (byte(m1) << 16) | (byte(m2) << 8) | byte(m3),
+    ];
+    Ok(Some((fields, tzinfo)))
+}
+
+/// A `datetime`'s UTC offset in microseconds (`None` for a naive one); UTC itself is known without a call.
+fn utc_offset_micros(object: &Bound<'_, PyAny>, tzinfo: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
+    let py = object.py();
+    if tzinfo.is_none() {
+        return Ok(None);
+    }
+    if tzinfo.is(helpers(py)?.utc.bind(py)) {
+        return Ok(Some(0));
+    }
+    let offset = object.call_method0(intern!(py, "utcoffset"))?;
+    if offset.is_none() {
+        return Ok(None);
+    }
+    let part = |name: &Bound<'_, PyString>| -> PyResult<i64> { offset.getattr(name)?.extract() };
+    let (days, seconds, micros) =
+        (part(intern!(py, "days"))?, part(intern!(py, "seconds"))?, part(intern!(py, "microseconds"))?);
+    Ok(Some((days * 86_400 + seconds) * 1_000_000 + micros))
 }
 
 /// The journal wire form of a native event: walked in Rust, or Pydantic's dump where that alone is exact.
@@ -200,7 +308,7 @@ pub(crate) fn native_item(object: &Bound<'_, PyAny>) -> PyResult<Option<SourceIt
         item.insert(key.to_owned(), from_python(&object.getattr(key)?, key)?);
     }
     let occurred_at = object.getattr("occurred_at")?;
-    item.insert("occurred_at".to_owned(), Value::String(occurred_at.call_method0("isoformat")?.extract()?));
+    item.insert("occurred_at".to_owned(), Value::String(datetime_text(&occurred_at, false)?));
     if kind == 1 {
         item.insert("event".to_owned(), event_value(&object.getattr("event")?)?);
     } else {
