@@ -79,7 +79,7 @@ def _dataclass_plan(cls: type) -> Optional[Plan]:
         return None
     fields: List[Tuple[str, str, Serializer]] = []
     for entry in dataclasses.fields(cls):
-        hint = hints.get(entry.name)
+        hint: Any = hints.get(entry.name)
         annotated = typing.get_origin(hint) is typing.Annotated
         fields.append((entry.name, entry.name, _serializer(list(hint.__metadata__)) if annotated else None))
     return (False, tuple(fields), False)
@@ -98,7 +98,7 @@ def plan(cls: type) -> Optional[Plan]:
 
 
 @lru_cache(maxsize=256)
-def _adapter(cls: type) -> TypeAdapter[Any]:
+def _adapter(cls: Any) -> TypeAdapter[Any]:
     return TypeAdapter(cls)
 
 
@@ -106,7 +106,8 @@ def dump(value: Any) -> Any:
     """Pydantic's JSON-mode, by-alias dump of one native event (the exact path for types without a plan)."""
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", by_alias=True)
-    return _adapter(type(value)).dump_python(value, mode="json", by_alias=True, warnings="error")
+    kind: Any = type(value)
+    return _adapter(kind).dump_python(value, mode="json", by_alias=True, warnings="error")
 
 
 def dump_result(result: Any) -> Dict[str, Any]:
@@ -136,7 +137,7 @@ def dump_result(result: Any) -> Dict[str, Any]:
 def source_kind(cls: type) -> int:
     """1 for a ``HarnessEvent`` type, 2 for a ``HarnessRunResultEvent`` type, 0 for anything else."""
     try:
-        from a13n_harness import HarnessEvent, HarnessRunResultEvent
+        from a13n_harness.events import HarnessEvent, HarnessRunResultEvent
     except ImportError:
         return 0
     if issubclass(cls, HarnessEvent):

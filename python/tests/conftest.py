@@ -1,15 +1,20 @@
-"""Where the conformance corpus is, and the named processors its cases use."""
+"""Where the conformance corpus is, the named processors its cases use, and real Harness runs' native items."""
 
 from __future__ import annotations
 
 import json
 import os
+import random
+import sys
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Optional
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+# The recorder of the shared corpus (scenarios.py, harness_json.py), beside the checkout as the corpus is.
+ORACLE = Path(os.environ.get("A13N_CONFORMANCE_ORACLE", REPO.parent / "shared" / "conformance" / "oracle"))
 
 
 def corpus_roots() -> list[Path]:
@@ -24,6 +29,9 @@ def case_dirs() -> list[Path]:
         if root.is_dir():
             cases.extend(sorted(path for path in root.iterdir() if (path / "case.json").is_file()))
     return cases
+
+
+# The named processors are written over JSON dicts (the wire form): pass them as `json_processor=`.
 
 
 def drop_usage(source: dict, event: dict) -> Optional[dict]:
@@ -93,7 +101,7 @@ class Case:
         return {
             "full_content": bool(self.options.get("full_content")),
             "retain_content": bool(self.options.get("retain_content")),
-            "processor": self.processor,
+            "json_processor": self.processor,
         }
 
 
@@ -118,3 +126,109 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             )
         cases = [case for case in map(Case, paths) if keep(case)]
         metafunc.parametrize(name, cases, ids=[case.path.name for case in cases])
+
+
+# ---------------------------------------------------------------- native items of real offline Harness runs
+
+# The runs every native-item test is given: two of examples/python/harness_run.py's real offline runs and the
+# error stream below (`synthetic_errors`); then, where the recorder is beside the checkout (as in CI), its
+# scenarios: real runs of each shape (thinking, tool retries, structured output, media, approval, a model error, a
+# subagent, large values) and the synthetic edge and error streams (part kind and identity changes, another
+# thread, inline children, observations).
+REAL_RUNS = ["real-run-0", "real-run-1", "local-errors"]
+SCENARIO_RUNS = [
+    "real-chat-thinking",
+    "real-tools-retry",
+    "real-structured-output",
+    "real-multimodal",
+    "real-approval",
+    "real-model-error",
+    "real-subagent",
+    "real-large",
+    "synth-edge-parts",
+    "synth-errors",
+    "synth-observations",
+    "synth-subagents",
+]
+NATIVE_RUN_NAMES = REAL_RUNS + (SCENARIO_RUNS if (ORACLE / "scenarios.py").is_file() else [])
+
+
+def _make_native_runs() -> dict[str, list[Any]]:
+    sys.path.insert(0, str(REPO / "examples" / "python"))
+    from harness_run import real_run
+
+    runs: dict[str, list[Any]] = {
+        "real-run-0": real_run(0),
+        "real-run-1": real_run(1, tool_rounds=6, words=80),
+        "local-errors": synthetic_errors(),
+    }
+    if NATIVE_RUN_NAMES == REAL_RUNS:
+        return runs
+    sys.path.insert(0, str(ORACLE))
+    import scenarios
+
+    makers: dict[str, Callable[[], list[Any]]] = {
+        "real-chat-thinking": lambda: scenarios.real_chat(random.Random(1), thinking=True, words=50),
+        "real-tools-retry": lambda: scenarios.real_tools(random.Random(2), calls=3, retry=True),
+        "real-structured-output": lambda: scenarios.real_tools(random.Random(3), calls=1, retry=False, structured=True),
+        "real-multimodal": lambda: scenarios.real_multimodal(random.Random(4)),
+        "real-approval": lambda: scenarios.real_approval(random.Random(5)),
+        "real-model-error": lambda: scenarios.real_model_error(random.Random(6)),
+        "real-subagent": lambda: scenarios.real_subagent(random.Random(7)),
+        "real-large": lambda: scenarios.real_large(random.Random(8)),
+        "synth-edge-parts": scenarios.synth_edge_parts,
+        "synth-errors": scenarios.synth_errors,
+        "synth-observations": scenarios.synth_observations,
+        "synth-subagents": scenarios.synth_subagents,
+    }
+    for name in SCENARIO_RUNS:
+        runs[name] = makers[name]()
+    return runs
+
+
+def synthetic_errors() -> list[Any]:
+    """Native items the observers reject (the recorder's `synth-errors` stream, and more): a part kind change
+    before its end, a tool-call identity change, an item of another thread, one of another run (a child for the
+    stream observer), an inline delegation whose payload fails its model."""
+    from a13n_harness import HarnessEvent, HarnessExtensionEvent
+    from pydantic_ai.messages import (
+        PartDeltaEvent,
+        PartEndEvent,
+        PartStartEvent,
+        TextPart,
+        TextPartDelta,
+        ThinkingPart,
+        ThinkingPartDelta,
+        ToolCallPartDelta,
+    )
+
+    clock = datetime(2026, 11, 29, 12, 0, 0, 123456, tzinfo=timezone.utc)
+    items: list[Any] = []
+
+    def add(event: Any, thread_id: str = "thread-s", run_id: str = "run-s") -> None:
+        at = clock + timedelta(microseconds=1001 * (len(items) + 1))
+        items.append(
+            HarnessEvent(thread_id=thread_id, run_id=run_id, sequence=len(items), occurred_at=at, event=event)
+        )
+
+    add(HarnessExtensionEvent(kind="lifecycle", payload={"type": "run_started"}))
+    add(PartStartEvent(index=0, part=TextPart(content="a")))
+    add(PartDeltaEvent(index=0, delta=ThinkingPartDelta(content_delta="b")))
+    add(PartDeltaEvent(index=0, delta=TextPartDelta(content_delta="c")))
+    add(PartDeltaEvent(index=1, delta=ToolCallPartDelta(args_delta="{", tool_call_id="t-1")))
+    add(PartDeltaEvent(index=1, delta=ToolCallPartDelta(args_delta="}", tool_call_id="t-2")))
+    add(PartEndEvent(index=0, part=ThinkingPart(content="x")))
+    add(PartDeltaEvent(index=0, delta=TextPartDelta(content_delta="d")), thread_id="other-thread")
+    add(PartDeltaEvent(index=0, delta=TextPartDelta(content_delta="e")), run_id="run-other")
+    add(HarnessExtensionEvent(kind="delegation", payload={"type": "inline_delegation", "action": "bogus"}))
+    add(PartEndEvent(index=0, part=TextPart(content="acde")))
+    return items
+
+
+@pytest.fixture(scope="session")
+def native_runs() -> dict[str, list[Any]]:
+    """Run name (NATIVE_RUN_NAMES) -> the native items its stream yielded (`HarnessEvent`s, then the
+    `HarnessRunResultEvent`), made once per session: tests that compare two ways of consuming a run give both the
+    SAME objects (the Harness's ids and clock differ on every run)."""
+    pytest.importorskip("a13n_harness", reason="native Harness items need a13n-harness==0.21.0 (Python >= 3.13)")
+    return _make_native_runs()

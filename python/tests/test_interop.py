@@ -28,17 +28,22 @@ def test_the_reference_restores_our_checkpoints_byte_for_byte(case: Any) -> None
     for k in case.cuts:
         fold = DisplayFold(case.run_id, **options)
         fold_all(fold, case, case.lines[:k])
-        ours = fold.export()
+        ours = fold.export_json()
         theirs = ReferenceFold.restore(DisplaySnapshot.model_validate_json(ours))
         assert theirs.export().model_dump_json() == ours, f"cut {k}"
+        # Our model's own JSON is the same checkpoint.
+        assert ReferenceFold.restore(DisplaySnapshot.model_validate_json(fold.export().model_dump_json())).export() == (
+            theirs.export()
+        ), f"cut {k}"
         if case.agui_only:
             continue
-        observer = HarnessAguiStreamObserver(processor=case.processor)
+        observer = HarnessAguiStreamObserver(json_processor=case.processor)
         for line in case.lines[:k]:
             observe_line(observer, line)
-        continuation = observer.export()
+        continuation = observer.export_json()
         restored = ReferenceObserver.restore(ObserverContinuation.model_validate_json(continuation))
         assert restored.export().model_dump_json() == continuation, f"cut {k}"
+        assert observer.export().model_dump_json() == continuation, f"cut {k}"
 
 
 def reference_fold(events: list[dict[str, Any]], run_id: str, fold: Any = None) -> Any:
@@ -60,9 +65,9 @@ def test_display_folds_continue_across_the_two_implementations(agui_case: Any) -
         snapshot = reference_fold(events[:k], case.run_id).export()
         ours = DisplayFold.restore(snapshot)
         fold_all(ours, case, case.lines[k:])
-        assert ours.export() == whole, f"cut {k}"
+        assert ours.export_json() == whole, f"cut {k}"
         # Our checkpoint restores in the reference, and continues.
         fold = DisplayFold(case.run_id)
         fold_all(fold, case, case.lines[:k])
-        theirs = ReferenceFold.restore(DisplaySnapshot.model_validate_json(fold.export()))
+        theirs = ReferenceFold.restore(DisplaySnapshot.model_validate_json(fold.export_json()))
         assert reference_fold(events[k:], case.run_id, theirs).export().model_dump_json() == whole, f"cut {k}"

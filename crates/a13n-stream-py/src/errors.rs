@@ -116,6 +116,12 @@ fn processor_failure(slot: Option<&FailureSlot>) -> PyErr {
 /// A validation failure: for a native source item, the model's own `ValidationError` (the model validates the
 /// item's payload again); else this package's, with Pydantic's message.
 pub(crate) fn validation_error(py: Python<'_>, message: String, native: Option<&Bound<'_, PyAny>>) -> PyErr {
+    // A journal line is no native item: only Pydantic's message is known for it.
+    let native = native.filter(|item| {
+        !(item.is_instance_of::<pyo3::types::PyString>()
+            || item.is_instance_of::<pyo3::types::PyBytes>()
+            || item.is_instance_of::<pyo3::types::PyDict>())
+    });
     let genuine = native.and_then(|item| {
         let helper = py.import("a13n_stream_rs._native").and_then(|module| module.getattr("validation_error"));
         helper.and_then(|helper| helper.call1((item,))).ok().filter(|found| !found.is_none())

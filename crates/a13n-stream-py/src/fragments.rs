@@ -9,6 +9,7 @@ use pyo3::types::{PyList, PyType};
 
 use crate::convert::{from_python, json_text, to_python};
 use crate::errors::input_error;
+use crate::models::models;
 
 /// Reassembles bounded, ordered fragment frames; a lost frame never yields a partial event (it sets `gap`).
 #[pyclass(name = "CustomEventAssembler", module = "a13n_stream_rs")]
@@ -44,8 +45,14 @@ impl PyAssembler {
         self.0.gap()
     }
 
-    /// The state as the reference's `FragmentState` JSON.
-    fn export(&self) -> PyResult<String> {
+    /// The state, as a `FragmentState` model (the reference's).
+    fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let models = models(py)?;
+        models.validated_json(py, &models.fragment_state, &self.export_json()?)
+    }
+
+    /// `export` as the `FragmentState` JSON.
+    fn export_json(&self) -> PyResult<String> {
         serde_json::to_string(&self.0.export()).map_err(|error| PyValueError::new_err(error.to_string()))
     }
 
@@ -58,8 +65,9 @@ impl PyAssembler {
     }
 }
 
-/// Split a `CUSTOM` event (a dict) into fragment frames when its JSON is too large to send whole; a smaller one
-/// comes back as the only element. `identity` names the frames of this event.
+/// Split a `CUSTOM` event (an `ag_ui` `CustomEvent`, or its dict) into fragment frames when its JSON is too large
+/// to send whole; a smaller one comes back as the only element, each of the kind given (models or dicts).
+/// `identity` names the frames of this event.
 #[pyfunction]
 #[pyo3(signature = (event, *, identity))]
 pub(crate) fn fragment_custom_event<'py>(
@@ -67,7 +75,15 @@ pub(crate) fn fragment_custom_event<'py>(
     event: &Bound<'py, PyAny>,
     identity: &str,
 ) -> PyResult<Bound<'py, PyList>> {
-    let value = from_python(event, "event")?;
+    let model = event.hasattr("model_dump")?;
+    let value = if model {
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item("mode", "json")?;
+        kwargs.set_item("by_alias", true)?;
+        from_python(&event.call_method("model_dump", (), Some(&kwargs))?, "event")?
+    } else {
+        from_python(event, "event")?
+    };
     let custom: CustomEvent = match serde_json::from_value::<Event>(value) {
         Ok(Event::Custom(custom)) => custom,
         Ok(_) => return Err(input_error("event.type", "only a CUSTOM event is fragmented")),
@@ -75,7 +91,10 @@ pub(crate) fn fragment_custom_event<'py>(
     };
     let list = PyList::empty(py);
     for frame in a13n_stream_protocol::fragment_custom_event(custom, identity) {
-        list.append(to_python(py, &frame.to_value())?)?;
+        match model {
+            true => list.append(models(py)?.event(py, &frame.to_value())?)?,
+            false => list.append(to_python(py, &frame.to_value())?)?,
+        }
     }
     Ok(list)
 }

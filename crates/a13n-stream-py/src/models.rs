@@ -50,6 +50,7 @@ pub(crate) struct Models {
     pub(crate) snapshot: Py<PyAny>,
     pub(crate) continuation: Py<PyAny>,
     pub(crate) observer_continuation: Py<PyAny>,
+    pub(crate) fragment_state: Py<PyAny>,
 }
 
 static MODELS: PyOnceLock<Models> = PyOnceLock::new();
@@ -95,6 +96,7 @@ fn load(py: Python<'_>) -> PyResult<Models> {
         snapshot: display.getattr("DisplaySnapshot")?.unbind(),
         continuation: display.getattr("DisplayContinuation")?.unbind(),
         observer_continuation: display.getattr("ObserverContinuation")?.unbind(),
+        fragment_state: display.getattr("FragmentState")?.unbind(),
     })
 }
 

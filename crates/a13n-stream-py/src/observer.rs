@@ -10,7 +10,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use a13n_stream_protocol::observer::{Mode, Resumption, RootStream, SingleRun};
 use a13n_stream_protocol::{Event, ObserveError, Observer, ObserverContinuation, SourceItem};
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyTuple, PyType};
 
@@ -150,20 +150,42 @@ where
             items.push(source_item(&line?).map_err(|error| at_line(py, error, index + 1))?);
         }
         drop(self.idle(py, "Observer resumption is already in progress")?);
-        if self.processing.host.is_some() {
-            return self.lock()?.resume(&items).map_err(|error| self.error(py, error, None));
-        }
-        // The lock is taken and released on the worker side of `detach`.
-        py.detach(|| self.lock().map(|mut observer| observer.resume(&items)))?
-            .map_err(|error| self.error(py, error, None))
+        // The history item that failed, by its 1-based position (0: the observer was not fresh).
+        let staged = |observer: &mut Observer<M>| -> Result<(), (usize, ObserveError)> {
+            let mut staged = observer.begin_resume().map_err(|error| (0, error))?;
+            for (index, item) in items.iter().enumerate() {
+                observer.resume_item(&mut staged, item).map_err(|error| (index + 1, error))?;
+            }
+            observer.finish_resume(staged).map_err(|error| (0, error))
+        };
+        let result = if self.processing.host.is_some() {
+            staged(&mut *self.lock()?)
+        } else {
+            // The lock is taken and released on the worker side of `detach`.
+            py.detach(|| self.lock().map(|mut observer| staged(&mut observer)))?
+        };
+        result.map_err(|(line, error)| match line {
+            0 => self.error(py, error, None),
+            line => at_line(py, self.error(py, error, None), line),
+        })
     }
 
     fn export(&self, py: Python<'_>) -> PyResult<ObserverContinuation> {
         Ok(self.idle(py, "Cannot export while observer resumption is in progress")?.export())
     }
 
-    fn snapshot<'py>(&self, py: Python<'py>, start: usize, stop: Option<usize>) -> PyResult<Bound<'py, PyTuple>> {
-        let events = self.lock()?.snapshot(start, stop).map_err(|error| self.error(py, error, None))?;
+    fn snapshot<'py>(&self, py: Python<'py>, start: i64, stop: Option<i64>) -> PyResult<Bound<'py, PyTuple>> {
+        let observer = self.lock()?;
+        let count = observer.event_count() as i64;
+        let end = stop.unwrap_or(count);
+        // The reference's range check and message, negative bounds included (retention is checked first).
+        if start < 0 || end < start || end > count {
+            observer.snapshot(0, Some(0)).map_err(|error| self.error(py, error, None))?;
+            return Err(PyValueError::new_err("snapshot range is outside the accumulated events"));
+        }
+        let events =
+            observer.snapshot(start as usize, Some(end as usize)).map_err(|error| self.error(py, error, None))?;
+        drop(observer);
         events_tuple(py, &events)
     }
 }
@@ -269,12 +291,7 @@ macro_rules! observer_class {
 
             /// Retained events in `start..stop` (all by default), as `ag_ui` models. Requires `retain_events`.
             #[pyo3(signature = (*, start=0, stop=None))]
-            fn snapshot<'py>(
-                &self,
-                py: Python<'py>,
-                start: usize,
-                stop: Option<usize>,
-            ) -> PyResult<Bound<'py, PyTuple>> {
+            fn snapshot<'py>(&self, py: Python<'py>, start: i64, stop: Option<i64>) -> PyResult<Bound<'py, PyTuple>> {
                 self.0.snapshot(py, start, stop)
             }
 

@@ -18,7 +18,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
 use crate::convert::{from_python, to_python};
-use crate::errors::FailureSlot;
+use crate::errors::{observation_error, FailureSlot};
 use crate::models::models;
 
 /// The source item a call observes, as the host gave it: what a model processor receives as `source`.
@@ -139,7 +139,20 @@ fn call_models(
     let Ok(dumped) = result.call_method("model_dump", (), Some(&kwargs)) else {
         return Ok(Err(ProcessorRefusal::InvalidEvent));
     };
-    Ok(decoded(&dumped))
+    let outcome = decoded(&dumped);
+    // A field the event type does not declare (an extra field of the model) is a structural change: the decoded
+    // event has no place for it.
+    if let (Ok(Some(event)), Ok(dumped)) = (&outcome, dumped.cast::<PyDict>()) {
+        let kept = event.to_value();
+        for key in dumped.keys() {
+            let key: String = key.extract()?;
+            if kept.get(&key).is_none() {
+                let message = format!("The event processor changed structural field {key}");
+                return Err(observation_error(py, "processor_changed_structure", message));
+            }
+        }
+    }
+    Ok(outcome)
 }
 
 /// The JSON contract: the source and the event as dicts.

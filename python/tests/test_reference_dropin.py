@@ -1,0 +1,787 @@
+"""The product page's code, run on the native objects of real offline Harness runs, prints exactly the same with
+only the import changed.
+
+The page is "Replay and recovery" (`../shared/seed/replay-and-recovery.txt` beside the checkout). Its code blocks
+run here verbatim with only `a13n_stream_protocol` replaced, and each of its recipes is also written once as a
+function of the package it imports, `a13n_stream_protocol` (the reference, 0.21.0) or `a13n_stream_rs`, with what a
+real host adds: a checkpoint taken and restored mid-stream, cursors anywhere in the journal, processors written
+against `ag_ui` models, errors. Both packages run each on the SAME native items (`native_runs`, conftest.py: real
+offline Harness runs) and what they print is compared as text: every published batch as its models'
+`model_dump_json()`, checkpoints, the fold's items, changed ids and position, processor calls, and each error as its
+class name and message.
+
+Needs the reference and a13n-harness (Python >= 3.13; CI installs both beside the package); skips otherwise.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import contextlib
+import importlib
+import inspect
+import io
+import json
+from typing import Any, AsyncIterator, Callable, Iterable, Optional
+
+import pytest
+
+pytest.importorskip("a13n_harness", reason="a13n-harness==0.21.0 is not installed (it needs Python >= 3.13)")
+pytest.importorskip(
+    "a13n_stream_protocol", reason="the reference a13n-stream-protocol==0.21.0 is not installed (needs Python >= 3.13)"
+)
+
+from ag_ui.core import (  # noqa: E402
+    CustomEvent,
+    RunFinishedEvent,
+    TextMessageContentEvent,
+    TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallStartEvent,
+)
+
+from conftest import NATIVE_RUN_NAMES, REPO, synthetic_errors  # noqa: E402
+
+REFERENCE, OURS = "a13n_stream_protocol", "a13n_stream_rs"
+PAGE = REPO.parent / "shared" / "seed" / "replay-and-recovery.txt"
+USAGE_EVENTS = frozenset({"a13n.harness.usage", "a13n.harness.diagnostic"})
+
+
+def assert_same(run: Callable[[str], list[str]]) -> list[str]:
+    """Run a recipe with each package; what ours prints must be what the reference prints, line for line."""
+    reference = run(REFERENCE)
+    ours = run(OURS)
+    assert ours == reference
+    return ours
+
+
+def dumped(models: Iterable[Any]) -> str:
+    """A published batch: each model's own JSON."""
+    return "[" + ",".join(model.model_dump_json() for model in models) + "]"
+
+
+def failure(error: BaseException) -> str:
+    return f"raised {type(error).__name__}: {error}"
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+async def stream(items: Iterable[Any]) -> AsyncIterator[Any]:
+    for item in items:
+        yield item
+
+
+class Host:
+    """The page's `host`: what it persists and publishes, as the lines a subscriber would read."""
+
+    def __init__(self) -> None:
+        self.printed: list[str] = []
+
+    def print(self, *parts: Any) -> None:
+        self.printed.append(" ".join(str(part) for part in parts))
+
+    async def persist_and_publish(self, published: Iterable[Any]) -> None:
+        self.print("published", dumped(published))
+
+
+class SourceJournal:
+    """The page's `source_journal`: the exact, ordered source history of one root stream (children included)."""
+
+    def __init__(self, items: list[Any]) -> None:
+        self.items = items
+
+    async def read_prefix(self, *, run_id: str, through: int) -> AsyncIterator[Any]:
+        assert run_id == self.items[0].run_id
+        for item in self.items[:through]:
+            yield item
+
+    async def tail(self, *, run_id: str, after: int) -> AsyncIterator[Any]:
+        assert run_id == self.items[0].run_id
+        for item in self.items[after:]:
+            yield item
+
+
+def cuts(items: list[Any]) -> list[int]:
+    n = len(items)
+    return sorted({1, n // 3, n // 2, n - 1} - {0})
+
+
+# ---------------------------------------------------------------- processors, written against ag_ui models
+
+Processor = Callable[[Any, Any], Any]
+
+
+def make_processor(name: Optional[str], calls: list[str]) -> Optional[Processor]:
+    """A host's processor as a reference host writes it (`ag_ui` models in and out), recording every call: the
+    source item it is given (the native object) and the event's type."""
+
+    def redact(event: Any) -> Any:
+        if isinstance(event, TextMessageContentEvent):
+            return event.model_copy(update={"delta": "*" * len(event.delta)})
+        return event
+
+    def redact_in_place(event: Any) -> Any:
+        if isinstance(event, TextMessageContentEvent):
+            event.delta = "*" * len(event.delta)
+        return event
+
+    def drop_usage(event: Any) -> Any:
+        if isinstance(event, CustomEvent) and event.name in USAGE_EVENTS:
+            return None
+        return event
+
+    def process_event(event: Any) -> Any:
+        # The page's `process_event`: redact text, drop usage reports, keep the rest.
+        return drop_usage(redact(event))
+
+    changes: dict[str, Callable[[Any], Any]] = {
+        "redact": redact,
+        "redact_in_place": redact_in_place,
+        "drop_usage": drop_usage,
+        "process_event": process_event,
+    }
+    if name is None:
+        return None
+    change = changes[name]
+
+    def processor(source: Any, event: Any) -> Any:
+        calls.append(f"call {type(source).__name__} {source.run_id} {source.sequence} {event.type.value}")
+        return change(event)
+
+    return processor
+
+
+# ---------------------------------------------------------------- the names a host imports
+
+
+def test_the_references_public_names_are_here() -> None:
+    """Every name the reference exports at the top level, and every name the page imports, has its counterpart."""
+    reference = importlib.import_module(REFERENCE)
+    ours = importlib.import_module(OURS)
+    for name in reference.__all__:
+        assert hasattr(ours, name), name
+    assert ours.AUTHORED_INPUT_EVENT_NAMES == reference.AUTHORED_INPUT_EVENT_NAMES
+    assert ours.ContentMetadata is reference.ContentMetadata
+    assert issubclass(ours.AguiObservationError, ValueError)
+    ours_display = importlib.import_module(f"{OURS}.display")
+    reference_display = importlib.import_module(f"{REFERENCE}.display")
+    for name in ("DisplayFold", "DisplaySnapshot", "DisplayContinuation", "StreamPosition", "Item", "ItemRef",
+                 "Observed", "ContentRef", "ObserverContinuation", "item_id", "MAX_FIELD_CHARS",
+                 "MAX_OBSERVATION_BYTES"):
+        assert hasattr(ours_display, name), name
+    assert ours_display.item_id("r", "tool_call", "c") == reference_display.item_id("r", "tool_call", "c")
+    assert (ours_display.MAX_FIELD_CHARS, ours_display.MAX_OBSERVATION_BYTES) == (
+        reference_display.MAX_FIELD_CHARS,
+        reference_display.MAX_OBSERVATION_BYTES,
+    )
+    assert ours.DisplayFold is ours_display.DisplayFold
+
+
+# ---------------------------------------------------------------- (a) the page's code blocks, verbatim
+
+CHECKPOINT_EXAMPLE = """\
+from a13n_stream_protocol.display import DisplayFold, DisplaySnapshot
+
+prefix = [
+    {"type": "TEXT_MESSAGE_START", "messageId": "message-1", "role": "assistant", "timestamp": 1000},
+    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "message-1", "delta": "Hello", "timestamp": 1001},
+]
+suffix = [
+    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "message-1", "delta": " world", "timestamp": 1002},
+    {"type": "TEXT_MESSAGE_END", "messageId": "message-1", "timestamp": 1003},
+]
+fold = DisplayFold("run-example")
+fold.fold(prefix)
+checkpoint_json = fold.export().model_dump_json()
+
+restored = DisplayFold.restore(DisplaySnapshot.model_validate_json(checkpoint_json))
+restored.fold(suffix)
+
+uninterrupted = DisplayFold("run-example")
+uninterrupted.fold(prefix + suffix)
+assert restored.export() == uninterrupted.export()
+item = next(iter(restored.items.values()))
+assert item.content["text"] == "Hello world"
+assert item.state == "completed"
+"""
+
+LIVE_LOOP = """\
+fold = DisplayFold(run_id)
+async for source in run_stream:
+    observed = fold.fold(fold.events(source), source)
+    await host.persist_and_publish(observed)
+"""
+
+RESUME = """\
+from a13n_stream_protocol import HarnessAguiStreamObserver
+
+observer = HarnessAguiStreamObserver(retain_events=False)
+await observer.resume(source_journal.read_prefix(run_id=run_id, through=cursor))
+
+async for item in source_journal.tail(run_id=run_id, after=cursor):
+    await host.persist_and_publish(observer.observe(item))
+"""
+
+
+def run_page_code(code: str, package: str, **names: Any) -> list[str]:
+    """The page's code with only the import changed, run as a script (top-level `await` included): what it prints,
+    with the exception it raised, if any."""
+    source = code.replace("a13n_stream_protocol", package)
+    assert source.count(package) == code.count("a13n_stream_protocol")
+    namespace: dict[str, Any] = {"__name__": "__page__", **names}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+            result = eval(compile(source, f"<the page, importing {package}>", "exec", flags=flags), namespace)
+            if inspect.iscoroutine(result):
+                asyncio.run(result)
+        except Exception as error:  # noqa: BLE001 - what the page's code raised is part of what it shows
+            print(failure(error))
+    return out.getvalue().splitlines()
+
+
+class PrintingHost:
+    """A host whose `persist_and_publish` prints each batch."""
+
+    async def persist_and_publish(self, published: Iterable[Any]) -> None:
+        print("published", dumped(published))
+
+
+def test_the_page_shows_these_code_blocks_verbatim() -> None:
+    if not PAGE.is_file():
+        pytest.skip(f"the product page is not beside the checkout ({PAGE})")
+    page = PAGE.read_text()
+    for block in (CHECKPOINT_EXAMPLE, LIVE_LOOP, RESUME):
+        assert block.strip() in page
+
+
+def test_the_checkpoint_restore_example_prints_the_same() -> None:
+    shown = CHECKPOINT_EXAMPLE + (
+        "print(checkpoint_json)\n"
+        "print(restored.export().model_dump_json())\n"
+        "print(uninterrupted.export().model_dump_json())\n"
+        "print(item.model_dump_json())\n"
+        "print(str(restored.position), sorted(restored.changed), list(restored.items), len(restored.items))\n"
+        "print([entry.model_dump_json() for entry in DisplayFold('run-example').fold(prefix + suffix)])\n"
+    )
+    printed = assert_same(lambda package: run_page_code(shown, package))
+    assert len(printed) == 6 and not printed[0].startswith("raised")
+    assert '"text":"Hello world"' in printed[3]
+
+
+@pytest.mark.parametrize("run_name", NATIVE_RUN_NAMES)
+def test_the_page_live_loop_prints_the_same(run_name: str, native_runs: dict[str, list[Any]]) -> None:
+    items = native_runs[run_name]
+    shown = (
+        "from a13n_stream_protocol.display import DisplayFold, DisplaySnapshot\n"
+        + LIVE_LOOP
+        + "print(fold.export().model_dump_json())\n"
+        "print(str(fold.position), sorted(fold.changed))\n"
+        "for key, value in fold.items.items():\n"
+        "    print(key, value.model_dump_json())\n"
+    )
+
+    def run(package: str) -> list[str]:
+        return run_page_code(
+            shown, package, run_id=items[0].run_id, run_stream=stream(items), host=PrintingHost()
+        )
+
+    printed = assert_same(run)
+    assert len(printed) > 1
+
+
+@pytest.mark.parametrize("run_name", NATIVE_RUN_NAMES)
+def test_the_page_resume_example_prints_the_same(run_name: str, native_runs: dict[str, list[Any]]) -> None:
+    items = native_runs[run_name]
+    shown = RESUME + "print(observer.export().model_dump_json(), observer.event_count)\n"
+    for cursor in sorted({0, *cuts(items), len(items)}):
+
+        def run(package: str) -> list[str]:
+            return run_page_code(
+                shown,
+                package,
+                run_id=items[0].run_id,
+                cursor=cursor,
+                source_journal=SourceJournal(items),
+                host=PrintingHost(),
+            )
+
+        assert_same(run)
+
+
+# ---------------------------------------------------------------- (b) the live loop, with a checkpoint mid-stream
+
+
+async def live_loop(package: str, items: list[Any], *, cut: int, processor: Optional[str]) -> list[str]:
+    display = importlib.import_module(f"{package}.display")
+    DisplayFold, DisplaySnapshot = display.DisplayFold, display.DisplaySnapshot
+    host = Host()
+    calls: list[str] = []
+    process_event = make_processor(processor, calls)
+    run_id = items[0].run_id
+    published = 0
+
+    async def follow(fold: Any, run_stream: AsyncIterator[Any]) -> None:
+        nonlocal published
+        async for source in run_stream:
+            try:
+                events = fold.events(source)
+                host.print("events", dumps(events))
+                observed = fold.fold(events, source)
+            except Exception as error:  # noqa: BLE001 - a rejected item is reported, and the loop goes on
+                host.print(failure(error), str(fold.position))
+                continue
+            await host.persist_and_publish(observed)
+            changed = sorted(fold.changed)
+            host.print("position", str(fold.position), "changed", changed, len(fold.changed))
+            host.print("changed items", dumped(fold.items[key] for key in changed))
+            published += 1
+            if published % 3 == 0:  # the host publishes the changed items every few batches, then clears them
+                fold.changed.clear()
+
+    fold = DisplayFold(run_id, processor=process_event)
+    await follow(fold, stream(items[:cut]))
+    checkpoint_json = fold.export().model_dump_json()
+    host.print("checkpoint", checkpoint_json)
+    host.print("continuation", fold.export_continuation().model_dump_json())
+    host.print("delta", fold.capture_delta().model_dump_json())
+    host.print("delta again", fold.capture_delta().model_dump_json())
+
+    # After restore, feed the next source item through the same loop (with the same processor).
+    fold = DisplayFold.restore(DisplaySnapshot.model_validate_json(checkpoint_json), processor=process_event)
+    host.print("restored", str(fold.position), sorted(fold.changed), list(fold.items), len(fold.items))
+    await follow(fold, stream(items[cut:]))
+    host.print("final", fold.export().model_dump_json())
+    for key, value in fold.items.items():
+        host.print("item", key, value.model_dump_json(), key in fold.items)
+    host.print("position", str(fold.position), repr(fold.position), "changed", sorted(fold.changed))
+    host.print("absent", "itm_absent" in fold.items, "itm_absent" in fold.changed, fold.items.get("itm_absent"))
+    return host.printed + calls
+
+
+@pytest.mark.parametrize("processor", [None, "redact", "drop_usage"])
+@pytest.mark.parametrize("run_name", NATIVE_RUN_NAMES)
+def test_the_live_loop_with_a_checkpoint_prints_the_same(
+    run_name: str, processor: Optional[str], native_runs: dict[str, list[Any]]
+) -> None:
+    items = native_runs[run_name]
+    for cut in cuts(items):
+        printed = assert_same(lambda package: asyncio.run(live_loop(package, items, cut=cut, processor=processor)))
+        assert any(line.startswith("published [{") for line in printed), "nothing was published"
+
+
+# ---------------------------------------------------------------- (c) resume from the source journal
+
+
+async def resume_from_journal(
+    package: str, items: list[Any], *, cursor: int, retain_events: bool, observer_class: str
+) -> list[str]:
+    observers = importlib.import_module(package)
+    HarnessAguiStreamObserver = getattr(observers, observer_class)
+    host = Host()
+    source_journal = SourceJournal(items)
+    run_id = items[0].run_id
+
+    observer = HarnessAguiStreamObserver(retain_events=retain_events)
+    try:
+        resumed = await observer.resume(source_journal.read_prefix(run_id=run_id, through=cursor))
+        host.print("resumed", resumed, observer.event_count, observer.thread_id, observer.run_id)
+    except Exception as error:  # noqa: BLE001 - a failed resumption is reported: the observer stays fresh
+        host.print(failure(error), observer.event_count, observer.thread_id, observer.run_id)
+    host.print("export", observer.export().model_dump_json())
+
+    async for item in source_journal.tail(run_id=run_id, after=cursor):
+        try:
+            await host.persist_and_publish(observer.observe(item))
+        except Exception as error:  # noqa: BLE001 - a rejected item is reported, and the tail goes on
+            host.print(failure(error))
+    host.print("export", observer.export().model_dump_json(), observer.event_count)
+    try:
+        host.print("snapshot", dumped(observer.snapshot()))
+        count = observer.event_count
+        host.print("slice", dumped(observer.snapshot(start=count // 3, stop=count // 2)))
+        host.print("empty", dumped(observer.snapshot(start=count, stop=count)))
+    except Exception as error:  # noqa: BLE001 - without retained events snapshot() is refused
+        host.print(failure(error))
+    return host.printed
+
+
+@pytest.mark.parametrize("observer_class", ["HarnessAguiStreamObserver", "HarnessAguiObserver"])
+@pytest.mark.parametrize("retain_events", [False, True], ids=["live", "retained"])
+@pytest.mark.parametrize("run_name", NATIVE_RUN_NAMES)
+def test_resume_from_a_source_journal_prints_the_same(
+    run_name: str, retain_events: bool, observer_class: str, native_runs: dict[str, list[Any]]
+) -> None:
+    items = native_runs[run_name]
+    for cursor in sorted({0, *cuts(items), len(items)}):
+        assert_same(
+            lambda package: asyncio.run(
+                resume_from_journal(
+                    package, items, cursor=cursor, retain_events=retain_events, observer_class=observer_class
+                )
+            )
+        )
+
+
+# ---------------------------------------------------------------- (d) export, then restore with the processor
+
+
+def restore_with_processor(
+    package: str, items: list[Any], *, cut: int, observer_class: str, via_json: bool, processor: str
+) -> list[str]:
+    observers = importlib.import_module(package)
+    display = importlib.import_module(f"{package}.display")
+    HarnessAguiStreamObserver = getattr(observers, observer_class)
+    host = Host()
+    calls: list[str] = []
+    process_event = make_processor(processor, calls)
+
+    def observe(observer: Any, item: Any) -> None:
+        try:
+            host.print("published", dumped(observer.observe(item)))
+        except Exception as error:  # noqa: BLE001 - a rejected item is reported, and observation goes on
+            host.print(failure(error))
+
+    observer = HarnessAguiStreamObserver(processor=process_event)
+    for item in items[:cut]:
+        observe(observer, item)
+    saved = observer.export()
+    host.print("saved", saved.model_dump_json())
+    if via_json:
+        saved = display.ObserverContinuation.model_validate_json(saved.model_dump_json())
+    # Supply the processor again; the restored observer keeps no event journal.
+    restored = HarnessAguiStreamObserver.restore(saved, processor=process_event)
+    host.print("restored", restored.event_count, restored.thread_id, restored.run_id)
+    for item in items[cut:]:
+        observe(restored, item)
+    host.print("export", restored.export().model_dump_json(), restored.event_count)
+    try:
+        restored.snapshot()
+    except Exception as error:  # noqa: BLE001 - the refusal is what the page promises
+        host.print(failure(error))
+    return host.printed + calls
+
+
+@pytest.mark.parametrize("via_json", [False, True], ids=["model", "json"])
+@pytest.mark.parametrize("observer_class", ["HarnessAguiStreamObserver", "HarnessAguiObserver"])
+@pytest.mark.parametrize("run_name", NATIVE_RUN_NAMES)
+def test_restore_with_a_processor_of_models_prints_the_same(
+    run_name: str, observer_class: str, via_json: bool, native_runs: dict[str, list[Any]]
+) -> None:
+    items = native_runs[run_name]
+    for cut in cuts(items):
+        printed = assert_same(
+            lambda package: restore_with_processor(
+                package, items, cut=cut, observer_class=observer_class, via_json=via_json, processor="process_event"
+            )
+        )
+        assert any(line.startswith("call HarnessEvent ") for line in printed)
+
+
+# ---------------------------------------------------------------- redaction and cancelled or failed resumption
+
+
+@pytest.mark.parametrize("processor", ["redact", "redact_in_place"])
+def test_a_redaction_processor_written_for_the_reference_redacts(
+    processor: str, native_runs: dict[str, list[Any]]
+) -> None:
+    redacted = 0
+    for run_name in NATIVE_RUN_NAMES:
+        items = native_runs[run_name]
+        # The observer: every TEXT_MESSAGE_CONTENT it emits is stars, as the reference's.
+        outputs: dict[str, list[Any]] = {}
+        for package in (REFERENCE, OURS):
+            calls: list[str] = []
+            observer = importlib.import_module(package).HarnessAguiStreamObserver(
+                processor=make_processor(processor, calls)
+            )
+            events: list[Any] = []
+            for item in items:
+                with contextlib.suppress(ValueError):  # the error streams' rejected items
+                    events.extend(observer.observe(item))
+            outputs[package] = [event.model_dump_json() for event in events] + calls
+            if package == OURS:
+                deltas = [event.delta for event in events if isinstance(event, TextMessageContentEvent)]
+                assert all(delta and delta == "*" * len(delta) for delta in deltas), run_name
+                redacted += len(deltas)
+        assert outputs[OURS] == outputs[REFERENCE], run_name
+        # The display fold: the assistant's message texts are stars, as the reference's.
+        printed = assert_same(lambda package: asyncio.run(live_loop(package, items, cut=1, processor=processor)))
+        assert printed
+        fold = importlib.import_module(f"{OURS}.display").DisplayFold(
+            items[0].run_id, processor=make_processor(processor, [])
+        )
+        for item in items:
+            with contextlib.suppress(ValueError):
+                fold.fold(fold.events(item), item)
+        for value in fold.items.values():
+            if value.kind == "text_message" and value.content.get("role") == "assistant":
+                text = value.content.get("text", "")
+                assert isinstance(text, str) and text == "*" * len(text), run_name
+    assert redacted > 100
+
+
+async def cancelled_resume(package: str, items: list[Any], cut: int) -> tuple[list[str], list[Optional[str]]]:
+    """Cancel a resumption while its history waits; then the observer is fresh, and a retry succeeds."""
+    observers = importlib.import_module(package)
+    observer = observers.HarnessAguiStreamObserver()
+    fresh = observers.HarnessAguiStreamObserver().export().model_dump_json()
+    printed: list[str] = []
+    kinds: list[Optional[str]] = []
+    reached, release = asyncio.Event(), asyncio.Event()
+
+    async def slow_history() -> AsyncIterator[Any]:
+        for index, item in enumerate(items):
+            if index == cut:
+                reached.set()
+                await release.wait()  # never set: the resumption is cancelled while it waits here
+            yield item
+
+    task = asyncio.create_task(observer.resume(slow_history()))
+    await reached.wait()
+    # While it runs, observation, export and another resumption are refused.
+    refused: list[Callable[[], Any]] = [lambda: observer.observe(items[cut]), observer.export]
+    for call in refused:
+        try:
+            printed.append(f"not refused {call()!r}")
+        except Exception as error:  # noqa: BLE001
+            printed.append(failure(error))
+            kinds.append(getattr(error, "kind", None))
+    try:
+        await observer.resume(stream(items))
+        printed.append("second resumption not refused")
+    except Exception as error:  # noqa: BLE001
+        printed.append(failure(error))
+        kinds.append(getattr(error, "kind", None))
+    printed.append(f"while resuming: {observer.event_count} {observer.thread_id} {observer.run_id}")
+
+    task.cancel()
+    try:
+        await task
+        printed.append("not cancelled")
+    except asyncio.CancelledError:
+        printed.append(f"cancelled {task.cancelled()}")
+    assert not release.is_set()
+    export = observer.export().model_dump_json()
+    printed.append(f"fresh after cancellation: {export == fresh} {export}")
+    printed.append(f"{observer.event_count} {observer.thread_id} {observer.run_id} {dumped(observer.snapshot())}")
+
+    # Retry with the complete history, then observe the tail.
+    await observer.resume(stream(items[:-1]))
+    printed.append(f"retried {observer.export().model_dump_json()} {observer.event_count}")
+    printed.append(f"snapshot {dumped(observer.snapshot())}")
+    printed.append(f"tail {dumped(observer.observe(items[-1]))}")
+    return printed, kinds
+
+
+@pytest.mark.parametrize("run_name", ["real-run-0", "real-run-1"])
+def test_a_cancelled_resume_leaves_the_observer_fresh(run_name: str, native_runs: dict[str, list[Any]]) -> None:
+    items = native_runs[run_name]
+    for cut in (0, 1, len(items) // 2, len(items) - 1):
+        reference, _ = asyncio.run(cancelled_resume(REFERENCE, items, cut))
+        ours, kinds = asyncio.run(cancelled_resume(OURS, items, cut))
+        assert ours == reference, f"cut {cut}"
+        assert ours[:3] == [
+            "raised AguiObservationError: Cannot observe while observer resumption is in progress",
+            "raised AguiObservationError: Cannot export while observer resumption is in progress",
+            "raised AguiObservationError: Observer resumption is already in progress",
+        ]
+        assert kinds == ["resuming", "resuming", "resuming"]
+        assert ours[4] == "cancelled True" and ours[5].startswith("fresh after cancellation: True ")
+
+
+class JournalReadFailed(Exception):
+    pass
+
+
+async def failed_resume(package: str, items: list[Any], history: Callable[[], AsyncIterator[Any]]) -> list[str]:
+    """A resumption whose history fails; the observer stays fresh, and a retry with complete history succeeds."""
+    observers = importlib.import_module(package)
+    observer = observers.HarnessAguiStreamObserver()
+    fresh = observers.HarnessAguiStreamObserver().export().model_dump_json()
+    printed: list[str] = []
+    try:
+        await observer.resume(history())
+        printed.append("resumed")
+    except Exception as error:  # noqa: BLE001
+        printed.append(failure(error))
+    export = observer.export().model_dump_json()
+    printed.append(f"fresh: {export == fresh} {observer.event_count} {observer.thread_id} {observer.run_id}")
+    await observer.resume(stream(items))
+    printed.append(f"retried {observer.export().model_dump_json()} {dumped(observer.snapshot())}")
+    return printed
+
+
+def test_a_failing_resume_leaves_the_observer_fresh(native_runs: dict[str, list[Any]]) -> None:
+    items = native_runs["real-run-0"]
+
+    async def journal_fails() -> AsyncIterator[Any]:
+        for index, item in enumerate(items):
+            if index == len(items) // 2:
+                raise JournalReadFailed("the journal could not be read")
+            yield item
+
+    rejected = synthetic_errors()
+
+    async def holds_a_rejected_item() -> AsyncIterator[Any]:
+        for item in rejected:  # its third item changes a part's kind: the observer rejects it
+            yield item
+
+    for history, expected in (
+        (journal_fails, "raised JournalReadFailed: the journal could not be read"),
+        (holds_a_rejected_item, "raised AguiObservationError: Pydantic part kind changed before its end event"),
+    ):
+        printed = assert_same(lambda package: asyncio.run(failed_resume(package, items, history)))
+        assert printed[0] == expected
+        assert printed[1] == "fresh: True 0 None None"
+
+
+# ---------------------------------------------------------------- (e) errors: the same class and message
+
+
+def each_outcome(items: list[Any], step: Callable[[Any], Any]) -> list[str]:
+    printed = []
+    for item in items:
+        try:
+            printed.append(dumped(step(item)))
+        except Exception as error:  # noqa: BLE001 - the error is what is compared
+            printed.append(failure(error))
+    return printed
+
+
+def observe_all(package: str, items: list[Any], **options: Any) -> list[str]:
+    """Every item through each observer and through a display fold: each batch, or the error raised."""
+    observers = importlib.import_module(package)
+    display = importlib.import_module(f"{package}.display")
+    printed = []
+    for name in ("HarnessAguiStreamObserver", "HarnessAguiObserver"):
+        printed += each_outcome(items, getattr(observers, name)(**options).observe)
+    fold = display.DisplayFold(items[0].run_id, **options)
+    printed += each_outcome(items, lambda item: fold.fold(fold.events(item), item))
+    return printed + [fold.export().model_dump_json()]
+
+
+def test_rejected_items_raise_the_same_errors(native_runs: dict[str, list[Any]]) -> None:
+    """Another thread, another run, a part kind change, a tool-call identity change, an inline delegation whose
+    payload fails its model (Pydantic's own ValidationError): each raises what the reference raises."""
+    items = native_runs["local-errors"]
+    printed = assert_same(lambda package: observe_all(package, items))
+    assert "raised AguiObservationError: Pydantic part kind changed before its end event" in printed
+    assert "raised AguiObservationError: Pydantic tool-call identity changed before its end event" in printed
+    assert "raised AguiObservationError: Harness Thread correlation changed for a Run" in printed
+    assert "raised AguiObservationError: Harness Thread correlation changed within one observer" in printed
+    assert "raised AguiObservationError: Harness Run correlation changed within one observer" in printed
+    assert any(line.startswith("raised ValidationError: 7 validation errors for InlineDelegationPayload") for line in
+               printed)
+
+
+def test_an_invalid_native_payload_raises_pydantics_own_validation_error() -> None:
+    """The stream observer (and so the display fold) validates an inline delegation's payload; for a native item
+    the error is Pydantic's own `ValidationError`, as the reference raises it."""
+    import pydantic
+
+    import a13n_stream_rs
+    from a13n_stream_rs.display import DisplayFold
+
+    items = synthetic_errors()
+    item = items[9]
+    observer = a13n_stream_rs.HarnessAguiStreamObserver()
+    fold = DisplayFold("run-s")
+    for call in (observer.observe, fold.events):
+        call(items[0])
+        with pytest.raises(pydantic.ValidationError, match="^7 validation errors for InlineDelegationPayload"):
+            call(item)
+    assert observer.event_count == 1 and str(fold.position) == "0-0"
+
+
+def processor_changing(change: Callable[[Any], Any]) -> Processor:
+    return lambda source, event: change(event)
+
+
+def when(kind: type, change: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda event: change(event) if isinstance(event, kind) else event
+
+
+def divide_by_zero(event: Any) -> Any:
+    return 1 // 0
+
+
+PROCESSOR_ERRORS: dict[str, Callable[[Any], Any]] = {
+    "structural-field": when(TextMessageStartEvent, lambda event: event.model_copy(update={"message_id": "x"})),
+    "timestamp": when(ToolCallArgsEvent, lambda event: event.model_copy(update={"timestamp": 1})),
+    "custom-value": when(CustomEvent, lambda event: event.model_copy(update={"value": {"replaced": True}})),
+    "non-event": when(TextMessageStartEvent, lambda event: 5),
+    "a-dict": when(TextMessageStartEvent, lambda event: event.model_dump(mode="json", by_alias=True)),
+    "other-type": when(ToolCallStartEvent, lambda event: CustomEvent(name="x", value=None, timestamp=event.timestamp)),
+    "invalid-event": when(TextMessageContentEvent, lambda event: event.model_copy(update={"delta": 7})),
+    "undeclared-field": when(TextMessageContentEvent, lambda event: event.model_copy(update={"extra_field": 5})),
+    "raises": when(TextMessageContentEvent, divide_by_zero),
+    # Mutable fields may change: these are accepted.
+    "run-result": when(RunFinishedEvent, lambda event: event.model_copy(update={"result": "withheld"})),
+    "tool-arguments": when(ToolCallArgsEvent, lambda event: event.model_copy(update={"delta": '{"redacted":1}'})),
+}
+
+
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")
+@pytest.mark.parametrize("change", list(PROCESSOR_ERRORS))
+def test_processor_replacements_are_checked_as_the_reference_checks_them(
+    change: str, native_runs: dict[str, list[Any]]
+) -> None:
+    items = native_runs["real-run-0"]
+    processor = processor_changing(PROCESSOR_ERRORS[change])
+    assert_same(lambda package: observe_all(package, items, processor=processor))
+
+
+def misuse(package: str, call: str) -> list[str]:
+    observers = importlib.import_module(package)
+    display = importlib.import_module(f"{package}.display")
+    observer = observers.HarnessAguiStreamObserver()
+    items = synthetic_errors()
+    observer.observe(items[0])
+    fold = display.DisplayFold("run-s")
+    calls: dict[str, Callable[[], Any]] = {
+        "observe(42)": lambda: observer.observe(42),
+        "fold.events(42)": lambda: fold.events(42),
+        "resume(42)": lambda: asyncio.run(observers.HarnessAguiStreamObserver().resume(42)),
+        "resume(not fresh)": lambda: asyncio.run(observer.resume(stream(items[:1]))),
+        "snapshot(not retained)": lambda: observers.HarnessAguiStreamObserver(retain_events=False).snapshot(),
+        "snapshot(restored)": lambda: observers.HarnessAguiStreamObserver.restore(observer.export()).snapshot(),
+        "snapshot(stop past the end)": lambda: observer.snapshot(start=0, stop=99),
+        "snapshot(start after stop)": lambda: observer.snapshot(start=1, stop=0),
+        "snapshot(negative start)": lambda: observer.snapshot(start=-1),
+        "continuation of another run": lambda: display.DisplayFold(
+            "run-other", continuation=fold.export().continuation
+        ),
+        "continuation of another content policy": lambda: display.DisplayFold(
+            "run-s", continuation=fold.export().continuation, full_content=True
+        ),
+    }
+    try:
+        result = calls[call]()
+        return [f"returned {result!r}"]
+    except Exception as error:  # noqa: BLE001 - the error is what is compared
+        return [failure(error), str(isinstance(error, ValueError)), str(isinstance(error, TypeError))]
+
+
+MISUSE = [
+    "observe(42)",
+    "fold.events(42)",
+    "resume(42)",
+    "resume(not fresh)",
+    "snapshot(not retained)",
+    "snapshot(restored)",
+    "snapshot(stop past the end)",
+    "snapshot(start after stop)",
+    "snapshot(negative start)",
+    "continuation of another run",
+    "continuation of another content policy",
+]
+
+
+@pytest.mark.parametrize("call", MISUSE)
+def test_misuse_raises_the_same_error(call: str) -> None:
+    printed = assert_same(lambda package: misuse(package, call))
+    assert printed[0].startswith("raised ")
