@@ -195,61 +195,15 @@ try:
     from a13n_stream_rs import to_source_line as _imported
 
     _to_source_line = _imported
-except ImportError:  # the package is not installed (or predates to_source_line): the fallback below
+except ImportError:  # the package is not installed: real_run() still works, main() says what is missing
     _to_source_line = None
 
 
-def _fallback_source_line(item: Any) -> str:
-    """FALLBACK, used only when `a13n_stream_rs.to_source_line` cannot be imported: the same line, in Python.
-
-    `{"thread_id", "run_id", "sequence", "occurred_at", "event" | "result"}`: the event is Pydantic's JSON-mode,
-    by-alias dump of the native event; the result keeps status, output, usage, failure and deferred requests.
-    """
-    from a13n_harness.events import HarnessExtensionEvent, HarnessRunResultEvent
-    from a13n_harness.tools.deferred import DeferredToolRequests
-    from pydantic import TypeAdapter
-
-    line: dict[str, Any] = {
-        "thread_id": item.thread_id,
-        "run_id": item.run_id,
-        "sequence": item.sequence,
-        "occurred_at": item.occurred_at.isoformat(),
-    }
-    if isinstance(item, HarnessRunResultEvent):
-        result = item.result
-        out: dict[str, Any] = {"status": result.status}
-        if result.status == "completed":
-            try:
-                out["output"] = result.output_json()
-            except (TypeError, ValueError):
-                out["output"], out["output_omitted"] = None, True
-        usage = result.usage
-        out["usage"] = {
-            "input_tokens": usage.input_tokens,
-            "output_tokens": usage.output_tokens,
-            "cache_read_tokens": usage.cache_read_tokens,
-            "cache_write_tokens": usage.cache_write_tokens,
-            "details": dict(usage.details),
-        }
-        if result.failure is not None:
-            out["failure"] = result.failure.model_dump(mode="json", by_alias=True)
-        if result.deferred is not None:
-            adapter: TypeAdapter[Any] = TypeAdapter(DeferredToolRequests)
-            out["deferred"] = adapter.dump_python(result.deferred, mode="json", by_alias=True)
-        line["result"] = out
-    elif isinstance(item.event, HarnessExtensionEvent):
-        line["event"] = item.event.model_dump(mode="json", by_alias=True)
-    else:
-        event_adapter: TypeAdapter[Any] = TypeAdapter(type(item.event))
-        line["event"] = event_adapter.dump_python(item.event, mode="json", by_alias=True, warnings="error")
-    return json.dumps(line, ensure_ascii=False, separators=(",", ":"))
-
-
 def source_line(item: Any) -> str:
-    """One native stream item as its journal line: `a13n_stream_rs.to_source_line`, or the fallback above."""
-    if _to_source_line is not None:
-        return _to_source_line(item)
-    return _fallback_source_line(item)
+    """One native stream item as its journal line (`a13n_stream_rs.to_source_line`)."""
+    if _to_source_line is None:
+        raise SystemExit("writing journal lines needs the a13n_stream_rs package: pip install ./python")
+    return _to_source_line(item)
 
 
 def main(argv: list[str]) -> int:
