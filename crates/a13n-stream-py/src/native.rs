@@ -17,7 +17,7 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyT
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Number, Value};
 
-use crate::convert::{from_python, type_name};
+use crate::convert::from_python;
 use crate::errors::core_input_error;
 
 /// Nesting deeper than this goes through Pydantic's dump (which has its own limits).
@@ -359,8 +359,8 @@ pub(crate) fn line_text<'a>(object: &'a Bound<'_, PyAny>) -> PyResult<std::borro
 
 /// The `TypeError` for an object that is no source item.
 pub(crate) fn not_a_source(object: &Bound<'_, PyAny>) -> PyErr {
-    // The reference's message; a journal line (str, bytes or dict) is accepted too.
-    let _ = type_name(object);
+    // The reference's message (a journal line, str, bytes or dict, is accepted too).
+    let _ = object;
     PyTypeError::new_err("item must be a HarnessEvent or HarnessRunResultEvent")
 }
 
