@@ -1,5 +1,5 @@
 //! Scanning source lines the observer carries through as one `CUSTOM` event whose value is the source item: a
-//! Harness lifecycle event, a tool-call part's start, and a function tool call. Their event is copied as the line
+//! Harness lifecycle event or usage report, a tool-call part's start, and a function tool call. Their event is copied as the line
 //! spells it when the line spells it canonically ([`Scanner::canonical_value`]), so no JSON tree is built; what
 //! the conversion and the fold read of it (kinds, the part's call, a request index) is scanned out beside.
 
@@ -17,7 +17,7 @@ const MAX_CARRIED_LINE_BYTES: usize = 8 * 1024;
 /// What a carried line changes besides producing its observation.
 #[derive(Debug)]
 pub(crate) enum Carried<'a> {
-    /// A Harness lifecycle event. A model request's start opens a response group, and its index (when 0 or
+    /// A Harness lifecycle event or usage report (which changes nothing). A model request's start opens a response group, and its index (when 0 or
     /// more) becomes the run's request index.
     Lifecycle { model_request: bool, request_index: Option<i64> },
     /// A tool-call part's start: it opens the part's cursor.
@@ -133,15 +133,22 @@ fn event_fields(event: &str) -> Option<EventFields<'_>> {
 fn classify<'a>(fields: &EventFields<'a>) -> Option<(&'static str, Option<HarnessCopy<'a>>, Carried<'a>)> {
     match fields.event_kind.as_deref() {
         None => {
-            // A Harness extension event with an object payload: a lifecycle event other than the run's start, or
-            // an inline delegation.
+            // A Harness extension event with an object payload: a lifecycle event other than the run's start, a
+            // usage report, or an inline delegation. (No rule of the general path reads a usage report.)
             if fields.other || fields.index.is_some() || fields.part.is_some() {
                 return None;
             }
             let payload = fields.payload?;
-            let (payload_type, request_index) = payload_fields(payload)?;
             let schema_version = fields.schema_version.clone().unwrap_or(Cow::Borrowed("1"));
-            match (fields.kind.as_deref()?, payload_type.as_deref()) {
+            let kind = fields.kind.as_deref()?;
+            if kind == "usage" {
+                // Nothing reads a usage report's payload: it needs only to be an object (it is canonical JSON).
+                payload.starts_with('{').then_some(())?;
+                let carried = Carried::Lifecycle { model_request: false, request_index: None };
+                return Some((names::HARNESS_USAGE, Some((schema_version, "usage", payload)), carried));
+            }
+            let (payload_type, request_index) = payload_fields(payload)?;
+            match (kind, payload_type.as_deref()) {
                 ("lifecycle", Some("run_started")) => None,
                 ("lifecycle", payload_type) => {
                     let model_request = payload_type == Some("model_request_started");

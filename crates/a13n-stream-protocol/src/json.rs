@@ -351,8 +351,8 @@ fn encoded_size(value: &Value, string: fn(&str) -> usize, float: fn(f64) -> usiz
         Value::Bool(true) => 4,
         Value::Bool(false) => 5,
         Value::Number(number) => match (number.as_i64(), number.as_u64()) {
-            (Some(int), _) => int.to_string().len(),
-            (None, Some(int)) => int.to_string().len(),
+            (Some(int), _) => itoa::Buffer::new().format(int).len(),
+            (None, Some(int)) => itoa::Buffer::new().format(int).len(),
             _ => float(number.as_f64().unwrap_or(0.0)),
         },
         Value::String(text) => string(text),
@@ -387,30 +387,64 @@ pub(crate) fn pydantic_object_size(map: &Object) -> usize {
 
 /// The length of a string in compact UTF-8 JSON, quotes and escapes included.
 pub(crate) fn utf8_str_size(text: &str) -> usize {
-    let mut size = 2 + text.len();
-    for byte in text.bytes() {
-        size += match byte {
+    let bytes = text.as_bytes();
+    let mut size = 2 + bytes.len();
+    let mut from = 0;
+    // Only the bytes `find_string_special` stops at are written longer than they are.
+    while let Some(at) = find_string_special(bytes, from) {
+        size += match bytes[at] {
             b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
-            0x00..=0x1f => 5,
-            _ => 0,
+            _ => 5,
         };
+        from = at + 1;
     }
     size
 }
 
 /// The length of a string in `json.dumps` with `ensure_ascii=True`, quotes included.
 pub(crate) fn escaped_str_size(text: &str) -> usize {
-    let mut size = 2;
-    for ch in text.chars() {
-        size += match ch {
-            '"' | '\\' | '\n' | '\r' | '\t' | '\u{08}' | '\u{0c}' => 2,
-            c if (c as u32) < 0x20 => 6,
-            c if c.is_ascii() => 1,
-            c if (c as u32) > 0xFFFF => 12,
-            _ => 6,
+    let bytes = text.as_bytes();
+    let mut size = 2 + bytes.len();
+    let mut from = 0;
+    // A run of plain ASCII is written as it is; every other byte adds what its character's escape adds beyond the
+    // bytes it counted already: `\uXXXX` for a two- or three-byte character, a surrogate pair for a four-byte one.
+    while let Some(at) = find_escaped_special(bytes, from) {
+        size += match bytes[at] {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+            0x00..=0x1f => 5,
+            0xc0..=0xdf => 4,
+            0xe0..=0xef => 3,
+            0xf0..=0xff => 8,
+            _ => 0,
         };
+        from = at + 1;
     }
     size
+}
+
+/// [`find_string_special`], stopping also at every byte that is not ASCII.
+#[inline]
+fn find_escaped_special(bytes: &[u8], from: usize) -> Option<usize> {
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut at = from;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let mut lanes = [0u8; 8];
+        lanes.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(lanes);
+        if word & HIGHS != 0 {
+            // A byte that is not ASCII, or a special one before it: the exact first, a byte at a time.
+            let within = chunk.iter().position(|&byte| byte >= 0x80 || matches!(byte, b'"' | b'\\' | 0..=0x1f));
+            return within.map(|p| at + p);
+        }
+        if let Some(found) = find_string_special(chunk, 0) {
+            return Some(at + found);
+        }
+        at += 8;
+    }
+    bytes[at.min(bytes.len())..]
+        .iter()
+        .position(|&byte| byte >= 0x80 || matches!(byte, b'"' | b'\\' | 0..=0x1f))
+        .map(|p| at + p)
 }
 
 /// Number of Unicode code points, Python's `len(str)`.
@@ -499,6 +533,28 @@ mod tests {
     fn pydantic_size_is_exact() {
         let value = json!({"a": [1, -2, 2.5e-6, 1e16, 0.00001, null, true, false], "é\u{1}\"\\\n": "東京🚀\u{7f}\t"});
         assert_eq!(pydantic_size(&value), to_pydantic_json(&value).unwrap().len());
+    }
+
+    #[test]
+    fn string_sizes_are_exact_at_every_offset() {
+        let pieces = ["a", "\u{e9}", "\u{6771}", "\u{1f680}", "\"", "\\", "\n", "\u{1}", "\u{7f}", " ", "\u{2028}"];
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        for length in 0..40 {
+            for _ in 0..20 {
+                let text: String = (0..length)
+                    .map(|_| {
+                        rng ^= rng << 13;
+                        rng ^= rng >> 7;
+                        rng ^= rng << 17;
+                        pieces[(rng % pieces.len() as u64) as usize]
+                    })
+                    .collect();
+                let value = json!(text);
+                let ascii = PyDumps { ensure_ascii: true, ..PyDumps::TEXT };
+                assert_eq!(escaped_str_size(&text), ascii.dumps(&value).len(), "{text:?}");
+                assert_eq!(utf8_str_size(&text), to_pydantic_json(&value).unwrap().len(), "{text:?}");
+            }
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
-//! Which fast lane a source line is for. Part deltas, most lines, are tried first; any other line is sent by its
-//! `event_kind` alone to one lane's scanner rather than tried against each in turn. The hint only chooses; the
-//! lane's own scan checks everything, and a line it refuses takes the general path. [`take_in_lane`] is the one
-//! dispatch both the observer and the display fold use.
+//! Which fast lane a source line is for. A line is sent by its `event_kind` (and a part's start or end by its
+//! `part_kind`) to one lane's scanner rather than tried against each in turn, so a line no lane takes is scanned
+//! by none. The hint only chooses; the lane's own scan checks everything, and a line it refuses takes the general
+//! path. [`take_in_lane`] is the one dispatch both the observer and the display fold use.
 
 use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, LaneLine};
@@ -27,8 +27,8 @@ pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>
     if let Some(delta) = lanes.delta_memo().and_then(|memo| memo.read(line)) {
         return lanes.arguments(&delta, out);
     }
-    if let Some(delta) = LaneLine::scan(line) {
-        return match delta {
+    match lane_hint(line) {
+        LaneHint::Delta => match LaneLine::scan(line)? {
             LaneLine::Content(delta) => lanes.content(&delta, out),
             LaneLine::Arguments(mut delta) => {
                 if let Some(memo) = lanes.delta_memo() {
@@ -36,9 +36,7 @@ pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>
                 }
                 lanes.arguments(&delta, out)
             }
-        };
-    }
-    match lane_hint(line) {
+        },
         LaneHint::Part => match PartLine::scan(line) {
             Some(part) => lanes.part(&part, out),
             // A tool call's start is carried through whole.
@@ -53,14 +51,16 @@ pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>
 /// The lane a line's `event_kind` points to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum LaneHint {
+    /// A part's delta: the delta lanes ([`crate::delta_line`]).
+    Delta,
     /// A part's start or end: the part lane ([`crate::part_line`]), and for a tool call's start the carried lane.
     Part,
-    /// No `event_kind` (a Harness extension event) or a function tool call: the carried lane
+    /// No `event_kind` (a Harness extension event), a function tool call or a tool call's start: the carried lane
     /// ([`crate::carried_line`]).
     Carried,
     /// A tool's return: the tool return lane ([`crate::part_line::ToolReturnLine`]).
     ToolReturn,
-    /// Anything else: the general path.
+    /// Anything else, and a part of a kind no part lane takes: the general path.
     General,
 }
 
@@ -77,13 +77,34 @@ pub(crate) fn lane_hint(line: &str) -> LaneHint {
         // Compared as bytes: `at` need not fall on a character boundary.
         .filter(|&at| bytes[at..].starts_with(KEY.as_bytes()));
     let Some(at) = at_end.or_else(|| line.rfind(KEY)) else { return LaneHint::Carried };
-    let rest = &line[at + KEY.len()..];
-    match &rest[..rest.find('"').unwrap_or(0)] {
-        "part_start" | "part_end" => LaneHint::Part,
+    match quoted_after(line, at + KEY.len()) {
+        "part_delta" => LaneHint::Delta,
+        "part_start" => part_hint(line, at, true),
+        "part_end" => part_hint(line, at, false),
         "function_tool_call" => LaneHint::Carried,
         "function_tool_result" | "output_tool_result" => LaneHint::ToolReturn,
         _ => LaneHint::General,
     }
+}
+
+/// The lane of a part's start or end, by the last `part_kind` before its `event_kind` at `event_at` (the part's,
+/// in a dump).
+fn part_hint(line: &str, event_at: usize, start: bool) -> LaneHint {
+    const KEY: &str = r#""part_kind":""#;
+    let Some(at) = line[..event_at].rfind(KEY) else { return LaneHint::Part };
+    match quoted_after(line, at + KEY.len()) {
+        // A tool call's start is carried; its end presents the call.
+        "tool-call" if start => LaneHint::Carried,
+        "text" | "tool-call" => LaneHint::Part,
+        // No part lane takes a thinking part (or any other kind).
+        _ => LaneHint::General,
+    }
+}
+
+/// The text from `from` to the next quote (all of it when there is none).
+fn quoted_after(line: &str, from: usize) -> &str {
+    let rest = &line[from..];
+    &rest[..rest.find('"').unwrap_or(rest.len())]
 }
 
 #[cfg(test)]
@@ -94,6 +115,13 @@ mod tests {
     fn the_hint_follows_the_event_kind() {
         let line = |event: &str| format!(r#"{{"thread_id":"t","run_id":"r","event":{event}}}"#);
         assert_eq!(lane_hint(&line(r#"{"index":0,"part":{},"event_kind":"part_end"}"#)), LaneHint::Part);
+        assert_eq!(lane_hint(&line(r#"{"index":0,"delta":{},"event_kind":"part_delta"}"#)), LaneHint::Delta);
+        let part =
+            |kind: &str, event: &str| line(&format!(r#"{{"part":{{"part_kind":"{kind}"}},"event_kind":"{event}"}}"#));
+        assert_eq!(lane_hint(&part("tool-call", "part_start")), LaneHint::Carried);
+        assert_eq!(lane_hint(&part("tool-call", "part_end")), LaneHint::Part);
+        assert_eq!(lane_hint(&part("text", "part_start")), LaneHint::Part);
+        assert_eq!(lane_hint(&part("thinking", "part_end")), LaneHint::General);
         assert_eq!(lane_hint(&line(r#"{"event_kind":"part_start","index":0}"#)), LaneHint::Part);
         assert_eq!(lane_hint(&line(r#"{"kind":"lifecycle","payload":{}}"#)), LaneHint::Carried);
         assert_eq!(lane_hint(&line(r#"{"part":{},"event_kind":"function_tool_call"}"#)), LaneHint::Carried);

@@ -27,6 +27,8 @@ pub const DEFERRED_TOOL_RESULTS: &str = "a13n.pydantic_ai.deferred_tool_results"
 pub const HARNESS_LIFECYCLE: &str = "a13n.harness.lifecycle";
 /// Harness delegation events (inline subagent runs started, completed or failed).
 pub const HARNESS_DELEGATION: &str = "a13n.harness.delegation";
+/// Harness usage reports (token counts of model requests).
+pub const HARNESS_USAGE: &str = "a13n.harness.usage";
 /// Harness context events (memory sources).
 pub const HARNESS_CONTEXT: &str = "a13n.harness.context";
 /// A Harness tool observation.

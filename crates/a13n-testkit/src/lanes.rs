@@ -74,7 +74,7 @@ pub fn into_child_run(stream: &[String], call: &[String]) -> Vec<String> {
 }
 
 /// How many distinct changes [`mutate_carried_line`] makes.
-pub const CARRIED_MUTATIONS: u64 = 31;
+pub const CARRIED_MUTATIONS: u64 = 33;
 
 /// Change a line the observer carries through whole (a Harness lifecycle event, a tool-call part's start, a
 /// function tool call) in one of [`CARRIED_MUTATIONS`] ways: spellings that are not canonical JSON, values of
@@ -115,6 +115,13 @@ pub fn mutate_carried_line(line: &str, choice: u64) -> String {
         27 => item["occurred_at"] = json!("2026-11-29T12:00:00.5-05:00"),
         28 => item["event"]["payload"]["request_index"] = json!(9),
         29 => item["event"]["schema_version"] = json!("2"),
+        // A usage report is carried like a lifecycle event, whatever its payload's type says.
+        30 => item["event"]["kind"] = json!("usage"),
+        31 => {
+            item["event"]["kind"] = json!("usage");
+            item["event"]["payload"]["type"] = json!("model_request_started");
+            item["event"]["payload"]["request_index"] = json!(4);
+        }
         _ => return format!("{line} x"),
     }
     item.to_string()
@@ -124,6 +131,7 @@ pub fn mutate_carried_line(line: &str, choice: u64) -> String {
 /// tool call.
 pub fn is_carried_line(line: &str) -> bool {
     line.contains(r#""kind":"lifecycle""#)
+        || line.contains(r#""kind":"usage""#)
         || line.contains(r#""event_kind":"part_start""#)
         || line.contains(r#""event_kind":"function_tool_call""#)
 }
