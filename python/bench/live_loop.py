@@ -5,7 +5,8 @@ usage (Python >= 3.13 with a13n-harness 0.21.0, the reference and this package i
 
 One real offline Harness run (examples/python/harness_run.py; `--tool-rounds 40 --words 400` makes about 2,700
 items) is made once; both packages then work on the same native objects. Figures, in microseconds per item (lower
-is better), each the fastest of `--runs` runs, the two sides interleaved run by run:
+is better), each the fastest of `--runs` rounds of `--repeat` back-to-back runs, the same for both sides, the cases
+interleaved round by round:
 
 - live loop: the product page's `observed = fold.fold(fold.events(source), source)` for every native item, all
   conversion included (the reference's baseline for every ratio);
@@ -61,6 +62,7 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=400)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     items = real_run(args.seed, tool_rounds=args.tool_rounds, words=args.words)
     lines = [a13n_stream_rs.to_source_line(item) for item in items]
@@ -80,10 +82,11 @@ def main() -> None:
     }
     for _ in range(args.runs):
         for name, case in cases.items():
-            timings.setdefault(name, []).append(case())
+            # Back to back, so a short case is timed warm as a long one is after its first items.
+            timings.setdefault(name, []).extend(case() for _ in range(args.repeat))
     per_item = {name: min(values) / len(items) * 1e6 for name, values in timings.items()}
     print(f"{len(items)} items of one real Harness run (tool_rounds={args.tool_rounds}, words={args.words}), "
-          f"fastest of {args.runs} runs, microseconds per item")
+          f"fastest of {args.runs} rounds of {args.repeat} runs, microseconds per item")
     print(f"{'figure':<16} {'reference':>10} {'a13n_stream_rs':>15} {'ratio':>8}")
     for name, baseline in (("live loop", "reference live loop"), ("fold_line", "reference live loop"),
                            ("replay", "reference live loop + export")):

@@ -65,6 +65,7 @@ pub(crate) enum LaneHint {
 }
 
 /// The hint for `line`. A Pydantic event's dump ends with its `event_kind`, so it is read from the end first.
+/// Where the hint is wrong, a lane refuses the line or it takes the general path: the result is the same.
 pub(crate) fn lane_hint(line: &str) -> LaneHint {
     const KEY: &str = r#""event_kind":""#;
     let bytes = line.as_bytes();
@@ -76,7 +77,9 @@ pub(crate) fn lane_hint(line: &str) -> LaneHint {
         .and_then(|open| (open + 1).checked_sub(KEY.len()))
         // Compared as bytes: `at` need not fall on a character boundary.
         .filter(|&at| bytes[at..].starts_with(KEY.as_bytes()));
-    let Some(at) = at_end.or_else(|| line.rfind(KEY)) else { return LaneHint::Carried };
+    // Searched forwards, which is several times faster than backwards: a nested `event_kind` found first (a
+    // tool's result holding one) only sends the line to a lane that refuses it.
+    let Some(at) = at_end.or_else(|| memchr::memmem::find(bytes, KEY.as_bytes())) else { return LaneHint::Carried };
     match quoted_after(line, at + KEY.len()) {
         "part_delta" => LaneHint::Delta,
         "part_start" => part_hint(line, at, true),
@@ -91,7 +94,7 @@ pub(crate) fn lane_hint(line: &str) -> LaneHint {
 /// in a dump).
 fn part_hint(line: &str, event_at: usize, start: bool) -> LaneHint {
     const KEY: &str = r#""part_kind":""#;
-    let Some(at) = line[..event_at].rfind(KEY) else { return LaneHint::Part };
+    let Some(at) = memchr::memmem::rfind(&line.as_bytes()[..event_at], KEY.as_bytes()) else { return LaneHint::Part };
     match quoted_after(line, at + KEY.len()) {
         // A tool call's start is carried; its end presents the call.
         "tool-call" if start => LaneHint::Carried,

@@ -59,7 +59,7 @@ impl LineSplitter {
     /// (bytes of an unfinished line are kept for the next call).
     pub fn next_line(&mut self, input: &mut &[u8]) -> Option<Line<'_>> {
         loop {
-            let end = input.iter().position(|&b| b == b'\n');
+            let end = memchr::memchr(b'\n', input);
             let (piece, rest) = match end {
                 Some(end) => (&input[..end], &input[end + 1..]),
                 None => (*input, &[][..]),

@@ -5,19 +5,42 @@ use a13n_stream_protocol::lines::LineSplitter;
 use a13n_stream_protocol::{ContentPolicy, DisplayFold, DisplayOptions, FoldError, SourceItem, MAX_SOURCE_LINE_BYTES};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyString;
 
 use crate::errors::{at_line, fold_error};
 use crate::native::line_text;
 
-/// Every line of an iterable as owned text (so Rust can work on them without the GIL).
-pub(crate) fn collect_lines(lines: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+/// A line's text that Rust can read without the GIL: a `str` line's own UTF-8 (held, not copied), or text made
+/// from a line of another type.
+pub(crate) enum LineText {
+    Held(PyBackedStr),
+    Made(String),
+}
+
+impl std::ops::Deref for LineText {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            LineText::Held(text) => text,
+            LineText::Made(text) => text,
+        }
+    }
+}
+
+/// Every line of an iterable as text Rust can work on without the GIL.
+pub(crate) fn collect_lines(lines: &Bound<'_, PyAny>) -> PyResult<Vec<LineText>> {
     if lines.is_instance_of::<PyString>() {
         return Err(PyTypeError::new_err("lines is an iterable of lines, not one str"));
     }
     let mut texts = Vec::with_capacity(lines.len().unwrap_or(0));
     for line in lines.try_iter()? {
-        texts.push(line_text(&line?)?.into_owned());
+        let line = line?;
+        texts.push(match line.cast::<PyString>() {
+            Ok(text) => LineText::Held(text.to_owned().try_into()?),
+            Err(_) => LineText::Made(line_text(&line)?.into_owned()),
+        });
     }
     Ok(texts)
 }
@@ -39,6 +62,8 @@ pub(crate) fn replay(
         None => Journal::Lines(collect_lines(lines)?),
     };
     let result = py.detach(|| journal.replay(run_id, ContentPolicy::new(full_content, retain_content)));
+    // The lines (which hold Python strings) are let go here, with the GIL.
+    drop(journal);
     result.map_err(|(line, error)| match line {
         Some(line) => at_line(py, fold_error(py, error, None, None), line),
         None => fold_error(py, error, None, None),
@@ -56,14 +81,14 @@ fn path_of(object: &Bound<'_, PyAny>) -> PyResult<Option<std::path::PathBuf>> {
 
 /// Where a journal's lines come from.
 enum Journal {
-    Lines(Vec<String>),
+    Lines(Vec<LineText>),
     File(std::path::PathBuf),
 }
 
 type ReplayError = (Option<usize>, FoldError);
 
 impl Journal {
-    fn replay(self, run_id: Option<String>, content: ContentPolicy) -> Result<String, ReplayError> {
+    fn replay(&self, run_id: Option<String>, content: ContentPolicy) -> Result<String, ReplayError> {
         let mut replay = Replay { fold: None, run_id, content };
         match self {
             Journal::Lines(lines) => {
@@ -71,7 +96,7 @@ impl Journal {
                     replay.line(index + 1, line)?;
                 }
             }
-            Journal::File(path) => replay.file(&path)?,
+            Journal::File(path) => replay.file(path)?,
         }
         let Replay { fold, run_id, content, .. } = replay;
         let fold = fold.unwrap_or_else(|| {
