@@ -785,3 +785,42 @@ MISUSE = [
 def test_misuse_raises_the_same_error(call: str) -> None:
     printed = assert_same(lambda package: misuse(package, call))
     assert printed[0].startswith("raised ")
+
+
+# ---------------------------------------------------------------- characters the reference escapes
+
+
+def test_del_counts_as_the_reference_counts_it() -> None:
+    """`json.dumps` (ensure_ascii) writes DEL as `\\u007f`, six bytes: 6,000 of them put an observation over its
+    32 KiB bound in the reference, which then holds `{"omitted": true}` as its value. Both on the carried lane (a usage report) and on the
+    general path (a kind no lane takes), from native items and from their journal lines."""
+    import datetime
+
+    from a13n_harness import HarnessEvent, HarnessExtensionEvent
+
+    at = datetime.datetime(2026, 12, 2, 4, 0, tzinfo=datetime.timezone.utc)
+    items = [
+        HarnessEvent(
+            thread_id="t", run_id="r", sequence=0, occurred_at=at,
+            event=HarnessExtensionEvent(kind="lifecycle", payload={"type": "run_started"}),
+        )
+    ]
+    for sequence, (kind, count) in enumerate([("usage", 6000), ("diagnostic", 6000), ("usage", 40)], start=1):
+        payload = {"type": "usage_report", "note": "\x7f" * count, "plain": "a\x7f"}
+        event = HarnessExtensionEvent(kind=kind, payload=payload)
+        items.append(HarnessEvent(thread_id="t", run_id="r", sequence=sequence, occurred_at=at, event=event))
+
+    def fold(package: str) -> list[str]:
+        display = importlib.import_module(f"{package}.display")
+        fold = display.DisplayFold("r")
+        for item in items:
+            fold.fold(fold.events(item), item)
+        return [fold.export().model_dump_json()]
+
+    [checkpoint] = assert_same(fold)
+    contents = [item["content"] for item in json.loads(checkpoint)["items"]]
+    omitted = {"omitted": True}
+    assert contents[1]["value"] == omitted and contents[2]["value"] == omitted and contents[3]["value"] != omitted
+    import a13n_stream_rs
+
+    assert a13n_stream_rs.replay([a13n_stream_rs.to_source_line(item) for item in items]) == checkpoint

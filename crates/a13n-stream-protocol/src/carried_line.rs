@@ -11,7 +11,8 @@ use crate::names;
 use crate::scan::{once, Scanner};
 
 /// The longest line the lane takes: its observation stays well below the display's observation bound (even
-/// ASCII-escaped) and the size at which a `CUSTOM` event is split into fragments.
+/// ASCII-escaped, at most three bytes for each byte of a line without DEL, which the lane refuses) and the size at
+/// which a `CUSTOM` event is split into fragments.
 const MAX_CARRIED_LINE_BYTES: usize = 8 * 1024;
 
 /// What a carried line changes besides producing its observation.
@@ -60,6 +61,10 @@ struct EventFields<'a> {
 impl<'a> CarriedLine<'a> {
     /// Scan `line`; `None` for any other line and for anything the general path would treat otherwise.
     pub(crate) fn scan(line: &'a str) -> Option<CarriedLine<'a>> {
+        // DEL, one byte in the line, is six ASCII-escaped: such a line could cross the bound its length keeps.
+        if memchr::memchr(0x7f, line.as_bytes()).is_some() {
+            return None;
+        }
         let mut event = None;
         let head = scan_line(line, MAX_CARRIED_LINE_BYTES, |scanner| once(&mut event, scanner.canonical_value()))?;
         let event = event?;

@@ -216,12 +216,13 @@ impl Formatter for PyFormatter {
     }
 
     fn write_string_fragment<W: ?Sized + io::Write>(&mut self, writer: &mut W, fragment: &str) -> io::Result<()> {
-        if !self.options.ensure_ascii || fragment.is_ascii() {
+        // `ensure_ascii` escapes every character outside `' '..='~'`: DEL (0x7f) as well as everything past ASCII.
+        if !self.options.ensure_ascii || !fragment.bytes().any(|byte| byte >= 0x7f) {
             return writer.write_all(fragment.as_bytes());
         }
         let mut units = [0u16; 2];
         for ch in fragment.chars() {
-            if ch.is_ascii() {
+            if ch < '\u{7f}' {
                 writer.write_all(&[ch as u8])?;
             } else {
                 for unit in ch.encode_utf16(&mut units) {
@@ -411,7 +412,7 @@ pub(crate) fn escaped_str_size(text: &str) -> usize {
     while let Some(at) = find_escaped_special(bytes, from) {
         size += match bytes[at] {
             b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
-            0x00..=0x1f => 5,
+            0x00..=0x1f | 0x7f => 5,
             0xc0..=0xdf => 4,
             0xe0..=0xef => 3,
             0xf0..=0xff => 8,
@@ -422,29 +423,28 @@ pub(crate) fn escaped_str_size(text: &str) -> usize {
     size
 }
 
-/// [`find_string_special`], stopping also at every byte that is not ASCII.
+/// [`find_string_special`], stopping also at DEL and every byte that is not ASCII (what `ensure_ascii` escapes).
 #[inline]
 fn find_escaped_special(bytes: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let escaped = |byte: u8| byte >= 0x7f || matches!(byte, b'"' | b'\\' | 0..=0x1f);
     let mut at = from;
     while let Some(chunk) = bytes.get(at..at + 8) {
         let mut lanes = [0u8; 8];
         lanes.copy_from_slice(chunk);
         let word = u64::from_le_bytes(lanes);
-        if word & HIGHS != 0 {
-            // A byte that is not ASCII, or a special one before it: the exact first, a byte at a time.
-            let within = chunk.iter().position(|&byte| byte >= 0x80 || matches!(byte, b'"' | b'\\' | 0..=0x1f));
-            return within.map(|p| at + p);
+        // A lane of 0x7f or more: its high bit, or its high bit once one is added (0x7f + 1 = 0x80).
+        if (word | word.wrapping_add(ONES)) & HIGHS != 0 {
+            // Such a byte, or a special one before it: the exact first, a byte at a time.
+            return chunk.iter().position(|&byte| escaped(byte)).map(|p| at + p);
         }
         if let Some(found) = find_string_special(chunk, 0) {
             return Some(at + found);
         }
         at += 8;
     }
-    bytes[at.min(bytes.len())..]
-        .iter()
-        .position(|&byte| byte >= 0x80 || matches!(byte, b'"' | b'\\' | 0..=0x1f))
-        .map(|p| at + p)
+    bytes[at.min(bytes.len())..].iter().position(|&byte| escaped(byte)).map(|p| at + p)
 }
 
 /// Number of Unicode code points, Python's `len(str)`.
@@ -550,6 +550,16 @@ mod tests {
                     })
                     .collect();
                 let value = json!(text);
+                let expected_ascii: usize = 2 + text
+                    .chars()
+                    .map(|c| match c {
+                        '"' | '\\' | '\n' => 2,
+                        ' '..='~' => 1,
+                        c if (c as u32) > 0xffff => 12,
+                        _ => 6,
+                    })
+                    .sum::<usize>();
+                assert_eq!(escaped_str_size(&text), expected_ascii, "{text:?}");
                 let ascii = PyDumps { ensure_ascii: true, ..PyDumps::TEXT };
                 assert_eq!(escaped_str_size(&text), ascii.dumps(&value).len(), "{text:?}");
                 assert_eq!(utf8_str_size(&text), to_pydantic_json(&value).unwrap().len(), "{text:?}");
