@@ -84,6 +84,7 @@ pub(crate) mod source_key {
         SOURCE = "source",
         CONTENT_DELTA = "content_delta",
         SIGNATURE_DELTA = "signature_delta",
+        SIGNATURE = "signature",
         CITATIONS_DELTA = "citations_delta",
         PREVIOUS_PART_KIND = "previous_part_kind",
         NEXT_PART_KIND = "next_part_kind",

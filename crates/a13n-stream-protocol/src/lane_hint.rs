@@ -98,8 +98,8 @@ fn part_hint(line: &str, event_at: usize, start: bool) -> LaneHint {
     match quoted_after(line, at + KEY.len()) {
         // A tool call's start is carried; its end presents the call.
         "tool-call" if start => LaneHint::Carried,
-        "text" | "tool-call" => LaneHint::Part,
-        // No part lane takes a thinking part (or any other kind).
+        "text" | "thinking" | "tool-call" => LaneHint::Part,
+        // No part lane takes any other kind.
         _ => LaneHint::General,
     }
 }
@@ -124,7 +124,8 @@ mod tests {
         assert_eq!(lane_hint(&part("tool-call", "part_start")), LaneHint::Carried);
         assert_eq!(lane_hint(&part("tool-call", "part_end")), LaneHint::Part);
         assert_eq!(lane_hint(&part("text", "part_start")), LaneHint::Part);
-        assert_eq!(lane_hint(&part("thinking", "part_end")), LaneHint::General);
+        assert_eq!(lane_hint(&part("thinking", "part_end")), LaneHint::Part);
+        assert_eq!(lane_hint(&part("builtin-tool-call", "part_start")), LaneHint::General);
         assert_eq!(lane_hint(&line(r#"{"event_kind":"part_start","index":0}"#)), LaneHint::Part);
         assert_eq!(lane_hint(&line(r#"{"kind":"lifecycle","payload":{}}"#)), LaneHint::Carried);
         assert_eq!(lane_hint(&line(r#"{"part":{},"event_kind":"function_tool_call"}"#)), LaneHint::Carried);

@@ -2,7 +2,8 @@
 //! [`DisplayFold::fold_line`](crate::DisplayFold::fold_line) and
 //! [`HarnessAguiStreamObserver::observe_line`](crate::HarnessAguiStreamObserver::observe_line) read. A text part's
 //! start opens a message (`TEXT_MESSAGE_START`, and its first content when it has some); its end closes it
-//! (its content when none was sent yet, then `TEXT_MESSAGE_END`). A tool-call part's end presents the call
+//! (its content when none was sent yet, then `TEXT_MESSAGE_END`). A thinking part does the same with `REASONING_*`
+//! events, and its signature as `REASONING_ENCRYPTED_VALUE`. A tool-call part's end presents the call
 //! (`TOOL_CALL_START`, its arguments, `TOOL_CALL_END`); its start is carried through whole
 //! ([`crate::carried_line`]).
 
@@ -26,11 +27,13 @@ pub(crate) enum Boundary {
 pub(crate) enum PartBody<'a> {
     /// A text part: its text, and its own message id when it names one.
     Text { content: Cow<'a, str>, id: Option<Cow<'a, str>> },
+    /// A thinking part: its text and its signature (its id is positional, so any `id` is not read).
+    Thinking { content: Cow<'a, str>, signature: Option<Cow<'a, str>> },
     /// A tool-call part (at its end): the tool's name and the argument text (`None`: no arguments).
     ToolCall { tool_name: Cow<'a, str>, args: Option<Cow<'a, str>> },
 }
 
-/// A text part's start or end, or a tool-call part's end, as the conversion reads it.
+/// A text or thinking part's start or end, or a tool-call part's end, as the conversion reads it.
 pub(crate) struct PartLine<'a> {
     pub(crate) head: LineHead<'a>,
     pub(crate) index: i64,
@@ -46,7 +49,7 @@ const EVENT_KEYS: &[&str] = &[
     source_key::NEXT_PART_KIND,
     source_key::EVENT_KIND,
 ];
-/// A text part's keys, then a tool call part's, in the order their writers write them.
+/// A text or thinking part's keys, then a tool call part's, in the order their writers write them.
 const PART_KEYS: &[&str] = &[
     source_key::CONTENT,
     source_key::TOOL_NAME,
@@ -54,6 +57,7 @@ const PART_KEYS: &[&str] = &[
     source_key::TOOL_CALL_ID,
     source_key::TOOL_KIND,
     source_key::ID,
+    source_key::SIGNATURE,
     source_key::PROVIDER_NAME,
     source_key::PROVIDER_DETAILS,
     source_key::CITATIONS,
@@ -64,7 +68,7 @@ impl<'a> PartLine<'a> {
     /// Scan `line`; `None` for any other line and for anything the general decoder would read differently.
     pub(crate) fn scan(line: &'a str) -> Option<PartLine<'a>> {
         let (mut index, mut event_kind, mut part_kind, mut content, mut id) = (None, None, None, None, None);
-        let (mut tool_name, mut tool_call_id, mut args) = (None, None, None);
+        let (mut tool_name, mut tool_call_id, mut args, mut signature) = (None, None, None, None);
         let mut seen_part = false;
         let head = scan_line(line, MAX_PART_LINE_BYTES, |scanner| {
             scanner.object_expecting(EVENT_KEYS, |scanner, key| match key.as_ref() {
@@ -76,6 +80,7 @@ impl<'a> PartLine<'a> {
                         "part_kind" => once(&mut part_kind, scanner.string()),
                         "content" => once(&mut content, scanner.string()),
                         "id" => once(&mut id, scanner.opt_string()),
+                        "signature" => once(&mut signature, scanner.opt_string()),
                         "tool_name" => once(&mut tool_name, scanner.string()),
                         "tool_call_id" => once(&mut tool_call_id, scanner.string()),
                         // Arguments as an object are written sorted by the general path.
@@ -95,6 +100,7 @@ impl<'a> PartLine<'a> {
         };
         let body = match (part_kind?.as_ref(), boundary) {
             ("text", _) => PartBody::Text { content: content?, id: id.flatten() },
+            ("thinking", _) => PartBody::Thinking { content: content?, signature: signature.flatten() },
             // The general decoder requires a call id; the conversion reads the open cursor's.
             ("tool-call", Boundary::End) if tool_call_id.is_some() => {
                 PartBody::ToolCall { tool_name: tool_name?, args: args.flatten() }
@@ -108,7 +114,7 @@ impl<'a> PartLine<'a> {
     pub(crate) fn own_id(&self) -> Option<&str> {
         match &self.body {
             PartBody::Text { id, .. } => id.as_deref().filter(|id| !id.is_empty()),
-            PartBody::ToolCall { .. } => None,
+            PartBody::Thinking { .. } | PartBody::ToolCall { .. } => None,
         }
     }
 }

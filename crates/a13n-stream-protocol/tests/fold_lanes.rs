@@ -220,7 +220,15 @@ fn text_part_streams() -> Vec<(&'static str, Vec<String>)> {
     assert!(message.first().is_some_and(|line| is_text_part_line(line)), "a part start");
     assert!(message.last().is_some_and(|line| is_text_part_line(line)), "a part end");
     let child = into_child_run(&bench::lines(StreamKind::Subagents, 120), &message);
-    vec![("short", short), ("child text", child)]
+    // The same messages as reasoning: thinking parts' starts, deltas and ends.
+    let thinking = short
+        .iter()
+        .map(|line| {
+            line.replace(r#""part_kind":"text""#, r#""part_kind":"thinking""#)
+                .replace(r#""part_delta_kind":"text""#, r#""part_delta_kind":"thinking""#)
+        })
+        .collect();
+    vec![("short", short), ("child text", child), ("thinking", thinking)]
 }
 
 /// Fold `streams` with each change of `family` made to about one in `one_in` of the lines it applies to, under

@@ -199,10 +199,10 @@ pub fn is_delegation_line(line: &str) -> bool {
 }
 
 /// How many distinct changes [`mutate_text_part`] makes.
-pub const TEXT_PART_MUTATIONS: u64 = 16;
+pub const TEXT_PART_MUTATIONS: u64 = 21;
 
 /// Change a text part's start or end line in one of [`TEXT_PART_MUTATIONS`] ways: its text, its own id, its
-/// kind and index, unknown and repeated keys, value types, threads and runs.
+/// kind (thinking, with and without signatures) and index, unknown and repeated keys, value types, threads and runs.
 pub fn mutate_text_part(line: &str, choice: u64) -> String {
     let mut item: Value = serde_json::from_str(line).expect("a JSON line");
     let part = &mut item["event"]["part"];
@@ -222,15 +222,38 @@ pub fn mutate_text_part(line: &str, choice: u64) -> String {
         12 => item["thread_id"] = json!("another-thread"),
         13 => item["run_id"] = json!("another-run"),
         14 => drop(item["event"]["part"].as_object_mut().and_then(|p| p.shift_remove("content"))),
+        // Thinking parts: a signature (sent once, at the start or else the end), one of another type, an own id
+        // (not read: reasoning ids are positional) and an empty text.
+        15 => {
+            part["part_kind"] = json!("thinking");
+            part["signature"] = json!("sig-\u{e9}");
+        }
+        16 => {
+            part["part_kind"] = json!("thinking");
+            part["signature"] = json!(5);
+        }
+        17 => {
+            part["part_kind"] = json!("thinking");
+            part["id"] = json!("rs_own");
+        }
+        18 => {
+            part["part_kind"] = json!("thinking");
+            part["content"] = json!("");
+            part["signature"] = json!("");
+        }
+        19 => {
+            part["part_kind"] = json!("thinking");
+            part["id"] = json!(5);
+        }
         _ => return format!("{line} x"),
     }
     item.to_string()
 }
 
-/// Whether `line` is a text part's start or end.
+/// Whether `line` is a text or thinking part's start or end.
 pub fn is_text_part_line(line: &str) -> bool {
     (line.contains(r#""event_kind":"part_start""#) || line.contains(r#""event_kind":"part_end""#))
-        && line.contains(r#""part_kind":"text""#)
+        && (line.contains(r#""part_kind":"text""#) || line.contains(r#""part_kind":"thinking""#))
 }
 
 /// How many distinct changes [`mutate_tool_call_end`] makes.

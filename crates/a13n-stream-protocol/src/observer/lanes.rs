@@ -157,6 +157,38 @@ impl Observer<RootStream> {
                 events.push(text_end(timestamp, message_id.clone()));
                 None
             }
+            (PartBody::Thinking { content, signature }, Boundary::Start) => {
+                // Positional, as the general path names it: a reasoning item can hold several parts with one id.
+                let message_id = part_id(&line.head.run_id, state.request_index, line.index, "reasoning");
+                let signature = signature.as_deref().filter(|signature| !signature.is_empty());
+                events.push(reasoning_start(timestamp, &message_id));
+                if !content.is_empty() {
+                    events.push(reasoning_content(timestamp, &message_id, content));
+                }
+                if let Some(signature) = signature {
+                    events.push(encrypted(timestamp, &message_id, signature));
+                }
+                Some(PartCursor {
+                    kind: PartKind::Reasoning,
+                    part_id: message_id,
+                    tool_name: None,
+                    emitted_content: !content.is_empty(),
+                    emitted_signature: signature.is_some(),
+                })
+            }
+            (PartBody::Thinking { content, signature }, Boundary::End) => {
+                let cursor = state.parts.get(&line.index).filter(|cursor| cursor.kind == PartKind::Reasoning)?;
+                let message_id = &cursor.part_id;
+                if !content.is_empty() && !cursor.emitted_content {
+                    events.push(reasoning_content(timestamp, message_id, content));
+                }
+                let signature = signature.as_deref().filter(|signature| !signature.is_empty());
+                if let Some(signature) = signature.filter(|_| !cursor.emitted_signature) {
+                    events.push(encrypted(timestamp, message_id, signature));
+                }
+                events.push(reasoning_end(timestamp, message_id.clone()));
+                None
+            }
             (PartBody::ToolCall { tool_name, args }, Boundary::End) => {
                 let cursor = state.parts.get(&line.index).filter(|cursor| cursor.kind == PartKind::ToolCall)?;
                 let args = args.as_deref().map(str::to_owned);

@@ -17,11 +17,7 @@ pub(super) fn closing_events(timestamp: Option<i64>, state: &ObserverState) -> V
         .values()
         .filter_map(|cursor| match cursor.kind {
             PartKind::Text => Some(text_end(timestamp, cursor.part_id.clone())),
-            PartKind::Reasoning => Some(Event::ReasoningMessageEnd(ReasoningMessageEndEvent {
-                timestamp,
-                message_id: cursor.part_id.clone(),
-                ..ReasoningMessageEndEvent::default()
-            })),
+            PartKind::Reasoning => Some(reasoning_end(timestamp, cursor.part_id.clone())),
             PartKind::ToolCall => None,
         })
         .collect()
@@ -313,11 +309,7 @@ pub(super) fn convert_part_end(
             if let Some(signature) = non_empty(part, "signature").filter(|_| !cursor.emitted_signature) {
                 events.push(encrypted(timestamp, &message_id, signature));
             }
-            events.push(Event::ReasoningMessageEnd(ReasoningMessageEndEvent {
-                timestamp,
-                message_id,
-                ..ReasoningMessageEndEvent::default()
-            }));
+            events.push(reasoning_end(timestamp, message_id));
         }
         Some("tool-call") => {
             let tool_call_id = existing.as_ref().map_or_else(
@@ -332,6 +324,15 @@ pub(super) fn convert_part_end(
         _ => {}
     }
     Ok(events)
+}
+
+/// A reasoning message's end.
+pub(super) fn reasoning_end(timestamp: Option<i64>, message_id: String) -> Event {
+    Event::ReasoningMessageEnd(ReasoningMessageEndEvent {
+        timestamp,
+        message_id,
+        ..ReasoningMessageEndEvent::default()
+    })
 }
 
 /// A text message's end.
