@@ -824,3 +824,53 @@ def test_del_counts_as_the_reference_counts_it() -> None:
     import a13n_stream_rs
 
     assert a13n_stream_rs.replay([a13n_stream_rs.to_source_line(item) for item in items]) == checkpoint
+
+
+# ---------------------------------------------------------------- a host changing the events it folds
+
+
+def change_events(events: list[dict[str, Any]], step: int) -> None:
+    """Change the handed-out event dicts in place the ways a host may before folding them: a value replaced, one
+    replaced by an equal copy, a key removed and put back (so it moves last), a key added, one removed."""
+    if not events:
+        return
+    event = events[step % len(events)]
+    way = step % 6
+    if way == 0 and "delta" in event:
+        event["delta"] = event["delta"] + " (edited)"
+    elif way == 1 and "messageId" in event:
+        event["messageId"] = "".join(list(event["messageId"]))
+    elif way == 2 and "timestamp" in event:
+        event["timestamp"] = event.pop("timestamp")
+    elif way == 3:
+        event["rawEvent"] = {"edited": step}
+    elif way == 4 and "timestamp" in event:
+        del event["timestamp"]
+
+
+@pytest.mark.parametrize("run_name", NATIVE_RUN_NAMES[:2])
+def test_events_changed_before_folding_are_folded_as_changed(
+    run_name: str, native_runs: dict[str, list[Any]]
+) -> None:
+    """`fold(fold.events(source), source)` reads the dicts it is given: one the host changed in place after
+    `events` handed it out is folded as changed (the package keeps what it handed out only to spare reading back
+    unchanged dicts)."""
+    items = native_runs[run_name]
+
+    def run(package: str) -> list[str]:
+        display = importlib.import_module(f"{package}.display")
+        fold = display.DisplayFold(items[0].run_id)
+        printed = []
+        for step, source in enumerate(items):
+            events = fold.events(source)
+            if step % 3 == 0:
+                change_events(events, step)
+            try:
+                printed.append(dumped(fold.fold(events, source)))
+            except Exception as error:  # noqa: BLE001 - the same failure, named the same, is the point
+                printed.append(failure(error))
+        printed.append(fold.export().model_dump_json())
+        return printed
+
+    printed = assert_same(run)
+    assert any("(edited)" in line for line in printed)

@@ -10,8 +10,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 use serde_json::Value;
 
-use crate::convert::{from_python, json_text, object_to_python};
+use crate::convert::{from_python, json_text};
 use crate::errors::{fold_error, input_error};
+use crate::issued::{issue, Issued};
 use crate::models::models;
 use crate::native::{line_text, source_item};
 use crate::processor::{HostProcessor, Processing};
@@ -25,6 +26,8 @@ pub(crate) struct PyDisplayFold {
     retain_content: bool,
     /// The source item `events` read last, kept so that `fold(events, source)` of the same object reads it once.
     last_source: Mutex<Option<(Py<PyAny>, SourceItem)>>,
+    /// The event dicts `events` handed out last, so that `fold` of the same dicts, unchanged, reads none back.
+    last_events: Mutex<Vec<Option<Issued>>>,
 }
 
 /// The wall clock, for events without an integer `timestamp` (the reference reads `datetime.now(UTC)`).
@@ -42,6 +45,7 @@ impl PyDisplayFold {
             processing,
             retain_content,
             last_source: Mutex::new(None),
+            last_events: Mutex::new(Vec::new()),
         }
     }
 
@@ -180,8 +184,14 @@ impl PyDisplayFold {
             .map_err(|error| self.error(py, error, Some(source)))?;
         drop(fold);
         let list = PyList::empty(py);
-        for event in &events {
-            list.append(object_to_python(py, event)?)?;
+        let mut issued = Vec::with_capacity(events.len());
+        for event in events {
+            let (dict, record) = issue(py, event)?;
+            list.append(dict)?;
+            issued.push(record);
+        }
+        if let Ok(mut last) = self.last_events.lock() {
+            *last = issued;
         }
         if let Ok(mut last) = self.last_source.lock() {
             *last = Some((source.clone().unbind(), item));
@@ -200,14 +210,20 @@ impl PyDisplayFold {
     ) -> PyResult<Bound<'py, PyList>> {
         let mut dicts = Vec::new();
         let mut objects = Vec::new();
+        // What `events` handed out, each dict taken at most once (by this call, whatever it ends in).
+        let mut issued = self.last_events.lock().map(|mut last| std::mem::take(&mut *last)).unwrap_or_default();
         for (index, event) in events.try_iter()?.enumerate() {
             let event = event?;
             let Ok(dict) = event.cast::<PyDict>() else {
                 return Err(PyTypeError::new_err(format!("events[{index}] is an AG-UI event dict")));
             };
-            match from_python(&event, &format!("events.{index}"))? {
-                Value::Object(object) => objects.push(object),
-                _ => unreachable!("a dict converts to an object"),
+            let unchanged = issued.get_mut(index).and_then(Option::as_mut).and_then(|i| i.take_if_unchanged(dict));
+            match unchanged {
+                Some(object) => objects.push(object),
+                None => match from_python(&event, &format!("events.{index}"))? {
+                    Value::Object(object) => objects.push(object),
+                    _ => unreachable!("a dict converts to an object"),
+                },
             }
             dicts.push(dict.clone());
         }

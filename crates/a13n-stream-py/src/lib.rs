@@ -15,6 +15,7 @@ mod convert;
 mod display;
 mod errors;
 mod fragments;
+mod issued;
 mod models;
 mod native;
 mod observer;

@@ -304,15 +304,16 @@ pub(crate) fn native_item(object: &Bound<'_, PyAny>) -> PyResult<Option<SourceIt
     }
     let py = object.py();
     let mut item = Map::with_capacity(5);
-    for key in ["thread_id", "run_id", "sequence"] {
-        item.insert(key.to_owned(), from_python(&object.getattr(key)?, key)?);
+    let names = [intern!(py, "thread_id"), intern!(py, "run_id"), intern!(py, "sequence")];
+    for (key, name) in ["thread_id", "run_id", "sequence"].into_iter().zip(names) {
+        item.insert(key.to_owned(), from_python(&object.getattr(name)?, key)?);
     }
-    let occurred_at = object.getattr("occurred_at")?;
+    let occurred_at = object.getattr(intern!(py, "occurred_at"))?;
     item.insert("occurred_at".to_owned(), Value::String(datetime_text(&occurred_at, false)?));
     if kind == 1 {
-        item.insert("event".to_owned(), event_value(&object.getattr("event")?)?);
+        item.insert("event".to_owned(), event_value(&object.getattr(intern!(py, "event"))?)?);
     } else {
-        let result = helpers(py)?.dump_result.bind(py).call1((object.getattr("result")?,))?;
+        let result = helpers(py)?.dump_result.bind(py).call1((object.getattr(intern!(py, "result"))?,))?;
         item.insert("result".to_owned(), from_python(&result, "result")?);
     }
     SourceItem::from_value(Value::Object(item)).map(Some).map_err(|error| core_input_error(py, &error))
