@@ -303,6 +303,17 @@ pub(crate) fn json_error(error: serde_json::Error) -> InputError {
         let message = format!("JSON nested deeper than 128 levels (column {})", error.column());
         return InputError::decoding("", message, error);
     }
+    // serde_json names a surrogate escape without its pair after what it read next ("unexpected end of hex
+    // escape" when no escape follows): said as what it is.
+    if message.starts_with("unexpected end of hex escape") || message.starts_with("lone leading surrogate") {
+        let message = format!(
+            "invalid JSON: a lone surrogate escape (\\uD800-\\uDBFF must be followed by a \\uDC00-\\uDFFF escape; \
+             the text must be Unicode) at line {} column {}",
+            error.line(),
+            error.column()
+        );
+        return InputError::decoding("", message, error);
+    }
     InputError::decoding("", format!("invalid JSON: {message}"), error)
 }
 
@@ -608,6 +619,18 @@ fn decode_result(raw: Object) -> Result<RunResult, InputError> {
 
 #[cfg(test)]
 mod tests {
+    /// Regression: a surrogate escape without its pair was reported as "unexpected end of hex escape".
+    #[test]
+    fn a_lone_surrogate_escape_is_named_as_such() {
+        for text in [r#""\ud800""#, r#""\ud800\u0041""#, r#""\udc00""#] {
+            let line = format!(
+                r#"{{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00Z","event":{{"kind":"lifecycle","payload":{{"type":"run_started","x":{text}}}}}}}"#
+            );
+            let error = super::SourceItem::from_json(&line).unwrap_err().to_string();
+            assert!(error.contains("a lone surrogate escape") && error.contains("column"), "{text}: {error}");
+        }
+    }
+
     use super::*;
 
     #[test]

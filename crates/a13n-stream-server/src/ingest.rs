@@ -19,7 +19,7 @@ use utoipa::IntoParams;
 
 use a13n_stream_protocol::lines::{LineError, LineSplitter};
 
-use crate::problem::{Count, Params, Problem};
+use crate::problem::{Count, Params, Problem, RETRY_AFTER_SECONDS};
 use crate::runs::{valid_run_id, IngestError, OnReject};
 use crate::wire::ErrorBody;
 use crate::wire::{Ingested, RejectedLine};
@@ -186,7 +186,8 @@ async fn read_lines(
         if app.budget.take(&mut budget, chunk.len()).is_none() {
             app.runs.metrics.ingest_busy.inc();
             let message = "too many ingest bytes in flight; retry shortly";
-            return Err(Problem::new(StatusCode::SERVICE_UNAVAILABLE, "busy", message).header("retry-after", "1"));
+            return Err(Problem::new(StatusCode::SERVICE_UNAVAILABLE, "busy", message)
+                .header("retry-after", RETRY_AFTER_SECONDS));
         }
         let mut rest: &[u8] = &chunk;
         while let Some((_, line)) = splitter.next_line(&mut rest) {

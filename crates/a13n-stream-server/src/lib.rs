@@ -36,13 +36,14 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
-use axum::http::{header, HeaderName, Method, StatusCode};
+use axum::http::{header, HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use tokio::sync::watch;
 use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_http::set_header::SetResponseHeaderLayer;
 
 pub use crate::config::{Config, ConfigError};
 use crate::ingest::Budget;
@@ -130,6 +131,11 @@ fn router(app: Shared) -> Router {
         .layer(middleware::from_fn_with_state(Arc::clone(&app), guard::authorize))
         .layer(cors(&app.config))
         .layer(middleware::from_fn_with_state(Arc::clone(&app), guard::hosts_and_origins))
+        // No answer is to be read as another type than it says (JSON errors and pages included).
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
         .with_state(app)
 }
 

@@ -8,6 +8,9 @@ use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
+/// The `Retry-After` of every 503 that asks the client to come back (storage failed, ingest busy), in seconds.
+pub const RETRY_AFTER_SECONDS: &str = "1";
+
 /// An error answer: a status, a stable `code` a client can match on, a message, and fields that say more.
 #[derive(Debug)]
 pub struct Problem {
@@ -39,10 +42,12 @@ impl Problem {
         self
     }
 
-    /// A storage failure: logged, and answered with 503.
+    /// A storage failure: logged, and answered with 503 and `Retry-After` (storage that failed may come back, as
+    /// a database that restarts does).
     pub fn storage(error: impl std::fmt::Display) -> Problem {
         tracing::error!(%error, "storage failure");
         Problem::new(StatusCode::SERVICE_UNAVAILABLE, "storage", format!("storage: {error}"))
+            .header("retry-after", RETRY_AFTER_SECONDS)
     }
 }
 
@@ -86,5 +91,23 @@ impl TryFrom<u64> for Count {
             return Err(format!("{value} is larger than {}", i64::MAX));
         }
         Ok(Count(value))
+    }
+}
+
+/// A page size in a query parameter (`limit`): 1 to [`PAGE_MAX`](crate::routes::PAGE_MAX); any other number is
+/// answered 400 rather than read as the nearest size.
+#[derive(Clone, Copy, Debug, serde::Deserialize)]
+#[serde(try_from = "u64")]
+pub struct Limit(pub usize);
+
+impl TryFrom<u64> for Limit {
+    type Error = String;
+
+    fn try_from(value: u64) -> Result<Limit, String> {
+        let max = crate::routes::PAGE_MAX;
+        match usize::try_from(value) {
+            Ok(size) if (1..=max).contains(&size) => Ok(Limit(size)),
+            _ => Err(format!("a page holds 1 to {max}, not {value}")),
+        }
     }
 }

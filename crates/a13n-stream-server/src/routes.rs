@@ -6,7 +6,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::problem::{Count, Params, Problem};
+use crate::problem::{Count, Limit, Params, Problem};
 use crate::runs::valid_run_id;
 use crate::wire::{stored_items, to_json, ErrorBody, ItemsPage, Snapshot};
 use crate::wire::{Health, RejectedLine, RejectionsPage, RunSummary, RunsPage};
@@ -17,9 +17,9 @@ pub const PAGE_DEFAULT: usize = 100;
 /// The largest page.
 pub const PAGE_MAX: usize = 1000;
 
-/// A page size from a `limit` parameter: the default when absent, else clamped to 1..=PAGE_MAX.
-fn page_size(limit: Option<Count>) -> usize {
-    limit.map_or(PAGE_DEFAULT, |Count(limit)| usize::try_from(limit).unwrap_or(PAGE_MAX).clamp(1, PAGE_MAX))
+/// A page size from a `limit` parameter: the default when absent.
+fn page_size(limit: Option<Limit>) -> usize {
+    limit.map_or(PAGE_DEFAULT, |Limit(limit)| limit)
 }
 
 fn not_found(run_id: &str) -> Response {
@@ -60,9 +60,9 @@ pub(crate) async fn metrics(State(app): State<Shared>) -> Response {
 pub(crate) struct RunsQuery {
     /// Runs whose id sorts after this one (the previous page's `next_after`).
     after: Option<String>,
-    /// The most runs in the page (default 100; 0 is read as 1, more than 1000 as 1000).
-    #[param(value_type = Option<u64>, minimum = 0, maximum = 9223372036854775807_i64)]
-    limit: Option<Count>,
+    /// The most runs in the page: 1 to 1000 (default 100).
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 1000)]
+    limit: Option<Limit>,
 }
 
 /// Runs by id, a page at a time.
@@ -104,9 +104,9 @@ pub(crate) struct ItemsQuery {
     /// Items with a smaller ordinal.
     #[param(value_type = Option<u64>, minimum = 0, maximum = 9223372036854775807_i64)]
     before: Option<Count>,
-    /// The most items in the page (default 100; 0 is read as 1, more than 1000 as 1000).
-    #[param(value_type = Option<u64>, minimum = 0, maximum = 9223372036854775807_i64)]
-    limit: Option<Count>,
+    /// The most items in the page: 1 to 1000 (default 100).
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 1000)]
+    limit: Option<Limit>,
 }
 
 /// Display items by ordinal, with the committed position.
@@ -167,9 +167,9 @@ pub(crate) struct RejectionsQuery {
     /// Lines at this journal position or later (the previous page's `next_from`; default 0).
     #[param(value_type = Option<u64>, minimum = 0, maximum = 9223372036854775807_i64)]
     from: Option<Count>,
-    /// The most lines in the page (default 100; 0 is read as 1, more than 1000 as 1000).
-    #[param(value_type = Option<u64>, minimum = 0, maximum = 9223372036854775807_i64)]
-    limit: Option<Count>,
+    /// The most lines in the page: 1 to 1000 (default 100).
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 1000)]
+    limit: Option<Limit>,
 }
 
 /// Lines journaled as rejected and skipped (`on_reject=skip`), by position.

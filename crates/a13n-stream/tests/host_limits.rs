@@ -208,6 +208,29 @@ fn errors_are_json_run_ids_are_checked_and_runs_are_paged() {
     assert_eq!(seen, ["run-0", "run-1", "run-2", "run-3", "run-4"]);
 }
 
+/// Regression: `limit=0` answered one run and `limit=100000` a thousand, where the document promises a page of
+/// 1 to 1000; and no JSON answer said `X-Content-Type-Options: nosniff`.
+#[test]
+fn page_sizes_out_of_range_are_refused_and_answers_are_not_sniffed() {
+    let server = start("page-sizes", &[]);
+    assert_eq!(post(&server.address, "run-l", 0, &hello_stream("t", "run-l")[..1], &[]).0, 200);
+    for path in ["/v1/runs", "/v1/runs/run-l/items", "/v1/runs/run-l/rejections"] {
+        for limit in ["0", "1001", "100000"] {
+            let response = request(&server.address, "GET", &format!("{path}?limit={limit}"), &[], b"").unwrap();
+            let error = json(&response.body);
+            assert_eq!((response.status, error["error"]["code"].as_str()), (400, Some("query")), "{path} {limit}");
+            assert!(error["error"]["message"].as_str().unwrap().contains("1 to 1000"), "{error}");
+        }
+        for limit in ["1", "1000"] {
+            let response = request(&server.address, "GET", &format!("{path}?limit={limit}"), &[], b"").unwrap();
+            assert_eq!(response.status, 200, "{path} {limit}: {}", response.body);
+            assert_eq!(response.header("x-content-type-options"), Some("nosniff"), "{path}");
+        }
+    }
+    let missing = request(&server.address, "GET", "/v1/runs/never/snapshot", &[], b"").unwrap();
+    assert_eq!((missing.status, missing.header("x-content-type-options")), (404, Some("nosniff")));
+}
+
 /// Regression: `a13n_subscribers` only went up for clients that left before the run ended.
 #[test]
 fn the_subscriber_gauge_follows_clients_that_leave() {

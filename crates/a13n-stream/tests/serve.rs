@@ -454,6 +454,8 @@ fn a_corrupt_stored_item_is_a_storage_error_not_a_malformed_page() {
     let server = start(database.to_str().unwrap(), &[]);
     let page = request(&server.address, "GET", &format!("/v1/runs/{run}/items"), &[], b"").unwrap();
     assert_eq!(page.status, 503, "{}", page.body);
+    // Regression: a storage 503 said nothing of when to come back (the busy 503 did).
+    assert_eq!(page.header("retry-after"), Some("1"), "{:?}", page.headers);
     let error: Value = serde_json::from_str(&page.body).unwrap();
     assert_eq!(error["error"]["code"], "storage", "{error}");
     let (frames, _) = sse(&server.address, &format!("/v1/runs/{run}/display"), None, usize::MAX);
