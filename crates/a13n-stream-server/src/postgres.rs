@@ -95,8 +95,14 @@ const COMMIT: [&str; 7] = [
 ];
 
 impl From<tokio_postgres::Error> for StorageError {
+    /// What the database said, not only `db error` (tokio-postgres's own text for every server error).
     fn from(error: tokio_postgres::Error) -> Self {
-        StorageError::Database(error.to_string())
+        let message = match (error.as_db_error(), std::error::Error::source(&error)) {
+            (Some(db), _) => format!("{error}: {}: {} (SQLSTATE {})", db.severity(), db.message(), db.code().code()),
+            (None, Some(source)) => format!("{error}: {source}"),
+            (None, None) => error.to_string(),
+        };
+        StorageError::Database(message)
     }
 }
 
@@ -426,4 +432,21 @@ async fn listen_once(
     .await;
     driver.abort();
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: a storage 503 from PostgreSQL said `storage: database: db error`, whatever the server said.
+    #[tokio::test]
+    async fn a_database_error_says_what_the_server_said() {
+        // The test kit's setup is a blocking client, so it runs off the runtime.
+        let url = tokio::task::spawn_blocking(|| a13n_testkit::host::postgres_database("db_error")).await.unwrap();
+        let (client, connection) = tokio_postgres::connect(&url, NoTls).await.expect("the test database answers");
+        tokio::spawn(connection);
+        let error = client.batch_execute("SELECT * FROM no_such_table").await.expect_err("no such table");
+        let message = StorageError::from(error).to_string();
+        assert!(message.contains("no_such_table") && message.contains("42P01"), "{message}");
+    }
 }
