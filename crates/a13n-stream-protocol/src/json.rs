@@ -388,39 +388,41 @@ pub(crate) fn pydantic_object_size(map: &Object) -> usize {
 
 /// The length of a string in compact UTF-8 JSON, quotes and escapes included.
 pub(crate) fn utf8_str_size(text: &str) -> usize {
+    // Only the bytes `find_string_special` stops at are written longer than they are.
+    quoted_size(text, find_string_special)
+}
+
+/// The length of a string in `json.dumps` with `ensure_ascii=True`, quotes included.
+pub(crate) fn escaped_str_size(text: &str) -> usize {
+    quoted_size(text, find_escaped_special)
+}
+
+/// The length of `text` quoted, each byte `find` stops at adding what [`escape_growth`] says.
+#[inline]
+fn quoted_size(text: &str, find: fn(&[u8], usize) -> Option<usize>) -> usize {
     let bytes = text.as_bytes();
     let mut size = 2 + bytes.len();
     let mut from = 0;
-    // Only the bytes `find_string_special` stops at are written longer than they are.
-    while let Some(at) = find_string_special(bytes, from) {
-        size += match bytes[at] {
-            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
-            _ => 5,
-        };
+    while let Some(at) = find(bytes, from) {
+        size += escape_growth(bytes[at]);
         from = at + 1;
     }
     size
 }
 
-/// The length of a string in `json.dumps` with `ensure_ascii=True`, quotes included.
-pub(crate) fn escaped_str_size(text: &str) -> usize {
-    let bytes = text.as_bytes();
-    let mut size = 2 + bytes.len();
-    let mut from = 0;
-    // A run of plain ASCII is written as it is; every other byte adds what its character's escape adds beyond the
-    // bytes it counted already: `\uXXXX` for a two- or three-byte character, a surrogate pair for a four-byte one.
-    while let Some(at) = find_escaped_special(bytes, from) {
-        size += match bytes[at] {
-            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
-            0x00..=0x1f | 0x7f => 5,
-            0xc0..=0xdf => 4,
-            0xe0..=0xef => 3,
-            0xf0..=0xff => 8,
-            _ => 0,
-        };
-        from = at + 1;
+/// How many bytes the escape of the character starting at `byte` adds beyond the bytes the text holds for it:
+/// a short escape (`\n`) one, `\u00XX` five; with `ensure_ascii`, `\uXXXX` for a two- or three-byte character and
+/// a surrogate pair for a four-byte one (a continuation byte adds nothing).
+#[inline]
+fn escape_growth(byte: u8) -> usize {
+    match byte {
+        b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+        0x00..=0x1f | 0x7f => 5,
+        0xc0..=0xdf => 4,
+        0xe0..=0xef => 3,
+        0xf0..=0xff => 8,
+        _ => 0,
     }
-    size
 }
 
 /// [`find_string_special`], stopping also at DEL and every byte that is not ASCII (what `ensure_ascii` escapes).
