@@ -89,6 +89,12 @@ pub(crate) async fn ingest(
         let message = format!("the body must be NDJSON: Content-Type one of {}", NDJSON_TYPES.join(", "));
         return Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "content_type", message).into_response();
     }
+    // A body announced larger than the limit is refused before any of it is read (and before a client that
+    // asked `Expect: 100-continue` is told to send it).
+    if let Some(length) = declared_length(&headers).filter(|&length| length > app.config.max_body_bytes as u64) {
+        let message = format!("the body exceeds {} bytes (Content-Length: {length})", app.config.max_body_bytes);
+        return too_large(message).into_response();
+    }
     let reading = read_lines(&app, body, offset);
     let (lines, _budget) = match tokio::time::timeout(app.config.body_timeout, reading).await {
         Ok(Ok(read)) => read,
@@ -198,6 +204,11 @@ async fn read_lines(
         take_line(config, offset, &mut lines, line)?;
     }
     Ok((lines, budget))
+}
+
+/// The body length the request announces (`Content-Length`), when it announces one that is a number.
+fn declared_length(headers: &HeaderMap) -> Option<u64> {
+    headers.get(axum::http::header::CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()
 }
 
 fn too_large(message: String) -> Problem {

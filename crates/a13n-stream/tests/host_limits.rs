@@ -360,3 +360,32 @@ fn the_openapi_document_names_every_route_and_the_token_when_there_is_one() {
     assert!(document["components"]["securitySchemes"]["bearer"].is_object());
     assert!(document["paths"]["/v1/runs"]["get"]["responses"]["401"].is_object());
 }
+
+/// Regression: a `Content-Length` over `--max-body-bytes` was not refused up front: `Expect: 100-continue` got
+/// `100 Continue` (and most of the body was uploaded before the 413), and a length with no body behind it waited
+/// the whole body timeout. Now the answer is 413 at once, before any body byte (the body timeout here is far
+/// longer than the client's read deadline).
+#[test]
+fn a_body_announced_too_large_is_refused_before_it_is_sent() {
+    let server = start("declared", &["--max-body-bytes", "1048576", "--body-timeout", "300s"]);
+    for expect in [true, false] {
+        let mut stream = TcpStream::connect(&server.address).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let mut head = format!(
+            "POST /v1/runs/run-big/source?offset=0 HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-ndjson\r\n\
+             Content-Length: 999999999\r\nConnection: close\r\n",
+            server.address
+        );
+        if expect {
+            head.push_str("Expect: 100-continue\r\n");
+        }
+        head.push_str("\r\n");
+        stream.write_all(head.as_bytes()).unwrap();
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(answer.starts_with("HTTP/1.1 413"), "expect {expect}: {answer}");
+        assert!(!answer.contains("100 Continue"), "expect {expect}: {answer}");
+        assert!(answer.contains("Content-Length: 999999999"), "the answer names the length: {answer}");
+    }
+}
