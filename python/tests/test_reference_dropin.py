@@ -831,7 +831,8 @@ def test_del_counts_as_the_reference_counts_it() -> None:
 
 def change_events(events: list[dict[str, Any]], step: int) -> None:
     """Change the handed-out event dicts in place the ways a host may before folding them: a value replaced, one
-    replaced by an equal copy, a key removed and put back (so it moves last), a key added, one removed."""
+    replaced by an equal copy, a key removed and put back (so it moves last), a key added, one removed; one step in
+    six leaves them as handed out."""
     if not events:
         return
     event = events[step % len(events)]

@@ -1,7 +1,8 @@
 //! Scanning source lines the observer carries through as one `CUSTOM` event whose value is the source item: a
-//! Harness lifecycle event or usage report, a tool-call part's start, and a function tool call. Their event is copied as the line
-//! spells it when the line spells it canonically ([`Scanner::canonical_value`]), so no JSON tree is built; what
-//! the conversion and the fold read of it (kinds, the part's call, a request index) is scanned out beside.
+//! Harness lifecycle event or usage report, a tool-call part's start, and a function tool call. Their event is
+//! copied as the line spells it when the line spells it canonically ([`Scanner::canonical_value`]), so no JSON tree
+//! is built; what the conversion and the fold read of it (kinds, the part's call, a request index) is scanned out
+//! beside.
 
 use std::borrow::Cow;
 
@@ -18,9 +19,9 @@ const MAX_CARRIED_LINE_BYTES: usize = 8 * 1024;
 /// What a carried line changes besides producing its observation.
 #[derive(Debug)]
 pub(crate) enum Carried<'a> {
-    /// A Harness lifecycle event or usage report (which changes nothing). A model request's start opens a response group, and its index (when 0 or
-    /// more) becomes the run's request index.
-    Lifecycle { model_request: bool, request_index: Option<i64> },
+    /// A Harness lifecycle event or usage report (which changes nothing). A model request's start opens a
+    /// response group, and its index (when 0 or more) becomes the run's request index.
+    Harness { model_request: bool, request_index: Option<i64> },
     /// A tool-call part's start: it opens the part's cursor.
     ToolCallStart { index: i64, tool_call_id: Cow<'a, str>, tool_name: Cow<'a, str> },
     /// A function tool call: nothing.
@@ -149,7 +150,7 @@ fn classify<'a>(fields: &EventFields<'a>) -> Option<(&'static str, Option<Harnes
             if kind == "usage" {
                 // Nothing reads a usage report's payload: it needs only to be an object (it is canonical JSON).
                 payload.starts_with('{').then_some(())?;
-                let carried = Carried::Lifecycle { model_request: false, request_index: None };
+                let carried = Carried::Harness { model_request: false, request_index: None };
                 return Some((names::HARNESS_USAGE, Some((schema_version, "usage", payload)), carried));
             }
             let (payload_type, request_index) = payload_fields(payload)?;
@@ -158,7 +159,7 @@ fn classify<'a>(fields: &EventFields<'a>) -> Option<(&'static str, Option<Harnes
                 ("lifecycle", payload_type) => {
                     let model_request = payload_type == Some("model_request_started");
                     let request_index = request_index.filter(|_| model_request);
-                    let carried = Carried::Lifecycle { model_request, request_index };
+                    let carried = Carried::Harness { model_request, request_index };
                     Some((names::HARNESS_LIFECYCLE, Some((schema_version, "lifecycle", payload)), carried))
                 }
                 ("delegation", Some("inline_delegation")) => {

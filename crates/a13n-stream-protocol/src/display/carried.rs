@@ -52,7 +52,7 @@ impl DisplayFold {
             self.fold_sealed_event(&plan.event, line.head.at, out);
         }
         let sequence = self.next_sequence();
-        if let Carried::Lifecycle { model_request: true, .. } = line.carried {
+        if let Carried::Harness { model_request: true, .. } = line.carried {
             let scope = if child { line.head.run_id.to_string() } else { item_key::ROOT_SCOPE.to_owned() };
             self.response_groups.insert(scope, format!("{}:{}:{sequence}", self.run_id, self.attempt));
         }

@@ -74,7 +74,7 @@ impl Observer<RootStream> {
         let state = if child { self.core.state.children.get_mut(run_id) } else { Some(&mut self.core.state) };
         let Some(state) = state else { return };
         match carried {
-            Carried::Lifecycle { request_index: Some(index), .. } => state.request_index = *index,
+            Carried::Harness { request_index: Some(index), .. } => state.request_index = *index,
             Carried::ToolCallStart { index, tool_call_id, tool_name } => {
                 let cursor = PartCursor {
                     kind: PartKind::ToolCall,
@@ -86,7 +86,7 @@ impl Observer<RootStream> {
                 state.parts.insert(*index, cursor);
             }
             // A delegation's change is its plan's, committed above.
-            Carried::Lifecycle { request_index: None, .. } | Carried::ToolCall | Carried::Delegation { .. } => {}
+            Carried::Harness { request_index: None, .. } | Carried::ToolCall | Carried::Delegation { .. } => {}
         }
     }
 
