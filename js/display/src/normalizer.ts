@@ -1,0 +1,160 @@
+// The browser's copy of a run's display: a checkpoint restored, then each later `Observed` entry the host hands
+// out applied to it, item for item as the host's own fold.
+
+import { readCheckpoint, writeCheckpoint } from "./checkpoint.js";
+import { DisplayError } from "./errors.js";
+import { Fold } from "./fold.js";
+import type { Clock } from "./time.js";
+import type { DisplaySnapshot, Item, ItemRef, Json, JsonObject, Observed, StreamPosition } from "./types.js";
+import { isObject, pyEqual } from "./values.js";
+
+/** How a display is restored. */
+export interface RestoreOptions {
+  /**
+   * The host's fold keeps whole values (`retain_content`): texts, arguments and results past the display bounds.
+   * A checkpoint does not say so; the host that serves it does.
+   */
+  retainContent?: boolean;
+  /** The time of an event that carries no `timestamp`, in epoch milliseconds (default `Date.now`). */
+  clock?: Clock;
+}
+
+/**
+ * A run's display items, kept current from the host's `Observed` entries.
+ *
+ * Call order: {@link DisplayNormalizer.restore} a checkpoint, then {@link DisplayNormalizer.apply} the entries
+ * after its position, in order. An entry at or before the position is a repeat and is ignored; one after the next
+ * expected is a gap (`DisplayError` of kind `gap`, nothing applied): restore a newer checkpoint. The host's item
+ * reference of each entry is checked against this fold's own: a difference (an entry of another run, a
+ * checkpoint of another stream) is a `diverged` error, after which the display refuses entries until restored.
+ */
+export class DisplayNormalizer {
+  private readonly fold: Fold;
+  private readonly restoredObserver: Json;
+  private readonly restoredSequence: number;
+  private broken: DisplayError | null = null;
+
+  private constructor(fold: Fold, observer: Json) {
+    this.fold = fold;
+    this.restoredObserver = observer;
+    this.restoredSequence = fold.state.sequence;
+  }
+
+  /** Restore a display checkpoint: the host's `DisplaySnapshot`, as an object or as its JSON text. */
+  static restore(checkpoint: DisplaySnapshot | string, options: RestoreOptions = {}): DisplayNormalizer {
+    const restored = readCheckpoint(checkpoint, options.retainContent ?? false, options.clock ?? Date.now);
+    return new DisplayNormalizer(new Fold(restored.state), restored.observer);
+  }
+
+  /** The run the display belongs to. */
+  get runId(): string {
+    return this.fold.state.runId;
+  }
+
+  /** The position of the last entry applied (or of the checkpoint, before any). */
+  get position(): StreamPosition {
+    return { attempt: this.fold.state.attempt, sequence: this.fold.state.sequence };
+  }
+
+  /**
+   * Apply one entry or several, in order. Returns the ids of the items they changed, each once, in the order they
+   * first changed. A repeat of an entry already applied changes nothing.
+   */
+  apply(entries: Observed | readonly Observed[]): string[] {
+    const list: readonly Observed[] = Array.isArray(entries) ? entries : [entries as Observed];
+    if (this.broken !== null) throw new DisplayError("stale", `restore a new checkpoint: ${this.broken.message}`);
+    const changed = new Set<string>();
+    for (const entry of list) {
+      const sequence = entrySequence(entry);
+      const expected = this.fold.state.sequence + 1;
+      if (sequence < expected) continue;
+      if (sequence > expected) {
+        throw new DisplayError("gap", `the next entry is ${expected}: entries ${expected} to ${sequence - 1} are missing`, {
+          sequence,
+        });
+      }
+      try {
+        const id = this.step(entry, sequence);
+        if (id !== null) changed.add(id);
+      } catch (error) {
+        this.broken = asDisplayError(error, sequence);
+        throw this.broken;
+      }
+    }
+    return [...changed];
+  }
+
+  /** The items, in ordinal order. */
+  items(): Item[] {
+    return [...this.fold.state.items.values()].sort((left, right) => left.ordinal - right.ordinal);
+  }
+
+  /** One item by its id. */
+  item(id: string): Item | undefined {
+    return this.fold.state.items.get(id);
+  }
+
+  /**
+   * The checkpoint at the current position, detached. Its `observer` is the host's conversion state, which a
+   * browser does not compute: it is the restored one while no entry has been applied since, and `null` after,
+   * so that a host refuses to resume conversion from a browser's checkpoint rather than convert from a stale state.
+   * The browser's own `restore` takes either.
+   */
+  export(): DisplaySnapshot {
+    const current = this.fold.state.sequence === this.restoredSequence;
+    return writeCheckpoint(this.fold.state, current ? this.restoredObserver : null);
+  }
+
+  private step(entry: Observed, sequence: number): string | null {
+    const event = entry.event as Json;
+    if (!isObject(event) || typeof event["type"] !== "string") {
+      throw new DisplayError("entry", "must be an AG-UI event object with a type", { sequence, path: "event" });
+    }
+    const host = entry.item ?? null;
+    this.fold.state.sequence = sequence;
+    let ours = this.fold.event(event);
+    if (host !== null && !sameRef(ours, host) && host.kind === "tool_call" && host.state === "failed") {
+      // A tool result with no event of its own (a retry prompt, a denial) fails its call at this event.
+      if (isObject(host.failure)) ours = this.fold.failToolCall(host.id, host.failure, this.fold.occurred(event));
+    }
+    if (!sameRef(ours, host)) {
+      const said = host === null ? "no item" : `item ${host.id} (${host.kind}, ${host.state}, #${host.ordinal})`;
+      const found = ours === null ? "no item" : `item ${ours.id} (${ours.kind}, ${ours.state}, #${ours.ordinal})`;
+      throw new DisplayError(
+        "diverged",
+        `the host's entry names ${said}, this display of run ${JSON.stringify(this.runId)} gives ${found}: ` +
+          "the entry is from another run, or the checkpoint from another stream or content policy",
+        { sequence, path: "item" },
+      );
+    }
+    return ours?.id ?? null;
+  }
+}
+
+function entrySequence(entry: Observed): number {
+  const sequence = (entry as { sequence?: unknown } | null)?.sequence;
+  if (typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 1) {
+    throw new DisplayError("entry", "must be an Observed entry with an integer sequence of at least 1", {
+      path: "sequence",
+    });
+  }
+  return sequence;
+}
+
+function sameRef(ours: ItemRef | null, host: ItemRef | null): boolean {
+  if (ours === null || host === null) return ours === host;
+  return (
+    ours.id === host.id &&
+    ours.kind === host.kind &&
+    ours.state === host.state &&
+    ours.ordinal === (host.ordinal ?? null) &&
+    ours.response_group === (host.response_group ?? null) &&
+    pyEqual(ours.failure as JsonObject | null, (host.failure ?? null) as JsonObject | null)
+  );
+}
+
+function asDisplayError(error: unknown, sequence: number): DisplayError {
+  if (error instanceof DisplayError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new DisplayError("entry", message, { sequence, path: "event" });
+}

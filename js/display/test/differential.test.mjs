@@ -1,0 +1,72 @@
+// Differential: the package against the Rust fold (`a13n-stream fold`, itself exact against the reference) on
+// generated streams. At each cut K the Rust fold's own checkpoint is restored, the Rust fold's entries for lines
+// K.. applied, and the result must equal the Rust fold's final checkpoint. The crafted AG-UI stream puts values at
+// the size limits (observation bytes, field characters), in non-ASCII and astral text, floats in Python's repr,
+// fragmented CUSTOM events with lost frames, streamed tool arguments, memory evidence and subagent scopes.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import { DisplayNormalizer } from "../dist/index.js";
+import { craftedStream } from "./crafted.mjs";
+
+const root = fileURLToPath(new URL("../../..", import.meta.url));
+const binary =
+  process.env.A13N_STREAM_BIN ??
+  [join(root, "target", "release", "a13n-stream"), join(root, "target", "debug", "a13n-stream")].find(existsSync);
+const scratch = mkdtempSync(join(tmpdir(), "a13n-display-"));
+
+function rust(args) {
+  return execFileSync(binary, args, { maxBuffer: 1 << 30, encoding: "utf8" });
+}
+
+function withoutObserver(snapshot) {
+  const { observer, ...continuation } = snapshot.continuation;
+  return JSON.stringify({ items: snapshot.items, continuation });
+}
+
+/** Compare at `cutCount` cuts (plus the first and the last line) of the stream in `input`, folded with `flags`. */
+function differential(input, flags, cutCount) {
+  const observedPath = `${input}.observed.jsonl`;
+  const final = JSON.parse(rust(["fold", ...flags, "--observed", observedPath, input]));
+  const lines = readFileSync(observedPath, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line).observed ?? []);
+  const total = lines.length;
+  // A source fold takes its run from its first line: before one, its checkpoint is of no run yet.
+  const cuts = new Set([flags.includes("--agui") ? 0 : 1, 1, total]);
+  for (let index = 1; index <= cutCount; index++) cuts.add(Math.floor((total * index) / (cutCount + 1)));
+  const retainContent = flags.includes("--retain-content");
+  for (const cut of [...cuts].sort((a, b) => a - b)) {
+    const checkpoint = rust(["fold", ...flags, "--stop", String(cut), input]);
+    const display = DisplayNormalizer.restore(checkpoint, { retainContent, clock: () => 0 });
+    for (const entries of lines.slice(cut)) display.apply(entries);
+    assert.equal(withoutObserver(display.export()), withoutObserver(final), `${input} ${flags.join(" ")} from cut ${cut}`);
+  }
+  return total;
+}
+
+test("the Rust CLI is built", () => {
+  assert.ok(binary, "no a13n-stream binary: run `cargo build --release -p a13n-stream` or set A13N_STREAM_BIN");
+});
+
+for (const kind of ["text", "short", "tools", "subagents"]) {
+  test(`generated ${kind} stream equals the Rust fold at every cut`, () => {
+    assert.ok(binary, "no a13n-stream binary");
+    const input = join(scratch, `${kind}.jsonl`);
+    writeFileSync(input, rust(["bench", "--emit", kind, "600"]));
+    assert.ok(differential(input, [], 12) > 100);
+    assert.ok(differential(input, ["--retain-content"], 4) > 100);
+  });
+}
+
+for (const mode of [[], ["--retain-content"], ["--full-content"]]) {
+  test(`crafted AG-UI stream at the limits equals the Rust fold (${mode.join(" ") || "bounded"})`, () => {
+    assert.ok(binary, "no a13n-stream binary");
+    const input = join(scratch, `crafted${mode.join("")}.jsonl`);
+    writeFileSync(input, craftedStream(7).map((event) => JSON.stringify(event)).join("\n") + "\n");
+    assert.ok(differential(input, ["--agui", "--run-id", "run-crafted", ...mode], mode.length === 0 ? 20 : 6) > 100);
+  });
+}

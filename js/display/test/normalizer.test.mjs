@@ -1,0 +1,79 @@
+// The normalizer's contract: repeats ignored, gaps and foreign runs refused with their kind, a bad checkpoint
+// refused naming the field, items in ordinal order, and an export that a host will not mistake for its own.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import { DisplayError, DisplayNormalizer } from "../dist/index.js";
+
+const root = fileURLToPath(new URL("../../..", import.meta.url));
+const caseDir = join(root, "tests", "cases", "extra-parts");
+const settings = JSON.parse(readFileSync(join(caseDir, "case.json"), "utf8"));
+const cut = settings.cuts[0];
+const checkpoint = readFileSync(join(caseDir, "cuts", `${cut}.display.json`), "utf8");
+const entries = readFileSync(join(caseDir, "observed.jsonl"), "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .slice(cut)
+  .flatMap((line) => JSON.parse(line).observed ?? []);
+
+test("entries apply in order; a repeat changes nothing", () => {
+  const display = DisplayNormalizer.restore(checkpoint);
+  const [first, second] = entries;
+  const changed = display.apply(first);
+  assert.equal(display.position.sequence, first.sequence);
+  assert.deepEqual(changed, first.item ? [first.item.id] : []);
+  const before = JSON.stringify(display.export());
+  assert.deepEqual(display.apply([first]), []);
+  assert.equal(JSON.stringify(display.export()), before);
+  display.apply([first, second]);
+  assert.equal(display.position.sequence, second.sequence);
+});
+
+test("a gap is refused and applies nothing", () => {
+  const display = DisplayNormalizer.restore(checkpoint);
+  const before = JSON.stringify(display.export());
+  assert.throws(() => display.apply(entries[2]), (error) => error instanceof DisplayError && error.kind === "gap" && error.sequence === entries[2].sequence);
+  assert.equal(JSON.stringify(display.export()), before);
+  display.apply(entries.slice(0, 3));
+});
+
+test("an entry of another run is refused, and the display then refuses all until restored", () => {
+  const foreign = JSON.parse(checkpoint);
+  foreign.continuation.run_id = "another-run";
+  const display = DisplayNormalizer.restore(foreign);
+  const withItem = entries.findIndex((entry) => entry.item !== null);
+  assert.throws(() => display.apply(entries.slice(0, withItem + 1)), (error) => error.kind === "diverged" && /another run/.test(error.message));
+  assert.throws(() => display.apply(entries[withItem + 1]), (error) => error.kind === "stale");
+});
+
+test("a bad checkpoint names the field", () => {
+  const bad = JSON.parse(checkpoint);
+  bad.items[0].ordinal = 0;
+  assert.throws(() => DisplayNormalizer.restore(bad), (error) => error.kind === "checkpoint" && error.path === "items[0].ordinal");
+  assert.throws(() => DisplayNormalizer.restore("{"), (error) => error.kind === "checkpoint");
+  const noSequence = JSON.parse(checkpoint);
+  delete noSequence.continuation.position.sequence;
+  assert.throws(() => DisplayNormalizer.restore(noSequence), (error) => error.path === "continuation.position.sequence");
+});
+
+test("items come in ordinal order and by id; export carries the observer only while it is current", () => {
+  const display = DisplayNormalizer.restore(checkpoint);
+  assert.deepEqual(display.export().continuation.observer, JSON.parse(checkpoint).continuation.observer);
+  display.apply(entries);
+  const items = display.items();
+  assert.deepEqual(items.map((item) => item.ordinal), items.map((_, index) => index + 1));
+  for (const item of items) assert.equal(display.item(item.id), item);
+  assert.equal(display.export().continuation.observer, null);
+  const again = DisplayNormalizer.restore(display.export());
+  assert.equal(JSON.stringify(again.items()), JSON.stringify(items));
+});
+
+test("restore does not share state with the object it was given", () => {
+  const object = JSON.parse(checkpoint);
+  const display = DisplayNormalizer.restore(object);
+  display.apply(entries);
+  assert.equal(JSON.stringify(object), JSON.stringify(JSON.parse(checkpoint)));
+});
