@@ -22,6 +22,7 @@ pub mod guard;
 mod ingest;
 pub mod listener;
 pub mod metrics;
+mod observed;
 pub mod openapi;
 pub mod postgres;
 mod problem;
@@ -123,6 +124,7 @@ fn router(app: Shared) -> Router {
         .route("/v1/runs/{run_id}/source", post(ingest::ingest))
         .route("/v1/runs/{run_id}/events", get(subscribe::events))
         .route("/v1/runs/{run_id}/display", get(display::display))
+        .route("/v1/runs/{run_id}/observed", get(observed::observed))
         .route("/v1/runs/{run_id}/items", get(routes::items))
         .route("/v1/runs/{run_id}/snapshot", get(routes::snapshot))
         .route("/v1/runs/{run_id}/rejections", get(routes::rejections))

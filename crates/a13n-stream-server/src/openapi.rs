@@ -23,6 +23,7 @@ that is not served) or, when the host has a token, 401; a connection beyond the 
         crate::ingest::ingest,
         crate::subscribe::events,
         crate::display::display,
+        crate::observed::observed,
         crate::routes::items,
         crate::routes::snapshot,
         crate::routes::rejections,

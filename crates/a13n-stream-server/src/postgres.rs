@@ -72,6 +72,9 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE a13n_runs ADD COLUMN updated_ms BIGINT NOT NULL DEFAULT 0;
     UPDATE a13n_runs SET item_count = (SELECT count(*) FROM a13n_items WHERE a13n_items.run_id = a13n_runs.run_id);
 ",
+    "
+    ALTER TABLE a13n_events ADD COLUMN item TEXT;
+",
 ];
 
 /// The statements of one commit, in the order `commit` destructures them.
@@ -80,8 +83,8 @@ const COMMIT: [&str; 7] = [
      ON CONFLICT (run_id) DO UPDATE SET run_id = EXCLUDED.run_id RETURNING journal_len",
     "INSERT INTO a13n_journal (run_id, line_no, line)
      SELECT $1, $2 + ordinality - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ordinality)",
-    "INSERT INTO a13n_events (run_id, sequence, event)
-     SELECT $1, sequence, event FROM unnest($2::bigint[], $3::text[]) AS t(sequence, event)",
+    "INSERT INTO a13n_events (run_id, sequence, event, item)
+     SELECT $1, sequence, event, item FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(sequence, event, item)",
     "INSERT INTO a13n_items (run_id, item_id, ordinal, changed, item)
      SELECT $1, item_id, ordinal, changed, item
      FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::text[]) AS t(item_id, ordinal, changed, item)
@@ -242,6 +245,7 @@ impl Storage for PostgresStorage {
         let lines: Vec<&str> = batch.lines.iter().map(String::as_str).collect();
         let sequences: Vec<i64> = batch.events.iter().map(|event| to_i64(event.sequence)).collect();
         let event_texts: Vec<&str> = batch.events.iter().map(|event| event.event.as_str()).collect();
+        let event_items: Vec<Option<&str>> = batch.events.iter().map(|event| event.item.as_deref()).collect();
         let ids: Vec<&str> = batch.items.iter().map(|item| item.id.as_str()).collect();
         let ordinals: Vec<i64> = batch.items.iter().map(|item| to_i64(item.ordinal)).collect();
         let changed: Vec<i64> = batch.items.iter().map(|item| to_i64(item.changed)).collect();
@@ -254,7 +258,7 @@ impl Storage for PostgresStorage {
         let notice = format!("{} {}", batch.position, batch.run_id);
         type Params<'a, const N: usize> = [&'a (dyn tokio_postgres::types::ToSql + Sync); N];
         let journal_params: Params<3> = [&batch.run_id, &offset, &lines];
-        let event_params: Params<3> = [&batch.run_id, &sequences, &event_texts];
+        let event_params: Params<4> = [&batch.run_id, &sequences, &event_texts, &event_items];
         let item_params: Params<5> = [&batch.run_id, &ids, &ordinals, &changed, &item_texts];
         let rejection_params: Params<4> = [&batch.run_id, &rejected, &kinds, &messages];
         let (item_count, updated_ms) = (to_i64(batch.item_count), to_i64(batch.updated_ms));
@@ -286,11 +290,14 @@ impl Storage for PostgresStorage {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached(
-                "SELECT sequence, event FROM a13n_events WHERE run_id = $1 AND sequence > $2 ORDER BY sequence LIMIT $3",
+                "SELECT sequence, event, item FROM a13n_events WHERE run_id = $1 AND sequence > $2 ORDER BY sequence LIMIT $3",
             )
             .await?;
         let rows = client.query(&statement, &[&run_id, &to_i64(after), &to_i64(limit as u64)]).await?;
-        Ok(rows.iter().map(|row| StoredEvent { sequence: to_u64(row.get(0)), event: row.get(1) }).collect())
+        Ok(rows
+            .iter()
+            .map(|row| StoredEvent { sequence: to_u64(row.get(0)), event: row.get(1), item: row.get(2) })
+            .collect())
     }
 
     async fn items(

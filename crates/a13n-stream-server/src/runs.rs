@@ -14,12 +14,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use a13n_stream_protocol::agui::EventType;
-use a13n_stream_protocol::{ContentPolicy, DisplayFold, DisplayOptions, FoldError, SourceItem};
+use a13n_stream_protocol::{ContentPolicy, DisplayFold, DisplayOptions, FoldError, ItemRef, SourceItem};
 use tokio::sync::{broadcast, Mutex, MutexGuard};
 
 use crate::metrics::Metrics;
 use crate::postgres::Notice;
-use crate::storage::{Batch, Rejection, Storage, StorageError, StoredEvent, StoredItem};
+use crate::storage::{Batch, Rejection, Storage, StorageError, StoredEvent, StoredItem, NO_ITEM};
 
 /// How many live events a subscriber may fall behind before it catches up from storage instead.
 pub const LIVE_BUFFER: usize = 256;
@@ -31,6 +31,8 @@ pub struct Delivered {
     pub sequence: u64,
     /// The event JSON.
     pub data: String,
+    /// The item reference JSON the fold handed out with it (`null`: none).
+    pub item: String,
 }
 
 /// Whether an event's JSON is the root run's terminal event (`RUN_FINISHED` or `RUN_ERROR`).
@@ -471,7 +473,8 @@ impl Runs {
         slot.announced = slot.announced.max(position);
         for event in batch.events {
             // No subscriber is not an error: events are stored for whoever connects later.
-            let delivered = Delivered { sequence: event.sequence, data: event.event };
+            let item = event.item.unwrap_or_else(|| NO_ITEM.to_owned());
+            let delivered = Delivered { sequence: event.sequence, data: event.event, item };
             let _ = live.send(Arc::new(Live::Event(delivered)));
         }
         let rejected_lines = batch.rejections;
@@ -543,7 +546,8 @@ impl Runs {
                     for entry in observed {
                         let data = a13n_stream_protocol::display::event_json(&entry.event);
                         complete |= is_terminal(&data);
-                        events.push(StoredEvent { sequence: entry.sequence, event: data });
+                        let item = entry.item.as_ref().map_or_else(|| NO_ITEM.to_owned(), ItemRef::to_json);
+                        events.push(StoredEvent { sequence: entry.sequence, event: data, item: Some(item) });
                     }
                 }
                 Err(error) => {
@@ -636,13 +640,24 @@ impl Runs {
 
     /// The committed display snapshot JSON of a run, or `None` when the run does not exist.
     pub async fn snapshot(&self, run_id: &str) -> Result<Option<String>, StorageError> {
+        Ok(self.snapshot_at(run_id).await?.map(|(json, _)| json))
+    }
+
+    /// The committed display snapshot JSON of a run and the display sequence it is at, taken together; `None`
+    /// when the run does not exist.
+    pub async fn snapshot_at(&self, run_id: &str) -> Result<Option<(String, u64)>, StorageError> {
         if self.resident(run_id).is_none() && self.storage.run(run_id).await?.is_none() {
             return Ok(None);
         }
         let slot = self.slot(run_id);
         let mut guard = slot.inner.lock().await;
         let state = self.state(run_id, &mut guard, &slot.live).await?;
-        Ok(Some(state.fold.export_json()))
+        Ok(Some((state.fold.export_json(), state.fold.position().sequence)))
+    }
+
+    /// The snapshot of a run before its first line: no items, at sequence 0.
+    pub fn empty_snapshot(&self, run_id: &str) -> String {
+        DisplayFold::with_options(run_id, self.options()).export_json()
     }
 
     /// The committed position and completeness of a run, or `None` when it does not exist.

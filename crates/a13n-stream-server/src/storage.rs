@@ -53,14 +53,20 @@ pub struct RunRecord {
     pub updated_ms: u64,
 }
 
-/// One AG-UI event at its display sequence.
+/// One AG-UI event at its display sequence, with the item it changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredEvent {
     /// The display sequence.
     pub sequence: u64,
     /// The event JSON.
     pub event: String,
+    /// The item reference the fold handed out with the event (its JSON; `null` when the event changed no item).
+    /// `None` for events a host stored before it kept references: a reader sends a snapshot instead.
+    pub item: Option<String>,
 }
+
+/// The item reference column of an event that changed no item.
+pub const NO_ITEM: &str = "null";
 
 /// One display item's JSON, its ordinal, and the display sequence of the event that last changed it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -209,6 +215,9 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE runs ADD COLUMN updated_ms INTEGER NOT NULL DEFAULT 0;
     UPDATE runs SET item_count = (SELECT count(*) FROM items WHERE items.run_id = runs.run_id);
 ",
+    "
+    ALTER TABLE events ADD COLUMN item TEXT;
+",
 ];
 
 /// A stored (signed) integer as a count or position.
@@ -322,10 +331,10 @@ impl Storage for SqliteStorage {
         let run_id = run_id.to_owned();
         self.on_connection(move |connection| {
             let mut statement = connection.prepare_cached(
-                "SELECT sequence, event FROM events WHERE run_id = ?1 AND sequence > ?2 ORDER BY sequence LIMIT ?3",
+                "SELECT sequence, event, item FROM events WHERE run_id = ?1 AND sequence > ?2 ORDER BY sequence LIMIT ?3",
             )?;
             let rows = statement.query_map(params![run_id, to_i64(after), to_i64(limit as u64)], |row| {
-                Ok(StoredEvent { sequence: to_u64(row.get(0)?), event: row.get(1)? })
+                Ok(StoredEvent { sequence: to_u64(row.get(0)?), event: row.get(1)?, item: row.get(2)? })
             })?;
             Ok(rows.collect::<Result<_, _>>()?)
         })
@@ -416,9 +425,9 @@ fn commit(connection: &mut Connection, batch: &Batch) -> Result<(), StorageError
             insert.execute(params![batch.run_id, to_i64(batch.offset + index as u64), line])?;
         }
         let mut insert =
-            transaction.prepare_cached("INSERT INTO events (run_id, sequence, event) VALUES (?1, ?2, ?3)")?;
+            transaction.prepare_cached("INSERT INTO events (run_id, sequence, event, item) VALUES (?1, ?2, ?3, ?4)")?;
         for event in &batch.events {
-            insert.execute(params![batch.run_id, to_i64(event.sequence), event.event])?;
+            insert.execute(params![batch.run_id, to_i64(event.sequence), event.event, event.item])?;
         }
         let mut upsert = transaction.prepare_cached(
             "INSERT INTO items (run_id, item_id, ordinal, changed, item) VALUES (?1, ?2, ?3, ?4, ?5)
@@ -463,7 +472,7 @@ mod tests {
             run_id: run_id.into(),
             offset,
             lines: lines.to_vec(),
-            events: vec![StoredEvent { sequence: offset + 1, event: "{}".into() }],
+            events: vec![StoredEvent { sequence: offset + 1, event: "{}".into(), item: Some(NO_ITEM.into()) }],
             items: vec![StoredItem {
                 id: "itm_a".into(),
                 ordinal: 1,

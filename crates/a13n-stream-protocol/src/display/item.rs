@@ -194,6 +194,13 @@ pub struct ItemRef {
     pub memory_sources: Option<Vec<MemorySource>>,
 }
 
+impl ItemRef {
+    /// The reference's JSON of the item reference, as an observed entry carries it.
+    pub fn to_json(&self) -> String {
+        crate::json::to_pydantic_json(self).unwrap_or_default()
+    }
+}
+
 /// One AG-UI event at its stream sequence, with the item it changed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Observed {

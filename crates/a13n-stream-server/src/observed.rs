@@ -1,0 +1,237 @@
+//! `GET /v1/runs/{run_id}/observed`: what a browser's display normalizer folds, as Server-Sent Events.
+//!
+//! - `event: snapshot` — the display checkpoint (the reference's `DisplaySnapshot` JSON) at the frame's `id`: the
+//!   first frame when the client names no position, and the frame that replaces entries stored without their item
+//!   reference (by a host older than this route);
+//! - `event: observed` — `{"position", "observed": [Observed...]}`: the entries after the client's position, one
+//!   frame per committed batch live, one per page while catching up;
+//! - `event: end` — `{"position"}`: the run's terminal event is delivered; the stream ends.
+//!
+//! Every frame's `id` is a position to resume after (`Last-Event-ID` or `?after=`). The frames cost what the
+//! events cost: an entry is the event and its item reference, never the item itself. Like `/events`, a subscriber
+//! that falls behind or misses a batch (another process committed it) catches up from storage.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::sse::Event as SseEvent;
+use axum::response::Response;
+use futures_util::stream;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::{broadcast, watch};
+
+use crate::metrics::SubscriberGuard;
+use crate::problem::Params;
+use crate::runs::{is_terminal, Live};
+use crate::storage::StorageError;
+use crate::subscribe::{open, sse_response, EventsQuery};
+use crate::wire::{to_json, DisplayEnd, ErrorBody};
+use crate::{position, Shared};
+
+/// Entries read from storage per frame while catching up.
+const PAGE: usize = 512;
+
+/// One entry: its sequence, its event JSON and its item reference JSON.
+type Entry = (u64, String, String);
+
+/// Where an observed-entries subscriber is.
+struct Feed {
+    app: Shared,
+    run_id: String,
+    receiver: broadcast::Receiver<Arc<Live>>,
+    shutdown: watch::Receiver<bool>,
+    /// The position the client holds.
+    last: u64,
+    /// The client holds nothing yet: the next catch-up starts with a snapshot.
+    snapshot: bool,
+    catching_up: bool,
+    /// Live entries after `last`, waiting for the end of their batch.
+    batch: Vec<Entry>,
+    pending: VecDeque<SseEvent>,
+    /// The end frame is queued: the stream ends once `pending` is sent.
+    ending: bool,
+    _counted: SubscriberGuard,
+}
+
+impl Feed {
+    async fn next(mut self) -> Option<(Result<SseEvent, Infallible>, Feed)> {
+        loop {
+            if let Some(frame) = self.pending.pop_front() {
+                self.app.runs.metrics.delivered.inc();
+                return Some((Ok(frame), self));
+            }
+            if self.ending || *self.shutdown.borrow() {
+                return None;
+            }
+            if self.catching_up {
+                self.catch_up().await.inspect_err(|error| tracing::error!(run_id = self.run_id, %error)).ok()?;
+                continue;
+            }
+            let received = tokio::select! {
+                received = self.receiver.recv() => received,
+                _ = self.shutdown.wait_for(|stop| *stop) => return None,
+            };
+            match received {
+                Ok(live) => self.take(&live),
+                Err(RecvError::Lagged(_)) => {
+                    self.app.runs.metrics.lagged.inc();
+                    self.fall_back();
+                }
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    }
+
+    /// A live message: an entry joins its batch, and the batch's end sends it as one frame. Anything out of
+    /// order (a missed message, another process's commit) sends the subscriber back to storage.
+    fn take(&mut self, live: &Live) {
+        let held = self.last + self.batch.len() as u64;
+        match live {
+            Live::Event(event) if event.sequence == held + 1 => {
+                self.batch.push((event.sequence, event.data.clone(), event.item.clone()));
+            }
+            Live::Event(event) if event.sequence <= held => {}
+            Live::Batch(batch) if batch.to <= self.last => {}
+            Live::Batch(batch) if batch.from == self.last && batch.to == held => {
+                let entries = std::mem::take(&mut self.batch);
+                self.send(&entries);
+            }
+            Live::Event(_) | Live::Batch(_) | Live::Wake => self.fall_back(),
+        }
+    }
+
+    fn fall_back(&mut self) {
+        self.batch.clear();
+        self.catching_up = true;
+    }
+
+    /// Queue one `observed` frame, then `end` if it delivers the run's terminal event.
+    fn send(&mut self, entries: &[Entry]) {
+        let Some((to, _, _)) = entries.last() else { return };
+        let at = position(*to).to_string();
+        let mut data =
+            String::with_capacity(64 + entries.iter().map(|(_, e, i)| e.len() + i.len() + 48).sum::<usize>());
+        data.push_str(r#"{"position":""#);
+        data.push_str(&at);
+        data.push_str(r#"","observed":["#);
+        for (index, (sequence, event, item)) in entries.iter().enumerate() {
+            if index > 0 {
+                data.push(',');
+            }
+            data.push_str(r#"{"sequence":"#);
+            data.push_str(&sequence.to_string());
+            data.push_str(r#","event":"#);
+            data.push_str(event);
+            data.push_str(r#","item":"#);
+            data.push_str(item);
+            data.push('}');
+        }
+        data.push_str("]}");
+        self.pending.push_back(SseEvent::default().event("observed").id(at).data(data));
+        self.last = *to;
+        if entries.iter().any(|(_, event, _)| is_terminal(event)) {
+            self.end();
+        }
+    }
+
+    fn end(&mut self) {
+        let at = position(self.last).to_string();
+        let data = to_json(&DisplayEnd { position: at.clone() });
+        self.pending.push_back(SseEvent::default().event("end").id(at).data(data));
+        self.ending = true;
+    }
+
+    /// The committed checkpoint (an empty display for a run not ingested yet) as a `snapshot` frame.
+    async fn send_snapshot(&mut self) -> Result<(), StorageError> {
+        let (json, at) = match self.app.runs.snapshot_at(&self.run_id).await? {
+            Some(snapshot) => snapshot,
+            None => (self.app.runs.empty_snapshot(&self.run_id), 0),
+        };
+        let id = position(at).to_string();
+        self.pending.push_back(SseEvent::default().event("snapshot").id(id).data(json));
+        self.last = at;
+        self.snapshot = false;
+        Ok(())
+    }
+
+    /// Every entry after the client's position, read from storage, then `end` if the run is complete there.
+    async fn catch_up(&mut self) -> Result<(), StorageError> {
+        let mut snapshotted = false;
+        if self.snapshot {
+            self.send_snapshot().await?;
+            snapshotted = true;
+        }
+        let storage = self.app.runs.storage();
+        loop {
+            let page = storage.events_after(&self.run_id, self.last, PAGE).await?;
+            if page.iter().any(|event| event.item.is_none()) {
+                // Stored before item references were kept: a checkpoint past them replaces them.
+                if snapshotted {
+                    return Err(StorageError::Database(
+                        "stored events after the checkpoint lack item references".into(),
+                    ));
+                }
+                self.send_snapshot().await?;
+                snapshotted = true;
+                continue;
+            }
+            let full = page.len() == PAGE;
+            let entries: Vec<Entry> =
+                page.into_iter().map(|event| (event.sequence, event.event, event.item.unwrap_or_default())).collect();
+            self.send(&entries);
+            if self.ending || !full {
+                break;
+            }
+        }
+        self.catching_up = false;
+        self.batch.clear();
+        if !self.ending {
+            let status = self.app.runs.status(&self.run_id).await?;
+            if status.is_some_and(|status| status.complete && status.position <= self.last) {
+                self.end();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The run's display as a browser folds it: a checkpoint (or the entries after `Last-Event-ID` / `?after=`),
+/// then one frame of `Observed` entries per committed batch, then `end` when the run's terminal event is
+/// delivered. A run not ingested yet may be subscribed to: its snapshot is the empty display.
+#[utoipa::path(get, path = "/v1/runs/{run_id}/observed", tag = "runs", params(
+    crate::routes::RunIdParam,
+    ("Last-Event-ID" = Option<String>, Header, description = "Resume strictly after this position", pattern = r"^(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$"),
+    EventsQuery,
+), responses(
+    (status = 200, description = "`snapshot` (`data:` the DisplaySnapshot JSON), `observed` (`data:` `{position, observed}`) and `end` frames", content_type = "text/event-stream", body = String),
+    (status = 400, description = "A malformed run id or position, another attempt, or a position beyond the committed one", body = ErrorBody),
+    (status = 503, description = "Storage failed", body = ErrorBody),
+))]
+pub(crate) async fn observed(
+    State(app): State<Shared>,
+    Path(run_id): Path<String>,
+    Params(query): Params<EventsQuery>,
+    headers: HeaderMap,
+) -> Response {
+    let opened = match open(&app, &run_id, &headers, query.after()).await {
+        Ok(opened) => opened,
+        Err(response) => return response,
+    };
+    let feed = Feed {
+        _counted: SubscriberGuard::new(&app.runs.metrics.subscribers),
+        shutdown: app.shutdown.clone(),
+        app: Arc::clone(&app),
+        run_id,
+        receiver: opened.receiver,
+        last: opened.after,
+        snapshot: !opened.resumed,
+        catching_up: true,
+        batch: Vec::new(),
+        pending: VecDeque::new(),
+        ending: false,
+    };
+    sse_response(&app, stream::unfold(feed, Feed::next))
+}
