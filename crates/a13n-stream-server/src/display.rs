@@ -23,11 +23,11 @@ use axum::response::sse::Event as SseEvent;
 use axum::response::Response;
 use futures_util::stream;
 use tokio::sync::broadcast::error::RecvError;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::watch;
 
 use crate::metrics::SubscriberGuard;
 use crate::problem::Params;
-use crate::runs::Live;
+use crate::runs::{Listener, Live};
 use crate::storage::{StorageError, StoredItem};
 use crate::subscribe::{open, sse_response, EventsQuery};
 use crate::wire::{stored_items, to_json, DisplayEnd, DisplayFrame, ErrorBody};
@@ -64,7 +64,7 @@ fn frame<'a>(
 struct Feed {
     app: Shared,
     run_id: String,
-    receiver: broadcast::Receiver<Arc<Live>>,
+    receiver: Listener,
     shutdown: watch::Receiver<bool>,
     /// The position the client holds (0: nothing yet).
     last: u64,

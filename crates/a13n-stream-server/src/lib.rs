@@ -168,10 +168,10 @@ async fn signalled() {
 }
 
 /// Keep the runs in step with other processes' commits: PostgreSQL notices, or SQLite's data version.
-fn follow_other_processes(app: &Shared, postgres: bool) {
+fn follow_other_processes(app: &Shared, postgres: bool) -> tokio::task::JoinHandle<()> {
     if postgres {
         let (app, url) = (Arc::clone(app), app.config.database.clone());
-        tokio::spawn(postgres::listen(url, app.config.db_timeout, move |heard| {
+        return tokio::spawn(postgres::listen(url, app.config.db_timeout, move |heard| {
             let app = Arc::clone(&app);
             tokio::spawn(async move {
                 match heard {
@@ -180,7 +180,6 @@ fn follow_other_processes(app: &Shared, postgres: bool) {
                 }
             });
         }));
-        return;
     }
     let app = Arc::clone(app);
     tokio::spawn(async move {
@@ -193,12 +192,21 @@ fn follow_other_processes(app: &Shared, postgres: bool) {
             }
             seen = Some(version);
         }
-    });
+    })
 }
 
 /// Open storage, bind, and serve until SIGINT or SIGTERM, then shut down gracefully. `on_listening` receives the
 /// bound address (port 0 picks one).
 pub async fn serve(config: Config, on_listening: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
+    serve_until(config, on_listening, signalled()).await
+}
+
+/// [`serve`] until `stop` resolves (a host embedded in another program, or a test), then shut down gracefully.
+pub async fn serve_until(
+    config: Config,
+    on_listening: impl FnOnce(SocketAddr),
+    stop_when: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
     config.validate()?;
     let (storage, postgres) = open_storage(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen)
@@ -213,7 +221,7 @@ pub async fn serve(config: Config, on_listening: impl FnOnce(SocketAddr)) -> Res
         shutdown: shutdown.clone(),
         config,
     });
-    follow_other_processes(&app, postgres);
+    let follower = follow_other_processes(&app, postgres);
     let sweeper = {
         let app = Arc::clone(&app);
         let every =
@@ -234,12 +242,13 @@ pub async fn serve(config: Config, on_listening: impl FnOnce(SocketAddr)) -> Res
     on_listening(address);
     tracing::info!(%address, "serving");
     tokio::spawn(async move {
-        signalled().await;
+        stop_when.await;
         tracing::info!("shutting down: no new connections; ending event streams; finishing open requests");
         let _ = stop.send(true);
     });
     listener::serve(listener, router(Arc::clone(&app)), limits, metrics, shutdown).await;
     sweeper.abort();
+    follower.abort();
     tracing::info!("stopped");
     Ok(())
 }

@@ -7,7 +7,10 @@
 //!
 //! Memory is bounded: reads of runs that do not exist create nothing, and a run nobody is using (no request
 //! holds it, no subscriber listens) is dropped once it has been idle for [`RunLimits::idle`] or when more than
-//! [`RunLimits::max_resident`] runs are held, least recently used first. It is rebuilt from storage on next use.
+//! [`RunLimits::max_resident`] runs with stored data are held, least recently used first. It is rebuilt from
+//! storage on next use. A slot that holds no run with stored data (a subscriber waiting for a run not ingested
+//! yet, a refused first batch) is dropped as soon as its last holder and listener leave, and never counts
+//! against the limit, so such requests cannot push real runs out of memory.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -217,12 +220,128 @@ impl SlotState {
 struct Entry {
     slot: Arc<Slot>,
     used: Instant,
+    /// The slot has held the run's state with stored data: it counts against [`RunLimits::max_resident`].
+    holds_run: bool,
 }
 
 impl Entry {
     /// Nobody holds the slot (the map's lock is held, so nobody can take it either) and nobody listens.
     fn evictable(&self) -> bool {
         Arc::strong_count(&self.slot) == 1 && self.slot.live.receiver_count() == 0
+    }
+
+    /// The slot holds no run state with stored data (a ghost: a subscriber's channel for a run not ingested yet,
+    /// or what a refused first batch left). Only called on an evictable entry, whose lock nobody holds.
+    fn empty(&self) -> bool {
+        self.slot.inner.try_lock().is_ok_and(|inner| inner.state.as_ref().is_none_or(|state| state.journal_len == 0))
+    }
+}
+
+/// The runs in memory, and how many of them count against the limit, under one lock.
+#[derive(Default)]
+struct Table {
+    entries: HashMap<String, Entry>,
+    /// Entries with `holds_run`.
+    holding: usize,
+}
+
+impl Table {
+    fn remove(&mut self, run_id: &str) -> Option<Entry> {
+        let entry = self.entries.remove(run_id)?;
+        self.holding -= usize::from(entry.holds_run);
+        Some(entry)
+    }
+
+    /// Whether `run_id`'s entry is `slot` (not a later slot of the same run).
+    fn is(&self, run_id: &str, slot: *const Slot) -> bool {
+        self.entries.get(run_id).is_some_and(|entry| std::ptr::eq(Arc::as_ptr(&entry.slot), slot))
+    }
+}
+
+/// The table of runs in memory, shared with the [`Listener`]s that release their slot when they leave.
+struct Resident {
+    table: std::sync::Mutex<Table>,
+    limits: RunLimits,
+    metrics: Arc<Metrics>,
+}
+
+impl Resident {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Table> {
+        self.table.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn count(&self, table: &Table) {
+        self.metrics.resident_runs.set(table.entries.len() as i64);
+    }
+
+    /// The slot of `run_id` has held its state with stored data: count it, and drop the least recently used
+    /// idle runs beyond the limit.
+    fn holds_run(&self, run_id: &str) {
+        let mut table = self.lock();
+        let Some(entry) = table.entries.get_mut(run_id) else { return };
+        if entry.holds_run {
+            return;
+        }
+        entry.holds_run = true;
+        table.holding += 1;
+        while table.holding > self.limits.max_resident {
+            let oldest = table
+                .entries
+                .iter()
+                .filter(|(_, entry)| entry.holds_run && entry.evictable())
+                .min_by_key(|(_, entry)| entry.used);
+            let Some(id) = oldest.map(|(id, _)| id.clone()) else { break };
+            table.remove(&id);
+            self.metrics.evictions.inc();
+        }
+        self.count(&table);
+    }
+
+    /// A holder or listener of `run_id`'s slot is done with it: `leaving` (its handle on the slot, its receiver)
+    /// is dropped under the table's lock, and a slot left without holder, listener or run data goes at once.
+    fn release(&self, run_id: &str, slot: Arc<Slot>, leaving: impl Sized) {
+        let mut table = self.lock();
+        let pointer = Arc::as_ptr(&slot);
+        drop((slot, leaving));
+        if table.is(run_id, pointer)
+            && table.entries.get(run_id).is_some_and(|entry| entry.evictable() && entry.empty())
+        {
+            table.remove(run_id);
+            self.count(&table);
+        }
+    }
+}
+
+/// A subscription to a run's live channel. When the last listener of a run that holds no stored data leaves,
+/// the run's slot leaves memory with it.
+pub struct Listener {
+    receiver: Option<broadcast::Receiver<Arc<Live>>>,
+    release: Option<(Arc<Resident>, String, Arc<Slot>)>,
+}
+
+impl Listener {
+    /// The next message (see [`broadcast::Receiver::recv`]).
+    pub async fn recv(&mut self) -> Result<Arc<Live>, broadcast::error::RecvError> {
+        match self.receiver.as_mut() {
+            Some(receiver) => receiver.recv().await,
+            None => Err(broadcast::error::RecvError::Closed),
+        }
+    }
+
+    /// The next message if one is waiting (see [`broadcast::Receiver::try_recv`]).
+    pub fn try_recv(&mut self) -> Result<Arc<Live>, broadcast::error::TryRecvError> {
+        match self.receiver.as_mut() {
+            Some(receiver) => receiver.try_recv(),
+            None => Err(broadcast::error::TryRecvError::Closed),
+        }
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        if let Some((resident, run_id, slot)) = self.release.take() {
+            resident.release(&run_id, slot, self.receiver.take());
+        }
     }
 }
 
@@ -255,9 +374,8 @@ pub struct RunStatus {
 /// The runs of one host.
 pub struct Runs {
     storage: Arc<dyn Storage>,
-    slots: std::sync::Mutex<HashMap<String, Entry>>,
+    resident: Arc<Resident>,
     retain_content: bool,
-    limits: RunLimits,
     /// The host's counters.
     pub metrics: Arc<Metrics>,
 }
@@ -275,7 +393,8 @@ impl Runs {
         limits: RunLimits,
         metrics: Arc<Metrics>,
     ) -> Runs {
-        Runs { storage, slots: std::sync::Mutex::new(HashMap::new()), retain_content, limits, metrics }
+        let resident = Arc::new(Resident { table: std::sync::Mutex::default(), limits, metrics: Arc::clone(&metrics) });
+        Runs { storage, resident, retain_content, metrics }
     }
 
     /// The storage behind the runs.
@@ -283,35 +402,25 @@ impl Runs {
         Arc::clone(&self.storage)
     }
 
-    fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
-        self.slots.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// The run's slot, created if needed (and then the least recently used idle run beyond the limit dropped).
+    /// The run's slot, created if needed (a new slot does not count against the limit until it holds the run's
+    /// stored data).
     fn slot(&self, run_id: &str) -> Arc<Slot> {
-        let mut slots = self.slots();
+        let mut table = self.resident.lock();
         let now = Instant::now();
-        if let Some(entry) = slots.get_mut(run_id) {
+        if let Some(entry) = table.entries.get_mut(run_id) {
             entry.used = now;
             return Arc::clone(&entry.slot);
         }
         let slot = Arc::new(Slot { live: broadcast::channel(LIVE_BUFFER).0, inner: Mutex::default() });
-        slots.insert(run_id.to_owned(), Entry { slot: Arc::clone(&slot), used: now });
-        if slots.len() > self.limits.max_resident {
-            let oldest = slots.iter().filter(|(_, entry)| entry.evictable()).min_by_key(|(_, entry)| entry.used);
-            if let Some(id) = oldest.map(|(id, _)| id.clone()) {
-                slots.remove(&id);
-                self.metrics.evictions.inc();
-            }
-        }
-        self.metrics.resident_runs.set(slots.len() as i64);
+        table.entries.insert(run_id.to_owned(), Entry { slot: Arc::clone(&slot), used: now, holds_run: false });
+        self.resident.count(&table);
         slot
     }
 
     /// The run's slot if it is in memory.
     fn resident(&self, run_id: &str) -> Option<Arc<Slot>> {
-        let mut slots = self.slots();
-        let entry = slots.get_mut(run_id)?;
+        let mut table = self.resident.lock();
+        let entry = table.entries.get_mut(run_id)?;
         entry.used = Instant::now();
         Some(Arc::clone(&entry.slot))
     }
@@ -319,19 +428,30 @@ impl Runs {
     /// Drop every run idle for longer than the limit; returns how many were dropped. The host calls it
     /// periodically.
     pub fn sweep(&self) -> usize {
-        let mut slots = self.slots();
-        let before = slots.len();
-        let idle = self.limits.idle;
-        slots.retain(|_, entry| !(entry.evictable() && entry.used.elapsed() >= idle));
-        let dropped = before - slots.len();
-        self.metrics.evictions.inc_by(dropped as u64);
-        self.metrics.resident_runs.set(slots.len() as i64);
-        dropped
+        let mut table = self.resident.lock();
+        let idle = self.resident.limits.idle;
+        let stale: Vec<String> = table
+            .entries
+            .iter()
+            .filter(|(_, entry)| entry.evictable() && entry.used.elapsed() >= idle)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &stale {
+            table.remove(id);
+        }
+        self.metrics.evictions.inc_by(stale.len() as u64);
+        self.resident.count(&table);
+        stale.len()
     }
 
-    /// How many runs are held in memory.
+    /// How many runs are held in memory (runs with stored data, and slots someone holds or listens to).
     pub fn resident_count(&self) -> usize {
-        self.slots().len()
+        self.resident.lock().entries.len()
+    }
+
+    /// Whether the run is held in memory.
+    pub fn is_resident(&self, run_id: &str) -> bool {
+        self.resident.lock().entries.contains_key(run_id)
     }
 
     fn options(&self) -> DisplayOptions {
@@ -384,6 +504,9 @@ impl Runs {
             let state = self.load(run_id).await?;
             // The rebuilt run may be ahead of what this process published (another process ingested).
             slot.announce(state.fold.position().sequence, live);
+            if state.journal_len > 0 {
+                self.resident.holds_run(run_id);
+            }
             slot.state = Some(state);
         }
         slot.state.as_mut().ok_or_else(|| StorageError::Database("run state unavailable".into()))
@@ -404,9 +527,12 @@ impl Runs {
         let slot = self.slot(run_id);
         let mut guard = slot.inner.lock().await;
         let result = self.ingest_locked(run_id, offset, lines, on_reject, &mut guard, &slot.live).await;
+        drop(guard);
         if result.is_err() {
             self.metrics.refused.inc();
         }
+        // A refused batch of a run that was never stored leaves nothing in memory.
+        self.resident.release(run_id, slot, ());
         result
     }
 
@@ -460,6 +586,10 @@ impl Runs {
             }
         }
         let batch = Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone());
+        if offset == 0 {
+            // The run's first lines are stored: it now counts against the resident limit.
+            self.resident.holds_run(run_id);
+        }
         let count = batch.lines.len() as u64;
         let state = slot.state.as_mut().ok_or_else(|| IngestError::Storage("run state unavailable".into()))?;
         state.journal_len += count;
@@ -589,12 +719,17 @@ impl Runs {
 
     /// Subscribe to a run's live events; also returns the committed position and whether the run is complete.
     /// A run that does not exist yet may be subscribed to: its events arrive once it is ingested.
-    pub async fn subscribe(&self, run_id: &str) -> Result<(broadcast::Receiver<Arc<Live>>, RunStatus), StorageError> {
+    /// The listener releases the run's slot when it is dropped: a run with no stored data leaves memory with its
+    /// last listener.
+    pub async fn subscribe(&self, run_id: &str) -> Result<(Listener, RunStatus), StorageError> {
         let slot = self.slot(run_id);
-        let receiver = slot.live.subscribe();
+        let listener = Listener {
+            receiver: Some(slot.live.subscribe()),
+            release: Some((Arc::clone(&self.resident), run_id.to_owned(), Arc::clone(&slot))),
+        };
         let mut guard = slot.inner.lock().await;
         if let Some(state) = &guard.state {
-            return Ok((receiver, status(state)));
+            return Ok((listener, status(state)));
         }
         let status = self.storage.run(run_id).await?.map_or(
             RunStatus { position: 0, complete: false, journal_len: 0 },
@@ -605,7 +740,7 @@ impl Runs {
             },
         );
         guard.announce(status.position, &slot.live);
-        Ok((receiver, status))
+        Ok((listener, status))
     }
 
     /// A process (maybe this one) committed to a run: if the run is in memory and behind storage, drop its
@@ -628,7 +763,7 @@ impl Runs {
     /// Read every run in memory again from storage: after commit notices may have been missed (a dropped
     /// `LISTEN` connection) or for storage that cannot notify.
     pub async fn refresh_all(&self) {
-        let run_ids: Vec<String> = self.slots().keys().cloned().collect();
+        let run_ids: Vec<String> = self.resident.lock().entries.keys().cloned().collect();
         for run_id in run_ids {
             self.advanced_elsewhere(&Notice { run_id, position: None }).await;
         }

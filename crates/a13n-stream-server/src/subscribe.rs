@@ -17,12 +17,12 @@ use axum::response::{IntoResponse, Response};
 use futures_util::stream::{self, Stream};
 use serde::Deserialize;
 use tokio::sync::broadcast::error::RecvError;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::watch;
 use utoipa::IntoParams;
 
 use crate::metrics::SubscriberGuard;
 use crate::problem::{Params, Problem};
-use crate::runs::{is_terminal, valid_run_id, Live};
+use crate::runs::{is_terminal, valid_run_id, Listener, Live};
 use crate::wire::ErrorBody;
 use crate::{bad_run_id, position, Shared, ATTEMPT};
 
@@ -49,7 +49,7 @@ impl EventsQuery {
 struct Subscription {
     app: Shared,
     run_id: String,
-    receiver: broadcast::Receiver<Arc<Live>>,
+    receiver: Listener,
     shutdown: watch::Receiver<bool>,
     last: u64,
     pending: VecDeque<(u64, String)>,
@@ -112,7 +112,7 @@ impl Subscription {
 
 /// A subscription to a run's live channel, with the committed status and the client's position.
 pub(crate) struct Opened {
-    pub(crate) receiver: broadcast::Receiver<Arc<Live>>,
+    pub(crate) receiver: Listener,
     pub(crate) status: crate::runs::RunStatus,
     /// The sequence the client holds: 0, or the position it resumes after.
     pub(crate) after: u64,

@@ -143,3 +143,52 @@ async fn rejected_lines_are_journaled_and_skipped_on_request() {
     assert_eq!(runs.storage().journal("run-s", 2, 3).await.unwrap(), [lines[2].clone()]);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Regression (#29): a subscription to a run that was never ingested kept a resident slot after its client left
+/// (800 such subscriptions left `a13n_resident_runs` at 807), and every new one could push a real run out of
+/// memory. Slots without stored data now leave with their last listener and never count against the limit.
+#[tokio::test]
+async fn subscriptions_to_unknown_runs_leave_nothing_behind_and_push_no_run_out() {
+    let (runs, metrics, dir) =
+        runs("ghost-subscribers", RunLimits { max_resident: 4, idle: Duration::from_secs(3600) });
+    let lines = hello_stream("t", "run-real");
+    runs.ingest("run-real", 0, lines[..2].to_vec(), OnReject::Refuse).await.unwrap();
+    let (resident, recoveries) = (metrics.resident_runs.get(), metrics.recoveries.get());
+    assert_eq!(resident, 1);
+    // Many at once, far beyond the limit: the real run stays.
+    let mut listeners = Vec::new();
+    for index in 0..200 {
+        listeners.push(runs.subscribe(&format!("ghost-{index}")).await.unwrap().0);
+    }
+    assert!(runs.is_resident("run-real"), "open ghost subscriptions pushed a real run out of memory");
+    drop(listeners);
+    assert_eq!(metrics.resident_runs.get(), resident, "ghost slots stayed after their listeners left");
+    // One after another, and two listeners on one ghost: the slot goes with the last of them.
+    for index in 0..300 {
+        drop(runs.subscribe(&format!("ghost-b-{index}")).await.unwrap().0);
+    }
+    let (first, _) = runs.subscribe("ghost-two").await.unwrap();
+    let (second, _) = runs.subscribe("ghost-two").await.unwrap();
+    drop(first);
+    assert!(runs.is_resident("ghost-two"), "a ghost with a listener left stays");
+    drop(second);
+    assert!(!runs.is_resident("ghost-two"));
+    // A refused first batch (offset ahead, another run's line) leaves nothing either.
+    for index in 0..50 {
+        let ghost = format!("ghost-c-{index}");
+        assert!(runs.ingest(&ghost, 3, lines[..1].to_vec(), OnReject::Refuse).await.is_err());
+        assert!(runs.ingest(&ghost, 0, lines[..1].to_vec(), OnReject::Refuse).await.is_err());
+    }
+    assert_eq!(metrics.resident_runs.get(), resident, "refused first batches left slots");
+    assert_eq!(runs.resident_count(), 1);
+    // A run ingested while a subscriber waited for it is a real run: it stays when the subscriber leaves.
+    let (waiting, _) = runs.subscribe("run-late").await.unwrap();
+    runs.ingest("run-late", 0, hello_stream("t", "run-late")[..2].to_vec(), OnReject::Refuse).await.unwrap();
+    drop(waiting);
+    assert!(runs.is_resident("run-late"));
+    // The real run was never dropped: it goes on without a rebuild from storage.
+    runs.ingest("run-real", 2, lines[2..].to_vec(), OnReject::Refuse).await.unwrap();
+    assert_eq!(metrics.recoveries.get(), recoveries, "the real run was rebuilt: it had been pushed out");
+    assert_eq!(metrics.evictions.get(), 0);
+    let _ = std::fs::remove_dir_all(dir);
+}
