@@ -148,3 +148,88 @@ fn ghost_subscriptions_leave_no_resident_run_and_push_no_real_run_out() {
     assert_eq!(host.metric("a13n_run_recoveries_total"), recoveries, "the real run stayed resident throughout");
     assert_eq!(host.metric("a13n_run_evictions_total"), 0.0);
 }
+
+/// Send `total` bytes of `fill` as a chunked body (no `Content-Length`, as a streaming client sends), from a
+/// thread of its own, and read the answer meanwhile. The host may answer before it has read everything.
+fn post_chunked(address: &str, path: &str, total: usize, fill: impl Fn(usize) -> u8 + Send + 'static) -> Response {
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/x-ndjson\r\n\
+         Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let sending = std::thread::spawn(move || {
+        const CHUNK: usize = 1 << 20;
+        let mut sent = 0;
+        while sent < total {
+            let size = CHUNK.min(total - sent);
+            let chunk: Vec<u8> = (sent..sent + size).map(&fill).collect();
+            let framed = [format!("{size:x}\r\n").as_bytes(), &chunk, b"\r\n"].concat();
+            // Once the host has answered, it reads no more: the rest may be refused.
+            if writer.write_all(&framed).is_err() {
+                return;
+            }
+            sent += size;
+        }
+        let _ = writer.write_all(b"0\r\n\r\n");
+    });
+    let mut raw = Vec::new();
+    let mut buffer = [0u8; 65536];
+    // The answer is complete once its head and its Content-Length of body have arrived.
+    loop {
+        let read = stream.read(&mut buffer).unwrap_or(0);
+        raw.extend_from_slice(&buffer[..read]);
+        let text = String::from_utf8_lossy(&raw).into_owned();
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head.lines().find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                name.eq_ignore_ascii_case("content-length").then(|| value.trim().parse::<usize>().ok()).flatten()
+            });
+            if length.is_some_and(|length| body.len() >= length) || read == 0 {
+                break;
+            }
+        } else {
+            assert!(read > 0, "the connection ended without an answer: {text}");
+        }
+    }
+    drop(stream);
+    let _ = sending.join();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    Response { status, headers: Vec::new(), body: body.to_owned() }
+}
+
+/// Regression (#29): a 40 MiB line without a newline, under a body bound larger than the line bound, was refused
+/// as "the body exceeds ..." once 32 MiB had been read, though the line had passed its own bound at 8 MiB.
+#[test]
+fn an_overlong_line_is_named_with_its_bound_and_position_before_the_body_bound() {
+    let host = Host::start("longline", |_| {});
+    let limits = Config::default();
+    assert!(limits.max_body_bytes > limits.max_line_bytes);
+    let lines = hello_stream("t", "run-long");
+    assert_eq!(host.post("run-long", 0, &lines[..2]).0, 200);
+    let answer = post_chunked(&host.address, "/v1/runs/run-long/source?offset=2", 40 << 20, |_| b'x');
+    let error = &json(&answer.body)["error"];
+    assert_eq!(answer.status, 413, "{}", answer.body);
+    assert_eq!(error["code"], "too_large", "{error}");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains(&format!("{}-byte limit", limits.max_line_bytes)), "names the line bound: {message}");
+    assert!(message.starts_with("line 2:"), "names the line: {message}");
+    assert_eq!((error["line"].as_u64(), error["kind"].as_str()), (Some(2), Some("input")), "{error}");
+    // Lines each within their bound that together pass the body bound are still refused as the body.
+    let answer = post_chunked(&host.address, "/v1/runs/run-long/source?offset=2", 40 << 20, |index| {
+        if index % 8192 == 8191 {
+            b'\n'
+        } else {
+            b'x'
+        }
+    });
+    assert_eq!(answer.status, 413, "{}", answer.body);
+    let message = json(&answer.body)["error"]["message"].as_str().unwrap().to_owned();
+    assert!(message.contains(&format!("the body exceeds {} bytes", limits.max_body_bytes)), "{message}");
+    // Nothing was committed; the run goes on.
+    assert_eq!(host.post("run-long", 2, &lines[2..]).0, 200);
+}
