@@ -39,11 +39,17 @@ async fn ingested(app: &Shared, run_id: &str) -> Result<crate::runs::RunStatus, 
     }
 }
 
-/// Liveness: answered without a token.
-#[utoipa::path(get, path = "/healthz", tag = "host", operation_id = "healthz", security(()),
-    responses((status = 200, description = "The host is up", body = Health)))]
-pub(crate) async fn healthz() -> Response {
-    axum::Json(Health { status: "ok" }).into_response()
+/// Liveness: answered without a token. A host whose storage can no longer store (its SQLite file was removed or
+/// replaced) answers 503.
+#[utoipa::path(get, path = "/healthz", tag = "host", operation_id = "healthz", security(()), responses(
+    (status = 200, description = "The host is up", body = Health),
+    (status = 503, description = "The host cannot store: its database file is gone", body = ErrorBody),
+))]
+pub(crate) async fn healthz(State(app): State<Shared>) -> Response {
+    match app.runs.storage().check().await {
+        Ok(()) => axum::Json(Health { status: "ok" }).into_response(),
+        Err(error) => Problem::storage(error).into_response(),
+    }
 }
 
 /// The host's counters and gauges, in the OpenMetrics text format.

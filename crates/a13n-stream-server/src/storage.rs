@@ -26,6 +26,16 @@ pub enum StorageError {
     /// The database failed.
     #[error("database: {0}")]
     Database(String),
+    /// The SQLite database file was removed or replaced while the host had it open: what the host would store
+    /// now would go to a file nobody can open again.
+    #[error(
+        "the database file {path} is gone (removed or replaced while the host was running); nothing more can be \
+         stored: put the file back, or restart the host"
+    )]
+    FileGone {
+        /// The database file's path, as the host opened it.
+        path: String,
+    },
 }
 
 impl From<rusqlite::Error> for StorageError {
@@ -150,12 +160,69 @@ pub trait Storage: Send + Sync + 'static {
     async fn external_version(&self) -> Result<Option<u64>, StorageError> {
         Ok(None)
     }
+    /// Whether the storage can still store (`/healthz`): SQLite checks that its file is still the one it opened.
+    async fn check(&self) -> Result<(), StorageError> {
+        Ok(())
+    }
 }
 
 /// Embedded SQLite storage.
 #[derive(Debug, Clone)]
 pub struct SqliteStorage {
     connection: Arc<Mutex<Connection>>,
+    file: Arc<FileWatch>,
+}
+
+/// The database file as it was opened: its path and identity (device and inode). Removing the file (or renaming
+/// another over it) leaves the open connection writing to an unlinked inode, where every commit would be lost at
+/// the next restart; comparing the identity with a `stat` of the path before every statement, and after every
+/// commit, notices it.
+#[derive(Debug)]
+struct FileWatch {
+    path: std::path::PathBuf,
+    /// `None` where the platform gives no file identity (the check is then skipped).
+    identity: Option<(u64, u64)>,
+    /// Whether the file was gone at the last check (so that each change is logged once).
+    gone: std::sync::atomic::AtomicBool,
+}
+
+impl FileWatch {
+    fn new(path: &Path) -> FileWatch {
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+        let identity = file_identity(&path);
+        FileWatch { path, identity, gone: std::sync::atomic::AtomicBool::new(false) }
+    }
+
+    fn check(&self) -> Result<(), StorageError> {
+        use std::sync::atomic::Ordering;
+        let Some(identity) = self.identity else { return Ok(()) };
+        let path = self.path.display().to_string();
+        if file_identity(&self.path) == Some(identity) {
+            if self.gone.swap(false, Ordering::Relaxed) {
+                tracing::warn!(path, "the database file is back; storing again");
+            }
+            return Ok(());
+        }
+        if !self.gone.swap(true, Ordering::Relaxed) {
+            tracing::error!(
+                path,
+                "the database file was removed or replaced while the host was running; refusing to store anything \
+                 (every request that needs storage answers 503, /healthz too): put the file back, or restart the host"
+            );
+        }
+        Err(StorageError::FileGone { path })
+    }
+}
+
+#[cfg(unix)]
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|metadata| (metadata.dev(), metadata.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_identity(_path: &Path) -> Option<(u64, u64)> {
+    None
 }
 
 /// The schema, one entry per version; `PRAGMA user_version` records how many have run.
@@ -228,7 +295,8 @@ impl SqliteStorage {
         connection.pragma_update(None, "journal_mode", "WAL")?;
         connection.pragma_update(None, "synchronous", "FULL")?;
         connection.busy_timeout(std::time::Duration::from_secs(10))?;
-        let storage = SqliteStorage { connection: Arc::new(Mutex::new(connection)) };
+        let storage =
+            SqliteStorage { connection: Arc::new(Mutex::new(connection)), file: Arc::new(FileWatch::new(path)) };
         storage.migrate()?;
         Ok(storage)
     }
@@ -238,15 +306,18 @@ impl SqliteStorage {
         self.connection.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Run `work` on the connection on a blocking thread.
+    /// Run `work` on the connection on a blocking thread, if the database file is still the one opened.
     async fn on_connection<T: Send + 'static>(
         &self,
         work: impl FnOnce(&mut Connection) -> Result<T, StorageError> + Send + 'static,
     ) -> Result<T, StorageError> {
         let storage = self.clone();
-        tokio::task::spawn_blocking(move || work(&mut storage.lock()))
-            .await
-            .map_err(|error| StorageError::Database(error.to_string()))?
+        tokio::task::spawn_blocking(move || {
+            storage.file.check()?;
+            work(&mut storage.lock())
+        })
+        .await
+        .map_err(|error| StorageError::Database(error.to_string()))?
     }
 
     fn migrate(&self) -> Result<(), StorageError> {
@@ -315,7 +386,13 @@ impl Storage for SqliteStorage {
     }
 
     async fn commit(&self, batch: Arc<Batch>) -> Result<(), StorageError> {
-        self.on_connection(move |connection| commit(connection, &batch)).await
+        let file = Arc::clone(&self.file);
+        self.on_connection(move |connection| {
+            commit(connection, &batch)?;
+            // Removed while the commit ran: it went to a file that is gone, and must not be acknowledged.
+            file.check()
+        })
+        .await
     }
 
     async fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError> {
@@ -385,6 +462,10 @@ impl Storage for SqliteStorage {
             Ok(rows.collect::<Result<_, _>>()?)
         })
         .await
+    }
+
+    async fn check(&self) -> Result<(), StorageError> {
+        self.file.check()
     }
 
     async fn external_version(&self) -> Result<Option<u64>, StorageError> {

@@ -4,7 +4,7 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use a13n_stream_bench::http::{request, Response};
@@ -54,6 +54,10 @@ impl Host {
         Host { address, dir, stop: Some(stop), thread: Some(thread) }
     }
 
+    fn db(&self) -> PathBuf {
+        self.dir.join("host.db")
+    }
+
     fn get(&self, path: &str) -> Response {
         request(&self.address, "GET", path, &[], b"").unwrap()
     }
@@ -84,6 +88,32 @@ impl Drop for Host {
             let _ = thread.join();
         }
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// What the hosts of this test binary logged (every level, as text lines).
+fn logs() -> String {
+    static LOGS: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
+    let buffer = LOGS.get_or_init(|| {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let writer = Arc::clone(&buffer);
+        let subscriber = tracing_subscriber::fmt().with_writer(move || Capture(Arc::clone(&writer))).finish();
+        tracing::subscriber::set_global_default(subscriber).expect("the only global subscriber");
+        buffer
+    });
+    String::from_utf8_lossy(&buffer.lock().unwrap()).into_owned()
+}
+
+struct Capture(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Capture {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -232,4 +262,41 @@ fn an_overlong_line_is_named_with_its_bound_and_position_before_the_body_bound()
     assert!(message.contains(&format!("the body exceeds {} bytes", limits.max_body_bytes)), "{message}");
     // Nothing was committed; the run goes on.
     assert_eq!(host.post("run-long", 2, &lines[2..]).0, 200);
+}
+
+/// Regression (#29): with the SQLite file deleted under a running host, commits still answered 200 (into the
+/// unlinked file, so a restart showed no runs), `/healthz` stayed 200, and nothing was logged. The file's identity
+/// is now checked: storage answers 503 saying the file is gone, `/healthz` too, and an error is logged.
+#[test]
+fn a_database_file_removed_or_replaced_under_the_host_is_refused_and_reported() {
+    logs();
+    for how in ["removed", "replaced"] {
+        let host = Host::start(&format!("gone-{how}"), |_| {});
+        let lines = hello_stream("t", "run-gone");
+        assert_eq!(host.post("run-gone", 0, &lines[..2]).0, 200, "{how}");
+        assert_eq!(host.get("/healthz").status, 200, "{how}");
+        let db = host.db();
+        if how == "removed" {
+            std::fs::remove_file(&db).unwrap();
+        } else {
+            let copy = db.with_extension("copy");
+            std::fs::copy(&db, &copy).unwrap();
+            std::fs::rename(&copy, &db).unwrap();
+        }
+        let (status, body) = host.post("run-gone", 2, &lines[2..]);
+        assert_eq!(status, 503, "{how}: a commit into a file that is gone is refused: {body}");
+        assert_eq!(body["error"]["code"], "storage", "{how}: {body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains("database file") && message.contains("is gone"), "{how}: {message}");
+        let health = host.get("/healthz");
+        assert_eq!(health.status, 503, "{how}: /healthz: {}", health.body);
+        assert!(json(&health.body)["error"]["message"].as_str().unwrap().contains("is gone"), "{}", health.body);
+        assert_eq!(host.get("/v1/runs/run-gone/items").status, 503, "{how}: reads of a file that is gone");
+        let path = db.display().to_string();
+        eventually(Duration::from_secs(10), "the host logs an error naming the file", || {
+            logs()
+                .lines()
+                .any(|line| line.contains("ERROR") && line.contains(&path) && line.contains("removed or replaced"))
+        });
+    }
 }
