@@ -8,6 +8,8 @@
 //! - `GET /v1/runs/{run_id}/events` streams the run's AG-UI events as Server-Sent Events with
 //!   `id: <attempt>-<sequence>`; `Last-Event-ID` (or `?after=`) resumes strictly after that position.
 //! - `GET /v1/runs/{run_id}/items`, `/snapshot`, `/rejections`; `GET /v1/runs`; `/healthz`; `/metrics`.
+//! - `DELETE /v1/runs/{run_id}` deletes a run; with [`Config::retain`], runs idle for longer are deleted
+//!   periodically.
 //!
 //! Bounded everywhere: connections, request heads, bodies, bytes in flight, and runs held in memory; every limit
 //! is a field of [`Config`]. See the modules: [`config`], [`listener`] (connections and timeouts), [`guard`]
@@ -39,7 +41,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::{header, HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::Router;
 use tokio::sync::watch;
 use tower_http::cors::{AllowOrigin, CorsLayer};
@@ -103,7 +105,7 @@ fn cors(config: &Config) -> CorsLayer {
     };
     CorsLayer::new()
         .allow_origin(origins)
-        .allow_methods([Method::GET, Method::POST])
+        .allow_methods([Method::GET, Method::POST, Method::DELETE])
         .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE, HeaderName::from_static("last-event-id")])
         .max_age(std::time::Duration::from_secs(600))
 }
@@ -120,6 +122,7 @@ fn router(app: Shared) -> Router {
         .route("/metrics", get(routes::metrics))
         .route("/openapi.json", get(openapi::openapi_json))
         .route("/v1/runs", get(routes::list_runs))
+        .route("/v1/runs/{run_id}", delete(routes::delete_run))
         .route("/v1/runs/{run_id}/source", post(ingest::ingest))
         .route("/v1/runs/{run_id}/events", get(subscribe::events))
         .route("/v1/runs/{run_id}/display", get(display::display))
@@ -233,6 +236,23 @@ pub async fn serve_until(
             }
         })
     };
+    let retention = app.config.retain.map(|retain| {
+        let app = Arc::clone(&app);
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(app.config.retain_interval);
+            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                every.tick().await;
+                match app.runs.expire(retain).await {
+                    Ok(0) => {}
+                    Ok(deleted) => {
+                        tracing::info!(deleted, ?retain, "retention deleted runs idle for longer than --retain")
+                    }
+                    Err(error) => tracing::error!(%error, "retention failed; trying again at the next interval"),
+                }
+            }
+        })
+    });
     let limits = listener::ConnectionLimits {
         max_connections: app.config.max_connections,
         header_timeout: app.config.header_timeout,
@@ -249,6 +269,9 @@ pub async fn serve_until(
     listener::serve(listener, router(Arc::clone(&app)), limits, metrics, shutdown).await;
     sweeper.abort();
     follower.abort();
+    if let Some(retention) = retention {
+        retention.abort();
+    }
     tracing::info!("stopped");
     Ok(())
 }

@@ -20,6 +20,9 @@ use crate::storage::{to_i64, to_u64, Batch, Rejection, RunRecord, Storage, Stora
 /// The channel commits are announced on.
 pub const CHANNEL: &str = "a13n_runs";
 
+/// The first word of the notice of a deleted run: `deleted <run_id>` (run ids hold no space).
+pub const DELETED: &str = "deleted";
+
 /// The `application_name` of the connection that listens for commits (so an operator can tell it apart).
 pub const LISTENER_APPLICATION: &str = "a13n-stream-listen";
 
@@ -72,12 +75,15 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE a13n_runs ADD COLUMN updated_ms BIGINT NOT NULL DEFAULT 0;
     UPDATE a13n_runs SET item_count = (SELECT count(*) FROM a13n_items WHERE a13n_items.run_id = a13n_runs.run_id);
 ",
+    "
+    ALTER TABLE a13n_runs ADD COLUMN incarnation BIGINT NOT NULL DEFAULT 0;
+",
 ];
 
 /// The statements of one commit, in the order `commit` destructures them.
 const COMMIT: [&str; 7] = [
-    "INSERT INTO a13n_runs (run_id, journal_len, position, complete) VALUES ($1, 0, 0, FALSE)
-     ON CONFLICT (run_id) DO UPDATE SET run_id = EXCLUDED.run_id RETURNING journal_len",
+    "INSERT INTO a13n_runs (run_id, journal_len, position, complete, incarnation) VALUES ($1, 0, 0, FALSE, $2)
+     ON CONFLICT (run_id) DO UPDATE SET run_id = EXCLUDED.run_id RETURNING journal_len, incarnation",
     "INSERT INTO a13n_journal (run_id, line_no, line)
      SELECT $1, $2 + ordinality - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ordinality)",
     "INSERT INTO a13n_events (run_id, sequence, event)
@@ -187,6 +193,7 @@ fn record(row: &tokio_postgres::Row) -> RunRecord {
         continuation: row.get(4),
         item_count: to_u64(row.get(5)),
         updated_ms: to_u64(row.get(6)),
+        incarnation: to_u64(row.get(7)),
     }
 }
 
@@ -196,7 +203,7 @@ impl Storage for PostgresStorage {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached(
-                "SELECT run_id, journal_len, position, complete, continuation, item_count, updated_ms FROM a13n_runs
+                "SELECT run_id, journal_len, position, complete, continuation, item_count, updated_ms, incarnation FROM a13n_runs
                  WHERE run_id = $1",
             )
             .await?;
@@ -207,7 +214,8 @@ impl Storage for PostgresStorage {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached(
-                "SELECT run_id, journal_len, position, complete, NULL::TEXT, item_count, updated_ms FROM a13n_runs
+                "SELECT run_id, journal_len, position, complete, NULL::TEXT, item_count, updated_ms, incarnation
+                 FROM a13n_runs
                  WHERE run_id > $1
                  ORDER BY run_id LIMIT $2",
             )
@@ -233,10 +241,11 @@ impl Storage for PostgresStorage {
         let prepared = futures_util::future::try_join_all(COMMIT.iter().map(|sql| transaction.prepare_cached(sql)));
         let [lock, journal, events, items, rejections, run, notify]: [tokio_postgres::Statement; 7] =
             prepared.await?.try_into().map_err(|_| StorageError::Database("prepared statements".into()))?;
-        // The first statement creates the run row if needed, locks it against other processes' commits, and reads
-        // the journal's length.
-        let journal_len = to_u64(transaction.query_one(&lock, &[&batch.run_id]).await?.get(0));
-        if journal_len != batch.offset {
+        // The first statement creates the run row if needed (with the batch's incarnation), locks it against other
+        // processes' commits and deletes, and reads the journal's length and the run's incarnation.
+        let row = transaction.query_one(&lock, &[&batch.run_id, &to_i64(batch.incarnation)]).await?;
+        let (journal_len, incarnation) = (to_u64(row.get(0)), to_u64(row.get(1)));
+        if journal_len != batch.offset || incarnation != batch.incarnation {
             return Err(StorageError::Conflict { run_id: batch.run_id.clone(), journal_len });
         }
         let lines: Vec<&str> = batch.lines.iter().map(String::as_str).collect();
@@ -280,6 +289,38 @@ impl Storage for PostgresStorage {
         futures_util::future::try_join_all(writes).await?;
         transaction.commit().await?;
         Ok(())
+    }
+
+    async fn delete(&self, run_id: &str, idle_before: Option<u64>) -> Result<bool, StorageError> {
+        let mut client = self.pool.get().await?;
+        let transaction = client.transaction().await?;
+        // The run row's lock, which every commit of the run takes first: no commit interleaves. A commit waiting
+        // for it finds no row afterwards and starts a new run (offset 0) or is a conflict.
+        let locked =
+            transaction.query_opt("SELECT updated_ms FROM a13n_runs WHERE run_id = $1 FOR UPDATE", &[&run_id]).await?;
+        let Some(updated) = locked.map(|row| to_u64(row.get(0))) else { return Ok(false) };
+        if idle_before.is_some_and(|before| updated == 0 || updated >= before) {
+            return Ok(false);
+        }
+        for table in ["a13n_journal", "a13n_events", "a13n_items", "a13n_rejections", "a13n_runs"] {
+            transaction.execute(&format!("DELETE FROM {table} WHERE run_id = $1"), &[&run_id]).await?;
+        }
+        let notice = format!("{DELETED} {run_id}");
+        transaction.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &notice]).await?;
+        transaction.commit().await?;
+        Ok(true)
+    }
+
+    async fn idle_runs(&self, before: u64, after: &str, limit: usize) -> Result<Vec<String>, StorageError> {
+        let client = self.pool.get().await?;
+        let statement = client
+            .prepare_cached(
+                "SELECT run_id FROM a13n_runs WHERE updated_ms > 0 AND updated_ms < $1 AND run_id > $2
+                 ORDER BY run_id LIMIT $3",
+            )
+            .await?;
+        let rows = client.query(&statement, &[&to_i64(before), &after, &to_i64(limit as u64)]).await?;
+        Ok(rows.iter().map(|row| row.get(0)).collect())
     }
 
     async fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError> {
@@ -357,12 +398,14 @@ pub struct Notice {
 }
 
 impl Notice {
-    /// Read a notice payload: `<position> <run_id>`, or a bare run id.
+    /// Read a notice payload: `<position> <run_id>`, `deleted <run_id>` (read as a notice without a position:
+    /// whoever holds the run reads it again from storage and finds it gone), or a bare run id.
     pub fn parse(payload: &str) -> Notice {
         match payload.split_once(' ') {
             Some((position, run_id)) if position.bytes().all(|b| b.is_ascii_digit()) => {
                 Notice { run_id: run_id.to_owned(), position: position.parse().ok() }
             }
+            Some((DELETED, run_id)) => Notice { run_id: run_id.to_owned(), position: None },
             _ => Notice { run_id: payload.to_owned(), position: None },
         }
     }

@@ -166,6 +166,30 @@ pub(crate) async fn snapshot(State(app): State<Shared>, Path(run_id): Path<Strin
     }
 }
 
+/// Delete a run: its journal, events, items and rejected lines, at once and for good. Its open event streams
+/// end with an `end` frame whose `reason` is `deleted`; later reads of it are 404. Needs the token, like ingest.
+#[utoipa::path(delete, path = "/v1/runs/{run_id}", tag = "runs", params(RunIdParam), responses(
+    (status = 204, description = "The run was deleted"),
+    (status = 400, description = "A malformed run id", body = ErrorBody),
+    (status = 404, description = "No such run is stored", body = ErrorBody),
+    (status = 503, description = "Storage failed", body = ErrorBody),
+))]
+pub(crate) async fn delete_run(State(app): State<Shared>, Path(run_id): Path<String>) -> Response {
+    if !valid_run_id(&run_id) {
+        return bad_run_id();
+    }
+    match app.runs.delete(&run_id, None).await {
+        Ok(true) => {
+            tracing::info!(run_id, "run deleted");
+            StatusCode::NO_CONTENT.into_response()
+        }
+        Ok(false) => {
+            Problem::new(StatusCode::NOT_FOUND, "not_found", format!("no run {run_id:?} is stored")).into_response()
+        }
+        Err(error) => Problem::storage(error).into_response(),
+    }
+}
+
 /// `GET /v1/runs/{run_id}/rejections` parameters.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use a13n_stream_protocol::agui::EventType;
 use a13n_stream_protocol::{ContentPolicy, DisplayFold, DisplayOptions, FoldError, SourceItem};
-use tokio::sync::{broadcast, Mutex, MutexGuard};
+use tokio::sync::{broadcast, Mutex, OwnedMutexGuard};
 
 use crate::metrics::Metrics;
 use crate::postgres::Notice;
@@ -26,6 +26,9 @@ use crate::storage::{Batch, Rejection, Storage, StorageError, StoredEvent, Store
 
 /// How many live events a subscriber may fall behind before it catches up from storage instead.
 pub const LIVE_BUFFER: usize = 256;
+
+/// Runs read per page by retention.
+const EXPIRE_PAGE: usize = 256;
 
 /// One delivered AG-UI event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,6 +166,8 @@ struct RunState {
     fold: DisplayFold,
     journal_len: u64,
     complete: bool,
+    /// The stored run's incarnation (see [`crate::storage::RunRecord::incarnation`]); 0 before the first commit.
+    incarnation: u64,
 }
 
 /// What one committed batch changed in the run's display.
@@ -187,13 +192,15 @@ pub enum Live {
     Batch(Arc<DisplayBatch>),
     /// Storage advanced elsewhere (another host process): catch up from storage.
     Wake,
+    /// The run was deleted (here, by retention, or by another process): its streams end.
+    Deleted,
 }
 
 /// One run: its subscribers' channel, which outlives any rebuild so subscribers stay connected, and its
 /// in-memory state behind the run's lock.
 struct Slot {
     live: broadcast::Sender<Arc<Live>>,
-    inner: Mutex<SlotState>,
+    inner: Arc<Mutex<SlotState>>,
 }
 
 #[derive(Default)]
@@ -204,9 +211,29 @@ struct SlotState {
     /// position from storage (a rebuild, a commit notice) must wake them, or they would wait for events another
     /// process committed and this one never published.
     announced: u64,
+    /// The run was deleted while this slot held it: the slot has left the table, and whoever locks it next takes
+    /// a fresh slot of the run instead.
+    retired: bool,
+    /// The incarnation of the stored run the subscribers follow (0: not known yet, or a run stored before
+    /// incarnations were kept).
+    incarnation: u64,
 }
 
 impl SlotState {
+    /// Storage holds incarnation `incarnation` of the run. If the subscribers followed another one, that run was
+    /// deleted (by another process; the run id was then ingested again): their streams end, and positions start
+    /// afresh.
+    fn follow(&mut self, incarnation: u64, live: &broadcast::Sender<Arc<Live>>) {
+        if incarnation == 0 || incarnation == self.incarnation {
+            return;
+        }
+        if self.incarnation != 0 {
+            let _ = live.send(Arc::new(Live::Deleted));
+            self.announced = 0;
+        }
+        self.incarnation = incarnation;
+    }
+
     /// Storage holds events up to `position`: wake the subscribers if they were not told about them yet.
     fn announce(&mut self, position: u64, live: &broadcast::Sender<Arc<Live>>) {
         if position > self.announced {
@@ -411,7 +438,7 @@ impl Runs {
             entry.used = now;
             return Arc::clone(&entry.slot);
         }
-        let slot = Arc::new(Slot { live: broadcast::channel(LIVE_BUFFER).0, inner: Mutex::default() });
+        let slot = Arc::new(Slot { live: broadcast::channel(LIVE_BUFFER).0, inner: Arc::default() });
         table.entries.insert(run_id.to_owned(), Entry { slot: Arc::clone(&slot), used: now, holds_run: false });
         self.resident.count(&table);
         slot
@@ -423,6 +450,31 @@ impl Runs {
         let entry = table.entries.get_mut(run_id)?;
         entry.used = Instant::now();
         Some(Arc::clone(&entry.slot))
+    }
+
+    /// The run's slot, locked: never a slot a delete retired (the next slot of the run is taken instead).
+    async fn locked(&self, run_id: &str) -> (Arc<Slot>, OwnedMutexGuard<SlotState>) {
+        loop {
+            let slot = self.slot(run_id);
+            let guard = Arc::clone(&slot.inner).lock_owned().await;
+            if !guard.retired {
+                return (slot, guard);
+            }
+        }
+    }
+
+    /// The run was deleted: its state goes, its subscribers are told (their streams end), and its slot leaves
+    /// the table (the lock is held, so nobody is using it).
+    fn retire(&self, run_id: &str, slot: &Arc<Slot>, guard: &mut SlotState) {
+        guard.state = None;
+        guard.retired = true;
+        // No subscriber is not an error.
+        let _ = slot.live.send(Arc::new(Live::Deleted));
+        let mut table = self.resident.lock();
+        if table.is(run_id, Arc::as_ptr(slot)) {
+            table.remove(run_id);
+            self.resident.count(&table);
+        }
     }
 
     /// Drop every run idle for longer than the limit; returns how many were dropped. The host calls it
@@ -466,6 +518,7 @@ impl Runs {
                 fold: DisplayFold::with_options(run_id, self.options()),
                 journal_len: 0,
                 complete: false,
+                incarnation: 0,
             });
         };
         self.metrics.recoveries.inc();
@@ -491,7 +544,12 @@ impl Runs {
         // Everything restored is already stored: start checkpoint tracking afresh.
         fold.capture_delta();
         fold.clear_changed();
-        Ok(RunState { fold, journal_len: record.journal_len, complete: record.complete })
+        Ok(RunState {
+            fold,
+            journal_len: record.journal_len,
+            complete: record.complete,
+            incarnation: record.incarnation,
+        })
     }
 
     async fn state<'a>(
@@ -502,6 +560,7 @@ impl Runs {
     ) -> Result<&'a mut RunState, StorageError> {
         if slot.state.is_none() {
             let state = self.load(run_id).await?;
+            slot.follow(state.incarnation, live);
             // The rebuilt run may be ahead of what this process published (another process ingested).
             slot.announce(state.fold.position().sequence, live);
             if state.journal_len > 0 {
@@ -524,8 +583,7 @@ impl Runs {
             self.metrics.refused.inc();
             return Err(IngestError::Empty);
         }
-        let slot = self.slot(run_id);
-        let mut guard = slot.inner.lock().await;
+        let (slot, mut guard) = self.locked(run_id).await;
         let result = self.ingest_locked(run_id, offset, lines, on_reject, &mut guard, &slot.live).await;
         drop(guard);
         if result.is_err() {
@@ -542,58 +600,71 @@ impl Runs {
         offset: u64,
         lines: Vec<String>,
         on_reject: OnReject,
-        slot: &mut MutexGuard<'_, SlotState>,
+        slot: &mut SlotState,
         live: &broadcast::Sender<Arc<Live>>,
     ) -> Result<Accepted, IngestError> {
         let storage_error = |error: StorageError| IngestError::Storage(error.to_string());
-        let mut journal_len = self.state(run_id, slot, live).await.map_err(storage_error)?.journal_len;
-        if offset != journal_len {
-            // Answered from the committed position. Only when storage moved on (another process ingested) is the
-            // in-memory run stale, and only then is it rebuilt.
-            let stored = self.storage.run(run_id).await.map_err(storage_error)?.map_or(0, |r| r.journal_len);
-            if stored != journal_len {
-                slot.state = None;
-                journal_len = self.state(run_id, slot, live).await.map_err(storage_error)?.journal_len;
-            }
+        let (mut lines, mut refolds) = (lines, 0);
+        let batch = loop {
+            let mut journal_len = self.state(run_id, slot, live).await.map_err(storage_error)?.journal_len;
             if offset != journal_len {
-                let position = slot.state.as_ref().map_or(0, |state| state.fold.position().sequence);
-                return self.retry_or_conflict(run_id, offset, &lines, journal_len, position).await;
+                // Answered from the committed position. Only when storage moved on (another process ingested) is the
+                // in-memory run stale, and only then is it rebuilt.
+                let stored = self.storage.run(run_id).await.map_err(storage_error)?.map_or(0, |r| r.journal_len);
+                if stored != journal_len {
+                    slot.state = None;
+                    journal_len = self.state(run_id, slot, live).await.map_err(storage_error)?.journal_len;
+                }
+                if offset != journal_len {
+                    let position = slot.state.as_ref().map_or(0, |state| state.fold.position().sequence);
+                    return self.retry_or_conflict(run_id, offset, &lines, journal_len, position).await;
+                }
             }
-        }
-        let prepared = self.fold_batch(run_id, offset, lines, on_reject, slot, live);
-        let batch = match prepared.await {
-            Ok(prepared) => prepared,
-            Err(error) => {
-                // Earlier lines of the batch were folded in memory: drop the run and rebuild it from storage.
-                slot.state = None;
-                return Err(error);
+            let prepared = self.fold_batch(run_id, offset, lines, on_reject, slot, live);
+            let batch = match prepared.await {
+                Ok(prepared) => prepared,
+                Err(error) => {
+                    // Earlier lines of the batch were folded in memory: drop the run and rebuild it from storage.
+                    slot.state = None;
+                    return Err(error);
+                }
+            };
+            let batch = Arc::new(batch);
+            match self.storage.commit(Arc::clone(&batch)).await {
+                Ok(()) => break Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone()),
+                Err(StorageError::Conflict { .. }) => {
+                    // Another process committed at this offset first (its notice had not arrived yet), or deleted the
+                    // run (and it was ingested again): decide again from storage, where the batch may turn out to be an
+                    // exact retry.
+                    slot.state = None;
+                    let state = self.state(run_id, slot, live).await.map_err(storage_error)?;
+                    let (journal_len, position) = (state.journal_len, state.fold.position().sequence);
+                    let batch = Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone());
+                    if offset == journal_len && refolds < 2 {
+                        // The journal ends where the batch starts, but it is another incarnation of the run than the
+                        // one the batch was folded on: fold it again on the stored one.
+                        refolds += 1;
+                        lines = batch.lines;
+                        continue;
+                    }
+                    return self.retry_or_conflict(run_id, offset, &batch.lines, journal_len, position).await;
+                }
+                Err(error) => {
+                    slot.state = None;
+                    return Err(storage_error(error));
+                }
             }
         };
-        let batch = Arc::new(batch);
-        match self.storage.commit(Arc::clone(&batch)).await {
-            Ok(()) => {}
-            Err(StorageError::Conflict { .. }) => {
-                // Another process committed at this offset first (its notice had not arrived yet): decide again
-                // from storage, where the batch may turn out to be an exact retry.
-                slot.state = None;
-                let state = self.state(run_id, slot, live).await.map_err(storage_error)?;
-                let (journal_len, position) = (state.journal_len, state.fold.position().sequence);
-                return self.retry_or_conflict(run_id, offset, &batch.lines, journal_len, position).await;
-            }
-            Err(error) => {
-                slot.state = None;
-                return Err(storage_error(error));
-            }
-        }
-        let batch = Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone());
         if offset == 0 {
             // The run's first lines are stored: it now counts against the resident limit.
             self.resident.holds_run(run_id);
         }
+        slot.follow(batch.incarnation, live);
         let count = batch.lines.len() as u64;
         let state = slot.state.as_mut().ok_or_else(|| IngestError::Storage("run state unavailable".into()))?;
         state.journal_len += count;
         state.complete = batch.complete;
+        state.incarnation = batch.incarnation;
         self.metrics.lines.inc_by(count);
         self.metrics.batches.inc();
         self.metrics.rejected_lines.inc_by(batch.rejections.len() as u64);
@@ -713,6 +784,7 @@ impl Runs {
             updated_ms: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |elapsed| u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)),
+            incarnation: if offset == 0 { fresh_incarnation() } else { state.incarnation },
         };
         Ok(batch)
     }
@@ -722,23 +794,23 @@ impl Runs {
     /// The listener releases the run's slot when it is dropped: a run with no stored data leaves memory with its
     /// last listener.
     pub async fn subscribe(&self, run_id: &str) -> Result<(Listener, RunStatus), StorageError> {
-        let slot = self.slot(run_id);
+        // Subscribed under the run's lock: every event published later reaches the listener, and every earlier
+        // one is in the status read here.
+        let (slot, mut guard) = self.locked(run_id).await;
         let listener = Listener {
             receiver: Some(slot.live.subscribe()),
             release: Some((Arc::clone(&self.resident), run_id.to_owned(), Arc::clone(&slot))),
         };
-        let mut guard = slot.inner.lock().await;
         if let Some(state) = &guard.state {
             return Ok((listener, status(state)));
         }
-        let status = self.storage.run(run_id).await?.map_or(
-            RunStatus { position: 0, complete: false, journal_len: 0 },
-            |record| RunStatus {
-                position: record.position,
-                complete: record.complete,
-                journal_len: record.journal_len,
-            },
-        );
+        let record = self.storage.run(run_id).await?;
+        guard.follow(record.as_ref().map_or(0, |record| record.incarnation), &slot.live);
+        let status = record.map_or(RunStatus { position: 0, complete: false, journal_len: 0 }, |record| RunStatus {
+            position: record.position,
+            complete: record.complete,
+            journal_len: record.journal_len,
+        });
         guard.announce(status.position, &slot.live);
         Ok((listener, status))
     }
@@ -750,14 +822,30 @@ impl Runs {
         let mut guard = slot.inner.lock().await;
         // Subscribers were told about this position already (this process's own commit, or an earlier notice
         // that also dropped a stale state): nothing to read.
-        if notice.position.is_some_and(|position| position <= guard.announced) {
+        if guard.retired || notice.position.is_some_and(|position| position <= guard.announced) {
             return;
         }
-        let Ok(Some(record)) = self.storage.run(&notice.run_id).await else { return };
-        if guard.state.as_ref().is_some_and(|state| state.journal_len < record.journal_len) {
-            guard.state = None;
+        let Ok(record) = self.storage.run(&notice.run_id).await else { return };
+        let known = guard.state.as_ref().map_or(0, |state| state.journal_len);
+        match record {
+            // Journals and positions only grow: a run gone from storage, shorter than this process knew it, or of
+            // another incarnation, was deleted by another process (and maybe ingested again since).
+            None if known > 0 || guard.announced > 0 => self.retire(&notice.run_id, &slot, &mut guard),
+            Some(record)
+                if record.journal_len < known
+                    || record.position < guard.announced
+                    || (guard.incarnation != 0 && record.incarnation != guard.incarnation) =>
+            {
+                self.retire(&notice.run_id, &slot, &mut guard);
+            }
+            None => {}
+            Some(record) => {
+                if known < record.journal_len {
+                    guard.state = None;
+                }
+                guard.announce(record.position, &slot.live);
+            }
         }
-        guard.announce(record.position, &slot.live);
     }
 
     /// Read every run in memory again from storage: after commit notices may have been missed (a dropped
@@ -774,10 +862,49 @@ impl Runs {
         if self.resident(run_id).is_none() && self.storage.run(run_id).await?.is_none() {
             return Ok(None);
         }
-        let slot = self.slot(run_id);
-        let mut guard = slot.inner.lock().await;
+        let (slot, mut guard) = self.locked(run_id).await;
         let state = self.state(run_id, &mut guard, &slot.live).await?;
-        Ok(Some(state.fold.export_json()))
+        // Deleted since it was looked up: nothing is stored.
+        let snapshot = (state.journal_len > 0).then(|| state.fold.export_json());
+        drop(guard);
+        self.resident.release(run_id, slot, ());
+        Ok(snapshot)
+    }
+
+    /// Delete a run: everything stored of it, in one transaction serialized with its commits (by its lock here,
+    /// by the database across processes). Its subscribers' streams end (`Live::Deleted`) and its memory goes. With
+    /// `idle_before` (Unix milliseconds) only a run whose last commit is known and older is deleted. Whether a
+    /// run was deleted. The run id is free again afterwards: a batch at offset 0 starts a new run.
+    pub async fn delete(&self, run_id: &str, idle_before: Option<u64>) -> Result<bool, StorageError> {
+        let (slot, mut guard) = self.locked(run_id).await;
+        let deleted = self.storage.delete(run_id, idle_before).await;
+        if matches!(deleted, Ok(true)) {
+            self.retire(run_id, &slot, &mut guard);
+            self.metrics.runs_deleted.inc();
+        }
+        drop(guard);
+        self.resident.release(run_id, slot, ());
+        deleted
+    }
+
+    /// Delete every run whose last commit is older than `older_than` (retention); how many were deleted. Runs
+    /// whose last commit time was never recorded (stored by an older version) are kept.
+    pub async fn expire(&self, older_than: Duration) -> Result<usize, StorageError> {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let Some(before) = now.checked_sub(older_than) else { return Ok(0) };
+        let before = u64::try_from(before.as_millis()).unwrap_or(u64::MAX);
+        let (mut deleted, mut after) = (0, String::new());
+        loop {
+            let page = self.storage.idle_runs(before, &after, EXPIRE_PAGE).await?;
+            for run_id in &page {
+                // Checked again under the run's lock: a run committed to since the page was read stays.
+                deleted += usize::from(self.delete(run_id, Some(before)).await?);
+            }
+            match page.last() {
+                Some(last) if page.len() == EXPIRE_PAGE => after.clone_from(last),
+                _ => return Ok(deleted),
+            }
+        }
     }
 
     /// The committed position and completeness of a run, or `None` when it does not exist.
@@ -793,6 +920,17 @@ impl Runs {
             journal_len: record.journal_len,
         }))
     }
+}
+
+/// A new run's incarnation: random, positive as a signed 64-bit integer, never 0 (the incarnation of runs stored
+/// before incarnations were kept).
+fn fresh_incarnation() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    // Each RandomState is seeded anew (randomly per process, then varied per instance).
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher
+        .write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
+    (hasher.finish() >> 1).max(1)
 }
 
 fn status(state: &RunState) -> RunStatus {

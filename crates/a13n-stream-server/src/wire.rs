@@ -97,13 +97,33 @@ pub struct DisplayFrame<'a> {
     pub items: Vec<&'a RawValue>,
 }
 
-/// The `data:` of the `end` frame of `GET /v1/runs/{run_id}/display`.
+/// The `data:` of the `end` frame of `GET /v1/runs/{run_id}/display`, and of `GET /v1/runs/{run_id}/events` when
+/// the run was deleted.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct DisplayEnd {
-    /// The position of the run's terminal event, `attempt-sequence`.
+    /// `complete`: the position of the run's terminal event; `deleted`: the last position the client was sent,
+    /// `attempt-sequence`.
     #[schema(pattern = r"^(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$")]
     pub position: String,
+    /// Why the stream ends: `complete` (the run's terminal event is committed) or `deleted` (the run was deleted,
+    /// by `DELETE` or by retention; nothing of it is stored any more).
+    #[schema(pattern = "^(complete|deleted)$")]
+    pub reason: &'static str,
 }
+
+impl DisplayEnd {
+    /// The `end` frame of a stream whose client holds `position`, ending for `reason`. A deleted run's frame has no
+    /// `id`: there is nothing to resume.
+    pub(crate) fn frame(position: u64, reason: &'static str) -> axum::response::sse::Event {
+        let at = crate::position(position).to_string();
+        let frame = axum::response::sse::Event::default().event("end");
+        let frame = if reason == DELETED { frame } else { frame.id(at.clone()) };
+        frame.data(to_json(&DisplayEnd { position: at, reason }))
+    }
+}
+
+/// The `reason` of the `end` frame of a deleted run.
+pub(crate) const DELETED: &str = "deleted";
 
 /// Stored items as the JSON values they are, checked (not parsed into a tree) so that a corrupt row becomes a
 /// storage error rather than a malformed answer.

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use a13n_stream_bench::http::{request, Response};
+use a13n_stream_bench::http::{request, sse, Response, SseEvent};
 use a13n_stream_server::Config;
 use a13n_testkit::hello_stream;
 use serde_json::Value;
@@ -16,6 +16,8 @@ use serde_json::Value;
 struct Host {
     address: String,
     dir: PathBuf,
+    /// The SQLite file or the PostgreSQL URL.
+    database: String,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -31,10 +33,21 @@ impl Host {
         Host::with_config(dir, config, configure)
     }
 
+    /// A host over a fresh schema of the test PostgreSQL database.
+    fn start_postgres(name: &str, configure: impl FnOnce(&mut Config)) -> Host {
+        let dir = std::env::temp_dir().join(format!("a13n-host-postgres-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut config = Config::default();
+        config.database = a13n_testkit::host::postgres_database(name);
+        Host::with_config(dir, config, configure)
+    }
+
     fn with_config(dir: PathBuf, mut config: Config, configure: impl FnOnce(&mut Config)) -> Host {
         config.listen = "127.0.0.1:0".parse().unwrap();
         config.shutdown_timeout = Duration::from_secs(2);
         configure(&mut config);
+        let database = config.database.clone();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (listening, address) = mpsc::channel();
         let thread = std::thread::spawn(move || {
@@ -51,7 +64,7 @@ impl Host {
             }
         });
         let address = address.recv_timeout(Duration::from_secs(60)).expect("the host listens within 60 s");
-        Host { address, dir, stop: Some(stop), thread: Some(thread) }
+        Host { address, dir, database, stop: Some(stop), thread: Some(thread) }
     }
 
     fn db(&self) -> PathBuf {
@@ -299,4 +312,247 @@ fn a_database_file_removed_or_replaced_under_the_host_is_refused_and_reported() 
                 .any(|line| line.contains("ERROR") && line.contains(&path) && line.contains("removed or replaced"))
         });
     }
+}
+
+/// The tables holding a run's rows (SQLite names; PostgreSQL's carry the `a13n_` prefix).
+const RUN_TABLES: [&str; 5] = ["journal", "events", "items", "rejections", "runs"];
+
+/// Run `work` with a client of the test PostgreSQL schema at `url`, off the host's runtime.
+fn with_postgres<T>(url: &str, work: impl AsyncFnOnce(&tokio_postgres::Client) -> T) -> T {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        work(&client).await
+    })
+}
+
+/// How many rows each table of `RUN_TABLES` holds of `run_id`, read straight from the database.
+fn rows(host: &Host, run_id: &str) -> Vec<i64> {
+    if host.database.starts_with("postgres") {
+        return with_postgres(&host.database, async |client| {
+            let mut counts = Vec::new();
+            for table in RUN_TABLES {
+                let sql = format!("SELECT count(*) FROM a13n_{table} WHERE run_id = $1");
+                counts.push(client.query_one(&sql, &[&run_id]).await.unwrap().get::<_, i64>(0));
+            }
+            counts
+        });
+    }
+    let connection = rusqlite::Connection::open(&host.database).unwrap();
+    let count = |table: &str| {
+        let sql = format!("SELECT count(*) FROM {table} WHERE run_id = ?1");
+        connection.query_row(&sql, [run_id], |row| row.get::<_, i64>(0)).unwrap()
+    };
+    RUN_TABLES.iter().map(|table| count(table)).collect()
+}
+
+/// Set a run's last commit time, as if it had been committed then.
+fn set_updated_ms(host: &Host, run_id: &str, updated_ms: i64) {
+    if host.database.starts_with("postgres") {
+        with_postgres(&host.database, async |client| {
+            let sql = "UPDATE a13n_runs SET updated_ms = $2 WHERE run_id = $1";
+            assert_eq!(client.execute(sql, &[&run_id, &updated_ms]).await.unwrap(), 1);
+        });
+        return;
+    }
+    let connection = rusqlite::Connection::open(&host.database).unwrap();
+    connection.busy_timeout(Duration::from_secs(10)).unwrap();
+    let sql = "UPDATE runs SET updated_ms = ?2 WHERE run_id = ?1";
+    assert_eq!(connection.execute(sql, rusqlite::params![run_id, updated_ms]).unwrap(), 1);
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64
+}
+
+fn delete(host: &Host, run_id: &str, headers: &[(&str, &str)]) -> Response {
+    request(&host.address, "DELETE", &format!("/v1/runs/{run_id}"), headers, b"").unwrap()
+}
+
+/// A subscriber of `route` of `run_id` on its own thread: every frame until its stream ends.
+fn follow(host: &Host, run_id: &str, route: &str) -> std::thread::JoinHandle<(Vec<SseEvent>, bool)> {
+    let (address, path) = (host.address.clone(), format!("/v1/runs/{run_id}/{route}"));
+    std::thread::spawn(move || sse(&address, &path, None, usize::MAX))
+}
+
+/// The last frame of a stream is `end` with `reason` `deleted`, and the stream ended.
+fn ended_deleted(route: &str, (frames, ended): (Vec<SseEvent>, bool)) {
+    assert!(ended, "{route}: the stream did not end: {frames:?}");
+    let last = frames.last().unwrap_or_else(|| panic!("{route}: no frame"));
+    assert_eq!(last.event, "end", "{route}: {frames:?}");
+    assert_eq!(json(&last.data)["reason"], "deleted", "{route}: {}", last.data);
+    assert!(last.id.is_empty(), "{route}: a deleted run's end frame has no position to resume at: {last:?}");
+}
+
+fn deleting_removes_everything_and_ends_streams(host: &Host) {
+    // A run with a journal, events, items and a rejected line, not complete, so that its streams stay open.
+    let lines = hello_stream("t", "run-del");
+    let mut first = lines[..3].to_vec();
+    first.insert(1, "{\"thread_id\": 1}".into());
+    let body = first.join("\n");
+    let answer =
+        request(&host.address, "POST", "/v1/runs/run-del/source?offset=0&on_reject=skip", &[], body.as_bytes())
+            .unwrap();
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(json(&answer.body)["rejected"].as_array().map(Vec::len), Some(1));
+    assert_eq!(host.post("run-keep", 0, &hello_stream("t2", "run-keep")).0, 200);
+    let before = rows(host, "run-del");
+    assert!(before.iter().all(|&count| count > 0), "every table holds rows of the run: {before:?}");
+    let kept = rows(host, "run-keep");
+    let subscribers = host.metric("a13n_subscribers");
+    let streams = [follow(host, "run-del", "events"), follow(host, "run-del", "display")];
+    eventually(Duration::from_secs(30), "both streams are subscribed", || {
+        host.metric("a13n_subscribers") >= subscribers + 2.0
+    });
+    let answer = delete(host, "run-del", &[]);
+    assert_eq!(answer.status, 204, "{}", answer.body);
+    let [events, display] = streams;
+    ended_deleted("events", events.join().unwrap());
+    ended_deleted("display", display.join().unwrap());
+    assert_eq!(rows(host, "run-del"), vec![0; 5], "nothing of the run is left in the database");
+    assert_eq!(rows(host, "run-keep"), kept, "another run is untouched");
+    for route in ["items", "snapshot", "rejections"] {
+        let answer = host.get(&format!("/v1/runs/run-del/{route}"));
+        assert_eq!(answer.status, 404, "{route}: {}", answer.body);
+    }
+    let runs = json(&host.get("/v1/runs").body);
+    let listed: Vec<&str> = runs["runs"].as_array().unwrap().iter().filter_map(|run| run["run_id"].as_str()).collect();
+    assert_eq!(listed, ["run-keep"]);
+    assert_eq!(delete(host, "run-del", &[]).status, 404, "a deleted run is not found again");
+    let unknown = delete(host, "never-ingested", &[]);
+    assert_eq!((unknown.status, json(&unknown.body)["error"]["code"].as_str()), (404, Some("not_found")));
+    assert_eq!(delete(host, "..", &[]).status, 400);
+    assert_eq!(host.metric("a13n_runs_deleted_total"), 1.0);
+    // The producer of the deleted run going on where it was is told the journal is empty now; the run id is free
+    // for a new run from offset 0.
+    let (status, body) = host.post("run-del", 4, &lines[3..]);
+    assert_eq!(
+        (status, body["error"]["conflict"].as_str(), body["error"]["expected_offset"].as_u64()),
+        (409, Some("ahead"), Some(0)),
+        "{body}"
+    );
+    assert_eq!(host.post("run-del", 0, &lines).0, 200);
+    assert_eq!(rows(host, "run-del")[0], lines.len() as i64);
+}
+
+/// Issue #29: `DELETE /v1/runs/{run_id}` removes the run's journal, events, items and rejected lines, ends its
+/// open streams with `{"reason":"deleted"}`, and later reads are 404.
+#[test]
+fn deleting_a_run_removes_everything_and_ends_its_streams() {
+    let host = Host::start("delete", |_| {});
+    deleting_removes_everything_and_ends_streams(&host);
+}
+
+#[test]
+fn postgres_deleting_a_run_removes_everything_and_ends_its_streams() {
+    let host = Host::start_postgres("delete", |_| {});
+    deleting_removes_everything_and_ends_streams(&host);
+}
+
+fn retention_deletes_idle_runs(host: &Host) {
+    for run in ["run-old", "run-recent", "run-unknown-age"] {
+        let (status, body) = host.post(run, 0, &hello_stream("t", run)[..3]);
+        assert_eq!(status, 200, "{run}: {body}");
+    }
+    let stream = follow(host, "run-old", "display");
+    eventually(Duration::from_secs(30), "the stream is subscribed", || host.metric("a13n_subscribers") >= 1.0);
+    // Two hours without a commit, under a retention of one hour; a run whose commit time was never recorded
+    // (stored before it was kept) has no known age and is kept.
+    set_updated_ms(host, "run-unknown-age", 0);
+    set_updated_ms(host, "run-old", now_ms() - 2 * 3600 * 1000);
+    eventually(Duration::from_secs(30), "retention deletes the run idle for longer", || {
+        host.get("/v1/runs/run-old/items").status == 404
+    });
+    ended_deleted("display", stream.join().unwrap());
+    assert_eq!(rows(host, "run-old"), vec![0; 5]);
+    for run in ["run-recent", "run-unknown-age"] {
+        assert_eq!(host.get(&format!("/v1/runs/{run}/items")).status, 200, "{run} is kept");
+        assert!(rows(host, run)[0] > 0, "{run}");
+    }
+    // Several passes later, still the one.
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(host.metric("a13n_runs_deleted_total"), 1.0);
+    assert_eq!(host.get("/v1/runs/run-recent/items").status, 200);
+}
+
+/// Issue #29: `--retain` deletes runs whose last commit is older, periodically (`--retain-interval`).
+#[test]
+fn retention_deletes_runs_idle_for_longer_and_keeps_the_rest() {
+    let host = Host::start("retain", |config| {
+        config.retain = Some(Duration::from_secs(3600));
+        config.retain_interval = Duration::from_millis(100);
+    });
+    retention_deletes_idle_runs(&host);
+}
+
+#[test]
+fn postgres_retention_deletes_runs_idle_for_longer_and_keeps_the_rest() {
+    let host = Host::start_postgres("retain", |config| {
+        config.retain = Some(Duration::from_secs(3600));
+        config.retain_interval = Duration::from_millis(100);
+    });
+    retention_deletes_idle_runs(&host);
+}
+
+/// `DELETE` needs the token when the host has one (as ingest does), and the contract describes it.
+#[test]
+fn delete_needs_the_token_and_is_in_the_contract() {
+    let host = Host::start("delete-token", |config| config.token = Some("s3cret".into()));
+    let auth = [("Authorization", "Bearer s3cret")];
+    let lines = hello_stream("t", "run-t");
+    let body = lines.join("\n");
+    let path = "/v1/runs/run-t/source?offset=0";
+    assert_eq!(request(&host.address, "POST", path, &auth, body.as_bytes()).unwrap().status, 200);
+    let refused = delete(&host, "run-t", &[]);
+    assert_eq!((refused.status, refused.header("www-authenticate").is_some()), (401, true), "{}", refused.body);
+    assert_eq!(delete(&host, "run-t", &[("Authorization", "Bearer wrong")]).status, 401);
+    assert_eq!(request(&host.address, "GET", "/v1/runs/run-t/items", &auth, b"").unwrap().status, 200, "not deleted");
+    assert_eq!(delete(&host, "run-t", &auth).status, 204);
+    assert_eq!(request(&host.address, "GET", "/v1/runs/run-t/items", &auth, b"").unwrap().status, 404);
+    let document = json(&request(&host.address, "GET", "/openapi.json", &auth, b"").unwrap().body);
+    let operation = &document["paths"]["/v1/runs/{run_id}"]["delete"];
+    for status in ["204", "400", "401", "403", "404", "421", "503"] {
+        assert!(operation["responses"][status].is_object(), "DELETE documents {status}: {operation}");
+    }
+}
+
+/// A run deleted through one host ends the streams of its subscribers on another host over the same database
+/// (PostgreSQL: the `deleted` notice; SQLite: the data version, polled).
+fn a_delete_ends_streams_on_another_host(first: &Host, second: &Host) {
+    let lines = hello_stream("t", "run-shared");
+    assert_eq!(first.post("run-shared", 0, &lines[..3]).0, 200);
+    let stream = follow(second, "run-shared", "events");
+    let display = follow(second, "run-shared", "display");
+    eventually(Duration::from_secs(30), "the streams are subscribed", || second.metric("a13n_subscribers") >= 2.0);
+    assert_eq!(delete(first, "run-shared", &[]).status, 204);
+    ended_deleted("events on the other host", stream.join().unwrap());
+    ended_deleted("display on the other host", display.join().unwrap());
+    assert_eq!(second.get("/v1/runs/run-shared/items").status, 404);
+    // The run id is free on both: a new run from offset 0, folded from nothing on the other host too.
+    assert_eq!(second.post("run-shared", 0, &lines).0, 200);
+    assert_eq!(first.get("/v1/runs/run-shared/snapshot").body, second.get("/v1/runs/run-shared/snapshot").body);
+}
+
+#[test]
+fn a_delete_ends_streams_on_another_host_over_one_sqlite_file() {
+    let first = Host::start("shared-a", |config| config.poll_interval = Duration::from_millis(50));
+    let mut config = Config::default();
+    config.database = first.database.clone();
+    config.poll_interval = Duration::from_millis(50);
+    let dir = std::env::temp_dir().join(format!("a13n-host-shared-b-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let second = Host::with_config(dir, config, |_| {});
+    a_delete_ends_streams_on_another_host(&first, &second);
+}
+
+#[test]
+fn postgres_a_delete_ends_streams_on_another_host() {
+    let first = Host::start_postgres("shared", |_| {});
+    let mut config = Config::default();
+    config.database = first.database.clone();
+    let dir = std::env::temp_dir().join(format!("a13n-host-postgres-shared-b-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let second = Host::with_config(dir, config, |_| {});
+    a_delete_ends_streams_on_another_host(&first, &second);
 }
