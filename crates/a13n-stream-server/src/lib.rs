@@ -123,6 +123,7 @@ fn router(app: Shared) -> Router {
         .route("/openapi.json", get(openapi::openapi_json))
         .route("/v1/runs", get(routes::list_runs))
         .route("/v1/runs/{run_id}", delete(routes::delete_run))
+        .route("/v1/threads/{thread_id}/runs", get(routes::thread_runs))
         .route("/v1/runs/{run_id}/source", post(ingest::ingest))
         .route("/v1/runs/{run_id}/events", get(subscribe::events))
         .route("/v1/runs/{run_id}/display", get(display::display))

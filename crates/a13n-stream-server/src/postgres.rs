@@ -78,6 +78,19 @@ const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE a13n_runs ADD COLUMN incarnation BIGINT NOT NULL DEFAULT 0;
 ",
+    "
+    ALTER TABLE a13n_runs ADD COLUMN thread_id TEXT;
+    ALTER TABLE a13n_runs ADD COLUMN created BIGINT;
+    UPDATE a13n_runs SET thread_id = (continuation::json)->'observer'->>'thread_id' WHERE continuation IS NOT NULL;
+    UPDATE a13n_runs AS runs SET created = ordered.place
+        FROM (SELECT run_id, row_number() OVER (ORDER BY updated_ms, run_id) AS place FROM a13n_runs) AS ordered
+        WHERE runs.run_id = ordered.run_id;
+    CREATE SEQUENCE a13n_runs_created;
+    SELECT setval('a13n_runs_created', (SELECT coalesce(max(created), 0) + 1 FROM a13n_runs), false);
+    ALTER TABLE a13n_runs ALTER COLUMN created SET DEFAULT nextval('a13n_runs_created');
+    ALTER TABLE a13n_runs ALTER COLUMN created SET NOT NULL;
+    CREATE INDEX a13n_runs_by_thread ON a13n_runs (thread_id, created);
+",
 ];
 
 /// The statements of one commit, in the order `commit` destructures them.
@@ -96,7 +109,7 @@ const COMMIT: [&str; 7] = [
     "INSERT INTO a13n_rejections (run_id, line_no, kind, message)
      SELECT $1, line_no, kind, message FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(line_no, kind, message)",
     "UPDATE a13n_runs SET journal_len = $2, position = $3, complete = $4, continuation = $5, item_count = $6,
-         updated_ms = $7 WHERE run_id = $1",
+         updated_ms = $7, thread_id = coalesce(thread_id, $8) WHERE run_id = $1",
     "SELECT pg_notify($1, $2)",
 ];
 
@@ -194,6 +207,8 @@ fn record(row: &tokio_postgres::Row) -> RunRecord {
         item_count: to_u64(row.get(5)),
         updated_ms: to_u64(row.get(6)),
         incarnation: to_u64(row.get(7)),
+        thread_id: row.get(8),
+        created: to_u64(row.get(9)),
     }
 }
 
@@ -203,7 +218,8 @@ impl Storage for PostgresStorage {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached(
-                "SELECT run_id, journal_len, position, complete, continuation, item_count, updated_ms, incarnation FROM a13n_runs
+                "SELECT run_id, journal_len, position, complete, continuation, item_count, updated_ms, incarnation, thread_id,
+                 created FROM a13n_runs
                  WHERE run_id = $1",
             )
             .await?;
@@ -214,13 +230,25 @@ impl Storage for PostgresStorage {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached(
-                "SELECT run_id, journal_len, position, complete, NULL::TEXT, item_count, updated_ms, incarnation
-                 FROM a13n_runs
+                "SELECT run_id, journal_len, position, complete, NULL::TEXT, item_count, updated_ms, incarnation, thread_id,
+                 created FROM a13n_runs
                  WHERE run_id > $1
                  ORDER BY run_id LIMIT $2",
             )
             .await?;
         Ok(client.query(&statement, &[&after, &to_i64(limit as u64)]).await?.iter().map(record).collect())
+    }
+
+    async fn thread_runs(&self, thread_id: &str, after: u64, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
+        let client = self.pool.get().await?;
+        let statement = client
+            .prepare_cached(
+                "SELECT run_id, journal_len, position, complete, NULL::TEXT, item_count, updated_ms, incarnation, thread_id,
+                 created FROM a13n_runs WHERE thread_id = $1 AND created > $2 ORDER BY created LIMIT $3",
+            )
+            .await?;
+        let rows = client.query(&statement, &[&thread_id, &to_i64(after), &to_i64(limit as u64)]).await?;
+        Ok(rows.iter().map(record).collect())
     }
 
     async fn journal(&self, run_id: &str, from: u64, to: u64) -> Result<Vec<String>, StorageError> {
@@ -267,8 +295,16 @@ impl Storage for PostgresStorage {
         let item_params: Params<5> = [&batch.run_id, &ids, &ordinals, &changed, &item_texts];
         let rejection_params: Params<4> = [&batch.run_id, &rejected, &kinds, &messages];
         let (item_count, updated_ms) = (to_i64(batch.item_count), to_i64(batch.updated_ms));
-        let run_params: Params<7> =
-            [&batch.run_id, &end, &position, &batch.complete, &batch.continuation, &item_count, &updated_ms];
+        let run_params: Params<8> = [
+            &batch.run_id,
+            &end,
+            &position,
+            &batch.complete,
+            &batch.continuation,
+            &item_count,
+            &updated_ms,
+            &batch.thread_id,
+        ];
         let notify_params: Params<2> = [&CHANNEL, &notice];
         // One statement per table, whatever the batch size (rows travel as arrays), sent together: the connection
         // pipelines them, so the whole batch costs four round trips (begin, lock, writes, commit).

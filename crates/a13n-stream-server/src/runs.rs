@@ -785,6 +785,7 @@ impl Runs {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |elapsed| u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)),
             incarnation: if offset == 0 { fresh_incarnation() } else { state.incarnation },
+            thread_id: state.fold.source_identity().map(|(thread, _)| thread.to_owned()),
         };
         Ok(batch)
     }

@@ -64,6 +64,10 @@ pub struct RunRecord {
     /// Which life of the run id this is: drawn at random by the run's first batch, so that a run deleted and
     /// ingested again is never taken for the one that was deleted (0 for runs stored before this was kept).
     pub incarnation: u64,
+    /// The root run's thread, from its first line (`None` until a line of it was accepted).
+    pub thread_id: Option<String>,
+    /// The run's place in the order of first ingest: larger for runs first committed later.
+    pub created: u64,
 }
 
 /// One AG-UI event at its display sequence.
@@ -127,6 +131,8 @@ pub struct Batch {
     /// The run's incarnation ([`RunRecord::incarnation`]): a fresh one for a batch at offset 0, else the one the
     /// batch was folded on, which the commit requires storage still to hold.
     pub incarnation: u64,
+    /// The root run's thread, once a line of the run was accepted (stored with the run when first known).
+    pub thread_id: Option<String>,
 }
 
 /// Durable storage for the host. Implementations must make [`Storage::commit`] atomic and durable.
@@ -136,6 +142,8 @@ pub trait Storage: Send + Sync + 'static {
     async fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StorageError>;
     /// Up to `limit` runs whose id sorts after `after`, by id.
     async fn runs(&self, after: &str, limit: usize) -> Result<Vec<RunRecord>, StorageError>;
+    /// Up to `limit` runs of thread `thread_id` with a `created` above `after`, in the order of first ingest.
+    async fn thread_runs(&self, thread_id: &str, after: u64, limit: usize) -> Result<Vec<RunRecord>, StorageError>;
     /// Journal lines `from..to`.
     async fn journal(&self, run_id: &str, from: u64, to: u64) -> Result<Vec<String>, StorageError>;
     /// Commit a batch, or [`StorageError::Conflict`] when the journal's length is not `batch.offset` or (after the
@@ -294,6 +302,15 @@ const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE runs ADD COLUMN incarnation INTEGER NOT NULL DEFAULT 0;
 ",
+    "
+    ALTER TABLE runs ADD COLUMN thread_id TEXT;
+    ALTER TABLE runs ADD COLUMN created INTEGER NOT NULL DEFAULT 0;
+    UPDATE runs SET created = rowid,
+        thread_id = CASE WHEN json_valid(continuation) THEN json_extract(continuation, '$.observer.thread_id') END;
+    CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+    INSERT INTO counters (name, value) SELECT 'runs_created', coalesce(max(created), 0) FROM runs;
+    CREATE INDEX runs_by_thread ON runs (thread_id, created);
+",
 ];
 
 /// `PRAGMA auto_vacuum`'s value for `INCREMENTAL`.
@@ -388,6 +405,8 @@ fn record(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
         item_count: to_u64(row.get(5)?),
         updated_ms: to_u64(row.get(6)?),
         incarnation: to_u64(row.get(7)?),
+        thread_id: row.get(8)?,
+        created: to_u64(row.get(9)?),
     })
 }
 
@@ -397,7 +416,8 @@ impl Storage for SqliteStorage {
         let run_id = run_id.to_owned();
         self.on_connection(move |connection| {
             let mut statement = connection.prepare_cached(
-                "SELECT run_id, journal_len, position, complete, continuation, item_count, updated_ms, incarnation FROM runs
+                "SELECT run_id, journal_len, position, complete, continuation, item_count, updated_ms, incarnation, thread_id,
+                 created FROM runs
                  WHERE run_id = ?1",
             )?;
             Ok(statement.query_row(params![run_id], record).optional()?)
@@ -409,11 +429,24 @@ impl Storage for SqliteStorage {
         let after = after.to_owned();
         self.on_connection(move |connection| {
             let mut statement = connection.prepare_cached(
-                "SELECT run_id, journal_len, position, complete, NULL, item_count, updated_ms, incarnation FROM runs
-                 WHERE run_id > ?1
+                "SELECT run_id, journal_len, position, complete, NULL, item_count, updated_ms, incarnation, thread_id,
+                 created FROM runs WHERE run_id > ?1
                  ORDER BY run_id LIMIT ?2",
             )?;
             let rows = statement.query_map(params![after, to_i64(limit as u64)], record)?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
+    }
+
+    async fn thread_runs(&self, thread_id: &str, after: u64, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
+        let thread_id = thread_id.to_owned();
+        self.on_connection(move |connection| {
+            let mut statement = connection.prepare_cached(
+                "SELECT run_id, journal_len, position, complete, NULL, item_count, updated_ms, incarnation, thread_id,
+                 created FROM runs WHERE thread_id = ?1 AND created > ?2 ORDER BY created LIMIT ?3",
+            )?;
+            let rows = statement.query_map(params![thread_id, to_i64(after), to_i64(limit as u64)], record)?;
             Ok(rows.collect::<Result<_, _>>()?)
         })
         .await
@@ -557,6 +590,15 @@ fn commit(connection: &mut Connection, batch: &Batch) -> Result<(), StorageError
     if journal_len != batch.offset || (batch.offset > 0 && incarnation != Some(to_i64(batch.incarnation))) {
         return Err(StorageError::Conflict { run_id: batch.run_id.clone(), journal_len });
     }
+    // A new run takes the next place in the order of first ingest (never one a deleted run had).
+    let created: Option<i64> = match stored {
+        Some(_) => None,
+        None => Some(transaction.query_row(
+            "UPDATE counters SET value = value + 1 WHERE name = 'runs_created' RETURNING value",
+            [],
+            |row| row.get(0),
+        )?),
+    };
     {
         let mut insert =
             transaction.prepare_cached("INSERT INTO journal (run_id, offset, line) VALUES (?1, ?2, ?3)")?;
@@ -583,11 +625,13 @@ fn commit(connection: &mut Connection, batch: &Batch) -> Result<(), StorageError
         }
     }
     transaction.execute(
-        "INSERT INTO runs (run_id, journal_len, position, complete, continuation, item_count, updated_ms, incarnation)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+        "INSERT INTO runs (run_id, journal_len, position, complete, continuation, item_count, updated_ms, incarnation,
+             thread_id, created)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
          ON CONFLICT (run_id) DO UPDATE SET journal_len = excluded.journal_len, position = excluded.position,
              complete = excluded.complete, continuation = excluded.continuation, item_count = excluded.item_count,
-             updated_ms = excluded.updated_ms, incarnation = excluded.incarnation",
+             updated_ms = excluded.updated_ms, incarnation = excluded.incarnation,
+             thread_id = coalesce(runs.thread_id, excluded.thread_id)",
         params![
             batch.run_id,
             to_i64(batch.offset + batch.lines.len() as u64),
@@ -596,7 +640,9 @@ fn commit(connection: &mut Connection, batch: &Batch) -> Result<(), StorageError
             batch.continuation,
             to_i64(batch.item_count),
             to_i64(batch.updated_ms),
-            to_i64(batch.incarnation)
+            to_i64(batch.incarnation),
+            batch.thread_id,
+            created.unwrap_or(0)
         ],
     )?;
     transaction.commit()?;
@@ -659,6 +705,7 @@ mod tests {
             item_count: 1,
             updated_ms: 0,
             incarnation: 7,
+            thread_id: Some("t".into()),
         })
     }
 

@@ -58,6 +58,31 @@ pub struct RunSummary {
     pub items: u64,
     /// When the last batch was committed, in Unix milliseconds (0: not known).
     pub updated_ms: u64,
+    /// The root run's thread (`null` until a line of the run was accepted).
+    pub thread_id: Option<String>,
+}
+
+impl RunSummary {
+    pub(crate) fn of(run: crate::storage::RunRecord) -> RunSummary {
+        RunSummary {
+            position: crate::position(run.position).to_string(),
+            run_id: run.run_id,
+            journal_len: run.journal_len,
+            complete: run.complete,
+            items: run.item_count,
+            updated_ms: run.updated_ms,
+            thread_id: run.thread_id,
+        }
+    }
+}
+
+/// `GET /v1/threads/{thread_id}/runs`: a page of a thread's runs in the order of their first ingest.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ThreadRunsPage {
+    /// The runs.
+    pub runs: Vec<RunSummary>,
+    /// Pass as `after` for the next page; `null` on the last page.
+    pub next_after: Option<u64>,
 }
 
 /// `GET /v1/runs`: a page of runs by id.
@@ -171,8 +196,8 @@ pub struct ErrorBody {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ErrorDetail {
     /// One of `offset`, `line`, `identity`, `run_complete`, `empty`, `content_type`, `too_large`, `busy`,
-    /// `body_timeout`, `body`, `query`, `position`, `run_id`, `not_found`, `host`, `origin`, `unauthorized`,
-    /// `storage`.
+    /// `body_timeout`, `body`, `query`, `position`, `run_id`, `thread_id`, `not_found`, `host`, `origin`,
+    /// `unauthorized`, `storage`.
     pub code: String,
     /// A sentence for people.
     pub message: String,

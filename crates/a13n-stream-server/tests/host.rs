@@ -556,3 +556,62 @@ fn postgres_a_delete_ends_streams_on_another_host() {
     let second = Host::with_config(dir, config, |_| {});
     a_delete_ends_streams_on_another_host(&first, &second);
 }
+
+fn thread_page(host: &Host, query: &str) -> (Vec<String>, Value) {
+    let answer = host.get(&format!("/v1/threads/{query}"));
+    assert_eq!(answer.status, 200, "{query}: {}", answer.body);
+    let page = json(&answer.body);
+    let runs = page["runs"].as_array().unwrap().iter().map(|run| run["run_id"].as_str().unwrap().to_owned()).collect();
+    (runs, page["next_after"].clone())
+}
+
+fn a_threads_runs_come_in_the_order_of_first_ingest(host: &Host) {
+    let stream = |thread: &str, run: &str| hello_stream(thread, run);
+    // Ids sorted otherwise than first ingest; later batches do not move a run.
+    for (thread, run) in [("thread-a", "run-3"), ("thread-a", "run-1"), ("thread-b", "run-b"), ("thread-a", "run-2")] {
+        assert_eq!(host.post(run, 0, &stream(thread, run)[..2]).0, 200, "{run}");
+    }
+    assert_eq!(host.post("run-3", 2, &stream("thread-a", "run-3")[2..]).0, 200);
+    let (runs, next) = thread_page(host, "thread-a/runs");
+    assert_eq!((runs, next), (vec!["run-3".to_owned(), "run-1".into(), "run-2".into()], Value::Null));
+    let answer = json(&host.get("/v1/threads/thread-a/runs").body);
+    assert!(answer["runs"].as_array().unwrap().iter().all(|run| run["thread_id"] == "thread-a"), "{answer}");
+    assert_eq!(answer["runs"][0]["complete"], true, "{answer}");
+    // A page at a time.
+    let (first, next) = thread_page(host, "thread-a/runs?limit=2");
+    assert_eq!(first, ["run-3", "run-1"]);
+    let (second, last) = thread_page(host, &format!("thread-a/runs?limit=2&after={}", next.as_u64().unwrap()));
+    assert_eq!((second, last), (vec!["run-2".to_owned()], Value::Null));
+    assert_eq!(thread_page(host, "thread-b/runs").0, ["run-b"]);
+    assert_eq!(thread_page(host, "no-such-thread/runs").0, Vec::<String>::new());
+    let bad = host.get("/v1/threads/../runs");
+    assert_ne!(bad.status, 200);
+    let bad = host.get("/v1/threads/a%20b/runs");
+    assert_eq!((bad.status, json(&bad.body)["error"]["code"].as_str()), (400, Some("thread_id")), "{}", bad.body);
+    assert_eq!(host.get("/v1/threads/thread-a/runs?limit=0").status, 400);
+    // A deleted run leaves the thread; ingested again, it is the thread's newest run.
+    assert_eq!(delete(host, "run-1", &[]).status, 204);
+    assert_eq!(thread_page(host, "thread-a/runs").0, ["run-3", "run-2"]);
+    assert_eq!(host.post("run-1", 0, &stream("thread-a", "run-1")).0, 200);
+    assert_eq!(thread_page(host, "thread-a/runs").0, ["run-3", "run-2", "run-1"]);
+    let all = json(&host.get("/v1/runs").body);
+    assert_eq!(all["runs"][0]["thread_id"], "thread-a", "{all}");
+    let document = json(&host.get("/openapi.json").body);
+    let operation = &document["paths"]["/v1/threads/{thread_id}/runs"]["get"];
+    for status in ["200", "400", "503"] {
+        assert!(operation["responses"][status].is_object(), "{status}: {operation}");
+    }
+}
+
+/// Issue #29 (5): `GET /v1/threads/{thread_id}/runs` pages a thread's runs in the order of their first ingest.
+#[test]
+fn a_threads_runs_are_listed_in_the_order_of_first_ingest() {
+    let host = Host::start("threads", |_| {});
+    a_threads_runs_come_in_the_order_of_first_ingest(&host);
+}
+
+#[test]
+fn postgres_a_threads_runs_are_listed_in_the_order_of_first_ingest() {
+    let host = Host::start_postgres("threads", |_| {});
+    a_threads_runs_come_in_the_order_of_first_ingest(&host);
+}

@@ -399,3 +399,67 @@ async fn postgres_a_batch_folded_on_a_deleted_run_is_never_committed_on_its_succ
     let open = async || Runs::new(Arc::new(PostgresStorage::open(&url, options).await.unwrap()), false);
     stale_batch_after_delete(open().await, open().await, open().await).await;
 }
+
+/// Runs stored before threads and first-ingest places were kept get them from the migration: the thread from
+/// the stored continuation, the place from the order in which their rows were made (SQLite) or their last commit
+/// (PostgreSQL, which keeps no insertion order). Simulated by taking the columns away again.
+async fn migrated_runs_are_listed_by_thread(runs: Runs, reopen: impl AsyncFnOnce() -> Runs) {
+    for run in ["run-z", "run-y"] {
+        runs.ingest(run, 0, hello_stream("thread-m", run), OnReject::Refuse).await.unwrap();
+    }
+    drop(runs);
+    let runs = reopen().await;
+    let listed = runs.storage().thread_runs("thread-m", 0, 10).await.unwrap();
+    let ids: Vec<&str> = listed.iter().map(|run| run.run_id.as_str()).collect();
+    assert_eq!(ids, ["run-z", "run-y"]);
+    assert!(listed.iter().all(|run| run.thread_id.as_deref() == Some("thread-m")));
+    // New runs come after them.
+    runs.ingest("run-a", 0, hello_stream("thread-m", "run-a"), OnReject::Refuse).await.unwrap();
+    let listed = runs.storage().thread_runs("thread-m", 0, 10).await.unwrap();
+    let ids: Vec<&str> = listed.iter().map(|run| run.run_id.as_str()).collect();
+    assert_eq!(ids, ["run-z", "run-y", "run-a"]);
+}
+
+#[tokio::test]
+async fn sqlite_runs_stored_before_threads_were_kept_are_migrated() {
+    let (runs, _, dir) = runs("migrate-threads", RunLimits::default());
+    let path = dir.join("host.db");
+    migrated_runs_are_listed_by_thread(runs, async || {
+        let connection = rusqlite::Connection::open(&path).unwrap();
+        let version: i64 = connection.query_row("PRAGMA user_version", [], |row| row.get(0)).unwrap();
+        connection
+            .execute_batch(&format!(
+                "DROP INDEX runs_by_thread; DROP TABLE counters; ALTER TABLE runs DROP COLUMN thread_id;
+                 ALTER TABLE runs DROP COLUMN created; PRAGMA user_version = {};",
+                version - 1
+            ))
+            .unwrap();
+        drop(connection);
+        Runs::new(Arc::new(SqliteStorage::open(&path).unwrap()), false)
+    })
+    .await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_runs_stored_before_threads_were_kept_are_migrated() {
+    let url = tokio::task::spawn_blocking(|| a13n_testkit::host::postgres_database("migrate_threads")).await.unwrap();
+    let options = PoolOptions { size: 2, wait: Duration::from_secs(10) };
+    let runs = Runs::new(Arc::new(PostgresStorage::open(&url, options).await.unwrap()), false);
+    migrated_runs_are_listed_by_thread(runs, async || {
+        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        client
+            .batch_execute(
+                // The migration orders these runs by their last commit: made distinct here, whatever the clock did.
+                "UPDATE a13n_runs SET updated_ms = CASE run_id WHEN 'run-z' THEN 1000 ELSE 2000 END;
+                 DROP INDEX a13n_runs_by_thread; ALTER TABLE a13n_runs DROP COLUMN thread_id;
+                 ALTER TABLE a13n_runs DROP COLUMN created; DROP SEQUENCE a13n_runs_created;
+                 UPDATE a13n_schema SET version = version - 1;",
+            )
+            .await
+            .unwrap();
+        Runs::new(Arc::new(PostgresStorage::open(&url, options).await.unwrap()), false)
+    })
+    .await;
+}
