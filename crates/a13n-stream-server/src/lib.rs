@@ -8,6 +8,7 @@
 //! - `GET /v1/runs/{run_id}/events` streams the run's AG-UI events as Server-Sent Events with
 //!   `id: <attempt>-<sequence>`; `Last-Event-ID` (or `?after=`) resumes strictly after that position.
 //! - `GET /v1/runs/{run_id}/items`, `/snapshot`, `/rejections`; `GET /v1/runs`; `/healthz`; `/metrics`.
+//! - `GET /v1/threads/{thread_id}/runs` pages a thread's runs in the order of first ingest.
 //! - `DELETE /v1/runs/{run_id}` deletes a run; with [`Config::retain`], runs idle for longer are deleted
 //!   periodically.
 //!
@@ -171,8 +172,9 @@ async fn signalled() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
-/// Keep the runs in step with other processes' commits: PostgreSQL notices, or SQLite's data version.
-fn follow_other_processes(app: &Shared, postgres: bool) -> tokio::task::JoinHandle<()> {
+/// Keep the runs in step with other processes' commits: PostgreSQL notices, or SQLite's data version (read once
+/// before the host serves, so that a change made after that, however soon, is noticed at the next poll).
+async fn follow_other_processes(app: &Shared, postgres: bool) -> tokio::task::JoinHandle<()> {
     if postgres {
         let (app, url) = (Arc::clone(app), app.config.database.clone());
         return tokio::spawn(postgres::listen(url, app.config.db_timeout, move |heard| {
@@ -186,8 +188,8 @@ fn follow_other_processes(app: &Shared, postgres: bool) -> tokio::task::JoinHand
         }));
     }
     let app = Arc::clone(app);
+    let mut seen = app.runs.storage().external_version().await.ok().flatten();
     tokio::spawn(async move {
-        let mut seen = None;
         loop {
             tokio::time::sleep(app.config.poll_interval).await;
             let Ok(Some(version)) = app.runs.storage().external_version().await else { continue };
@@ -225,7 +227,7 @@ pub async fn serve_until(
         shutdown: shutdown.clone(),
         config,
     });
-    let follower = follow_other_processes(&app, postgres);
+    let follower = follow_other_processes(&app, postgres).await;
     let sweeper = {
         let app = Arc::clone(&app);
         let every =
