@@ -97,6 +97,13 @@ impl LineSplitter {
         self.number
     }
 
+    /// The error of the line being read, when it is known before the line ends: the line is already longer than
+    /// the limit. A reader may stop there instead of reading on to the line's end (the line is number
+    /// `lines_seen() + 1`; [`next_line`](Self::next_line) or [`finish`](Self::finish) would report the same error).
+    pub fn pending_error(&self) -> Option<LineError> {
+        (self.oversized && !self.handed).then_some(LineError::TooLong { limit: self.limit })
+    }
+
     fn take(&mut self, piece: &[u8]) {
         if self.handed {
             self.reset();
@@ -180,5 +187,22 @@ mod tests {
         assert_eq!(all(&bytes, 10), expected);
         assert_eq!(split_text("{\"a\":1}\r\n\n  \n{\"b\":2}"), vec![(1, "{\"a\":1}"), (4, "{\"b\":2}")]);
         assert!(all(&[b"\n\n"], 10).is_empty());
+    }
+
+    /// A line longer than the limit is known as soon as its bytes pass the limit, before it ends (a reader of a
+    /// body with a larger bound can name the line instead of the body).
+    #[test]
+    fn an_overlong_line_is_known_before_it_ends() {
+        let mut splitter = LineSplitter::new(10);
+        let mut input: &[u8] = b"{\"a\":1}\n0123456789";
+        assert_eq!(splitter.next_line(&mut input), Some((1, Ok("{\"a\":1}"))));
+        assert_eq!(splitter.next_line(&mut input), None);
+        assert_eq!(splitter.pending_error(), None, "10 bytes fit the limit");
+        assert_eq!(splitter.next_line(&mut &b"x"[..]), None);
+        assert_eq!(splitter.pending_error(), Some(LineError::TooLong { limit: 10 }));
+        assert_eq!(splitter.lines_seen() + 1, 2, "the pending line's number");
+        assert_eq!(splitter.next_line(&mut &b"yz\nok\n"[..]), Some((2, Err(LineError::TooLong { limit: 10 }))));
+        assert_eq!(splitter.pending_error(), None, "the error was handed out with its line");
+        assert_eq!(splitter.finish(), None);
     }
 }

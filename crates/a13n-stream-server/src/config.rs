@@ -53,6 +53,11 @@ pub struct Config {
     pub poll_interval: Duration,
     /// Keep full values in displays (a durable host's choice).
     pub retain_content: bool,
+    /// Delete runs whose last commit is older than this (`None`, the default: keep every run until it is
+    /// deleted with `DELETE /v1/runs/{run_id}`).
+    pub retain: Option<Duration>,
+    /// How often retention looks for runs to delete.
+    pub retain_interval: Duration,
 }
 
 impl Default for Config {
@@ -77,6 +82,8 @@ impl Default for Config {
             db_timeout: Duration::from_secs(10),
             poll_interval: Duration::from_millis(250),
             retain_content: false,
+            retain: None,
+            retain_interval: Duration::from_secs(600),
         }
     }
 }
@@ -127,6 +134,8 @@ impl Config {
             ("--idle-timeout", self.idle_timeout),
             ("--db-timeout", self.db_timeout),
             ("--poll-interval", self.poll_interval),
+            ("--retain", self.retain.unwrap_or(Duration::MAX)),
+            ("--retain-interval", self.retain_interval),
         ];
         if let Some((flag, _)) = timeouts.iter().find(|(_, value)| value.is_zero()) {
             return Err(ConfigError(format!("{flag} must be longer than 0")));
@@ -151,6 +160,17 @@ mod tests {
             assert!(config.validate().is_err(), "{token:?}");
         }
         let config = Config { token: Some("s3cret-._~+/=".into()), ..Config::default() };
+        assert!(config.validate().is_ok());
+    }
+
+    #[test]
+    fn retention_keeps_everything_by_default_and_refuses_zero_durations() {
+        assert_eq!(Config::default().retain, None, "nothing is deleted unless asked");
+        let config = Config { retain: Some(Duration::ZERO), ..Config::default() };
+        assert!(config.validate().unwrap_err().to_string().contains("--retain"));
+        let config = Config { retain_interval: Duration::ZERO, ..Config::default() };
+        assert!(config.validate().unwrap_err().to_string().contains("--retain-interval"));
+        let config = Config { retain: Some(Duration::from_secs(86400)), ..Config::default() };
         assert!(config.validate().is_ok());
     }
 }

@@ -7,7 +7,8 @@
 //!   display; the first clears the client's items);
 //! - `event: items` — items changed after the client's position: the catch-up after `Last-Event-ID` (or
 //!   `?after=`), then one frame per committed batch;
-//! - `event: end` — the run's terminal event is committed; the stream ends.
+//! - `event: end` — the run's terminal event is committed (`reason`: `complete`), or the run was deleted
+//!   (`reason`: `deleted`, no `id`); the stream ends.
 //!
 //! Every frame's `id` is a position the client may resume after. Like `/events`, a subscriber that falls behind
 //! or misses a batch (another process committed it) catches up from storage, which holds every item's latest
@@ -23,11 +24,11 @@ use axum::response::sse::Event as SseEvent;
 use axum::response::Response;
 use futures_util::stream;
 use tokio::sync::broadcast::error::RecvError;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::watch;
 
 use crate::metrics::SubscriberGuard;
 use crate::problem::Params;
-use crate::runs::Live;
+use crate::runs::{Listener, Live};
 use crate::storage::{StorageError, StoredItem};
 use crate::subscribe::{open, sse_response, EventsQuery};
 use crate::wire::{stored_items, to_json, DisplayEnd, DisplayFrame, ErrorBody};
@@ -64,7 +65,7 @@ fn frame<'a>(
 struct Feed {
     app: Shared,
     run_id: String,
-    receiver: broadcast::Receiver<Arc<Live>>,
+    receiver: Listener,
     shutdown: watch::Receiver<bool>,
     /// The position the client holds (0: nothing yet).
     last: u64,
@@ -106,6 +107,10 @@ impl Feed {
                     Live::Batch(batch) if batch.to <= self.last => {}
                     Live::Batch(_) | Live::Wake => self.catching_up = true,
                     Live::Event(_) => {}
+                    Live::Deleted => {
+                        self.pending.push_back(DisplayEnd::frame(self.last, crate::wire::DELETED));
+                        self.ending = true;
+                    }
                 },
                 Err(RecvError::Lagged(_)) => {
                     self.app.runs.metrics.lagged.inc();
@@ -119,8 +124,7 @@ impl Feed {
     /// Queue the end frame once the run is complete at the client's position.
     fn end_if(&mut self, complete: bool) {
         if complete {
-            let data = to_json(&DisplayEnd { position: position(self.last).to_string() });
-            self.pending.push_back(SseEvent::default().event("end").id(position(self.last).to_string()).data(data));
+            self.pending.push_back(DisplayEnd::frame(self.last, crate::wire::COMPLETE));
             self.ending = true;
         }
     }
@@ -164,7 +168,7 @@ impl Feed {
     ("Last-Event-ID" = Option<String>, Header, description = "Resume strictly after this position", pattern = r"^(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$"),
     EventsQuery,
 ), responses(
-    (status = 200, description = "`snapshot`, `items` and `end` frames; `data:` is `{position, complete, items}`", content_type = "text/event-stream", body = String),
+    (status = 200, description = "`snapshot`, `items` and `end` frames; `data:` is `{position, complete, items}`, for `end` `{position, reason}` (`complete` or `deleted`)", content_type = "text/event-stream", body = String),
     (status = 400, description = "A malformed run id or position, another attempt, or a position beyond the committed one", body = ErrorBody),
     (status = 503, description = "Storage failed", body = ErrorBody),
 ))]

@@ -185,19 +185,26 @@ async fn read_lines(
     while let Some(chunk) = stream.next().await {
         let chunk = chunk
             .map_err(|error| Problem::new(StatusCode::BAD_REQUEST, "body", format!("reading the body: {error}")))?;
+        // The bytes within the body bound are split first: a line that passes the line bound before the body
+        // passes its own is refused as the line it is.
+        let within = chunk.len().min(config.max_body_bytes - total);
         total += chunk.len();
-        if total > config.max_body_bytes {
-            return Err(too_large(format!("the body exceeds {} bytes", config.max_body_bytes)));
-        }
-        if app.budget.take(&mut budget, chunk.len()).is_none() {
+        if app.budget.take(&mut budget, within).is_none() {
             app.runs.metrics.ingest_busy.inc();
             let message = "too many ingest bytes in flight; retry shortly";
             return Err(Problem::new(StatusCode::SERVICE_UNAVAILABLE, "busy", message)
                 .header("retry-after", RETRY_AFTER_SECONDS));
         }
-        let mut rest: &[u8] = &chunk;
+        let mut rest: &[u8] = &chunk[..within];
         while let Some((_, line)) = splitter.next_line(&mut rest) {
             take_line(config, offset, &mut lines, line)?;
+        }
+        // A line already longer than the bound is refused now, not after the rest of it has been read.
+        if let Some(error) = splitter.pending_error() {
+            take_line(config, offset, &mut lines, Err(error))?;
+        }
+        if total > config.max_body_bytes {
+            return Err(too_large(format!("the body exceeds {} bytes", config.max_body_bytes)));
         }
     }
     if let Some((_, line)) = splitter.finish() {
@@ -226,7 +233,8 @@ fn take_line(
     match line {
         Ok(text) => lines.push(text.to_owned()),
         Err(error @ LineError::TooLong { .. }) => {
-            return Err(too_large(error.to_string()).with("line", position).with("kind", "input"));
+            let message = format!("line {position}: {error} (--max-line-bytes)");
+            return Err(too_large(message).with("line", position).with("kind", "input"));
         }
         Err(error) => {
             let problem = Problem::new(StatusCode::BAD_REQUEST, "line", error.to_string());

@@ -8,6 +8,9 @@
 //! - `GET /v1/runs/{run_id}/events` streams the run's AG-UI events as Server-Sent Events with
 //!   `id: <attempt>-<sequence>`; `Last-Event-ID` (or `?after=`) resumes strictly after that position.
 //! - `GET /v1/runs/{run_id}/items`, `/snapshot`, `/rejections`; `GET /v1/runs`; `/healthz`; `/metrics`.
+//! - `GET /v1/threads/{thread_id}/runs` pages a thread's runs in the order of first ingest.
+//! - `DELETE /v1/runs/{run_id}` deletes a run; with [`Config::retain`], runs idle for longer are deleted
+//!   periodically.
 //!
 //! Bounded everywhere: connections, request heads, bodies, bytes in flight, and runs held in memory; every limit
 //! is a field of [`Config`]. See the modules: [`config`], [`listener`] (connections and timeouts), [`guard`]
@@ -40,7 +43,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::{header, HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::Router;
 use tokio::sync::watch;
 use tower_http::cors::{AllowOrigin, CorsLayer};
@@ -104,7 +107,7 @@ fn cors(config: &Config) -> CorsLayer {
     };
     CorsLayer::new()
         .allow_origin(origins)
-        .allow_methods([Method::GET, Method::POST])
+        .allow_methods([Method::GET, Method::POST, Method::DELETE])
         .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE, HeaderName::from_static("last-event-id")])
         .max_age(std::time::Duration::from_secs(600))
 }
@@ -121,6 +124,8 @@ fn router(app: Shared) -> Router {
         .route("/metrics", get(routes::metrics))
         .route("/openapi.json", get(openapi::openapi_json))
         .route("/v1/runs", get(routes::list_runs))
+        .route("/v1/runs/{run_id}", delete(routes::delete_run))
+        .route("/v1/threads/{thread_id}/runs", get(routes::thread_runs))
         .route("/v1/runs/{run_id}/source", post(ingest::ingest))
         .route("/v1/runs/{run_id}/events", get(subscribe::events))
         .route("/v1/runs/{run_id}/display", get(display::display))
@@ -169,11 +174,12 @@ async fn signalled() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
-/// Keep the runs in step with other processes' commits: PostgreSQL notices, or SQLite's data version.
-fn follow_other_processes(app: &Shared, postgres: bool) {
+/// Keep the runs in step with other processes' commits: PostgreSQL notices, or SQLite's data version (read once
+/// before the host serves, so that a change made after that, however soon, is noticed at the next poll).
+async fn follow_other_processes(app: &Shared, postgres: bool) -> tokio::task::JoinHandle<()> {
     if postgres {
         let (app, url) = (Arc::clone(app), app.config.database.clone());
-        tokio::spawn(postgres::listen(url, app.config.db_timeout, move |heard| {
+        return tokio::spawn(postgres::listen(url, app.config.db_timeout, move |heard| {
             let app = Arc::clone(&app);
             tokio::spawn(async move {
                 match heard {
@@ -182,11 +188,10 @@ fn follow_other_processes(app: &Shared, postgres: bool) {
                 }
             });
         }));
-        return;
     }
     let app = Arc::clone(app);
+    let mut seen = app.runs.storage().external_version().await.ok().flatten();
     tokio::spawn(async move {
-        let mut seen = None;
         loop {
             tokio::time::sleep(app.config.poll_interval).await;
             let Ok(Some(version)) = app.runs.storage().external_version().await else { continue };
@@ -195,12 +200,21 @@ fn follow_other_processes(app: &Shared, postgres: bool) {
             }
             seen = Some(version);
         }
-    });
+    })
 }
 
 /// Open storage, bind, and serve until SIGINT or SIGTERM, then shut down gracefully. `on_listening` receives the
 /// bound address (port 0 picks one).
 pub async fn serve(config: Config, on_listening: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
+    serve_until(config, on_listening, signalled()).await
+}
+
+/// [`serve`] until `stop` resolves (a host embedded in another program, or a test), then shut down gracefully.
+pub async fn serve_until(
+    config: Config,
+    on_listening: impl FnOnce(SocketAddr),
+    stop_when: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
     config.validate()?;
     let (storage, postgres) = open_storage(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen)
@@ -215,7 +229,7 @@ pub async fn serve(config: Config, on_listening: impl FnOnce(SocketAddr)) -> Res
         shutdown: shutdown.clone(),
         config,
     });
-    follow_other_processes(&app, postgres);
+    let follower = follow_other_processes(&app, postgres).await;
     let sweeper = {
         let app = Arc::clone(&app);
         let every =
@@ -227,6 +241,23 @@ pub async fn serve(config: Config, on_listening: impl FnOnce(SocketAddr)) -> Res
             }
         })
     };
+    let retention = app.config.retain.map(|retain| {
+        let app = Arc::clone(&app);
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(app.config.retain_interval);
+            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                every.tick().await;
+                match app.runs.expire(retain).await {
+                    Ok(0) => {}
+                    Ok(deleted) => {
+                        tracing::info!(deleted, ?retain, "retention deleted runs idle for longer than --retain")
+                    }
+                    Err(error) => tracing::error!(%error, "retention failed; trying again at the next interval"),
+                }
+            }
+        })
+    });
     let limits = listener::ConnectionLimits {
         max_connections: app.config.max_connections,
         header_timeout: app.config.header_timeout,
@@ -236,12 +267,16 @@ pub async fn serve(config: Config, on_listening: impl FnOnce(SocketAddr)) -> Res
     on_listening(address);
     tracing::info!(%address, "serving");
     tokio::spawn(async move {
-        signalled().await;
+        stop_when.await;
         tracing::info!("shutting down: no new connections; ending event streams; finishing open requests");
         let _ = stop.send(true);
     });
     listener::serve(listener, router(Arc::clone(&app)), limits, metrics, shutdown).await;
     sweeper.abort();
+    follower.abort();
+    if let Some(retention) = retention {
+        retention.abort();
+    }
     tracing::info!("stopped");
     Ok(())
 }

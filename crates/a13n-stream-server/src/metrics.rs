@@ -44,13 +44,15 @@ pub struct Metrics {
     pub connections_timed_out: Counter,
     /// Ingest requests refused with 503 because too many body bytes were in flight.
     pub ingest_busy: Counter,
+    /// Runs deleted by this process (`DELETE`, or retention).
+    pub runs_deleted: Counter,
 }
 
 impl Metrics {
     /// The registry naming every metric.
     fn registry(&self) -> Registry {
         let mut registry = Registry::with_prefix("a13n");
-        let counters: [(&str, &str, &Counter); 12] = [
+        let counters: [(&str, &str, &Counter); 13] = [
             ("ingest_lines", "Source lines committed", &self.lines),
             ("ingest_batches", "Batches committed", &self.batches),
             ("ingest_refused", "Batches refused", &self.refused),
@@ -63,6 +65,7 @@ impl Metrics {
             ("run_evictions", "Runs dropped from memory", &self.evictions),
             ("connections_refused", "Connections refused at the connection limit", &self.connections_refused),
             ("connections_timed_out", "Connections closed by a timeout", &self.connections_timed_out),
+            ("runs_deleted", "Runs deleted (DELETE, or retention)", &self.runs_deleted),
         ];
         for (name, help, counter) in counters {
             registry.register(name, help, counter.clone());

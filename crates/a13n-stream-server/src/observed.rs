@@ -5,7 +5,8 @@
 //!   reference (by a host older than this route);
 //! - `event: observed` — `{"position", "observed": [Observed...]}`: the entries after the client's position, one
 //!   frame per committed batch live, one per page while catching up;
-//! - `event: end` — `{"position"}`: the run's terminal event is delivered; the stream ends.
+//! - `event: end` — `{"position", "reason"}`: `complete` once the run's terminal event is delivered, `deleted`
+//!   (without an `id`: nothing is left to resume) when the run was deleted; the stream ends.
 //!
 //! Every frame's `id` is a position to resume after (`Last-Event-ID` or `?after=`). The frames cost what the
 //! events cost: an entry is the event and its item reference, never the item itself. Like `/events`, a subscriber
@@ -21,14 +22,14 @@ use axum::response::sse::Event as SseEvent;
 use axum::response::Response;
 use futures_util::stream;
 use tokio::sync::broadcast::error::RecvError;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::watch;
 
 use crate::metrics::SubscriberGuard;
 use crate::problem::Params;
-use crate::runs::{is_terminal, Live};
+use crate::runs::{is_terminal, Listener, Live};
 use crate::storage::StorageError;
 use crate::subscribe::{open, sse_response, EventsQuery};
-use crate::wire::{to_json, DisplayEnd, ErrorBody};
+use crate::wire::{DisplayEnd, ErrorBody, DELETED};
 use crate::{position, Shared};
 
 /// Entries read from storage per frame while catching up.
@@ -41,7 +42,7 @@ type Entry = (u64, String, String);
 struct Feed {
     app: Shared,
     run_id: String,
-    receiver: broadcast::Receiver<Arc<Live>>,
+    receiver: Listener,
     shutdown: watch::Receiver<bool>,
     /// The position the client holds.
     last: u64,
@@ -100,6 +101,11 @@ impl Feed {
                 self.send(&entries);
             }
             Live::Event(_) | Live::Batch(_) | Live::Wake => self.fall_back(),
+            Live::Deleted => {
+                self.batch.clear();
+                self.pending.push_back(DisplayEnd::frame(self.last, DELETED));
+                self.ending = true;
+            }
         }
     }
 
@@ -138,9 +144,7 @@ impl Feed {
     }
 
     fn end(&mut self) {
-        let at = position(self.last).to_string();
-        let data = to_json(&DisplayEnd { position: at.clone() });
-        self.pending.push_back(SseEvent::default().event("end").id(at).data(data));
+        self.pending.push_back(DisplayEnd::frame(self.last, crate::wire::COMPLETE));
         self.ending = true;
     }
 

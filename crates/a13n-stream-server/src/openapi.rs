@@ -20,6 +20,8 @@ that is not served) or, when the host has a token, 401; a connection beyond the 
         crate::routes::healthz,
         crate::routes::metrics,
         crate::routes::list_runs,
+        crate::routes::delete_run,
+        crate::routes::thread_runs,
         crate::ingest::ingest,
         crate::subscribe::events,
         crate::display::display,
@@ -39,6 +41,7 @@ that is not served) or, when the host has a token, 401; a connection beyond the 
         wire::RejectedLine,
         wire::RunSummary,
         wire::RunsPage,
+        wire::ThreadRunsPage,
         wire::ItemsPage,
         wire::DisplayFrame,
         wire::DisplayEnd,
@@ -80,7 +83,7 @@ impl Modify for Guards {
             SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
         );
         for item in openapi.paths.paths.values_mut() {
-            for operation in [&mut item.get, &mut item.post].into_iter().flatten() {
+            for operation in [&mut item.get, &mut item.post, &mut item.delete].into_iter().flatten() {
                 let open = operation.operation_id.as_deref() == Some("healthz")
                     || operation.tags.as_ref().is_some_and(|tags| tags.iter().any(|tag| tag == "viewer"));
                 let responses = &mut operation.responses.responses;
@@ -107,7 +110,7 @@ pub fn document(token: bool) -> utoipa::openapi::OpenApi {
             components.security_schemes.clear();
         }
         for item in document.paths.paths.values_mut() {
-            for operation in [&mut item.get, &mut item.post].into_iter().flatten() {
+            for operation in [&mut item.get, &mut item.post, &mut item.delete].into_iter().flatten() {
                 operation.security = None;
                 operation.responses.responses.remove("401");
             }

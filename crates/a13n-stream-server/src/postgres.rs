@@ -20,6 +20,9 @@ use crate::storage::{to_i64, to_u64, Batch, Rejection, RunRecord, Storage, Stora
 /// The channel commits are announced on.
 pub const CHANNEL: &str = "a13n_runs";
 
+/// The first word of the notice of a deleted run: `deleted <run_id>` (run ids hold no space).
+pub const DELETED: &str = "deleted";
+
 /// The `application_name` of the connection that listens for commits (so an operator can tell it apart).
 pub const LISTENER_APPLICATION: &str = "a13n-stream-listen";
 
@@ -73,14 +76,30 @@ const MIGRATIONS: &[&str] = &[
     UPDATE a13n_runs SET item_count = (SELECT count(*) FROM a13n_items WHERE a13n_items.run_id = a13n_runs.run_id);
 ",
     "
+    ALTER TABLE a13n_runs ADD COLUMN incarnation BIGINT NOT NULL DEFAULT 0;
+",
+    "
+    ALTER TABLE a13n_runs ADD COLUMN thread_id TEXT;
+    ALTER TABLE a13n_runs ADD COLUMN created BIGINT;
+    UPDATE a13n_runs SET thread_id = (continuation::json)->'observer'->>'thread_id' WHERE continuation IS NOT NULL;
+    UPDATE a13n_runs AS runs SET created = ordered.place
+        FROM (SELECT run_id, row_number() OVER (ORDER BY updated_ms, run_id) AS place FROM a13n_runs) AS ordered
+        WHERE runs.run_id = ordered.run_id;
+    CREATE SEQUENCE a13n_runs_created;
+    SELECT setval('a13n_runs_created', (SELECT coalesce(max(created), 0) + 1 FROM a13n_runs), false);
+    ALTER TABLE a13n_runs ALTER COLUMN created SET DEFAULT nextval('a13n_runs_created');
+    ALTER TABLE a13n_runs ALTER COLUMN created SET NOT NULL;
+    CREATE INDEX a13n_runs_by_thread ON a13n_runs (thread_id, created);
+",
+    "
     ALTER TABLE a13n_events ADD COLUMN item TEXT;
 ",
 ];
 
 /// The statements of one commit, in the order `commit` destructures them.
 const COMMIT: [&str; 7] = [
-    "INSERT INTO a13n_runs (run_id, journal_len, position, complete) VALUES ($1, 0, 0, FALSE)
-     ON CONFLICT (run_id) DO UPDATE SET run_id = EXCLUDED.run_id RETURNING journal_len",
+    "INSERT INTO a13n_runs (run_id, journal_len, position, complete, incarnation) VALUES ($1, 0, 0, FALSE, $2)
+     ON CONFLICT (run_id) DO UPDATE SET run_id = EXCLUDED.run_id RETURNING journal_len, incarnation",
     "INSERT INTO a13n_journal (run_id, line_no, line)
      SELECT $1, $2 + ordinality - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ordinality)",
     "INSERT INTO a13n_events (run_id, sequence, event, item)
@@ -93,7 +112,7 @@ const COMMIT: [&str; 7] = [
     "INSERT INTO a13n_rejections (run_id, line_no, kind, message)
      SELECT $1, line_no, kind, message FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(line_no, kind, message)",
     "UPDATE a13n_runs SET journal_len = $2, position = $3, complete = $4, continuation = $5, item_count = $6,
-         updated_ms = $7 WHERE run_id = $1",
+         updated_ms = $7, thread_id = coalesce(thread_id, $8) WHERE run_id = $1",
     "SELECT pg_notify($1, $2)",
 ];
 
@@ -190,6 +209,9 @@ fn record(row: &tokio_postgres::Row) -> RunRecord {
         continuation: row.get(4),
         item_count: to_u64(row.get(5)),
         updated_ms: to_u64(row.get(6)),
+        incarnation: to_u64(row.get(7)),
+        thread_id: row.get(8),
+        created: to_u64(row.get(9)),
     }
 }
 
@@ -199,7 +221,8 @@ impl Storage for PostgresStorage {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached(
-                "SELECT run_id, journal_len, position, complete, continuation, item_count, updated_ms FROM a13n_runs
+                "SELECT run_id, journal_len, position, complete, continuation, item_count, updated_ms, incarnation, thread_id,
+                 created FROM a13n_runs
                  WHERE run_id = $1",
             )
             .await?;
@@ -210,12 +233,25 @@ impl Storage for PostgresStorage {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached(
-                "SELECT run_id, journal_len, position, complete, NULL::TEXT, item_count, updated_ms FROM a13n_runs
+                "SELECT run_id, journal_len, position, complete, NULL::TEXT, item_count, updated_ms, incarnation, thread_id,
+                 created FROM a13n_runs
                  WHERE run_id > $1
                  ORDER BY run_id LIMIT $2",
             )
             .await?;
         Ok(client.query(&statement, &[&after, &to_i64(limit as u64)]).await?.iter().map(record).collect())
+    }
+
+    async fn thread_runs(&self, thread_id: &str, after: u64, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
+        let client = self.pool.get().await?;
+        let statement = client
+            .prepare_cached(
+                "SELECT run_id, journal_len, position, complete, NULL::TEXT, item_count, updated_ms, incarnation, thread_id,
+                 created FROM a13n_runs WHERE thread_id = $1 AND created > $2 ORDER BY created LIMIT $3",
+            )
+            .await?;
+        let rows = client.query(&statement, &[&thread_id, &to_i64(after), &to_i64(limit as u64)]).await?;
+        Ok(rows.iter().map(record).collect())
     }
 
     async fn journal(&self, run_id: &str, from: u64, to: u64) -> Result<Vec<String>, StorageError> {
@@ -236,10 +272,11 @@ impl Storage for PostgresStorage {
         let prepared = futures_util::future::try_join_all(COMMIT.iter().map(|sql| transaction.prepare_cached(sql)));
         let [lock, journal, events, items, rejections, run, notify]: [tokio_postgres::Statement; 7] =
             prepared.await?.try_into().map_err(|_| StorageError::Database("prepared statements".into()))?;
-        // The first statement creates the run row if needed, locks it against other processes' commits, and reads
-        // the journal's length.
-        let journal_len = to_u64(transaction.query_one(&lock, &[&batch.run_id]).await?.get(0));
-        if journal_len != batch.offset {
+        // The first statement creates the run row if needed (with the batch's incarnation), locks it against other
+        // processes' commits and deletes, and reads the journal's length and the run's incarnation.
+        let row = transaction.query_one(&lock, &[&batch.run_id, &to_i64(batch.incarnation)]).await?;
+        let (journal_len, incarnation) = (to_u64(row.get(0)), to_u64(row.get(1)));
+        if journal_len != batch.offset || incarnation != batch.incarnation {
             return Err(StorageError::Conflict { run_id: batch.run_id.clone(), journal_len });
         }
         let lines: Vec<&str> = batch.lines.iter().map(String::as_str).collect();
@@ -262,8 +299,16 @@ impl Storage for PostgresStorage {
         let item_params: Params<5> = [&batch.run_id, &ids, &ordinals, &changed, &item_texts];
         let rejection_params: Params<4> = [&batch.run_id, &rejected, &kinds, &messages];
         let (item_count, updated_ms) = (to_i64(batch.item_count), to_i64(batch.updated_ms));
-        let run_params: Params<7> =
-            [&batch.run_id, &end, &position, &batch.complete, &batch.continuation, &item_count, &updated_ms];
+        let run_params: Params<8> = [
+            &batch.run_id,
+            &end,
+            &position,
+            &batch.complete,
+            &batch.continuation,
+            &item_count,
+            &updated_ms,
+            &batch.thread_id,
+        ];
         let notify_params: Params<2> = [&CHANNEL, &notice];
         // One statement per table, whatever the batch size (rows travel as arrays), sent together: the connection
         // pipelines them, so the whole batch costs four round trips (begin, lock, writes, commit).
@@ -284,6 +329,38 @@ impl Storage for PostgresStorage {
         futures_util::future::try_join_all(writes).await?;
         transaction.commit().await?;
         Ok(())
+    }
+
+    async fn delete(&self, run_id: &str, idle_before: Option<u64>) -> Result<bool, StorageError> {
+        let mut client = self.pool.get().await?;
+        let transaction = client.transaction().await?;
+        // The run row's lock, which every commit of the run takes first: no commit interleaves. A commit waiting
+        // for it finds no row afterwards and starts a new run (offset 0) or is a conflict.
+        let locked =
+            transaction.query_opt("SELECT updated_ms FROM a13n_runs WHERE run_id = $1 FOR UPDATE", &[&run_id]).await?;
+        let Some(updated) = locked.map(|row| to_u64(row.get(0))) else { return Ok(false) };
+        if idle_before.is_some_and(|before| updated == 0 || updated >= before) {
+            return Ok(false);
+        }
+        for table in ["a13n_journal", "a13n_events", "a13n_items", "a13n_rejections", "a13n_runs"] {
+            transaction.execute(&format!("DELETE FROM {table} WHERE run_id = $1"), &[&run_id]).await?;
+        }
+        let notice = format!("{DELETED} {run_id}");
+        transaction.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &notice]).await?;
+        transaction.commit().await?;
+        Ok(true)
+    }
+
+    async fn idle_runs(&self, before: u64, after: &str, limit: usize) -> Result<Vec<String>, StorageError> {
+        let client = self.pool.get().await?;
+        let statement = client
+            .prepare_cached(
+                "SELECT run_id FROM a13n_runs WHERE updated_ms > 0 AND updated_ms < $1 AND run_id > $2
+                 ORDER BY run_id LIMIT $3",
+            )
+            .await?;
+        let rows = client.query(&statement, &[&to_i64(before), &after, &to_i64(limit as u64)]).await?;
+        Ok(rows.iter().map(|row| row.get(0)).collect())
     }
 
     async fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError> {
@@ -364,12 +441,14 @@ pub struct Notice {
 }
 
 impl Notice {
-    /// Read a notice payload: `<position> <run_id>`, or a bare run id.
+    /// Read a notice payload: `<position> <run_id>`, `deleted <run_id>` (read as a notice without a position:
+    /// whoever holds the run reads it again from storage and finds it gone), or a bare run id.
     pub fn parse(payload: &str) -> Notice {
         match payload.split_once(' ') {
             Some((position, run_id)) if position.bytes().all(|b| b.is_ascii_digit()) => {
                 Notice { run_id: run_id.to_owned(), position: position.parse().ok() }
             }
+            Some((DELETED, run_id)) => Notice { run_id: run_id.to_owned(), position: None },
             _ => Notice { run_id: payload.to_owned(), position: None },
         }
     }

@@ -9,7 +9,7 @@ use utoipa::IntoParams;
 use crate::problem::{Count, Limit, Params, Problem};
 use crate::runs::valid_run_id;
 use crate::wire::{stored_items, to_json, ErrorBody, ItemsPage, Snapshot};
-use crate::wire::{Health, RejectedLine, RejectionsPage, RunSummary, RunsPage};
+use crate::wire::{Health, RejectedLine, RejectionsPage, RunSummary, RunsPage, ThreadRunsPage};
 use crate::{bad_run_id, position, Shared};
 
 /// The default page of `/v1/runs`, `/items` and `/rejections`.
@@ -39,11 +39,17 @@ async fn ingested(app: &Shared, run_id: &str) -> Result<crate::runs::RunStatus, 
     }
 }
 
-/// Liveness: answered without a token.
-#[utoipa::path(get, path = "/healthz", tag = "host", operation_id = "healthz", security(()),
-    responses((status = 200, description = "The host is up", body = Health)))]
-pub(crate) async fn healthz() -> Response {
-    axum::Json(Health { status: "ok" }).into_response()
+/// Liveness: answered without a token. A host whose storage can no longer store (its SQLite file was removed or
+/// replaced) answers 503.
+#[utoipa::path(get, path = "/healthz", tag = "host", operation_id = "healthz", security(()), responses(
+    (status = 200, description = "The host is up", body = Health),
+    (status = 503, description = "The host cannot store: its database file is gone", body = ErrorBody),
+))]
+pub(crate) async fn healthz(State(app): State<Shared>) -> Response {
+    match app.runs.storage().check().await {
+        Ok(()) => axum::Json(Health { status: "ok" }).into_response(),
+        Err(error) => Problem::storage(error).into_response(),
+    }
 }
 
 /// The host's counters and gauges, in the OpenMetrics text format.
@@ -77,18 +83,59 @@ pub(crate) async fn list_runs(State(app): State<Shared>, Params(query): Params<R
     match app.runs.storage().runs(&after, limit).await {
         Ok(runs) => {
             let next_after = (runs.len() == limit).then(|| runs.last().map(|run| run.run_id.clone())).flatten();
-            let runs = runs
-                .into_iter()
-                .map(|run| RunSummary {
-                    position: position(run.position).to_string(),
-                    run_id: run.run_id,
-                    journal_len: run.journal_len,
-                    complete: run.complete,
-                    items: run.item_count,
-                    updated_ms: run.updated_ms,
-                })
-                .collect();
+            let runs = runs.into_iter().map(RunSummary::of).collect();
             axum::Json(RunsPage { runs, next_after }).into_response()
+        }
+        Err(error) => Problem::storage(error).into_response(),
+    }
+}
+
+/// `GET /v1/threads/{thread_id}/runs` parameters.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(crate) struct ThreadRunsQuery {
+    /// Runs first ingested after this place (the previous page's `next_after`; default 0).
+    #[param(value_type = Option<u64>, minimum = 0, maximum = 9223372036854775807_i64)]
+    after: Option<Count>,
+    /// The most runs in the page: 1 to 1000 (default 100).
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 1000)]
+    limit: Option<Limit>,
+}
+
+/// The `{thread_id}` path parameter.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)] // Only its OpenAPI description is used; the handler takes the id as a `String`.
+pub(crate) struct ThreadIdParam {
+    /// The thread (the Harness thread id of the runs' first lines): 1 to 128 of `A-Z a-z 0-9 - _ . :`, not only
+    /// dots.
+    #[param(pattern = r"^[A-Za-z0-9_.:-]*[A-Za-z0-9_:-][A-Za-z0-9_.:-]*$", max_length = 128, min_length = 1)]
+    thread_id: String,
+}
+
+/// The runs of a thread (the root runs whose first lines name it), a page at a time in the order of their first
+/// ingest. A thread with no stored run has an empty page.
+#[utoipa::path(get, path = "/v1/threads/{thread_id}/runs", tag = "runs", params(ThreadIdParam, ThreadRunsQuery), responses(
+    (status = 200, description = "A page of the thread's runs, first ingested first", body = ThreadRunsPage),
+    (status = 400, description = "A malformed thread id or parameter", body = ErrorBody),
+    (status = 503, description = "Storage failed", body = ErrorBody),
+))]
+pub(crate) async fn thread_runs(
+    State(app): State<Shared>,
+    Path(thread_id): Path<String>,
+    Params(query): Params<ThreadRunsQuery>,
+) -> Response {
+    if !valid_run_id(&thread_id) {
+        let message = "thread ids are 1 to 128 characters of A-Z a-z 0-9 - _ . :, not only dots";
+        return Problem::new(StatusCode::BAD_REQUEST, "thread_id", message).into_response();
+    }
+    let limit = page_size(query.limit);
+    let after = query.after.map_or(0, |Count(after)| after);
+    match app.runs.storage().thread_runs(&thread_id, after, limit).await {
+        Ok(runs) => {
+            let next_after = (runs.len() == limit).then(|| runs.last().map(|run| run.created)).flatten();
+            let runs = runs.into_iter().map(RunSummary::of).collect();
+            axum::Json(ThreadRunsPage { runs, next_after }).into_response()
         }
         Err(error) => Problem::storage(error).into_response(),
     }
@@ -156,6 +203,30 @@ pub(crate) async fn snapshot(State(app): State<Shared>, Path(run_id): Path<Strin
     match app.runs.snapshot(&run_id).await {
         Ok(Some(json)) => ([(header::CONTENT_TYPE, "application/json")], json).into_response(),
         Ok(None) => not_found(&run_id),
+        Err(error) => Problem::storage(error).into_response(),
+    }
+}
+
+/// Delete a run: its journal, events, items and rejected lines, at once and for good. Its open event streams
+/// end with an `end` frame whose `reason` is `deleted`; later reads of it are 404. Needs the token, like ingest.
+#[utoipa::path(delete, path = "/v1/runs/{run_id}", tag = "runs", params(RunIdParam), responses(
+    (status = 204, description = "The run was deleted"),
+    (status = 400, description = "A malformed run id", body = ErrorBody),
+    (status = 404, description = "No such run is stored", body = ErrorBody),
+    (status = 503, description = "Storage failed", body = ErrorBody),
+))]
+pub(crate) async fn delete_run(State(app): State<Shared>, Path(run_id): Path<String>) -> Response {
+    if !valid_run_id(&run_id) {
+        return bad_run_id();
+    }
+    match app.runs.delete(&run_id, None).await {
+        Ok(true) => {
+            tracing::info!(run_id, "run deleted");
+            StatusCode::NO_CONTENT.into_response()
+        }
+        Ok(false) => {
+            Problem::new(StatusCode::NOT_FOUND, "not_found", format!("no run {run_id:?} is stored")).into_response()
+        }
         Err(error) => Problem::storage(error).into_response(),
     }
 }

@@ -7,7 +7,10 @@
 //!
 //! Memory is bounded: reads of runs that do not exist create nothing, and a run nobody is using (no request
 //! holds it, no subscriber listens) is dropped once it has been idle for [`RunLimits::idle`] or when more than
-//! [`RunLimits::max_resident`] runs are held, least recently used first. It is rebuilt from storage on next use.
+//! [`RunLimits::max_resident`] runs with stored data are held, least recently used first. It is rebuilt from
+//! storage on next use. A slot that holds no run with stored data (a subscriber waiting for a run not ingested
+//! yet, a refused first batch) is dropped as soon as its last holder and listener leave, and never counts
+//! against the limit, so such requests cannot push real runs out of memory.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use a13n_stream_protocol::agui::EventType;
 use a13n_stream_protocol::{ContentPolicy, DisplayFold, DisplayOptions, FoldError, ItemRef, SourceItem};
-use tokio::sync::{broadcast, Mutex, MutexGuard};
+use tokio::sync::{broadcast, Mutex, OwnedMutexGuard};
 
 use crate::metrics::Metrics;
 use crate::postgres::Notice;
@@ -23,6 +26,9 @@ use crate::storage::{Batch, Rejection, Storage, StorageError, StoredEvent, Store
 
 /// How many live events a subscriber may fall behind before it catches up from storage instead.
 pub const LIVE_BUFFER: usize = 256;
+
+/// Runs read per page by retention.
+const EXPIRE_PAGE: usize = 256;
 
 /// One delivered AG-UI event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -162,6 +168,8 @@ struct RunState {
     fold: DisplayFold,
     journal_len: u64,
     complete: bool,
+    /// The stored run's incarnation (see [`crate::storage::RunRecord::incarnation`]); 0 before the first commit.
+    incarnation: u64,
 }
 
 /// What one committed batch changed in the run's display.
@@ -186,13 +194,15 @@ pub enum Live {
     Batch(Arc<DisplayBatch>),
     /// Storage advanced elsewhere (another host process): catch up from storage.
     Wake,
+    /// The run was deleted (here, by retention, or by another process): its streams end.
+    Deleted,
 }
 
 /// One run: its subscribers' channel, which outlives any rebuild so subscribers stay connected, and its
 /// in-memory state behind the run's lock.
 struct Slot {
     live: broadcast::Sender<Arc<Live>>,
-    inner: Mutex<SlotState>,
+    inner: Arc<Mutex<SlotState>>,
 }
 
 #[derive(Default)]
@@ -203,9 +213,29 @@ struct SlotState {
     /// position from storage (a rebuild, a commit notice) must wake them, or they would wait for events another
     /// process committed and this one never published.
     announced: u64,
+    /// The run was deleted while this slot held it: the slot has left the table, and whoever locks it next takes
+    /// a fresh slot of the run instead.
+    retired: bool,
+    /// The incarnation of the stored run the subscribers follow (0: not known yet, or a run stored before
+    /// incarnations were kept).
+    incarnation: u64,
 }
 
 impl SlotState {
+    /// Storage holds incarnation `incarnation` of the run. If the subscribers followed another one, that run was
+    /// deleted (by another process; the run id was then ingested again): their streams end, and positions start
+    /// afresh.
+    fn follow(&mut self, incarnation: u64, live: &broadcast::Sender<Arc<Live>>) {
+        if incarnation == 0 || incarnation == self.incarnation {
+            return;
+        }
+        if self.incarnation != 0 {
+            let _ = live.send(Arc::new(Live::Deleted));
+            self.announced = 0;
+        }
+        self.incarnation = incarnation;
+    }
+
     /// Storage holds events up to `position`: wake the subscribers if they were not told about them yet.
     fn announce(&mut self, position: u64, live: &broadcast::Sender<Arc<Live>>) {
         if position > self.announced {
@@ -219,12 +249,128 @@ impl SlotState {
 struct Entry {
     slot: Arc<Slot>,
     used: Instant,
+    /// The slot has held the run's state with stored data: it counts against [`RunLimits::max_resident`].
+    holds_run: bool,
 }
 
 impl Entry {
     /// Nobody holds the slot (the map's lock is held, so nobody can take it either) and nobody listens.
     fn evictable(&self) -> bool {
         Arc::strong_count(&self.slot) == 1 && self.slot.live.receiver_count() == 0
+    }
+
+    /// The slot holds no run state with stored data (a ghost: a subscriber's channel for a run not ingested yet,
+    /// or what a refused first batch left). Only called on an evictable entry, whose lock nobody holds.
+    fn empty(&self) -> bool {
+        self.slot.inner.try_lock().is_ok_and(|inner| inner.state.as_ref().is_none_or(|state| state.journal_len == 0))
+    }
+}
+
+/// The runs in memory, and how many of them count against the limit, under one lock.
+#[derive(Default)]
+struct Table {
+    entries: HashMap<String, Entry>,
+    /// Entries with `holds_run`.
+    holding: usize,
+}
+
+impl Table {
+    fn remove(&mut self, run_id: &str) -> Option<Entry> {
+        let entry = self.entries.remove(run_id)?;
+        self.holding -= usize::from(entry.holds_run);
+        Some(entry)
+    }
+
+    /// Whether `run_id`'s entry is `slot` (not a later slot of the same run).
+    fn is(&self, run_id: &str, slot: *const Slot) -> bool {
+        self.entries.get(run_id).is_some_and(|entry| std::ptr::eq(Arc::as_ptr(&entry.slot), slot))
+    }
+}
+
+/// The table of runs in memory, shared with the [`Listener`]s that release their slot when they leave.
+struct Resident {
+    table: std::sync::Mutex<Table>,
+    limits: RunLimits,
+    metrics: Arc<Metrics>,
+}
+
+impl Resident {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Table> {
+        self.table.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn count(&self, table: &Table) {
+        self.metrics.resident_runs.set(table.entries.len() as i64);
+    }
+
+    /// The slot of `run_id` has held its state with stored data: count it, and drop the least recently used
+    /// idle runs beyond the limit.
+    fn holds_run(&self, run_id: &str) {
+        let mut table = self.lock();
+        let Some(entry) = table.entries.get_mut(run_id) else { return };
+        if entry.holds_run {
+            return;
+        }
+        entry.holds_run = true;
+        table.holding += 1;
+        while table.holding > self.limits.max_resident {
+            let oldest = table
+                .entries
+                .iter()
+                .filter(|(_, entry)| entry.holds_run && entry.evictable())
+                .min_by_key(|(_, entry)| entry.used);
+            let Some(id) = oldest.map(|(id, _)| id.clone()) else { break };
+            table.remove(&id);
+            self.metrics.evictions.inc();
+        }
+        self.count(&table);
+    }
+
+    /// A holder or listener of `run_id`'s slot is done with it: `leaving` (its handle on the slot, its receiver)
+    /// is dropped under the table's lock, and a slot left without holder, listener or run data goes at once.
+    fn release(&self, run_id: &str, slot: Arc<Slot>, leaving: impl Sized) {
+        let mut table = self.lock();
+        let pointer = Arc::as_ptr(&slot);
+        drop((slot, leaving));
+        if table.is(run_id, pointer)
+            && table.entries.get(run_id).is_some_and(|entry| entry.evictable() && entry.empty())
+        {
+            table.remove(run_id);
+            self.count(&table);
+        }
+    }
+}
+
+/// A subscription to a run's live channel. When the last listener of a run that holds no stored data leaves,
+/// the run's slot leaves memory with it.
+pub struct Listener {
+    receiver: Option<broadcast::Receiver<Arc<Live>>>,
+    release: Option<(Arc<Resident>, String, Arc<Slot>)>,
+}
+
+impl Listener {
+    /// The next message (see [`broadcast::Receiver::recv`]).
+    pub async fn recv(&mut self) -> Result<Arc<Live>, broadcast::error::RecvError> {
+        match self.receiver.as_mut() {
+            Some(receiver) => receiver.recv().await,
+            None => Err(broadcast::error::RecvError::Closed),
+        }
+    }
+
+    /// The next message if one is waiting (see [`broadcast::Receiver::try_recv`]).
+    pub fn try_recv(&mut self) -> Result<Arc<Live>, broadcast::error::TryRecvError> {
+        match self.receiver.as_mut() {
+            Some(receiver) => receiver.try_recv(),
+            None => Err(broadcast::error::TryRecvError::Closed),
+        }
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        if let Some((resident, run_id, slot)) = self.release.take() {
+            resident.release(&run_id, slot, self.receiver.take());
+        }
     }
 }
 
@@ -257,9 +403,8 @@ pub struct RunStatus {
 /// The runs of one host.
 pub struct Runs {
     storage: Arc<dyn Storage>,
-    slots: std::sync::Mutex<HashMap<String, Entry>>,
+    resident: Arc<Resident>,
     retain_content: bool,
-    limits: RunLimits,
     /// The host's counters.
     pub metrics: Arc<Metrics>,
 }
@@ -277,7 +422,8 @@ impl Runs {
         limits: RunLimits,
         metrics: Arc<Metrics>,
     ) -> Runs {
-        Runs { storage, slots: std::sync::Mutex::new(HashMap::new()), retain_content, limits, metrics }
+        let resident = Arc::new(Resident { table: std::sync::Mutex::default(), limits, metrics: Arc::clone(&metrics) });
+        Runs { storage, resident, retain_content, metrics }
     }
 
     /// The storage behind the runs.
@@ -285,55 +431,81 @@ impl Runs {
         Arc::clone(&self.storage)
     }
 
-    fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
-        self.slots.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// The run's slot, created if needed (and then the least recently used idle run beyond the limit dropped).
+    /// The run's slot, created if needed (a new slot does not count against the limit until it holds the run's
+    /// stored data).
     fn slot(&self, run_id: &str) -> Arc<Slot> {
-        let mut slots = self.slots();
+        let mut table = self.resident.lock();
         let now = Instant::now();
-        if let Some(entry) = slots.get_mut(run_id) {
+        if let Some(entry) = table.entries.get_mut(run_id) {
             entry.used = now;
             return Arc::clone(&entry.slot);
         }
-        let slot = Arc::new(Slot { live: broadcast::channel(LIVE_BUFFER).0, inner: Mutex::default() });
-        slots.insert(run_id.to_owned(), Entry { slot: Arc::clone(&slot), used: now });
-        if slots.len() > self.limits.max_resident {
-            let oldest = slots.iter().filter(|(_, entry)| entry.evictable()).min_by_key(|(_, entry)| entry.used);
-            if let Some(id) = oldest.map(|(id, _)| id.clone()) {
-                slots.remove(&id);
-                self.metrics.evictions.inc();
-            }
-        }
-        self.metrics.resident_runs.set(slots.len() as i64);
+        let slot = Arc::new(Slot { live: broadcast::channel(LIVE_BUFFER).0, inner: Arc::default() });
+        table.entries.insert(run_id.to_owned(), Entry { slot: Arc::clone(&slot), used: now, holds_run: false });
+        self.resident.count(&table);
         slot
     }
 
     /// The run's slot if it is in memory.
     fn resident(&self, run_id: &str) -> Option<Arc<Slot>> {
-        let mut slots = self.slots();
-        let entry = slots.get_mut(run_id)?;
+        let mut table = self.resident.lock();
+        let entry = table.entries.get_mut(run_id)?;
         entry.used = Instant::now();
         Some(Arc::clone(&entry.slot))
+    }
+
+    /// The run's slot, locked: never a slot a delete retired (the next slot of the run is taken instead).
+    async fn locked(&self, run_id: &str) -> (Arc<Slot>, OwnedMutexGuard<SlotState>) {
+        loop {
+            let slot = self.slot(run_id);
+            let guard = Arc::clone(&slot.inner).lock_owned().await;
+            if !guard.retired {
+                return (slot, guard);
+            }
+        }
+    }
+
+    /// The run was deleted: its state goes, its subscribers are told (their streams end), and its slot leaves
+    /// the table (the lock is held, so nobody is using it).
+    fn retire(&self, run_id: &str, slot: &Arc<Slot>, guard: &mut SlotState) {
+        guard.state = None;
+        guard.retired = true;
+        // No subscriber is not an error.
+        let _ = slot.live.send(Arc::new(Live::Deleted));
+        let mut table = self.resident.lock();
+        if table.is(run_id, Arc::as_ptr(slot)) {
+            table.remove(run_id);
+            self.resident.count(&table);
+        }
     }
 
     /// Drop every run idle for longer than the limit; returns how many were dropped. The host calls it
     /// periodically.
     pub fn sweep(&self) -> usize {
-        let mut slots = self.slots();
-        let before = slots.len();
-        let idle = self.limits.idle;
-        slots.retain(|_, entry| !(entry.evictable() && entry.used.elapsed() >= idle));
-        let dropped = before - slots.len();
-        self.metrics.evictions.inc_by(dropped as u64);
-        self.metrics.resident_runs.set(slots.len() as i64);
-        dropped
+        let mut table = self.resident.lock();
+        let idle = self.resident.limits.idle;
+        let stale: Vec<String> = table
+            .entries
+            .iter()
+            .filter(|(_, entry)| entry.evictable() && entry.used.elapsed() >= idle)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &stale {
+            table.remove(id);
+        }
+        self.metrics.evictions.inc_by(stale.len() as u64);
+        self.resident.count(&table);
+        stale.len()
     }
 
-    /// How many runs are held in memory.
+    /// How many runs are held in memory (runs with stored data, and slots someone holds or listens to).
     pub fn resident_count(&self) -> usize {
-        self.slots().len()
+        self.resident.lock().entries.len()
+    }
+
+    /// Whether the run is held in memory.
+    pub fn is_resident(&self, run_id: &str) -> bool {
+        self.resident.lock().entries.contains_key(run_id)
     }
 
     fn options(&self) -> DisplayOptions {
@@ -348,6 +520,7 @@ impl Runs {
                 fold: DisplayFold::with_options(run_id, self.options()),
                 journal_len: 0,
                 complete: false,
+                incarnation: 0,
             });
         };
         self.metrics.recoveries.inc();
@@ -373,7 +546,12 @@ impl Runs {
         // Everything restored is already stored: start checkpoint tracking afresh.
         fold.capture_delta();
         fold.clear_changed();
-        Ok(RunState { fold, journal_len: record.journal_len, complete: record.complete })
+        Ok(RunState {
+            fold,
+            journal_len: record.journal_len,
+            complete: record.complete,
+            incarnation: record.incarnation,
+        })
     }
 
     async fn state<'a>(
@@ -384,8 +562,12 @@ impl Runs {
     ) -> Result<&'a mut RunState, StorageError> {
         if slot.state.is_none() {
             let state = self.load(run_id).await?;
+            slot.follow(state.incarnation, live);
             // The rebuilt run may be ahead of what this process published (another process ingested).
             slot.announce(state.fold.position().sequence, live);
+            if state.journal_len > 0 {
+                self.resident.holds_run(run_id);
+            }
             slot.state = Some(state);
         }
         slot.state.as_mut().ok_or_else(|| StorageError::Database("run state unavailable".into()))
@@ -403,12 +585,14 @@ impl Runs {
             self.metrics.refused.inc();
             return Err(IngestError::Empty);
         }
-        let slot = self.slot(run_id);
-        let mut guard = slot.inner.lock().await;
+        let (slot, mut guard) = self.locked(run_id).await;
         let result = self.ingest_locked(run_id, offset, lines, on_reject, &mut guard, &slot.live).await;
+        drop(guard);
         if result.is_err() {
             self.metrics.refused.inc();
         }
+        // A refused batch of a run that was never stored leaves nothing in memory.
+        self.resident.release(run_id, slot, ());
         result
     }
 
@@ -418,54 +602,71 @@ impl Runs {
         offset: u64,
         lines: Vec<String>,
         on_reject: OnReject,
-        slot: &mut MutexGuard<'_, SlotState>,
+        slot: &mut SlotState,
         live: &broadcast::Sender<Arc<Live>>,
     ) -> Result<Accepted, IngestError> {
         let storage_error = |error: StorageError| IngestError::Storage(error.to_string());
-        let mut journal_len = self.state(run_id, slot, live).await.map_err(storage_error)?.journal_len;
-        if offset != journal_len {
-            // Answered from the committed position. Only when storage moved on (another process ingested) is the
-            // in-memory run stale, and only then is it rebuilt.
-            let stored = self.storage.run(run_id).await.map_err(storage_error)?.map_or(0, |r| r.journal_len);
-            if stored != journal_len {
-                slot.state = None;
-                journal_len = self.state(run_id, slot, live).await.map_err(storage_error)?.journal_len;
-            }
+        let (mut lines, mut refolds) = (lines, 0);
+        let batch = loop {
+            let mut journal_len = self.state(run_id, slot, live).await.map_err(storage_error)?.journal_len;
             if offset != journal_len {
-                let position = slot.state.as_ref().map_or(0, |state| state.fold.position().sequence);
-                return self.retry_or_conflict(run_id, offset, &lines, journal_len, position).await;
+                // Answered from the committed position. Only when storage moved on (another process ingested) is the
+                // in-memory run stale, and only then is it rebuilt.
+                let stored = self.storage.run(run_id).await.map_err(storage_error)?.map_or(0, |r| r.journal_len);
+                if stored != journal_len {
+                    slot.state = None;
+                    journal_len = self.state(run_id, slot, live).await.map_err(storage_error)?.journal_len;
+                }
+                if offset != journal_len {
+                    let position = slot.state.as_ref().map_or(0, |state| state.fold.position().sequence);
+                    return self.retry_or_conflict(run_id, offset, &lines, journal_len, position).await;
+                }
             }
-        }
-        let prepared = self.fold_batch(run_id, offset, lines, on_reject, slot, live);
-        let batch = match prepared.await {
-            Ok(prepared) => prepared,
-            Err(error) => {
-                // Earlier lines of the batch were folded in memory: drop the run and rebuild it from storage.
-                slot.state = None;
-                return Err(error);
+            let prepared = self.fold_batch(run_id, offset, lines, on_reject, slot, live);
+            let batch = match prepared.await {
+                Ok(prepared) => prepared,
+                Err(error) => {
+                    // Earlier lines of the batch were folded in memory: drop the run and rebuild it from storage.
+                    slot.state = None;
+                    return Err(error);
+                }
+            };
+            let batch = Arc::new(batch);
+            match self.storage.commit(Arc::clone(&batch)).await {
+                Ok(()) => break Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone()),
+                Err(StorageError::Conflict { .. }) => {
+                    // Another process committed at this offset first (its notice had not arrived yet), or deleted the
+                    // run (and it was ingested again): decide again from storage, where the batch may turn out to be an
+                    // exact retry.
+                    slot.state = None;
+                    let state = self.state(run_id, slot, live).await.map_err(storage_error)?;
+                    let (journal_len, position) = (state.journal_len, state.fold.position().sequence);
+                    let batch = Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone());
+                    if offset == journal_len && refolds < 2 {
+                        // The journal ends where the batch starts, but it is another incarnation of the run than the
+                        // one the batch was folded on: fold it again on the stored one.
+                        refolds += 1;
+                        lines = batch.lines;
+                        continue;
+                    }
+                    return self.retry_or_conflict(run_id, offset, &batch.lines, journal_len, position).await;
+                }
+                Err(error) => {
+                    slot.state = None;
+                    return Err(storage_error(error));
+                }
             }
         };
-        let batch = Arc::new(batch);
-        match self.storage.commit(Arc::clone(&batch)).await {
-            Ok(()) => {}
-            Err(StorageError::Conflict { .. }) => {
-                // Another process committed at this offset first (its notice had not arrived yet): decide again
-                // from storage, where the batch may turn out to be an exact retry.
-                slot.state = None;
-                let state = self.state(run_id, slot, live).await.map_err(storage_error)?;
-                let (journal_len, position) = (state.journal_len, state.fold.position().sequence);
-                return self.retry_or_conflict(run_id, offset, &batch.lines, journal_len, position).await;
-            }
-            Err(error) => {
-                slot.state = None;
-                return Err(storage_error(error));
-            }
+        if offset == 0 {
+            // The run's first lines are stored: it now counts against the resident limit.
+            self.resident.holds_run(run_id);
         }
-        let batch = Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone());
+        slot.follow(batch.incarnation, live);
         let count = batch.lines.len() as u64;
         let state = slot.state.as_mut().ok_or_else(|| IngestError::Storage("run state unavailable".into()))?;
         state.journal_len += count;
         state.complete = batch.complete;
+        state.incarnation = batch.incarnation;
         self.metrics.lines.inc_by(count);
         self.metrics.batches.inc();
         self.metrics.rejected_lines.inc_by(batch.rejections.len() as u64);
@@ -587,29 +788,36 @@ impl Runs {
             updated_ms: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |elapsed| u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)),
+            incarnation: if offset == 0 { fresh_incarnation() } else { state.incarnation },
+            thread_id: state.fold.source_identity().map(|(thread, _)| thread.to_owned()),
         };
         Ok(batch)
     }
 
     /// Subscribe to a run's live events; also returns the committed position and whether the run is complete.
     /// A run that does not exist yet may be subscribed to: its events arrive once it is ingested.
-    pub async fn subscribe(&self, run_id: &str) -> Result<(broadcast::Receiver<Arc<Live>>, RunStatus), StorageError> {
-        let slot = self.slot(run_id);
-        let receiver = slot.live.subscribe();
-        let mut guard = slot.inner.lock().await;
+    /// The listener releases the run's slot when it is dropped: a run with no stored data leaves memory with its
+    /// last listener.
+    pub async fn subscribe(&self, run_id: &str) -> Result<(Listener, RunStatus), StorageError> {
+        // Subscribed under the run's lock: every event published later reaches the listener, and every earlier
+        // one is in the status read here.
+        let (slot, mut guard) = self.locked(run_id).await;
+        let listener = Listener {
+            receiver: Some(slot.live.subscribe()),
+            release: Some((Arc::clone(&self.resident), run_id.to_owned(), Arc::clone(&slot))),
+        };
         if let Some(state) = &guard.state {
-            return Ok((receiver, status(state)));
+            return Ok((listener, status(state)));
         }
-        let status = self.storage.run(run_id).await?.map_or(
-            RunStatus { position: 0, complete: false, journal_len: 0 },
-            |record| RunStatus {
-                position: record.position,
-                complete: record.complete,
-                journal_len: record.journal_len,
-            },
-        );
+        let record = self.storage.run(run_id).await?;
+        guard.follow(record.as_ref().map_or(0, |record| record.incarnation), &slot.live);
+        let status = record.map_or(RunStatus { position: 0, complete: false, journal_len: 0 }, |record| RunStatus {
+            position: record.position,
+            complete: record.complete,
+            journal_len: record.journal_len,
+        });
         guard.announce(status.position, &slot.live);
-        Ok((receiver, status))
+        Ok((listener, status))
     }
 
     /// A process (maybe this one) committed to a run: if the run is in memory and behind storage, drop its
@@ -619,20 +827,36 @@ impl Runs {
         let mut guard = slot.inner.lock().await;
         // Subscribers were told about this position already (this process's own commit, or an earlier notice
         // that also dropped a stale state): nothing to read.
-        if notice.position.is_some_and(|position| position <= guard.announced) {
+        if guard.retired || notice.position.is_some_and(|position| position <= guard.announced) {
             return;
         }
-        let Ok(Some(record)) = self.storage.run(&notice.run_id).await else { return };
-        if guard.state.as_ref().is_some_and(|state| state.journal_len < record.journal_len) {
-            guard.state = None;
+        let Ok(record) = self.storage.run(&notice.run_id).await else { return };
+        let known = guard.state.as_ref().map_or(0, |state| state.journal_len);
+        match record {
+            // Journals and positions only grow: a run gone from storage, shorter than this process knew it, or of
+            // another incarnation, was deleted by another process (and maybe ingested again since).
+            None if known > 0 || guard.announced > 0 => self.retire(&notice.run_id, &slot, &mut guard),
+            Some(record)
+                if record.journal_len < known
+                    || record.position < guard.announced
+                    || (guard.incarnation != 0 && record.incarnation != guard.incarnation) =>
+            {
+                self.retire(&notice.run_id, &slot, &mut guard);
+            }
+            None => {}
+            Some(record) => {
+                if known < record.journal_len {
+                    guard.state = None;
+                }
+                guard.announce(record.position, &slot.live);
+            }
         }
-        guard.announce(record.position, &slot.live);
     }
 
     /// Read every run in memory again from storage: after commit notices may have been missed (a dropped
     /// `LISTEN` connection) or for storage that cannot notify.
     pub async fn refresh_all(&self) {
-        let run_ids: Vec<String> = self.slots().keys().cloned().collect();
+        let run_ids: Vec<String> = self.resident.lock().entries.keys().cloned().collect();
         for run_id in run_ids {
             self.advanced_elsewhere(&Notice { run_id, position: None }).await;
         }
@@ -649,15 +873,54 @@ impl Runs {
         if self.resident(run_id).is_none() && self.storage.run(run_id).await?.is_none() {
             return Ok(None);
         }
-        let slot = self.slot(run_id);
-        let mut guard = slot.inner.lock().await;
+        let (slot, mut guard) = self.locked(run_id).await;
         let state = self.state(run_id, &mut guard, &slot.live).await?;
-        Ok(Some((state.fold.export_json(), state.fold.position().sequence)))
+        // Deleted since it was looked up: nothing is stored.
+        let snapshot = (state.journal_len > 0).then(|| (state.fold.export_json(), state.fold.position().sequence));
+        drop(guard);
+        self.resident.release(run_id, slot, ());
+        Ok(snapshot)
     }
 
     /// The snapshot of a run before its first line: no items, at sequence 0.
     pub fn empty_snapshot(&self, run_id: &str) -> String {
         DisplayFold::with_options(run_id, self.options()).export_json()
+    }
+
+    /// Delete a run: everything stored of it, in one transaction serialized with its commits (by its lock here,
+    /// by the database across processes). Its subscribers' streams end (`Live::Deleted`) and its memory goes. With
+    /// `idle_before` (Unix milliseconds) only a run whose last commit is known and older is deleted. Whether a
+    /// run was deleted. The run id is free again afterwards: a batch at offset 0 starts a new run.
+    pub async fn delete(&self, run_id: &str, idle_before: Option<u64>) -> Result<bool, StorageError> {
+        let (slot, mut guard) = self.locked(run_id).await;
+        let deleted = self.storage.delete(run_id, idle_before).await;
+        if matches!(deleted, Ok(true)) {
+            self.retire(run_id, &slot, &mut guard);
+            self.metrics.runs_deleted.inc();
+        }
+        drop(guard);
+        self.resident.release(run_id, slot, ());
+        deleted
+    }
+
+    /// Delete every run whose last commit is older than `older_than` (retention); how many were deleted. Runs
+    /// whose last commit time was never recorded (stored by an older version) are kept.
+    pub async fn expire(&self, older_than: Duration) -> Result<usize, StorageError> {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let Some(before) = now.checked_sub(older_than) else { return Ok(0) };
+        let before = u64::try_from(before.as_millis()).unwrap_or(u64::MAX);
+        let (mut deleted, mut after) = (0, String::new());
+        loop {
+            let page = self.storage.idle_runs(before, &after, EXPIRE_PAGE).await?;
+            for run_id in &page {
+                // Checked again under the run's lock: a run committed to since the page was read stays.
+                deleted += usize::from(self.delete(run_id, Some(before)).await?);
+            }
+            match page.last() {
+                Some(last) if page.len() == EXPIRE_PAGE => after.clone_from(last),
+                _ => return Ok(deleted),
+            }
+        }
     }
 
     /// The committed position and completeness of a run, or `None` when it does not exist.
@@ -673,6 +936,17 @@ impl Runs {
             journal_len: record.journal_len,
         }))
     }
+}
+
+/// A new run's incarnation: random, positive as a signed 64-bit integer, never 0 (the incarnation of runs stored
+/// before incarnations were kept).
+fn fresh_incarnation() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    // Each RandomState is seeded anew (randomly per process, then varied per instance).
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher
+        .write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
+    (hasher.finish() >> 1).max(1)
 }
 
 fn status(state: &RunState) -> RunStatus {

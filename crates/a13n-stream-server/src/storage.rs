@@ -26,6 +26,16 @@ pub enum StorageError {
     /// The database failed.
     #[error("database: {0}")]
     Database(String),
+    /// The SQLite database file was removed or replaced while the host had it open: what the host would store
+    /// now would go to a file nobody can open again.
+    #[error(
+        "the database file {path} is gone (removed or replaced while the host was running); nothing more can be \
+         stored: put the file back, or restart the host"
+    )]
+    FileGone {
+        /// The database file's path, as the host opened it.
+        path: String,
+    },
 }
 
 impl From<rusqlite::Error> for StorageError {
@@ -51,6 +61,13 @@ pub struct RunRecord {
     pub item_count: u64,
     /// When the last batch was committed, in Unix milliseconds (0 for runs stored before this was kept).
     pub updated_ms: u64,
+    /// Which life of the run id this is: drawn at random by the run's first batch, so that a run deleted and
+    /// ingested again is never taken for the one that was deleted (0 for runs stored before this was kept).
+    pub incarnation: u64,
+    /// The root run's thread, from its first line (`None` until a line of it was accepted).
+    pub thread_id: Option<String>,
+    /// The run's place in the order of first ingest: larger for runs first committed later.
+    pub created: u64,
 }
 
 /// One AG-UI event at its display sequence, with the item it changed.
@@ -117,6 +134,11 @@ pub struct Batch {
     pub item_count: u64,
     /// When the batch is committed, in Unix milliseconds.
     pub updated_ms: u64,
+    /// The run's incarnation ([`RunRecord::incarnation`]): a fresh one for a batch at offset 0, else the one the
+    /// batch was folded on, which the commit requires storage still to hold.
+    pub incarnation: u64,
+    /// The root run's thread, once a line of the run was accepted (stored with the run when first known).
+    pub thread_id: Option<String>,
 }
 
 /// Durable storage for the host. Implementations must make [`Storage::commit`] atomic and durable.
@@ -126,9 +148,13 @@ pub trait Storage: Send + Sync + 'static {
     async fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StorageError>;
     /// Up to `limit` runs whose id sorts after `after`, by id.
     async fn runs(&self, after: &str, limit: usize) -> Result<Vec<RunRecord>, StorageError>;
+    /// Up to `limit` runs of thread `thread_id` with a `created` above `after`, in the order of first ingest.
+    async fn thread_runs(&self, thread_id: &str, after: u64, limit: usize) -> Result<Vec<RunRecord>, StorageError>;
     /// Journal lines `from..to`.
     async fn journal(&self, run_id: &str, from: u64, to: u64) -> Result<Vec<String>, StorageError>;
-    /// Commit a batch, or [`StorageError::Conflict`] when the journal's length is not `batch.offset`.
+    /// Commit a batch, or [`StorageError::Conflict`] when the journal's length is not `batch.offset` or (after the
+    /// first batch) the stored run is another incarnation than the batch's (the run was deleted and ingested
+    /// again since the batch's run was read).
     async fn commit(&self, batch: Arc<Batch>) -> Result<(), StorageError>;
     /// Up to `limit` events with a sequence after `after`, in order.
     async fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError>;
@@ -151,10 +177,21 @@ pub trait Storage: Send + Sync + 'static {
     ) -> Result<Vec<StoredItem>, StorageError>;
     /// Up to `limit` rejected lines at journal positions of at least `from`, in order.
     async fn rejections(&self, run_id: &str, from: u64, limit: usize) -> Result<Vec<Rejection>, StorageError>;
+    /// Remove a run and everything stored of it (its journal, events, items and rejected lines) in one
+    /// transaction, serialized with commits of the same run; with `idle_before` (Unix milliseconds), only when its
+    /// last commit is known (`updated_ms > 0`) and older. Whether a run was removed.
+    async fn delete(&self, run_id: &str, idle_before: Option<u64>) -> Result<bool, StorageError>;
+    /// Up to `limit` runs whose id sorts after `after` and whose last commit is known and older than `before`
+    /// (Unix milliseconds), by id: what retention removes.
+    async fn idle_runs(&self, before: u64, after: &str, limit: usize) -> Result<Vec<String>, StorageError>;
     /// For storage without commit notifications: a number that changes whenever another process commits
     /// (SQLite's `data_version`), polled to wake subscribers. `None` when the storage notifies by itself.
     async fn external_version(&self) -> Result<Option<u64>, StorageError> {
         Ok(None)
+    }
+    /// Whether the storage can still store (`/healthz`): SQLite checks that its file is still the one it opened.
+    async fn check(&self) -> Result<(), StorageError> {
+        Ok(())
     }
 }
 
@@ -162,6 +199,59 @@ pub trait Storage: Send + Sync + 'static {
 #[derive(Debug, Clone)]
 pub struct SqliteStorage {
     connection: Arc<Mutex<Connection>>,
+    file: Arc<FileWatch>,
+}
+
+/// The database file as it was opened: its path and identity (device and inode). Removing the file (or renaming
+/// another over it) leaves the open connection writing to an unlinked inode, where every commit would be lost at
+/// the next restart; comparing the identity with a `stat` of the path before every statement, and after every
+/// commit, notices it.
+#[derive(Debug)]
+struct FileWatch {
+    path: std::path::PathBuf,
+    /// `None` where the platform gives no file identity (the check is then skipped).
+    identity: Option<(u64, u64)>,
+    /// Whether the file was gone at the last check (so that each change is logged once).
+    gone: std::sync::atomic::AtomicBool,
+}
+
+impl FileWatch {
+    fn new(path: &Path) -> FileWatch {
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+        let identity = file_identity(&path);
+        FileWatch { path, identity, gone: std::sync::atomic::AtomicBool::new(false) }
+    }
+
+    fn check(&self) -> Result<(), StorageError> {
+        use std::sync::atomic::Ordering;
+        let Some(identity) = self.identity else { return Ok(()) };
+        let path = self.path.display().to_string();
+        if file_identity(&self.path) == Some(identity) {
+            if self.gone.swap(false, Ordering::Relaxed) {
+                tracing::warn!(path, "the database file is back; storing again");
+            }
+            return Ok(());
+        }
+        if !self.gone.swap(true, Ordering::Relaxed) {
+            tracing::error!(
+                path,
+                "the database file was removed or replaced while the host was running; refusing to store anything \
+                 (every request that needs storage answers 503, /healthz too): put the file back, or restart the host"
+            );
+        }
+        Err(StorageError::FileGone { path })
+    }
+}
+
+#[cfg(unix)]
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|metadata| (metadata.dev(), metadata.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_identity(_path: &Path) -> Option<(u64, u64)> {
+    None
 }
 
 /// The schema, one entry per version; `PRAGMA user_version` records how many have run.
@@ -216,9 +306,30 @@ const MIGRATIONS: &[&str] = &[
     UPDATE runs SET item_count = (SELECT count(*) FROM items WHERE items.run_id = runs.run_id);
 ",
     "
+    ALTER TABLE runs ADD COLUMN incarnation INTEGER NOT NULL DEFAULT 0;
+",
+    "
+    ALTER TABLE runs ADD COLUMN thread_id TEXT;
+    ALTER TABLE runs ADD COLUMN created INTEGER NOT NULL DEFAULT 0;
+    UPDATE runs SET created = rowid,
+        thread_id = CASE WHEN json_valid(continuation) THEN json_extract(continuation, '$.observer.thread_id') END;
+    CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+    INSERT INTO counters (name, value) SELECT 'runs_created', coalesce(max(created), 0) FROM runs;
+    CREATE INDEX runs_by_thread ON runs (thread_id, created);
+",
+    "
     ALTER TABLE events ADD COLUMN item TEXT;
 ",
 ];
+
+/// `PRAGMA auto_vacuum`'s value for `INCREMENTAL`.
+const AUTO_VACUUM_INCREMENTAL: i64 = 2;
+
+/// The size the write-ahead log is cut back to after a checkpoint (`PRAGMA journal_size_limit`), in bytes.
+const WAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
+
+/// The tables holding a run's rows, the run's own row last.
+const RUN_TABLES: [&str; 5] = ["journal", "events", "items", "rejections", "runs"];
 
 /// A stored (signed) integer as a count or position.
 pub(crate) fn to_u64(value: i64) -> u64 {
@@ -232,13 +343,31 @@ pub(crate) fn to_i64(value: u64) -> i64 {
 
 impl SqliteStorage {
     /// Open (creating if needed) the database at `path` and run pending migrations.
+    ///
+    /// A new database is created with `auto_vacuum = INCREMENTAL`, so that the pages a deleted run frees are
+    /// returned to the file system (`PRAGMA incremental_vacuum` after every delete). A database created without
+    /// it keeps them for reuse, and says so in the log: `PRAGMA auto_vacuum = INCREMENTAL; VACUUM;` converts it.
     pub fn open(path: &Path) -> Result<SqliteStorage, StorageError> {
         let connection = Connection::open(path)?;
+        // Takes effect only while the database has no table (a new file); for others it is a no-op.
+        connection.pragma_update(None, "auto_vacuum", "INCREMENTAL")?;
         connection.pragma_update(None, "journal_mode", "WAL")?;
         connection.pragma_update(None, "synchronous", "FULL")?;
+        // After a checkpoint the write-ahead log is cut back to this, however large a delete made it.
+        connection.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT)?;
         connection.busy_timeout(std::time::Duration::from_secs(10))?;
-        let storage = SqliteStorage { connection: Arc::new(Mutex::new(connection)) };
+        let storage =
+            SqliteStorage { connection: Arc::new(Mutex::new(connection)), file: Arc::new(FileWatch::new(path)) };
         storage.migrate()?;
+        let auto_vacuum: i64 = storage.lock().pragma_query_value(None, "auto_vacuum", |row| row.get(0))?;
+        if auto_vacuum != AUTO_VACUUM_INCREMENTAL {
+            tracing::info!(
+                path = %path.display(),
+                "this database was created without auto_vacuum: space freed by deleted runs is reused, not returned \
+                 to the file system; to return it, stop the host and run \
+                 `sqlite3 <file> 'PRAGMA auto_vacuum = INCREMENTAL; VACUUM;'` once"
+            );
+        }
         Ok(storage)
     }
 
@@ -247,15 +376,18 @@ impl SqliteStorage {
         self.connection.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Run `work` on the connection on a blocking thread.
+    /// Run `work` on the connection on a blocking thread, if the database file is still the one opened.
     async fn on_connection<T: Send + 'static>(
         &self,
         work: impl FnOnce(&mut Connection) -> Result<T, StorageError> + Send + 'static,
     ) -> Result<T, StorageError> {
         let storage = self.clone();
-        tokio::task::spawn_blocking(move || work(&mut storage.lock()))
-            .await
-            .map_err(|error| StorageError::Database(error.to_string()))?
+        tokio::task::spawn_blocking(move || {
+            storage.file.check()?;
+            work(&mut storage.lock())
+        })
+        .await
+        .map_err(|error| StorageError::Database(error.to_string()))?
     }
 
     fn migrate(&self) -> Result<(), StorageError> {
@@ -281,6 +413,9 @@ fn record(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
         continuation: row.get(4)?,
         item_count: to_u64(row.get(5)?),
         updated_ms: to_u64(row.get(6)?),
+        incarnation: to_u64(row.get(7)?),
+        thread_id: row.get(8)?,
+        created: to_u64(row.get(9)?),
     })
 }
 
@@ -290,7 +425,8 @@ impl Storage for SqliteStorage {
         let run_id = run_id.to_owned();
         self.on_connection(move |connection| {
             let mut statement = connection.prepare_cached(
-                "SELECT run_id, journal_len, position, complete, continuation, item_count, updated_ms FROM runs
+                "SELECT run_id, journal_len, position, complete, continuation, item_count, updated_ms, incarnation, thread_id,
+                 created FROM runs
                  WHERE run_id = ?1",
             )?;
             Ok(statement.query_row(params![run_id], record).optional()?)
@@ -302,10 +438,24 @@ impl Storage for SqliteStorage {
         let after = after.to_owned();
         self.on_connection(move |connection| {
             let mut statement = connection.prepare_cached(
-                "SELECT run_id, journal_len, position, complete, NULL, item_count, updated_ms FROM runs WHERE run_id > ?1
+                "SELECT run_id, journal_len, position, complete, NULL, item_count, updated_ms, incarnation, thread_id,
+                 created FROM runs WHERE run_id > ?1
                  ORDER BY run_id LIMIT ?2",
             )?;
             let rows = statement.query_map(params![after, to_i64(limit as u64)], record)?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
+    }
+
+    async fn thread_runs(&self, thread_id: &str, after: u64, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
+        let thread_id = thread_id.to_owned();
+        self.on_connection(move |connection| {
+            let mut statement = connection.prepare_cached(
+                "SELECT run_id, journal_len, position, complete, NULL, item_count, updated_ms, incarnation, thread_id,
+                 created FROM runs WHERE thread_id = ?1 AND created > ?2 ORDER BY created LIMIT ?3",
+            )?;
+            let rows = statement.query_map(params![thread_id, to_i64(after), to_i64(limit as u64)], record)?;
             Ok(rows.collect::<Result<_, _>>()?)
         })
         .await
@@ -324,7 +474,13 @@ impl Storage for SqliteStorage {
     }
 
     async fn commit(&self, batch: Arc<Batch>) -> Result<(), StorageError> {
-        self.on_connection(move |connection| commit(connection, &batch)).await
+        let file = Arc::clone(&self.file);
+        self.on_connection(move |connection| {
+            commit(connection, &batch)?;
+            // Removed while the commit ran: it went to a file that is gone, and must not be acknowledged.
+            file.check()
+        })
+        .await
     }
 
     async fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError> {
@@ -396,6 +552,28 @@ impl Storage for SqliteStorage {
         .await
     }
 
+    async fn check(&self) -> Result<(), StorageError> {
+        self.file.check()
+    }
+
+    async fn delete(&self, run_id: &str, idle_before: Option<u64>) -> Result<bool, StorageError> {
+        let run_id = run_id.to_owned();
+        self.on_connection(move |connection| delete(connection, &run_id, idle_before)).await
+    }
+
+    async fn idle_runs(&self, before: u64, after: &str, limit: usize) -> Result<Vec<String>, StorageError> {
+        let after = after.to_owned();
+        self.on_connection(move |connection| {
+            let mut statement = connection.prepare_cached(
+                "SELECT run_id FROM runs WHERE updated_ms > 0 AND updated_ms < ?1 AND run_id > ?2
+                 ORDER BY run_id LIMIT ?3",
+            )?;
+            let rows = statement.query_map(params![to_i64(before), after, to_i64(limit as u64)], |row| row.get(0))?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
+    }
+
     async fn external_version(&self) -> Result<Option<u64>, StorageError> {
         self.on_connection(|connection| {
             let version: i64 = connection.pragma_query_value(None, "data_version", |row| row.get(0))?;
@@ -411,13 +589,25 @@ fn stored_item(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredItem> {
 
 fn commit(connection: &mut Connection, batch: &Batch) -> Result<(), StorageError> {
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let journal_len: u64 = transaction
-        .query_row("SELECT journal_len FROM runs WHERE run_id = ?1", params![batch.run_id], |row| row.get(0))
-        .optional()?
-        .map_or(0, to_u64);
-    if journal_len != batch.offset {
+    let stored: Option<(i64, i64)> = transaction
+        .query_row("SELECT journal_len, incarnation FROM runs WHERE run_id = ?1", params![batch.run_id], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .optional()?;
+    let (journal_len, incarnation) =
+        stored.map_or((0, None), |(length, incarnation)| (to_u64(length), Some(incarnation)));
+    if journal_len != batch.offset || (batch.offset > 0 && incarnation != Some(to_i64(batch.incarnation))) {
         return Err(StorageError::Conflict { run_id: batch.run_id.clone(), journal_len });
     }
+    // A new run takes the next place in the order of first ingest (never one a deleted run had).
+    let created: Option<i64> = match stored {
+        Some(_) => None,
+        None => Some(transaction.query_row(
+            "UPDATE counters SET value = value + 1 WHERE name = 'runs_created' RETURNING value",
+            [],
+            |row| row.get(0),
+        )?),
+    };
     {
         let mut insert =
             transaction.prepare_cached("INSERT INTO journal (run_id, offset, line) VALUES (?1, ?2, ?3)")?;
@@ -444,11 +634,13 @@ fn commit(connection: &mut Connection, batch: &Batch) -> Result<(), StorageError
         }
     }
     transaction.execute(
-        "INSERT INTO runs (run_id, journal_len, position, complete, continuation, item_count, updated_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+        "INSERT INTO runs (run_id, journal_len, position, complete, continuation, item_count, updated_ms, incarnation,
+             thread_id, created)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
          ON CONFLICT (run_id) DO UPDATE SET journal_len = excluded.journal_len, position = excluded.position,
              complete = excluded.complete, continuation = excluded.continuation, item_count = excluded.item_count,
-             updated_ms = excluded.updated_ms",
+             updated_ms = excluded.updated_ms, incarnation = excluded.incarnation,
+             thread_id = coalesce(runs.thread_id, excluded.thread_id)",
         params![
             batch.run_id,
             to_i64(batch.offset + batch.lines.len() as u64),
@@ -456,10 +648,46 @@ fn commit(connection: &mut Connection, batch: &Batch) -> Result<(), StorageError
             i64::from(batch.complete),
             batch.continuation,
             to_i64(batch.item_count),
-            to_i64(batch.updated_ms)
+            to_i64(batch.updated_ms),
+            to_i64(batch.incarnation),
+            batch.thread_id,
+            created.unwrap_or(0)
         ],
     )?;
     transaction.commit()?;
+    Ok(())
+}
+
+/// Delete a run in one write transaction (so no commit of the run can interleave), then return the freed pages
+/// to the file system: `incremental_vacuum` moves them to the end of the file and cuts it there (in WAL mode the
+/// file itself shrinks at the checkpoint, run here without waiting for readers).
+fn delete(connection: &mut Connection, run_id: &str, idle_before: Option<u64>) -> Result<bool, StorageError> {
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let updated: Option<i64> = transaction
+        .query_row("SELECT updated_ms FROM runs WHERE run_id = ?1", params![run_id], |row| row.get(0))
+        .optional()?;
+    let Some(updated) = updated.map(to_u64) else { return Ok(false) };
+    if idle_before.is_some_and(|before| updated == 0 || updated >= before) {
+        return Ok(false);
+    }
+    for table in RUN_TABLES {
+        transaction.prepare_cached(&format!("DELETE FROM {table} WHERE run_id = ?1"))?.execute(params![run_id])?;
+    }
+    transaction.commit()?;
+    // The run is deleted whatever becomes of the space; a busy checkpoint is simply done later.
+    let reclaimed = incremental_vacuum(connection)
+        .and_then(|()| connection.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())));
+    if let Err(error) = reclaimed {
+        tracing::warn!(%error, run_id, "the run is deleted; returning its space to the file system failed");
+    }
+    Ok(true)
+}
+
+/// `PRAGMA incremental_vacuum` frees one page per step: it is stepped to the end.
+fn incremental_vacuum(connection: &Connection) -> rusqlite::Result<()> {
+    let mut statement = connection.prepare("PRAGMA incremental_vacuum")?;
+    let mut rows = statement.query([])?;
+    while rows.next()?.is_some() {}
     Ok(())
 }
 
@@ -485,6 +713,8 @@ mod tests {
             rejections: Vec::new(),
             item_count: 1,
             updated_ms: 0,
+            incarnation: 7,
+            thread_id: Some("t".into()),
         })
     }
 

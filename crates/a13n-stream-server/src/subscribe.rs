@@ -2,8 +2,8 @@
 //!
 //! A subscription replays storage after its position, then follows live events, taking a live event only when
 //! it directly follows the last one delivered; any gap (a lagging subscriber, another process's commit) sends it
-//! back to storage, which holds every published event. It ends after the run's terminal event, or when the host
-//! shuts down.
+//! back to storage, which holds every published event. It ends after the run's terminal event, when the run is
+//! deleted (an `event: end` frame, `data: {"position", "reason": "deleted"}`, no `id`), or when the host shuts down.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -17,12 +17,12 @@ use axum::response::{IntoResponse, Response};
 use futures_util::stream::{self, Stream};
 use serde::Deserialize;
 use tokio::sync::broadcast::error::RecvError;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::watch;
 use utoipa::IntoParams;
 
 use crate::metrics::SubscriberGuard;
 use crate::problem::{Params, Problem};
-use crate::runs::{is_terminal, valid_run_id, Live};
+use crate::runs::{is_terminal, valid_run_id, Listener, Live};
 use crate::wire::ErrorBody;
 use crate::{bad_run_id, position, Shared, ATTEMPT};
 
@@ -49,7 +49,7 @@ impl EventsQuery {
 struct Subscription {
     app: Shared,
     run_id: String,
-    receiver: broadcast::Receiver<Arc<Live>>,
+    receiver: Listener,
     shutdown: watch::Receiver<bool>,
     last: u64,
     pending: VecDeque<(u64, String)>,
@@ -98,6 +98,11 @@ impl Subscription {
                     Live::Event(delivered) if delivered.sequence > self.last => self.catching_up = true,
                     Live::Event(_) | Live::Batch(_) => {}
                     Live::Wake => self.catching_up = true,
+                    Live::Deleted => {
+                        self.finished = true;
+                        let frame = crate::wire::DisplayEnd::frame(self.last, crate::wire::DELETED);
+                        return Some((Ok(frame), self));
+                    }
                 },
                 Err(RecvError::Lagged(_)) => {
                     // Fallen behind the live buffer: catch up from storage instead of growing a buffer.
@@ -112,7 +117,7 @@ impl Subscription {
 
 /// A subscription to a run's live channel, with the committed status and the client's position.
 pub(crate) struct Opened {
-    pub(crate) receiver: broadcast::Receiver<Arc<Live>>,
+    pub(crate) receiver: Listener,
     pub(crate) status: crate::runs::RunStatus,
     /// The sequence the client holds: 0, or the position it resumes after.
     pub(crate) after: u64,
@@ -163,13 +168,14 @@ fn resume_after(headers: &HeaderMap, after: Option<&str>) -> Result<Option<Strea
 }
 
 /// The run's AG-UI events as Server-Sent Events (`id: attempt-sequence`): stored events after the position,
-/// then the live tail, ending after the run's terminal event. A run not ingested yet may be subscribed to.
+/// then the live tail, ending after the run's terminal event, or with an `end` frame (`reason`: `deleted`) when
+/// the run is deleted. A run not ingested yet may be subscribed to.
 #[utoipa::path(get, path = "/v1/runs/{run_id}/events", tag = "runs", params(
     crate::routes::RunIdParam,
     ("Last-Event-ID" = Option<String>, Header, description = "Resume strictly after this position", pattern = r"^(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$"),
     EventsQuery,
 ), responses(
-    (status = 200, description = "A stream of `id:` and `data:` (one AG-UI event JSON) records", content_type = "text/event-stream", body = String),
+    (status = 200, description = "A stream of `id:` and `data:` (one AG-UI event JSON) records; a deleted run's stream ends with `event: end`, `data: {position, reason: \"deleted\"}`", content_type = "text/event-stream", body = String),
     (status = 400, description = "A malformed run id or position, another attempt, or a position beyond the committed one", body = ErrorBody),
     (status = 503, description = "Storage failed", body = ErrorBody),
 ))]

@@ -58,6 +58,31 @@ pub struct RunSummary {
     pub items: u64,
     /// When the last batch was committed, in Unix milliseconds (0: not known).
     pub updated_ms: u64,
+    /// The root run's thread (`null` until a line of the run was accepted).
+    pub thread_id: Option<String>,
+}
+
+impl RunSummary {
+    pub(crate) fn of(run: crate::storage::RunRecord) -> RunSummary {
+        RunSummary {
+            position: crate::position(run.position).to_string(),
+            run_id: run.run_id,
+            journal_len: run.journal_len,
+            complete: run.complete,
+            items: run.item_count,
+            updated_ms: run.updated_ms,
+            thread_id: run.thread_id,
+        }
+    }
+}
+
+/// `GET /v1/threads/{thread_id}/runs`: a page of a thread's runs in the order of their first ingest.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ThreadRunsPage {
+    /// The runs.
+    pub runs: Vec<RunSummary>,
+    /// Pass as `after` for the next page; `null` on the last page.
+    pub next_after: Option<u64>,
 }
 
 /// `GET /v1/runs`: a page of runs by id.
@@ -97,13 +122,35 @@ pub struct DisplayFrame<'a> {
     pub items: Vec<&'a RawValue>,
 }
 
-/// The `data:` of the `end` frame of `GET /v1/runs/{run_id}/display`.
+/// The `data:` of the `end` frame of `GET /v1/runs/{run_id}/display`, and of `GET /v1/runs/{run_id}/events` when
+/// the run was deleted.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct DisplayEnd {
-    /// The position of the run's terminal event, `attempt-sequence`.
+    /// `complete`: the position of the run's terminal event; `deleted`: the last position the client was sent,
+    /// `attempt-sequence`.
     #[schema(pattern = r"^(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$")]
     pub position: String,
+    /// Why the stream ends: `complete` (the run's terminal event is committed) or `deleted` (the run was deleted,
+    /// by `DELETE` or by retention; nothing of it is stored any more).
+    #[schema(pattern = "^(complete|deleted)$")]
+    pub reason: &'static str,
 }
+
+impl DisplayEnd {
+    /// The `end` frame of a stream whose client holds `position`, ending for `reason`. A deleted run's frame has no
+    /// `id`: there is nothing to resume.
+    pub(crate) fn frame(position: u64, reason: &'static str) -> axum::response::sse::Event {
+        let at = crate::position(position).to_string();
+        let frame = axum::response::sse::Event::default().event("end");
+        let frame = if reason == DELETED { frame } else { frame.id(at.clone()) };
+        frame.data(to_json(&DisplayEnd { position: at, reason }))
+    }
+}
+
+/// The `reason` of the `end` frame of a deleted run.
+pub(crate) const DELETED: &str = "deleted";
+/// The `reason` of the `end` frame of a run whose terminal event is delivered.
+pub(crate) const COMPLETE: &str = "complete";
 
 /// Stored items as the JSON values they are, checked (not parsed into a tree) so that a corrupt row becomes a
 /// storage error rather than a malformed answer.
@@ -151,8 +198,8 @@ pub struct ErrorBody {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ErrorDetail {
     /// One of `offset`, `line`, `identity`, `run_complete`, `empty`, `content_type`, `too_large`, `busy`,
-    /// `body_timeout`, `body`, `query`, `position`, `run_id`, `not_found`, `host`, `origin`, `unauthorized`,
-    /// `storage`.
+    /// `body_timeout`, `body`, `query`, `position`, `run_id`, `thread_id`, `not_found`, `host`, `origin`,
+    /// `unauthorized`, `storage`.
     pub code: String,
     /// A sentence for people.
     pub message: String,

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use a13n_stream_protocol::{DisplayFold, SourceItem};
 use a13n_stream_server::metrics::Metrics;
+use a13n_stream_server::postgres::{PoolOptions, PostgresStorage};
 use a13n_stream_server::runs::{Conflict, IngestError, LineKind, OnReject, RunLimits, Runs};
 use a13n_stream_server::storage::SqliteStorage;
 use a13n_testkit::hello_stream;
@@ -142,4 +143,326 @@ async fn rejected_lines_are_journaled_and_skipped_on_request() {
     assert_eq!(stored, accepted.rejected);
     assert_eq!(runs.storage().journal("run-s", 2, 3).await.unwrap(), [lines[2].clone()]);
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Regression (#29): a subscription to a run that was never ingested kept a resident slot after its client left
+/// (800 such subscriptions left `a13n_resident_runs` at 807), and every new one could push a real run out of
+/// memory. Slots without stored data now leave with their last listener and never count against the limit.
+#[tokio::test]
+async fn subscriptions_to_unknown_runs_leave_nothing_behind_and_push_no_run_out() {
+    let (runs, metrics, dir) =
+        runs("ghost-subscribers", RunLimits { max_resident: 4, idle: Duration::from_secs(3600) });
+    let lines = hello_stream("t", "run-real");
+    runs.ingest("run-real", 0, lines[..2].to_vec(), OnReject::Refuse).await.unwrap();
+    let (resident, recoveries) = (metrics.resident_runs.get(), metrics.recoveries.get());
+    assert_eq!(resident, 1);
+    // Many at once, far beyond the limit: the real run stays.
+    let mut listeners = Vec::new();
+    for index in 0..200 {
+        listeners.push(runs.subscribe(&format!("ghost-{index}")).await.unwrap().0);
+    }
+    assert!(runs.is_resident("run-real"), "open ghost subscriptions pushed a real run out of memory");
+    drop(listeners);
+    assert_eq!(metrics.resident_runs.get(), resident, "ghost slots stayed after their listeners left");
+    // One after another, and two listeners on one ghost: the slot goes with the last of them.
+    for index in 0..300 {
+        drop(runs.subscribe(&format!("ghost-b-{index}")).await.unwrap().0);
+    }
+    let (first, _) = runs.subscribe("ghost-two").await.unwrap();
+    let (second, _) = runs.subscribe("ghost-two").await.unwrap();
+    drop(first);
+    assert!(runs.is_resident("ghost-two"), "a ghost with a listener left stays");
+    drop(second);
+    assert!(!runs.is_resident("ghost-two"));
+    // A refused first batch (offset ahead, another run's line) leaves nothing either.
+    for index in 0..50 {
+        let ghost = format!("ghost-c-{index}");
+        assert!(runs.ingest(&ghost, 3, lines[..1].to_vec(), OnReject::Refuse).await.is_err());
+        assert!(runs.ingest(&ghost, 0, lines[..1].to_vec(), OnReject::Refuse).await.is_err());
+    }
+    assert_eq!(metrics.resident_runs.get(), resident, "refused first batches left slots");
+    assert_eq!(runs.resident_count(), 1);
+    // A run ingested while a subscriber waited for it is a real run: it stays when the subscriber leaves.
+    let (waiting, _) = runs.subscribe("run-late").await.unwrap();
+    runs.ingest("run-late", 0, hello_stream("t", "run-late")[..2].to_vec(), OnReject::Refuse).await.unwrap();
+    drop(waiting);
+    assert!(runs.is_resident("run-late"));
+    // The real run was never dropped: it goes on without a rebuild from storage.
+    runs.ingest("run-real", 2, lines[2..].to_vec(), OnReject::Refuse).await.unwrap();
+    assert_eq!(metrics.recoveries.get(), recoveries, "the real run was rebuilt: it had been pushed out");
+    assert_eq!(metrics.evictions.get(), 0);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The size of a SQLite database once its write-ahead log is checkpointed into it (the file and its log).
+fn database_bytes(path: &std::path::Path) -> u64 {
+    let connection = rusqlite::Connection::open(path).unwrap();
+    connection.busy_timeout(Duration::from_secs(10)).unwrap();
+    connection.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).unwrap();
+    let size = |suffix: &str| std::fs::metadata(format!("{}{suffix}", path.display())).map_or(0, |m| m.len());
+    size("") + size("-wal")
+}
+
+/// Issue #29: the space of a deleted run goes back to the file system. A database the host creates has
+/// `auto_vacuum = INCREMENTAL` and every delete returns the freed pages; one created without it (as before) keeps
+/// them until the documented maintenance (`PRAGMA auto_vacuum = INCREMENTAL; VACUUM;`), after which deletes
+/// return them too.
+#[tokio::test]
+async fn the_space_of_deleted_runs_is_returned_to_the_file_system() {
+    let dir = std::env::temp_dir().join(format!("a13n-runs-space-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = |run: &str| a13n_testkit::text_stream("t", run, 20_000);
+    let (new, old) = (dir.join("new.db"), dir.join("old.db"));
+    // A database made before the host set auto_vacuum: it has a table already when the host opens it.
+    rusqlite::Connection::open(&old).unwrap().execute_batch("CREATE TABLE operator_notes (note TEXT)").unwrap();
+    for path in [&new, &old] {
+        let runs = Runs::new(Arc::new(SqliteStorage::open(path).unwrap()), false);
+        runs.ingest("run-small", 0, hello_stream("t", "run-small"), OnReject::Refuse).await.unwrap();
+        let empty = database_bytes(path);
+        runs.ingest("run-big", 0, big("run-big"), OnReject::Refuse).await.unwrap();
+        let full = database_bytes(path);
+        assert!(full > empty + 4_000_000, "{}: {empty} -> {full}", path.display());
+        assert!(runs.delete("run-big", None).await.unwrap());
+        let after = database_bytes(path);
+        if path == &new {
+            assert!(after < empty + (full - empty) / 10, "{}: {full} -> {after} after the delete", path.display());
+            continue;
+        }
+        assert!(after > full / 2, "without auto_vacuum the pages stay in the file: {full} -> {after}");
+        // The documented maintenance, once (here while the host holds the file open, which SQLite allows).
+        let maintenance = rusqlite::Connection::open(path).unwrap();
+        maintenance.execute_batch("PRAGMA auto_vacuum = INCREMENTAL; VACUUM;").unwrap();
+        drop(maintenance);
+        let vacuumed = database_bytes(path);
+        assert!(vacuumed < empty + (full - empty) / 10, "VACUUM returned the space: {after} -> {vacuumed}");
+        // From then on every delete returns its space.
+        runs.ingest("run-big-2", 0, big("run-big-2"), OnReject::Refuse).await.unwrap();
+        let full = database_bytes(path);
+        assert!(runs.delete("run-big-2", None).await.unwrap());
+        let after = database_bytes(path);
+        assert!(after < vacuumed + (full - vacuumed) / 10, "after the maintenance: {full} -> {after}");
+        assert!(runs.snapshot("run-small").await.unwrap().is_some(), "other runs are untouched");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Ingest of one run racing its deletion, on one host and across two (two `Runs` over one database). The
+/// behaviour: a delete and a commit of the run are serialized (the run's lock on one host, the database's write
+/// or row lock across hosts, and the run's incarnation, which a commit requires to be the one its batch was
+/// folded on); a batch committed before the delete is deleted with the run; a producer going on afterwards is
+/// told `ahead` with `expected_offset` 0 and starts the run again from 0. Never a gap, a line of another
+/// incarnation, or a row left of a deleted run.
+async fn ingest_and_delete_race(a: Arc<Runs>, b: Arc<Runs>) {
+    let lines = Arc::new(a13n_testkit::text_stream("t", "run-race", 60));
+    let deleting = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    // Writers ingest under the read side; the checks between deletes take the write side, so that what they
+    // read of storage is one state, not one that a writer changes half-way through.
+    let pause = Arc::new(tokio::sync::RwLock::new(()));
+    let mut writers = Vec::new();
+    for (index, runs) in [&a, &b, &a].into_iter().enumerate() {
+        let (runs, lines, deleting) = (Arc::clone(runs), Arc::clone(&lines), Arc::clone(&deleting));
+        let pause = Arc::clone(&pause);
+        writers.push(tokio::spawn(async move {
+            let mut offset = 0u64;
+            loop {
+                let end = (offset as usize + 2 + index).min(lines.len());
+                if offset as usize == lines.len() {
+                    if !deleting.load(std::sync::atomic::Ordering::SeqCst) {
+                        return;
+                    }
+                    // Complete: look again later, the run may have been deleted meanwhile.
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                    offset = runs.status("run-race").await.unwrap().map_or(0, |status| status.journal_len);
+                    continue;
+                }
+                let writing = pause.read().await;
+                let result = runs.ingest("run-race", offset, lines[offset as usize..end].to_vec(), OnReject::Refuse);
+                let result = result.await;
+                drop(writing);
+                match result {
+                    Ok(accepted) => offset = accepted.next_offset,
+                    Err(IngestError::Offset { expected, .. }) => offset = expected,
+                    Err(IngestError::AfterTerminal { .. }) => offset = lines.len() as u64,
+                    Err(error) => panic!("writer {index}: {error}"),
+                }
+            }
+        }));
+    }
+    let mut deleted = 0;
+    for round in 0..40 {
+        tokio::time::sleep(Duration::from_millis(3)).await;
+        let runs = if round % 2 == 0 { &a } else { &b };
+        deleted += usize::from(runs.delete("run-race", None).await.unwrap());
+        // Between deletes, what is stored of the run (a writer may have begun it again) is whole.
+        let paused = pause.write().await;
+        check_whole(&runs.storage(), &lines, false).await;
+        drop(paused);
+    }
+    deleting.store(false, std::sync::atomic::Ordering::SeqCst);
+    for writer in writers {
+        writer.await.unwrap();
+    }
+    assert!(deleted > 0, "no delete met the run");
+    check_whole(&a.storage(), &lines, true).await;
+    // A host that never saw the race rebuilds exactly the fold of the stream.
+    let fresh = Runs::new(a.storage(), false);
+    assert_eq!(fresh.snapshot("run-race").await.unwrap().unwrap(), fold_of(&lines));
+    assert_eq!(a.snapshot("run-race").await.unwrap().unwrap(), fold_of(&lines));
+    assert_eq!(b.snapshot("run-race").await.unwrap().unwrap(), fold_of(&lines));
+}
+
+/// What is stored of the race's run is a whole prefix of the stream: every journal line in place, every event
+/// up to the position, the items the record counts; or nothing at all.
+async fn check_whole(storage: &Arc<dyn a13n_stream_server::storage::Storage>, lines: &[String], complete: bool) {
+    let record = storage.run("run-race").await.unwrap();
+    let journal = storage.journal("run-race", 0, u64::MAX >> 1).await.unwrap();
+    let events = storage.events_after("run-race", 0, usize::MAX >> 1).await.unwrap();
+    let items = storage.items("run-race", 0, None, usize::MAX >> 1).await.unwrap();
+    let Some(record) = record else {
+        assert!(journal.is_empty() && events.is_empty() && items.is_empty(), "rows left of a deleted run");
+        assert!(!complete, "the run must be stored at the end");
+        return;
+    };
+    assert_eq!(journal.len() as u64, record.journal_len);
+    assert_eq!(journal[..], lines[..journal.len()], "the journal is a prefix of the stream");
+    let sequences: Vec<u64> = events.iter().map(|event| event.sequence).collect();
+    assert_eq!(sequences, (1..=record.position).collect::<Vec<_>>(), "events without gap up to the position");
+    assert_eq!(items.len() as u64, record.item_count);
+    if complete {
+        assert_eq!((record.journal_len, record.complete), (lines.len() as u64, true));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ingest_racing_delete_corrupts_nothing() {
+    let (runs, _, dir) = runs("race", RunLimits::default());
+    let one = Arc::new(runs);
+    ingest_and_delete_race(Arc::clone(&one), Arc::clone(&one)).await;
+    let path = dir.join("two.db");
+    let open = || Arc::new(Runs::new(Arc::new(SqliteStorage::open(&path).unwrap()), false));
+    ingest_and_delete_race(open(), open()).await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_ingest_racing_delete_corrupts_nothing() {
+    let url = tokio::task::spawn_blocking(|| a13n_testkit::host::postgres_database("race")).await.unwrap();
+    let options = PoolOptions { size: 4, wait: Duration::from_secs(10) };
+    let open = async || Arc::new(Runs::new(Arc::new(PostgresStorage::open(&url, options).await.unwrap()), false));
+    let one = open().await;
+    ingest_and_delete_race(Arc::clone(&one), one).await;
+    with_fresh_run(&url).await;
+    ingest_and_delete_race(open().await, open().await).await;
+}
+
+/// Delete what the previous race left, so that the next one starts from nothing.
+async fn with_fresh_run(url: &str) {
+    let storage = PostgresStorage::open(url, PoolOptions { size: 1, wait: Duration::from_secs(10) }).await.unwrap();
+    assert!(a13n_stream_server::storage::Storage::delete(&storage, "run-race", None).await.unwrap());
+}
+
+/// A host that holds a run in memory while another host deletes it and the run id is ingested again, with other
+/// lines, up to the same length: the first host's next batch must not be committed on the deleted run's state
+/// (the journal would be the new run's, the display the old one's). The commit requires the stored run's
+/// incarnation to be the batch's; the batch is folded again on the stored run.
+async fn stale_batch_after_delete(a: Runs, b: Runs, fresh: Runs) {
+    let first = a13n_testkit::text_stream("t", "run-inc", 6);
+    let second: Vec<String> = first.iter().map(|line| line.replace("\"Hel\"", "\"Bye\"")).collect();
+    assert_ne!(first[1], second[1]);
+    a.ingest("run-inc", 0, first[..3].to_vec(), OnReject::Refuse).await.unwrap();
+    assert!(b.delete("run-inc", None).await.unwrap());
+    b.ingest("run-inc", 0, second[..3].to_vec(), OnReject::Refuse).await.unwrap();
+    // Host a heard of none of it: its run is the deleted one, at the same length.
+    let accepted = a.ingest("run-inc", 3, first[3..6].to_vec(), OnReject::Refuse).await.unwrap();
+    assert_eq!(accepted.next_offset, 6);
+    let journal = a.storage().journal("run-inc", 0, 6).await.unwrap();
+    assert_eq!(journal, [&second[..3], &first[3..6]].concat());
+    // The stored display is the fold of the stored journal, whoever reads it.
+    assert_eq!(fresh.snapshot("run-inc").await.unwrap().unwrap(), fold_of(&journal), "checkpoint and journal agree");
+    assert_eq!(a.snapshot("run-inc").await.unwrap().unwrap(), fold_of(&journal));
+}
+
+#[tokio::test]
+async fn a_batch_folded_on_a_deleted_run_is_never_committed_on_its_successor() {
+    let (_, _, dir) = runs("incarnation", RunLimits::default());
+    let path = dir.join("host.db");
+    let open = || Runs::new(Arc::new(SqliteStorage::open(&path).unwrap()), false);
+    stale_batch_after_delete(open(), open(), open()).await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn postgres_a_batch_folded_on_a_deleted_run_is_never_committed_on_its_successor() {
+    let url = tokio::task::spawn_blocking(|| a13n_testkit::host::postgres_database("incarnation")).await.unwrap();
+    let options = PoolOptions { size: 2, wait: Duration::from_secs(10) };
+    let open = async || Runs::new(Arc::new(PostgresStorage::open(&url, options).await.unwrap()), false);
+    stale_batch_after_delete(open().await, open().await, open().await).await;
+}
+
+/// Runs stored before threads and first-ingest places were kept get them from the migration: the thread from
+/// the stored continuation, the place from the order in which their rows were made (SQLite) or their last commit
+/// (PostgreSQL, which keeps no insertion order). Simulated by taking the columns away again.
+async fn migrated_runs_are_listed_by_thread(runs: Runs, reopen: impl AsyncFnOnce() -> Runs) {
+    for run in ["run-z", "run-y"] {
+        runs.ingest(run, 0, hello_stream("thread-m", run), OnReject::Refuse).await.unwrap();
+    }
+    drop(runs);
+    let runs = reopen().await;
+    let listed = runs.storage().thread_runs("thread-m", 0, 10).await.unwrap();
+    let ids: Vec<&str> = listed.iter().map(|run| run.run_id.as_str()).collect();
+    assert_eq!(ids, ["run-z", "run-y"]);
+    assert!(listed.iter().all(|run| run.thread_id.as_deref() == Some("thread-m")));
+    // New runs come after them.
+    runs.ingest("run-a", 0, hello_stream("thread-m", "run-a"), OnReject::Refuse).await.unwrap();
+    let listed = runs.storage().thread_runs("thread-m", 0, 10).await.unwrap();
+    let ids: Vec<&str> = listed.iter().map(|run| run.run_id.as_str()).collect();
+    assert_eq!(ids, ["run-z", "run-y", "run-a"]);
+}
+
+#[tokio::test]
+async fn sqlite_runs_stored_before_threads_were_kept_are_migrated() {
+    let (runs, _, dir) = runs("migrate-threads", RunLimits::default());
+    let path = dir.join("host.db");
+    migrated_runs_are_listed_by_thread(runs, async || {
+        let connection = rusqlite::Connection::open(&path).unwrap();
+        let version: i64 = connection.query_row("PRAGMA user_version", [], |row| row.get(0)).unwrap();
+        connection
+            .execute_batch(&format!(
+                // Back to before the threads migration, and the later one (events' item references) with it.
+                "ALTER TABLE events DROP COLUMN item;
+                 DROP INDEX runs_by_thread; DROP TABLE counters; ALTER TABLE runs DROP COLUMN thread_id;
+                 ALTER TABLE runs DROP COLUMN created; PRAGMA user_version = {};",
+                version - 2
+            ))
+            .unwrap();
+        drop(connection);
+        Runs::new(Arc::new(SqliteStorage::open(&path).unwrap()), false)
+    })
+    .await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_runs_stored_before_threads_were_kept_are_migrated() {
+    let url = tokio::task::spawn_blocking(|| a13n_testkit::host::postgres_database("migrate_threads")).await.unwrap();
+    let options = PoolOptions { size: 2, wait: Duration::from_secs(10) };
+    let runs = Runs::new(Arc::new(PostgresStorage::open(&url, options).await.unwrap()), false);
+    migrated_runs_are_listed_by_thread(runs, async || {
+        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        client
+            .batch_execute(
+                // The migration orders these runs by their last commit: made distinct here, whatever the clock did.
+                "UPDATE a13n_runs SET updated_ms = CASE run_id WHEN 'run-z' THEN 1000 ELSE 2000 END;
+                 DROP INDEX a13n_runs_by_thread; ALTER TABLE a13n_runs DROP COLUMN thread_id;
+                 ALTER TABLE a13n_runs DROP COLUMN created; DROP SEQUENCE a13n_runs_created;
+                 ALTER TABLE a13n_events DROP COLUMN item;
+                 UPDATE a13n_schema SET version = version - 2;",
+            )
+            .await
+            .unwrap();
+        Runs::new(Arc::new(PostgresStorage::open(&url, options).await.unwrap()), false)
+    })
+    .await;
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use a13n_stream_server::postgres::Notice;
-use a13n_stream_server::runs::{Live, OnReject, Runs};
+use a13n_stream_server::runs::{Listener, Live, OnReject, Runs};
 use a13n_stream_server::storage::SqliteStorage;
 use tokio::sync::broadcast::error::TryRecvError;
 
@@ -26,7 +26,7 @@ fn notice() -> Notice {
     Notice { run_id: "run-w".into(), position: None }
 }
 
-fn woken(receiver: &mut tokio::sync::broadcast::Receiver<Arc<Live>>) -> bool {
+fn woken(receiver: &mut Listener) -> bool {
     let mut wakes = 0;
     loop {
         match receiver.try_recv() {

@@ -208,6 +208,12 @@ pub struct ServeArgs {
     /// Body bytes all ingest requests together may hold; beyond it 503 with Retry-After.
     #[arg(long, value_name = "N", default_value_t = Config::default().max_ingest_bytes)]
     pub max_ingest_bytes: usize,
+    /// Delete runs whose last commit is older than this (default: keep every run until DELETE /v1/runs/{run_id}).
+    #[arg(long, value_name = "DURATION")]
+    pub retain: Option<Wait>,
+    /// How often --retain looks for runs to delete.
+    #[arg(long, value_name = "DURATION", default_value_t = Wait(Config::default().retain_interval))]
+    pub retain_interval: Wait,
     /// Runs held in memory; beyond it the least recently used idle run is dropped (rebuilt on next use).
     #[arg(long, value_name = "N", default_value_t = Config::default().runs.max_resident)]
     pub max_resident_runs: usize,

@@ -7,7 +7,7 @@ use a13n_stream_bench::load::{self, LoadOptions};
 use a13n_stream_server::Config;
 use tracing_subscriber::EnvFilter;
 
-use crate::cli::{BenchServeArgs, LogFormat, ServeArgs};
+use crate::cli::{BenchServeArgs, LogFormat, ServeArgs, Wait};
 use crate::failure::{io_error, Failure};
 
 fn config(args: ServeArgs) -> Config {
@@ -32,6 +32,8 @@ fn config(args: ServeArgs) -> Config {
     config.db_pool = args.db_pool;
     config.db_timeout = args.db_timeout.0;
     config.poll_interval = args.poll_interval.0;
+    config.retain = args.retain.map(|Wait(retain)| retain);
+    config.retain_interval = args.retain_interval.0;
     config
 }
 

@@ -41,7 +41,8 @@ export interface FollowOptions {
 export interface Follower {
   /** The display, once the first snapshot arrived. */
   readonly display: DisplayNormalizer | null;
-  /** Resolves with the display when the run is complete; rejects if the host refuses the request (a 4xx). */
+  /** Resolves with the display when the run is complete; rejects with a `FollowError` if the host refuses the
+   * request (a 4xx: its `status`) or the run is deleted (`status` 410). */
   readonly done: Promise<DisplayNormalizer>;
   /** Stop following (`done` rejects with an `AbortError`). */
   stop(): void;
@@ -141,6 +142,8 @@ class FollowState {
       return true;
     }
     if (frame.event === "end") {
+      const { reason } = JSON.parse(frame.data) as { reason?: string };
+      if (reason === "deleted") throw new FollowError(`${this.url}: the run was deleted`, 410);
       // The end names the run's last position: a display short of it lost entries on the way.
       if (this.display === null || frame.id !== this.current()) {
         return this.resnapshot(new Error(`the run ended at ${frame.id}, the display is at ${this.current()}`));

@@ -171,3 +171,24 @@ test("a follower that lost the frame with the run's terminal event takes a snaps
     await stopped(host.child);
   }
 });
+
+test("a follower of a run that is deleted stops with a FollowError of status 410", async () => {
+  assert.ok(binary, "no a13n-stream binary");
+  const lines = readFileSync(join(corpus, "real-tools", "source.jsonl"), "utf8").split("\n").filter(Boolean);
+  const run = JSON.parse(lines[0]).run_id;
+  const host = await serve(join(mkdtempSync(join(tmpdir(), "a13n-follow-")), "host.db"));
+  const changes = [];
+  const follower = follow(`${host.address}/v1/runs/${run}/observed`, { retryMs: 50, onChange: (_, change) => changes.push(change) });
+  try {
+    await post(() => host.address, run, 0, lines.slice(0, 10));
+    const deadline = Date.now() + 20_000;
+    while (!changes.some((change) => change.kind === "observed") && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal((await fetch(`${host.address}/v1/runs/${run}`, { method: "DELETE" })).status, 204);
+    await assert.rejects(follower.done, (error) => error.name === "FollowError" && error.status === 410);
+  } finally {
+    follower.stop();
+    await stopped(host.child);
+  }
+});

@@ -167,8 +167,14 @@ function apply(frame) {
     if (old) old.replaceWith(node); else insertByOrdinal(scopeList(item), node, item.ordinal);
     elements.set(item.id, node);
   }
-  const complete = frame.event === "end" || data.complete;
   const state = $("run-state");
+  if (frame.event === "end" && data.reason === "deleted") {
+    // The run was deleted (DELETE or retention): what is shown is all there was; nothing of it is stored now.
+    state.textContent = "deleted";
+    state.dataset.state = "interrupted";
+    return;
+  }
+  const complete = frame.event === "end" || data.complete;
   state.textContent = complete ? "completed" : "in progress";
   state.dataset.state = complete ? "completed" : "in_progress";
   $("run-count").textContent = items.size + " items";
@@ -219,7 +225,7 @@ async function follow(runId) {
       for await (const frame of frames(response.body)) {
         apply(frame);
         if (frame.id) last = frame.id;
-        if (frame.event === "end") { setConnection("run ended"); return; }
+        if (frame.event === "end") { setConnection(JSON.parse(frame.data).reason === "deleted" ? "run deleted" : "run ended"); return; }
       }
     } catch (error) {
       if (error instanceof NeedsToken) return;
