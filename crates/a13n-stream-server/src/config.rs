@@ -121,6 +121,7 @@ impl Config {
             ("--max-connections", self.max_connections),
             ("--max-resident-runs", self.runs.max_resident),
             ("--db-pool", self.db_pool),
+            ("--checkpoint-bytes", usize::try_from(self.runs.checkpoint_bytes).unwrap_or(usize::MAX)),
         ];
         if let Some((flag, _)) = nonzero.iter().find(|(_, value)| *value == 0) {
             return Err(ConfigError(format!("{flag} must be at least 1")));

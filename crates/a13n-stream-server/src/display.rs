@@ -129,28 +129,20 @@ impl Feed {
         }
     }
 
-    /// Every item changed after the client's position, read from storage. The position read first is the one
-    /// the frames bring the client to: any item changed up to it is in the pages (read later, so at least as
-    /// new), and anything later comes again from the live tail or the next catch-up.
+    /// Every item changed after the client's position, read with the run's committed position in one step (from
+    /// the run's display in memory, rebuilt from storage when needed: storage holds only its last checkpoint).
     async fn catch_up(&mut self) -> Result<(), StorageError> {
-        let storage = self.app.runs.storage();
-        let (at, complete) = storage.run(&self.run_id).await?.map_or((0, false), |run| (run.position, run.complete));
+        let (items, status) = self.app.runs.changed_since(&self.run_id, self.last).await?;
+        let (at, complete) = (status.position, status.complete);
         let kind = if self.snapshot { Frame::Snapshot } else { Frame::Items };
-        let mut from_ordinal = 0;
-        let mut first = true;
-        loop {
-            let page = storage.items_changed(&self.run_id, self.last, from_ordinal, PAGE).await?;
-            let full = page.len() == PAGE;
+        let pages: Vec<&[StoredItem]> = if items.is_empty() { vec![&[]] } else { items.chunks(PAGE).collect() };
+        for (index, page) in pages.iter().enumerate() {
+            let (first, last) = (index == 0, index + 1 == pages.len());
             // Frames before the last of a catch-up keep the client's old position: resuming there repeats them.
-            let to = if full { self.last } else { at.max(self.last) };
+            let to = if last { at.max(self.last) } else { self.last };
             if !page.is_empty() || (first && (self.snapshot || at > self.last)) {
                 let kind = if first { kind } else { Frame::Items };
-                self.pending.push_back(frame(kind, to, complete && !full, &page)?);
-            }
-            first = false;
-            match page.last() {
-                Some(item) if full => from_ordinal = item.ordinal,
-                _ => break,
+                self.pending.push_back(frame(kind, to, complete && last, page.iter())?);
             }
         }
         self.last = at.max(self.last);

@@ -94,6 +94,10 @@ const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE a13n_events ADD COLUMN item TEXT;
 ",
+    "
+    ALTER TABLE a13n_runs ADD COLUMN checkpoint_len BIGINT NOT NULL DEFAULT 0;
+    UPDATE a13n_runs SET checkpoint_len = journal_len WHERE continuation IS NOT NULL;
+",
 ];
 
 /// The statements of one commit, in the order `commit` destructures them.
@@ -111,8 +115,9 @@ const COMMIT: [&str; 7] = [
          item = EXCLUDED.item",
     "INSERT INTO a13n_rejections (run_id, line_no, kind, message)
      SELECT $1, line_no, kind, message FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(line_no, kind, message)",
-    "UPDATE a13n_runs SET journal_len = $2, position = $3, complete = $4, continuation = $5, item_count = $6,
-         updated_ms = $7, thread_id = coalesce(thread_id, $8) WHERE run_id = $1",
+    "UPDATE a13n_runs SET journal_len = $2, position = $3, complete = $4, item_count = $6, updated_ms = $7,
+         thread_id = coalesce(thread_id, $8), continuation = coalesce($5::text, continuation),
+         checkpoint_len = CASE WHEN $5::text IS NULL THEN checkpoint_len ELSE $2 END WHERE run_id = $1",
     "SELECT pg_notify($1, $2)",
 ];
 
@@ -212,6 +217,7 @@ fn record(row: &tokio_postgres::Row) -> RunRecord {
         incarnation: to_u64(row.get(7)),
         thread_id: row.get(8),
         created: to_u64(row.get(9)),
+        checkpoint_len: to_u64(row.get(10)),
     }
 }
 
@@ -222,7 +228,7 @@ impl Storage for PostgresStorage {
         let statement = client
             .prepare_cached(
                 "SELECT run_id, journal_len, position, complete, continuation, item_count, updated_ms, incarnation, thread_id,
-                 created FROM a13n_runs
+                 created, checkpoint_len FROM a13n_runs
                  WHERE run_id = $1",
             )
             .await?;
@@ -234,7 +240,7 @@ impl Storage for PostgresStorage {
         let statement = client
             .prepare_cached(
                 "SELECT run_id, journal_len, position, complete, NULL::TEXT, item_count, updated_ms, incarnation, thread_id,
-                 created FROM a13n_runs
+                 created, checkpoint_len FROM a13n_runs
                  WHERE run_id > $1
                  ORDER BY run_id LIMIT $2",
             )
@@ -247,7 +253,7 @@ impl Storage for PostgresStorage {
         let statement = client
             .prepare_cached(
                 "SELECT run_id, journal_len, position, complete, NULL::TEXT, item_count, updated_ms, incarnation, thread_id,
-                 created FROM a13n_runs WHERE thread_id = $1 AND created > $2 ORDER BY created LIMIT $3",
+                 created, checkpoint_len FROM a13n_runs WHERE thread_id = $1 AND created > $2 ORDER BY created LIMIT $3",
             )
             .await?;
         let rows = client.query(&statement, &[&thread_id, &to_i64(after), &to_i64(limit as u64)]).await?;
@@ -394,25 +400,6 @@ impl Storage for PostgresStorage {
         let before = before.map_or(i64::MAX, to_i64);
         let rows = client.query(&statement, &[&run_id, &to_i64(after), &before, &to_i64(limit as u64)]).await?;
         Ok(rows.iter().map(stored_item).collect())
-    }
-
-    async fn items_changed(
-        &self,
-        run_id: &str,
-        after: u64,
-        from_ordinal: u64,
-        limit: usize,
-    ) -> Result<Vec<StoredItem>, StorageError> {
-        let client = self.pool.get().await?;
-        let statement = client
-            .prepare_cached(
-                "SELECT item_id, ordinal, changed, item FROM a13n_items WHERE run_id = $1 AND changed > $2 AND ordinal > $3
-                 ORDER BY ordinal LIMIT $4",
-            )
-            .await?;
-        let arguments: [&(dyn tokio_postgres::types::ToSql + Sync); 4] =
-            [&run_id, &to_i64(after), &to_i64(from_ordinal), &to_i64(limit as u64)];
-        Ok(client.query(&statement, &arguments).await?.iter().map(stored_item).collect())
     }
 
     async fn rejections(&self, run_id: &str, from: u64, limit: usize) -> Result<Vec<Rejection>, StorageError> {

@@ -168,15 +168,16 @@ pub(crate) async fn items(
     Path(run_id): Path<String>,
     Params(query): Params<ItemsQuery>,
 ) -> Response {
-    let status = match ingested(&app, &run_id).await {
-        Ok(status) => status,
-        Err(response) => return response,
-    };
+    if let Err(response) = ingested(&app, &run_id).await {
+        return response;
+    }
     let limit = page_size(query.limit);
     let after = query.after.map_or(0, |Count(after)| after);
     let before = query.before.map(|Count(before)| before);
-    let page = match app.runs.storage().items(&run_id, after, before, limit).await {
-        Ok(page) => page,
+    // The page and the position it is at come from one read of the run's display.
+    let (page, status) = match app.runs.items_page(&run_id, after, before, limit).await {
+        Ok(Some(read)) => read,
+        Ok(None) => return not_found(&run_id),
         Err(error) => return Problem::storage(error).into_response(),
     };
     let items = match stored_items(&page) {

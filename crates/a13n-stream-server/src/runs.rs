@@ -170,6 +170,32 @@ struct RunState {
     complete: bool,
     /// The stored run's incarnation (see [`crate::storage::RunRecord::incarnation`]); 0 before the first commit.
     incarnation: u64,
+    /// Journal bytes folded since the stored checkpoint.
+    since_checkpoint: u64,
+    /// The bytes the stored checkpoint took (items and continuation): the next waits for as many journal bytes.
+    checkpoint_bytes: u64,
+}
+
+impl RunState {
+    fn empty(fold: DisplayFold) -> RunState {
+        RunState { fold, journal_len: 0, complete: false, incarnation: 0, since_checkpoint: 0, checkpoint_bytes: 0 }
+    }
+}
+
+/// Fold journal lines again (rejected lines were journaled and skipped; folding is atomic per line, so they skip
+/// again); the journal bytes they take.
+fn replay(fold: &mut DisplayFold, lines: &[String]) -> u64 {
+    for line in lines {
+        let _ = fold.replay_line(line);
+    }
+    lines.iter().map(|line| line.len() as u64 + 1).sum()
+}
+
+/// An item as the host stores and sends it, with the display sequence that last changed it.
+fn stored_item(item: &a13n_stream_protocol::Item, position: u64) -> StoredItem {
+    let changed =
+        item.last_stream_id.parse::<a13n_stream_protocol::StreamPosition>().map_or(position, |at| at.sequence);
+    StoredItem { id: item.id.clone(), ordinal: item.ordinal, changed, item: item.to_json() }
 }
 
 /// What one committed batch changed in the run's display.
@@ -381,11 +407,15 @@ pub struct RunLimits {
     pub max_resident: usize,
     /// A run unused for this long is dropped from memory.
     pub idle: Duration,
+    /// Journal bytes after which an open run's display (the items changed since, and the continuation) is stored
+    /// again, or after as many bytes as the last such checkpoint took, if more. Recovery folds the lines after
+    /// the checkpoint again, so this also bounds what a rebuild folds.
+    pub checkpoint_bytes: u64,
 }
 
 impl Default for RunLimits {
     fn default() -> Self {
-        RunLimits { max_resident: 1024, idle: Duration::from_secs(300) }
+        RunLimits { max_resident: 1024, idle: Duration::from_secs(300), checkpoint_bytes: 64 * 1024 }
     }
 }
 
@@ -512,45 +542,46 @@ impl Runs {
         DisplayOptions { content: ContentPolicy::new(false, self.retain_content), ..DisplayOptions::default() }
     }
 
-    /// Rebuild a run from storage: its checkpoint (items and continuation), or its journal when the checkpoint
-    /// is missing or unreadable.
+    /// Rebuild a run from storage: its last checkpoint (items and continuation) and the journal lines after it,
+    /// or the whole journal when the checkpoint is unreadable or does not lead to the stored position.
     async fn load(&self, run_id: &str) -> Result<RunState, StorageError> {
         let Some(record) = self.storage.run(run_id).await? else {
-            return Ok(RunState {
-                fold: DisplayFold::with_options(run_id, self.options()),
-                journal_len: 0,
-                complete: false,
-                incarnation: 0,
-            });
+            return Ok(RunState::empty(DisplayFold::with_options(run_id, self.options())));
         };
         self.metrics.recoveries.inc();
-        let items = self.storage.items(run_id, 0, None, usize::MAX).await?;
-        let restored = record.continuation.as_deref().and_then(|continuation| {
-            let parts = items.iter().map(|item| item.item.as_str());
-            DisplayFold::restore_parts(parts, continuation, self.retain_content, None).ok()
-        });
-        let mut fold = match restored {
-            Some(fold) if fold.position().sequence == record.position => fold,
-            _ => {
-                tracing::warn!(run_id, "checkpoint missing or unreadable; rebuilding the display from the journal");
-                self.metrics.journal_rebuilds.inc();
-                let lines = self.storage.journal(run_id, 0, record.journal_len).await?;
-                let mut fold = DisplayFold::with_options(run_id, self.options());
-                // Rejected lines were journaled and skipped; folding is atomic per line, so they skip again.
-                for line in &lines {
-                    let _ = fold.replay_line(line);
+        let fresh = || DisplayFold::with_options(run_id, self.options());
+        let (mut fold, from, checkpoint_bytes) = match record.continuation.as_deref() {
+            None => (fresh(), 0, 0),
+            Some(continuation) => {
+                let items = self.storage.items(run_id, 0, None, usize::MAX).await?;
+                let bytes = items.iter().map(|item| item.item.len() as u64).sum::<u64>() + continuation.len() as u64;
+                let parts = items.iter().map(|item| item.item.as_str());
+                match DisplayFold::restore_parts(parts, continuation, self.retain_content, None) {
+                    Ok(fold) => (fold, record.checkpoint_len, bytes),
+                    Err(_) => (fresh(), u64::MAX, 0),
                 }
-                fold
             }
         };
-        // Everything restored is already stored: start checkpoint tracking afresh.
+        // What the checkpoint holds is stored: the lines after it are not, and the next checkpoint stores them.
         fold.capture_delta();
+        let mut since_checkpoint = 0;
+        if from <= record.journal_len {
+            since_checkpoint = replay(&mut fold, &self.storage.journal(run_id, from, record.journal_len).await?);
+        }
+        if from > record.journal_len || fold.position().sequence != record.position {
+            tracing::warn!(run_id, "checkpoint unreadable or not at the stored position; rebuilding from the journal");
+            self.metrics.journal_rebuilds.inc();
+            fold = fresh();
+            since_checkpoint = replay(&mut fold, &self.storage.journal(run_id, 0, record.journal_len).await?);
+        }
         fold.clear_changed();
         Ok(RunState {
             fold,
             journal_len: record.journal_len,
             complete: record.complete,
             incarnation: record.incarnation,
+            since_checkpoint,
+            checkpoint_bytes,
         })
     }
 
@@ -607,7 +638,7 @@ impl Runs {
     ) -> Result<Accepted, IngestError> {
         let storage_error = |error: StorageError| IngestError::Storage(error.to_string());
         let (mut lines, mut refolds) = (lines, 0);
-        let batch = loop {
+        let (batch, changed) = loop {
             let mut journal_len = self.state(run_id, slot, live).await.map_err(storage_error)?.journal_len;
             if offset != journal_len {
                 // Answered from the committed position. Only when storage moved on (another process ingested) is the
@@ -623,7 +654,7 @@ impl Runs {
                 }
             }
             let prepared = self.fold_batch(run_id, offset, lines, on_reject, slot, live);
-            let batch = match prepared.await {
+            let (batch, changed) = match prepared.await {
                 Ok(prepared) => prepared,
                 Err(error) => {
                     // Earlier lines of the batch were folded in memory: drop the run and rebuild it from storage.
@@ -633,7 +664,7 @@ impl Runs {
             };
             let batch = Arc::new(batch);
             match self.storage.commit(Arc::clone(&batch)).await {
-                Ok(()) => break Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone()),
+                Ok(()) => break (Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone()), changed),
                 Err(StorageError::Conflict { .. }) => {
                     // Another process committed at this offset first (its notice had not arrived yet), or deleted the
                     // run (and it was ingested again): decide again from storage, where the batch may turn out to be an
@@ -679,12 +710,8 @@ impl Runs {
             let _ = live.send(Arc::new(Live::Event(delivered)));
         }
         let rejected_lines = batch.rejections;
-        let change = DisplayBatch {
-            from: position - produced as u64,
-            to: position,
-            complete: batch.complete,
-            items: batch.items,
-        };
+        let change =
+            DisplayBatch { from: position - produced as u64, to: position, complete: batch.complete, items: changed };
         let _ = live.send(Arc::new(Live::Batch(Arc::new(change))));
         Ok(Accepted { next_offset, events: produced, duplicate: false, position, rejected: rejected_lines })
     }
@@ -715,7 +742,8 @@ impl Runs {
         Ok(Accepted { next_offset: journal_len, events: 0, duplicate: true, position, rejected: Vec::new() })
     }
 
-    /// Decode, check and fold every line in memory; the batch to commit and the lines skipped.
+    /// Decode, check and fold every line in memory: the batch to commit (with a checkpoint when one is due) and
+    /// the items the batch changed, for live subscribers.
     async fn fold_batch(
         &self,
         run_id: &str,
@@ -724,7 +752,7 @@ impl Runs {
         on_reject: OnReject,
         slot: &mut SlotState,
         live: &broadcast::Sender<Arc<Live>>,
-    ) -> Result<Batch, IngestError> {
+    ) -> Result<(Batch, Vec<StoredItem>), IngestError> {
         let state = self.state(run_id, slot, live).await.map_err(|e| IngestError::Storage(e.to_string()))?;
         let mut events = Vec::new();
         let mut rejections = Vec::new();
@@ -761,37 +789,49 @@ impl Runs {
                 }
             }
         }
-        let delta = state.fold.capture_delta();
+        let position = state.fold.position().sequence;
+        // Subscribers of `/display` get every item the batch changed; storage only what a checkpoint holds.
+        let mut changed: Vec<StoredItem> = state
+            .fold
+            .changed()
+            .iter()
+            .filter_map(|id| state.fold.item(id))
+            .map(|item| stored_item(&item, position))
+            .collect();
+        changed.sort_by_key(|item| item.ordinal);
+        state.fold.clear_changed();
+        state.since_checkpoint += lines.iter().map(|line| line.len() as u64 + 1).sum::<u64>();
+        let due =
+            complete || state.since_checkpoint >= self.resident.limits.checkpoint_bytes.max(state.checkpoint_bytes);
+        let (items, continuation) = if due {
+            let delta = state.fold.capture_delta();
+            let items: Vec<StoredItem> = delta.items.iter().map(|item| stored_item(item, position)).collect();
+            let continuation = delta.continuation.to_json();
+            state.checkpoint_bytes =
+                items.iter().map(|item| item.item.len() as u64).sum::<u64>() + continuation.len() as u64;
+            state.since_checkpoint = 0;
+            (items, Some(continuation))
+        } else {
+            (Vec::new(), None)
+        };
         let batch = Batch {
             run_id: run_id.to_owned(),
             offset,
             lines,
             events,
-            items: delta
-                .items
-                .iter()
-                .map(|item| StoredItem {
-                    id: item.id.clone(),
-                    ordinal: item.ordinal,
-                    changed: item
-                        .last_stream_id
-                        .parse::<a13n_stream_protocol::StreamPosition>()
-                        .map_or(delta.continuation.position.sequence, |position| position.sequence),
-                    item: item.to_json(),
-                })
-                .collect(),
-            continuation: delta.continuation.to_json(),
-            position: delta.continuation.position.sequence,
+            items,
+            continuation,
+            position,
             complete,
             rejections,
-            item_count: delta.continuation.next_ordinal.saturating_sub(1),
+            item_count: state.fold.item_count() as u64,
             updated_ms: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |elapsed| u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)),
             incarnation: if offset == 0 { fresh_incarnation() } else { state.incarnation },
             thread_id: state.fold.source_identity().map(|(thread, _)| thread.to_owned()),
         };
-        Ok(batch)
+        Ok((batch, changed))
     }
 
     /// Subscribe to a run's live events; also returns the committed position and whether the run is complete.
@@ -880,6 +920,63 @@ impl Runs {
         drop(guard);
         self.resident.release(run_id, slot, ());
         Ok(snapshot)
+    }
+
+    /// A page of a run's items by ordinal (above `after`, below `before`), with its committed status; `None` when
+    /// the run does not exist. Read from the run's display in memory: storage holds only its last checkpoint.
+    pub async fn items_page(
+        &self,
+        run_id: &str,
+        after: u64,
+        before: Option<u64>,
+        limit: usize,
+    ) -> Result<Option<(Vec<StoredItem>, RunStatus)>, StorageError> {
+        let wanted =
+            |item: &a13n_stream_protocol::Item| item.ordinal > after && before.is_none_or(|b| item.ordinal < b);
+        self.read(run_id, |state| {
+            let position = state.fold.position().sequence;
+            let mut items: Vec<_> = state.fold.items().filter(|item| wanted(item)).collect();
+            items.sort_by_key(|item| item.ordinal);
+            items.iter().take(limit).map(|item| stored_item(item, position)).collect()
+        })
+        .await
+    }
+
+    /// Every item of a run changed after display sequence `after`, by ordinal, with the run's committed status
+    /// (a run not ingested yet: nothing, at 0).
+    pub async fn changed_since(&self, run_id: &str, after: u64) -> Result<(Vec<StoredItem>, RunStatus), StorageError> {
+        let read = self
+            .read(run_id, |state| {
+                let position = state.fold.position().sequence;
+                let mut items: Vec<StoredItem> = state
+                    .fold
+                    .items()
+                    .map(|item| stored_item(&item, position))
+                    .filter(|item| item.changed > after)
+                    .collect();
+                items.sort_by_key(|item| item.ordinal);
+                items
+            })
+            .await?;
+        Ok(read.unwrap_or((Vec::new(), RunStatus { position: 0, complete: false, journal_len: 0 })))
+    }
+
+    /// Read a stored run's state under its lock (rebuilt from storage if it is not in memory); `None` when the run
+    /// does not exist (or was deleted meanwhile).
+    async fn read<T>(
+        &self,
+        run_id: &str,
+        read: impl FnOnce(&RunState) -> T,
+    ) -> Result<Option<(T, RunStatus)>, StorageError> {
+        if self.resident(run_id).is_none() && self.storage.run(run_id).await?.is_none() {
+            return Ok(None);
+        }
+        let (slot, mut guard) = self.locked(run_id).await;
+        let state = self.state(run_id, &mut guard, &slot.live).await?;
+        let read = (state.journal_len > 0).then(|| (read(state), status(state)));
+        drop(guard);
+        self.resident.release(run_id, slot, ());
+        Ok(read)
     }
 
     /// The snapshot of a run before its first line: no items, at sequence 0.

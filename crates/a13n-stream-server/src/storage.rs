@@ -55,7 +55,8 @@ pub struct RunRecord {
     pub position: u64,
     /// Whether the root run's terminal event was stored.
     pub complete: bool,
-    /// The display continuation JSON of the last commit (not read by listings).
+    /// The display continuation JSON of the last checkpoint (not read by listings): with the stored items, the
+    /// display after the first [`RunRecord::checkpoint_len`] journal lines. `None` before the first checkpoint.
     pub continuation: Option<String>,
     /// Display items.
     pub item_count: u64,
@@ -68,6 +69,8 @@ pub struct RunRecord {
     pub thread_id: Option<String>,
     /// The run's place in the order of first ingest: larger for runs first committed later.
     pub created: u64,
+    /// The journal lines the stored items and continuation hold: recovery folds the lines after them again.
+    pub checkpoint_len: u64,
 }
 
 /// One AG-UI event at its display sequence, with the item it changed.
@@ -120,10 +123,11 @@ pub struct Batch {
     pub lines: Vec<String>,
     /// The AG-UI events the lines produced.
     pub events: Vec<StoredEvent>,
-    /// The items the events changed.
+    /// With a checkpoint: the items changed since the last one (empty without).
     pub items: Vec<StoredItem>,
-    /// The display continuation after the batch.
-    pub continuation: String,
+    /// A checkpoint: the display continuation after the batch, stored with `items`, so that recovery starts after
+    /// this batch's lines. `None`: the journal lines alone record the batch; recovery folds them again.
+    pub continuation: Option<String>,
     /// The display sequence after the batch.
     pub position: u64,
     /// Whether the run's terminal event is in this batch or before.
@@ -164,15 +168,6 @@ pub trait Storage: Send + Sync + 'static {
         run_id: &str,
         after: u64,
         before: Option<u64>,
-        limit: usize,
-    ) -> Result<Vec<StoredItem>, StorageError>;
-    /// Up to `limit` items last changed after display sequence `after` whose ordinal is above `from_ordinal`, by
-    /// ordinal (`after = 0`: every item).
-    async fn items_changed(
-        &self,
-        run_id: &str,
-        after: u64,
-        from_ordinal: u64,
         limit: usize,
     ) -> Result<Vec<StoredItem>, StorageError>;
     /// Up to `limit` rejected lines at journal positions of at least `from`, in order.
@@ -320,6 +315,10 @@ const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE events ADD COLUMN item TEXT;
 ",
+    "
+    ALTER TABLE runs ADD COLUMN checkpoint_len INTEGER NOT NULL DEFAULT 0;
+    UPDATE runs SET checkpoint_len = journal_len WHERE continuation IS NOT NULL;
+",
 ];
 
 /// `PRAGMA auto_vacuum`'s value for `INCREMENTAL`.
@@ -416,6 +415,7 @@ fn record(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
         incarnation: to_u64(row.get(7)?),
         thread_id: row.get(8)?,
         created: to_u64(row.get(9)?),
+        checkpoint_len: to_u64(row.get(10)?),
     })
 }
 
@@ -426,7 +426,7 @@ impl Storage for SqliteStorage {
         self.on_connection(move |connection| {
             let mut statement = connection.prepare_cached(
                 "SELECT run_id, journal_len, position, complete, continuation, item_count, updated_ms, incarnation, thread_id,
-                 created FROM runs
+                 created, checkpoint_len FROM runs
                  WHERE run_id = ?1",
             )?;
             Ok(statement.query_row(params![run_id], record).optional()?)
@@ -439,7 +439,7 @@ impl Storage for SqliteStorage {
         self.on_connection(move |connection| {
             let mut statement = connection.prepare_cached(
                 "SELECT run_id, journal_len, position, complete, NULL, item_count, updated_ms, incarnation, thread_id,
-                 created FROM runs WHERE run_id > ?1
+                 created, checkpoint_len FROM runs WHERE run_id > ?1
                  ORDER BY run_id LIMIT ?2",
             )?;
             let rows = statement.query_map(params![after, to_i64(limit as u64)], record)?;
@@ -453,7 +453,7 @@ impl Storage for SqliteStorage {
         self.on_connection(move |connection| {
             let mut statement = connection.prepare_cached(
                 "SELECT run_id, journal_len, position, complete, NULL, item_count, updated_ms, incarnation, thread_id,
-                 created FROM runs WHERE thread_id = ?1 AND created > ?2 ORDER BY created LIMIT ?3",
+                 created, checkpoint_len FROM runs WHERE thread_id = ?1 AND created > ?2 ORDER BY created LIMIT ?3",
             )?;
             let rows = statement.query_map(params![thread_id, to_i64(after), to_i64(limit as u64)], record)?;
             Ok(rows.collect::<Result<_, _>>()?)
@@ -513,26 +513,6 @@ impl Storage for SqliteStorage {
             let before = before.map_or(i64::MAX, to_i64);
             let rows =
                 statement.query_map(params![run_id, to_i64(after), before, to_i64(limit as u64)], stored_item)?;
-            Ok(rows.collect::<Result<_, _>>()?)
-        })
-        .await
-    }
-
-    async fn items_changed(
-        &self,
-        run_id: &str,
-        after: u64,
-        from_ordinal: u64,
-        limit: usize,
-    ) -> Result<Vec<StoredItem>, StorageError> {
-        let run_id = run_id.to_owned();
-        self.on_connection(move |connection| {
-            let mut statement = connection.prepare_cached(
-                "SELECT item_id, ordinal, changed, item FROM items WHERE run_id = ?1 AND changed > ?2 AND ordinal > ?3
-                 ORDER BY ordinal LIMIT ?4",
-            )?;
-            let arguments = params![run_id, to_i64(after), to_i64(from_ordinal), to_i64(limit as u64)];
-            let rows = statement.query_map(arguments, stored_item)?;
             Ok(rows.collect::<Result<_, _>>()?)
         })
         .await
@@ -635,10 +615,13 @@ fn commit(connection: &mut Connection, batch: &Batch) -> Result<(), StorageError
     }
     transaction.execute(
         "INSERT INTO runs (run_id, journal_len, position, complete, continuation, item_count, updated_ms, incarnation,
-             thread_id, created)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+             thread_id, created, checkpoint_len)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, CASE WHEN ?5 IS NULL THEN 0 ELSE ?2 END)
          ON CONFLICT (run_id) DO UPDATE SET journal_len = excluded.journal_len, position = excluded.position,
-             complete = excluded.complete, continuation = excluded.continuation, item_count = excluded.item_count,
+             complete = excluded.complete, item_count = excluded.item_count,
+             continuation = coalesce(excluded.continuation, runs.continuation),
+             checkpoint_len = CASE WHEN excluded.continuation IS NULL THEN runs.checkpoint_len
+                 ELSE excluded.checkpoint_len END,
              updated_ms = excluded.updated_ms, incarnation = excluded.incarnation,
              thread_id = coalesce(runs.thread_id, excluded.thread_id)",
         params![
@@ -707,7 +690,7 @@ mod tests {
                 changed: offset + 1,
                 item: format!("{{\"v\":{offset}}}"),
             }],
-            continuation: "{}".into(),
+            continuation: Some("{}".into()),
             position: offset + 1,
             complete: false,
             rejections: Vec::new(),

@@ -45,7 +45,7 @@ async fn reads_of_unknown_runs_create_nothing() {
 
 #[tokio::test]
 async fn idle_and_least_recently_used_runs_leave_memory_and_come_back_exactly() {
-    let limits = RunLimits { max_resident: 3, idle: Duration::from_secs(3600) };
+    let limits = RunLimits { max_resident: 3, idle: Duration::from_secs(3600), ..RunLimits::default() };
     let (runs, metrics, dir) = runs("evict", limits);
     let streams: Vec<Vec<String>> = (0..6).map(|i| hello_stream(&format!("t-{i}"), &format!("run-{i}"))).collect();
     for (index, lines) in streams.iter().enumerate() {
@@ -59,7 +59,7 @@ async fn idle_and_least_recently_used_runs_leave_memory_and_come_back_exactly() 
         runs.ingest(&run, 2, lines[2..].to_vec(), OnReject::Refuse).await.unwrap();
         assert_eq!(runs.snapshot(&run).await.unwrap().unwrap(), fold_of(lines), "{run}");
     }
-    let idle = RunLimits { max_resident: 100, idle: Duration::ZERO };
+    let idle = RunLimits { max_resident: 100, idle: Duration::ZERO, ..RunLimits::default() };
     let (runs, _, dir2) = self::runs("idle", idle);
     runs.ingest("run-0", 0, streams[0].clone(), OnReject::Refuse).await.unwrap();
     assert_eq!(runs.resident_count(), 1);
@@ -124,7 +124,8 @@ async fn lines_of_another_run_or_after_the_end_are_refused_and_commit_nothing() 
 /// skipped exactly as the reference skips it, also when the run is rebuilt from its journal.
 #[tokio::test]
 async fn rejected_lines_are_journaled_and_skipped_on_request() {
-    let (runs, _, dir) = runs("skip", RunLimits { max_resident: 1, idle: Duration::from_secs(3600) });
+    let (runs, _, dir) =
+        runs("skip", RunLimits { max_resident: 1, idle: Duration::from_secs(3600), ..RunLimits::default() });
     let mut lines = hello_stream("t", "run-s");
     lines.insert(2, "{\"thread_id\": 1}".into());
     match runs.ingest("run-s", 0, lines.clone(), OnReject::Refuse).await {
@@ -150,8 +151,10 @@ async fn rejected_lines_are_journaled_and_skipped_on_request() {
 /// memory. Slots without stored data now leave with their last listener and never count against the limit.
 #[tokio::test]
 async fn subscriptions_to_unknown_runs_leave_nothing_behind_and_push_no_run_out() {
-    let (runs, metrics, dir) =
-        runs("ghost-subscribers", RunLimits { max_resident: 4, idle: Duration::from_secs(3600) });
+    let (runs, metrics, dir) = runs(
+        "ghost-subscribers",
+        RunLimits { max_resident: 4, idle: Duration::from_secs(3600), ..RunLimits::default() },
+    );
     let lines = hello_stream("t", "run-real");
     runs.ingest("run-real", 0, lines[..2].to_vec(), OnReject::Refuse).await.unwrap();
     let (resident, recoveries) = (metrics.resident_runs.get(), metrics.recoveries.get());
@@ -328,8 +331,10 @@ async fn check_whole(storage: &Arc<dyn a13n_stream_server::storage::Storage>, li
     assert_eq!(journal[..], lines[..journal.len()], "the journal is a prefix of the stream");
     let sequences: Vec<u64> = events.iter().map(|event| event.sequence).collect();
     assert_eq!(sequences, (1..=record.position).collect::<Vec<_>>(), "events without gap up to the position");
-    assert_eq!(items.len() as u64, record.item_count);
+    // Items are stored at checkpoints (the run's end is one): at most the items the record counts until then.
+    assert!(items.len() as u64 <= record.item_count, "{} items stored, {} counted", items.len(), record.item_count);
     if complete {
+        assert_eq!(items.len() as u64, record.item_count);
         assert_eq!((record.journal_len, record.complete), (lines.len() as u64, true));
     }
 }
@@ -429,11 +434,11 @@ async fn sqlite_runs_stored_before_threads_were_kept_are_migrated() {
         let version: i64 = connection.query_row("PRAGMA user_version", [], |row| row.get(0)).unwrap();
         connection
             .execute_batch(&format!(
-                // Back to before the threads migration, and the later one (events' item references) with it.
-                "ALTER TABLE events DROP COLUMN item;
+                // Back to before the threads migration, and the later ones (events' item references, checkpoints).
+                "ALTER TABLE runs DROP COLUMN checkpoint_len; ALTER TABLE events DROP COLUMN item;
                  DROP INDEX runs_by_thread; DROP TABLE counters; ALTER TABLE runs DROP COLUMN thread_id;
                  ALTER TABLE runs DROP COLUMN created; PRAGMA user_version = {};",
-                version - 2
+                version - 3
             ))
             .unwrap();
         drop(connection);
@@ -457,12 +462,50 @@ async fn postgres_runs_stored_before_threads_were_kept_are_migrated() {
                 "UPDATE a13n_runs SET updated_ms = CASE run_id WHEN 'run-z' THEN 1000 ELSE 2000 END;
                  DROP INDEX a13n_runs_by_thread; ALTER TABLE a13n_runs DROP COLUMN thread_id;
                  ALTER TABLE a13n_runs DROP COLUMN created; DROP SEQUENCE a13n_runs_created;
-                 ALTER TABLE a13n_events DROP COLUMN item;
-                 UPDATE a13n_schema SET version = version - 2;",
+                 ALTER TABLE a13n_events DROP COLUMN item; ALTER TABLE a13n_runs DROP COLUMN checkpoint_len;
+                 UPDATE a13n_schema SET version = version - 3;",
             )
             .await
             .unwrap();
         Runs::new(Arc::new(PostgresStorage::open(&url, options).await.unwrap()), false)
     })
     .await;
+}
+
+/// A one-line commit stores its line and events, not the growing message: items and the continuation are stored
+/// only at a checkpoint (after `checkpoint_bytes` of journal, or at the run's end), and a run rebuilt from storage
+/// between checkpoints (its checkpoint, then the journal after it) equals the fold.
+#[tokio::test]
+async fn commits_between_checkpoints_store_lines_and_events_and_rebuild_exactly() {
+    let limits = RunLimits { checkpoint_bytes: 16 * 1024, ..RunLimits::default() };
+    let (runs, metrics, dir) = runs("checkpoints", limits);
+    let lines = a13n_testkit::text_stream("thread-c", "run-c", 400);
+    let mut stored_at = Vec::new();
+    for (offset, line) in lines.iter().enumerate().take(lines.len() - 1) {
+        runs.ingest("run-c", offset as u64, vec![line.clone()], OnReject::Refuse).await.unwrap();
+        let record = runs.storage().run("run-c").await.unwrap().unwrap();
+        assert_eq!(record.journal_len, offset as u64 + 1);
+        if stored_at.last() != Some(&record.checkpoint_len) {
+            stored_at.push(record.checkpoint_len);
+        }
+        // Between checkpoints the journal runs ahead of the stored display by less than the bound.
+        let behind: usize = lines[record.checkpoint_len as usize..=offset].iter().map(|l| l.len() + 1).sum();
+        assert!(behind <= 16 * 1024 + lines[offset].len() + 1, "{behind} journal bytes after the checkpoint");
+        if offset % 97 == 0 {
+            // Rebuilt from storage mid-message (a restart), the display is the fold's.
+            let rebuilt = Runs::new(runs.storage(), false);
+            let snapshot = rebuilt.snapshot("run-c").await.unwrap().unwrap();
+            assert_eq!(snapshot, fold_of(&lines[..=offset]), "rebuilt after line {offset}");
+        }
+    }
+    let checkpoints = stored_at.len();
+    assert!(checkpoints > 2 && checkpoints < lines.len() / 4, "{checkpoints} checkpoints for {} lines", lines.len());
+    let last = lines.len() - 1;
+    runs.ingest("run-c", last as u64, vec![lines[last].clone()], OnReject::Refuse).await.unwrap();
+    let record = runs.storage().run("run-c").await.unwrap().unwrap();
+    assert_eq!(record.checkpoint_len, lines.len() as u64, "the run's end is a checkpoint");
+    let rebuilt = Runs::new(runs.storage(), false);
+    assert_eq!(rebuilt.snapshot("run-c").await.unwrap().unwrap(), fold_of(&lines));
+    assert_eq!(metrics.journal_rebuilds.get(), 0, "no rebuild from the whole journal");
+    let _ = std::fs::remove_dir_all(dir);
 }

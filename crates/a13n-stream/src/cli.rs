@@ -232,6 +232,10 @@ pub struct ServeArgs {
     /// A run unused for this long is dropped from memory.
     #[arg(long, value_name = "DURATION", default_value_t = Wait(Config::default().runs.idle))]
     pub run_idle: Wait,
+    /// Journal bytes after which an open run's display is stored again (or as many as its last checkpoint took);
+    /// a restart folds at most about this much of a run again.
+    #[arg(long, value_name = "N", default_value_t = Config::default().runs.checkpoint_bytes)]
+    pub checkpoint_bytes: u64,
     /// PostgreSQL: connections of this process.
     #[arg(long, value_name = "N", default_value_t = Config::default().db_pool)]
     pub db_pool: usize,

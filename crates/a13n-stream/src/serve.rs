@@ -29,6 +29,7 @@ fn config(args: ServeArgs) -> Config {
     config.idle_timeout = args.idle_timeout.0;
     config.shutdown_timeout = args.shutdown_timeout.0;
     config.runs.idle = args.run_idle.0;
+    config.runs.checkpoint_bytes = args.checkpoint_bytes;
     config.db_pool = args.db_pool;
     config.db_timeout = args.db_timeout.0;
     config.poll_interval = args.poll_interval.0;

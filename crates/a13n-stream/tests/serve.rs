@@ -436,31 +436,45 @@ fn an_unreadable_checkpoint_is_rebuilt_from_the_journal() {
 /// Item pages and display frames are typed bodies over the stored items: a stored item that is not JSON is a
 /// storage error, never spliced into a malformed answer.
 #[test]
-fn a_corrupt_stored_item_is_a_storage_error_not_a_malformed_page() {
+fn a_corrupt_checkpoint_is_rebuilt_from_the_journal_and_a_storage_error_says_when_to_retry() {
     let database = temp_db("corrupt-item");
     let lines = case_lines("extra-output-structured");
     let run = run_id(&lines);
     let server = start(database.to_str().unwrap(), &[]);
     assert_eq!(post(&server.address, &run, 0, &lines).unwrap().0, 200);
     let page = request(&server.address, "GET", &format!("/v1/runs/{run}/items?limit=2"), &[], b"").unwrap();
-    let page: Value = serde_json::from_str(&page.body).unwrap();
-    assert_eq!(page["items"].as_array().unwrap().len(), 2);
-    assert!(page["position"].as_str().unwrap().starts_with("0-"), "{page}");
-    assert_eq!(page["next_after"], 2);
+    let before: Value = serde_json::from_str(&page.body).unwrap();
+    assert_eq!(before["items"].as_array().unwrap().len(), 2);
+    assert!(before["position"].as_str().unwrap().starts_with("0-"), "{before}");
+    assert_eq!(before["next_after"], 2);
     server.kill();
     let connection = rusqlite::Connection::open(&database).unwrap();
     connection.execute("UPDATE items SET item = '{\"broken\": ' WHERE ordinal = 1", []).unwrap();
     drop(connection);
+    // Pages come from the run's display, rebuilt from the checkpoint, or from the journal when it is unreadable.
     let server = start(database.to_str().unwrap(), &[]);
-    let page = request(&server.address, "GET", &format!("/v1/runs/{run}/items"), &[], b"").unwrap();
-    assert_eq!(page.status, 503, "{}", page.body);
-    // Regression: a storage 503 said nothing of when to come back (the busy 503 did).
-    assert_eq!(page.header("retry-after"), Some("1"), "{:?}", page.headers);
-    let error: Value = serde_json::from_str(&page.body).unwrap();
-    assert_eq!(error["error"]["code"], "storage", "{error}");
+    let page = request(&server.address, "GET", &format!("/v1/runs/{run}/items?limit=2"), &[], b"").unwrap();
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert_eq!(serde_json::from_str::<Value>(&page.body).unwrap(), before);
+    let metrics = request(&server.address, "GET", "/metrics", &[], b"").unwrap().body;
+    assert!(metrics.lines().any(|line| line.starts_with("a13n_run_journal_rebuilds_total 1")), "{metrics}");
     let (frames, _) = sse(&server.address, &format!("/v1/runs/{run}/display"), None, usize::MAX);
     for frame in &frames {
         serde_json::from_str::<Value>(&frame.data).unwrap_or_else(|error| panic!("{error}: {}", frame.data));
     }
-    assert!(frames.iter().all(|frame| frame.event != "snapshot"), "{frames:?}");
+    // Regression: a storage 503 said nothing of when to come back (the busy 503 did).
+    std::fs::remove_file(&database).unwrap();
+    let other = lines.iter().map(|line| line.replace(&run, "run-after-loss")).collect::<Vec<_>>();
+    let response = request(
+        &server.address,
+        "POST",
+        "/v1/runs/run-after-loss/source?offset=0",
+        &[("Content-Type", "application/x-ndjson")],
+        (other[..2].join("\n") + "\n").as_bytes(),
+    )
+    .unwrap();
+    assert_eq!(response.status, 503, "{}", response.body);
+    assert_eq!(response.header("retry-after"), Some("1"), "{:?}", response.headers);
+    let error: Value = serde_json::from_str(&response.body).unwrap();
+    assert_eq!(error["error"]["code"], "storage", "{error}");
 }
