@@ -33,6 +33,7 @@ use crate::storage::{StorageError, StoredItem};
 use crate::subscribe::{open, sse_response, EventsQuery};
 use crate::wire::{stored_items, to_json, DisplayEnd, DisplayFrame, ErrorBody};
 use crate::{position, Shared};
+use serde_json::value::RawValue;
 
 /// Items per frame while catching up.
 const PAGE: usize = 256;
@@ -44,16 +45,21 @@ enum Frame {
     Items,
 }
 
-/// One frame: its kind, the position it brings the client to, and the items as stored. `Err` when a stored item
-/// is not JSON.
+/// One frame: its kind, the position it brings the client to, the items as stored and patches of items the client
+/// holds. `Err` when a stored item or a patch is not JSON.
 fn frame<'a>(
     kind: Frame,
     at: u64,
     complete: bool,
     items: impl IntoIterator<Item = &'a StoredItem>,
+    patches: impl IntoIterator<Item = &'a str>,
 ) -> Result<SseEvent, StorageError> {
     let items = stored_items(items)?;
-    let data = to_json(&DisplayFrame { position: position(at).to_string(), complete, items });
+    let patches = patches
+        .into_iter()
+        .map(|patch| serde_json::from_str::<&RawValue>(patch).map_err(|e| StorageError::Database(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    let data = to_json(&DisplayFrame { position: position(at).to_string(), complete, items, patches });
     let name = match kind {
         Frame::Snapshot => "snapshot",
         Frame::Items => "items",
@@ -99,7 +105,10 @@ impl Feed {
             match received {
                 Ok(live) => match live.as_ref() {
                     Live::Batch(batch) if batch.from == self.last && batch.to > self.last => {
-                        let frame = frame(Frame::Items, batch.to, batch.complete, &batch.items);
+                        // The client holds every item as of `batch.from`: changes to them go as patches.
+                        let whole = batch.items.iter().filter(|(_, patch)| patch.is_none()).map(|(item, _)| item);
+                        let patches = batch.items.iter().filter_map(|(_, patch)| patch.as_deref());
+                        let frame = frame(Frame::Items, batch.to, batch.complete, whole, patches);
                         self.pending.push_back(frame.inspect_err(|error| tracing::error!(%error)).ok()?);
                         self.last = batch.to;
                         self.end_if(batch.complete);
@@ -142,7 +151,7 @@ impl Feed {
             let to = if last { at.max(self.last) } else { self.last };
             if !page.is_empty() || (first && (self.snapshot || at > self.last)) {
                 let kind = if first { kind } else { Frame::Items };
-                self.pending.push_back(frame(kind, to, complete && last, page.iter())?);
+                self.pending.push_back(frame(kind, to, complete && last, page.iter(), [])?);
             }
         }
         self.last = at.max(self.last);

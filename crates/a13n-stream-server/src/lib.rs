@@ -27,6 +27,7 @@ pub mod listener;
 pub mod metrics;
 mod observed;
 pub mod openapi;
+mod patch;
 pub mod postgres;
 mod problem;
 mod routes;

@@ -21,6 +21,7 @@ use a13n_stream_protocol::{ContentPolicy, DisplayFold, DisplayOptions, FoldError
 use tokio::sync::{broadcast, Mutex, OwnedMutexGuard};
 
 use crate::metrics::Metrics;
+use crate::patch::item_patch;
 use crate::postgres::Notice;
 use crate::storage::{Batch, Rejection, Storage, StorageError, StoredEvent, StoredItem, NO_ITEM};
 
@@ -174,11 +175,21 @@ struct RunState {
     since_checkpoint: u64,
     /// The bytes the stored checkpoint took (items and continuation): the next waits for as many journal bytes.
     checkpoint_bytes: u64,
+    /// The JSON last published of each item in progress: a later change of it goes to `/display` as a patch.
+    published: HashMap<String, String>,
 }
 
 impl RunState {
     fn empty(fold: DisplayFold) -> RunState {
-        RunState { fold, journal_len: 0, complete: false, incarnation: 0, since_checkpoint: 0, checkpoint_bytes: 0 }
+        RunState {
+            fold,
+            journal_len: 0,
+            complete: false,
+            incarnation: 0,
+            since_checkpoint: 0,
+            checkpoint_bytes: 0,
+            published: HashMap::new(),
+        }
     }
 }
 
@@ -207,8 +218,9 @@ pub struct DisplayBatch {
     pub to: u64,
     /// Whether the run's terminal event is committed.
     pub complete: bool,
-    /// The items the batch changed, as stored.
-    pub items: Vec<StoredItem>,
+    /// The items the batch changed, as stored, each with its patch from the version published before, when
+    /// there is one (see [`crate::patch`]).
+    pub items: Vec<(StoredItem, Option<String>)>,
 }
 
 /// What subscribers of a run are told.
@@ -582,6 +594,7 @@ impl Runs {
             incarnation: record.incarnation,
             since_checkpoint,
             checkpoint_bytes,
+            published: HashMap::new(),
         })
     }
 
@@ -752,7 +765,7 @@ impl Runs {
         on_reject: OnReject,
         slot: &mut SlotState,
         live: &broadcast::Sender<Arc<Live>>,
-    ) -> Result<(Batch, Vec<StoredItem>), IngestError> {
+    ) -> Result<(Batch, Vec<(StoredItem, Option<String>)>), IngestError> {
         let state = self.state(run_id, slot, live).await.map_err(|e| IngestError::Storage(e.to_string()))?;
         let mut events = Vec::new();
         let mut rejections = Vec::new();
@@ -790,15 +803,20 @@ impl Runs {
             }
         }
         let position = state.fold.position().sequence;
-        // Subscribers of `/display` get every item the batch changed; storage only what a checkpoint holds.
-        let mut changed: Vec<StoredItem> = state
-            .fold
-            .changed()
-            .iter()
-            .filter_map(|id| state.fold.item(id))
-            .map(|item| stored_item(&item, position))
-            .collect();
-        changed.sort_by_key(|item| item.ordinal);
+        // Subscribers of `/display` get every item the batch changed (as a patch when they hold it already);
+        // storage only what a checkpoint holds.
+        let mut changed: Vec<(StoredItem, Option<String>)> = Vec::new();
+        for item in state.fold.changed().iter().filter_map(|id| state.fold.item(id)) {
+            let stored = stored_item(&item, position);
+            let patch = state.published.get(&item.id).and_then(|old| item_patch(old, &stored.item));
+            if item.state == a13n_stream_protocol::display::ItemState::InProgress {
+                state.published.insert(item.id.clone(), stored.item.clone());
+            } else {
+                state.published.remove(&item.id);
+            }
+            changed.push((stored, patch));
+        }
+        changed.sort_by_key(|(item, _)| item.ordinal);
         state.fold.clear_changed();
         state.since_checkpoint += lines.iter().map(|line| line.len() as u64 + 1).sum::<u64>();
         let due =

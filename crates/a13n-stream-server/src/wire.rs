@@ -120,6 +120,12 @@ pub struct DisplayFrame<'a> {
     /// Whole items (their checkpoint JSON, as stored): upsert them by id.
     #[schema(value_type = Vec<Object>)]
     pub items: Vec<&'a RawValue>,
+    /// Live frames only: changes to items the client holds, `{id, state, last_stream_id, ended_at, append?, set?}`:
+    /// set the three fields, append each `append` string to the content field of its name, and set each `set`
+    /// content field (a new one goes last). Absent when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schema(value_type = Vec<Object>)]
+    pub patches: Vec<&'a RawValue>,
 }
 
 /// The `data:` of the `end` frame of `GET /v1/runs/{run_id}/display`, and of `GET /v1/runs/{run_id}/events` when

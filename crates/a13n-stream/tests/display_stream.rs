@@ -14,6 +14,8 @@ use serde_json::Value;
 #[derive(Default)]
 struct Client {
     items: HashMap<String, (u64, String)>,
+    /// Patches applied.
+    patched: usize,
     position: String,
     ended: bool,
 }
@@ -32,12 +34,35 @@ impl Client {
                     let id = item["id"].as_str().unwrap().to_owned();
                     self.items.insert(id, (item["ordinal"].as_u64().unwrap(), item.to_string()));
                 }
+                for patch in raw.get("patches").and_then(Value::as_array).into_iter().flatten() {
+                    self.patch(patch);
+                }
             }
             "end" => self.ended = true,
             other => panic!("unexpected frame {other}"),
         }
         assert_eq!(frame.id, data["position"].as_str().unwrap(), "a frame's id is its position");
         self.position = frame.id.clone();
+    }
+
+    /// Apply a patch to the item it names, which the client must hold.
+    fn patch(&mut self, patch: &Value) {
+        let id = patch["id"].as_str().unwrap();
+        let (_, json) = self.items.get_mut(id).unwrap_or_else(|| panic!("a patch of item {id}, which was never sent"));
+        let mut item: Value = serde_json::from_str(json).unwrap();
+        for field in ["state", "last_stream_id", "ended_at"] {
+            item[field] = patch[field].clone();
+        }
+        let content = item["content"].as_object_mut().unwrap();
+        for (field, suffix) in patch.get("append").and_then(Value::as_object).into_iter().flatten() {
+            let text = content.get_mut(field).and_then(|v| v.as_str().map(str::to_owned)).unwrap();
+            content.insert(field.clone(), Value::String(text + suffix.as_str().unwrap()));
+        }
+        for (field, value) in patch.get("set").and_then(Value::as_object).into_iter().flatten() {
+            content.insert(field.clone(), value.clone());
+        }
+        *json = item.to_string();
+        self.patched += 1;
     }
 
     /// The items in ordinal order, each as compact JSON.
@@ -73,6 +98,7 @@ fn display_frames_rebuild_the_fold_at_every_batch_boundary() {
     let mut checked = 0;
     let mut streams = 0;
     let mut followed_live = 0;
+    let mut patched = 0;
     for case in a13n_testkit::source_cases() {
         let text = std::fs::read_to_string(case.join("source.jsonl")).unwrap();
         let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -126,9 +152,11 @@ fn display_frames_rebuild_the_fold_at_every_batch_boundary() {
         assert!(followed.ended, "{run}: the live stream ends with the run");
         assert_eq!(followed.display(), fold_display(&fold), "{run}: the live client's display");
         followed_live += 1;
+        patched += followed.patched;
     }
     assert!(streams >= 20 && checked >= 100, "only {streams} streams and {checked} boundaries were checked");
     assert!(followed_live >= 10, "only {followed_live} streams were followed live to their end");
+    assert!(patched > 0, "no live frame sent a patch");
     eprintln!("{streams} streams, {checked} batch boundaries, {followed_live} followed live to the end");
     let snapshot = request(&server.address, "GET", "/healthz", &[], b"").unwrap();
     assert_eq!(snapshot.status, 200);
@@ -165,4 +193,44 @@ fn postgres_display_follows_commits_of_another_process() {
     let client = follower.join().unwrap();
     assert!(client.ended, "the reader's display stream ends with the run");
     assert_eq!(client.display(), fold_display(&fold));
+}
+
+/// A message streamed one line per commit: each live frame carries what its line added (a patch), not the whole
+/// growing item, so frames stay small however long the message grows; and the client still ends with the fold.
+#[test]
+fn live_frames_do_not_grow_with_the_message() {
+    let dir = std::env::temp_dir().join(format!("a13n-display-grow-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let server = Server::start(env!("CARGO_BIN_EXE_a13n-stream"), dir.join("host.db").to_str().unwrap(), &[]);
+    let lines = a13n_testkit::text_stream("thread-g", "run-g", 4000);
+    let follower = {
+        let address = server.address.clone();
+        std::thread::spawn(move || {
+            let (mut client, mut large) = (Client::default(), 0);
+            sse_each(&address, "/v1/runs/run-g/display", None, Duration::from_secs(10), |frame| {
+                if frame.event == "items" && frame.data.len() > 4096 {
+                    large += 1;
+                }
+                client.apply(&frame);
+                !client.ended
+            });
+            (client, large)
+        })
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    let mut fold = DisplayFold::new("run-g");
+    for (offset, line) in lines.iter().enumerate() {
+        let path = format!("/v1/runs/run-g/source?offset={offset}");
+        assert_eq!(request(&server.address, "POST", &path, &[], format!("{line}\n").as_bytes()).unwrap().status, 200);
+        fold.fold_source(&SourceItem::from_json(line).unwrap()).unwrap();
+    }
+    let (client, large) = follower.join().unwrap();
+    assert!(client.ended);
+    assert_eq!(client.display(), fold_display(&fold));
+    let message = fold_display(&fold).iter().map(String::len).max().unwrap();
+    assert!(message > 8 * 1024, "the message item is {message} bytes");
+    assert!(client.patched > 1000, "only {} patches", client.patched);
+    // Only frames that bring whole large items (the run's result, which repeats the text) exceed a few KiB.
+    assert!(large <= 3, "{large} live frames over 4 KiB");
 }
