@@ -367,7 +367,8 @@ test("a tool-heavy run followed live through a host restart: the conversation, f
     await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
     await page.evaluate(() => window.scrollTo(0, 0));
     mkdirSync(dirname(screenshot), { recursive: true });
-    await page.screenshot({ path: screenshot });
+    const height = await page.evaluate(() => Math.min(Math.ceil(document.getElementById("rows").getBoundingClientRect().bottom) + 24, window.innerHeight));
+    await page.screenshot({ path: screenshot, clip: { x: 0, y: 0, width: 1100, height } });
     assert.deepEqual(errors, [], "no script errors");
 
     // The run list, a page at a time: a second run makes two pages of one.

@@ -200,24 +200,35 @@ export interface RowOptions {
 export function rows(items: readonly Item[], options: RowOptions): Row[] {
   const { root, scopes } = tree(items);
   // Where each subagent goes: after the tool call that started it (the last call of that id before the start, in
-  // its parent's list), else in its parent subagent's list, else in the root list, at its start.
+  // its parent subagent's list when it names one, else outside its own), else in its parent subagent's list, else in
+  // the root list, at its start.
+  const calls = new Map<string, Item[]>();
+  for (const item of items) {
+    const id = item.content["toolCallId"];
+    if (item.kind !== "tool_call" || typeof id !== "string") continue;
+    const list = calls.get(id) ?? [];
+    list.push(item);
+    calls.set(id, list);
+  }
   const underTool = new Map<string, Scope[]>();
   const inList = new Map<string | null, Scope[]>();
-  const callsOf = (list: readonly Item[], id: string, before: number) =>
-    list.filter((item) => item.kind === "tool_call" && item.content["toolCallId"] === id && item.ordinal < before);
   for (const scope of [...scopes.values()].sort((a, b) => a.ordinal - b.ordinal)) {
     const parentScope = scope.parentSubagentRunId !== null ? scopes.get(scope.parentSubagentRunId) : undefined;
     if (scope.parentToolCallId !== null) {
-      const lists = parentScope ? [parentScope.items] : [root, ...[...scopes.values()].filter((s) => s !== scope).map((s) => s.items)];
-      const call = lists.map((list) => callsOf(list, scope.parentToolCallId as string, scope.ordinal).pop()).find(Boolean);
-      if (call) {
+      const candidates = (calls.get(scope.parentToolCallId) ?? []).filter(
+        (call) =>
+          call.ordinal < scope.ordinal &&
+          (parentScope !== undefined ? scopeOf(call) === parentScope.runId : scopeOf(call) !== scope.runId),
+      );
+      const call = candidates[candidates.length - 1];
+      if (call !== undefined && !inside(scopeOf(call), scope, scopes)) {
         const list = underTool.get(call.id) ?? [];
         list.push(scope);
         underTool.set(call.id, list);
         continue;
       }
     }
-    const parent = parentScope && parentScope !== scope && !descends(parentScope, scope, scopes) ? parentScope.runId : null;
+    const parent = parentScope && !inside(parentScope.runId, scope, scopes) ? parentScope.runId : null;
     const list = inList.get(parent) ?? [];
     list.push(scope);
     inList.set(parent, list);
@@ -267,10 +278,10 @@ export function rows(items: readonly Item[], options: RowOptions): Row[] {
   return out;
 }
 
-/** Whether `scope` is `ancestor` or inside it, following parent subagents. */
-function descends(scope: Scope, ancestor: Scope, scopes: Map<string, Scope>): boolean {
+/** Whether the subagent `run` is `ancestor` or inside it, following parent subagents (a cycle would hide both). */
+function inside(run: string | null, ancestor: Scope, scopes: Map<string, Scope>): boolean {
   const seen = new Set<string>();
-  let current: Scope | undefined = scope;
+  let current = run !== null ? scopes.get(run) : undefined;
   while (current !== undefined && !seen.has(current.runId)) {
     if (current === ancestor) return true;
     seen.add(current.runId);

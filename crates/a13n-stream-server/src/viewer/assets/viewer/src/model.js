@@ -114,23 +114,33 @@ function tree(items) {
 export function rows(items, options) {
     const { root, scopes } = tree(items);
     // Where each subagent goes: after the tool call that started it (the last call of that id before the start, in
-    // its parent's list), else in its parent subagent's list, else in the root list, at its start.
+    // its parent subagent's list when it names one, else outside its own), else in its parent subagent's list, else in
+    // the root list, at its start.
+    const calls = new Map();
+    for (const item of items) {
+        const id = item.content["toolCallId"];
+        if (item.kind !== "tool_call" || typeof id !== "string")
+            continue;
+        const list = calls.get(id) ?? [];
+        list.push(item);
+        calls.set(id, list);
+    }
     const underTool = new Map();
     const inList = new Map();
-    const callsOf = (list, id, before) => list.filter((item) => item.kind === "tool_call" && item.content["toolCallId"] === id && item.ordinal < before);
     for (const scope of [...scopes.values()].sort((a, b) => a.ordinal - b.ordinal)) {
         const parentScope = scope.parentSubagentRunId !== null ? scopes.get(scope.parentSubagentRunId) : undefined;
         if (scope.parentToolCallId !== null) {
-            const lists = parentScope ? [parentScope.items] : [root, ...[...scopes.values()].filter((s) => s !== scope).map((s) => s.items)];
-            const call = lists.map((list) => callsOf(list, scope.parentToolCallId, scope.ordinal).pop()).find(Boolean);
-            if (call) {
+            const candidates = (calls.get(scope.parentToolCallId) ?? []).filter((call) => call.ordinal < scope.ordinal &&
+                (parentScope !== undefined ? scopeOf(call) === parentScope.runId : scopeOf(call) !== scope.runId));
+            const call = candidates[candidates.length - 1];
+            if (call !== undefined && !inside(scopeOf(call), scope, scopes)) {
                 const list = underTool.get(call.id) ?? [];
                 list.push(scope);
                 underTool.set(call.id, list);
                 continue;
             }
         }
-        const parent = parentScope && parentScope !== scope && !descends(parentScope, scope, scopes) ? parentScope.runId : null;
+        const parent = parentScope && !inside(parentScope.runId, scope, scopes) ? parentScope.runId : null;
         const list = inList.get(parent) ?? [];
         list.push(scope);
         inList.set(parent, list);
@@ -186,10 +196,10 @@ export function rows(items, options) {
             emitSubagent(scope, 1);
     return out;
 }
-/** Whether `scope` is `ancestor` or inside it, following parent subagents. */
-function descends(scope, ancestor, scopes) {
+/** Whether the subagent `run` is `ancestor` or inside it, following parent subagents (a cycle would hide both). */
+function inside(run, ancestor, scopes) {
     const seen = new Set();
-    let current = scope;
+    let current = run !== null ? scopes.get(run) : undefined;
     while (current !== undefined && !seen.has(current.runId)) {
         if (current === ancestor)
             return true;
