@@ -133,16 +133,16 @@ function itemRow(row: ItemRow, context: RenderContext): HTMLElement {
     "data-state": isFailed ? "failed" : item.state,
     "data-ordinal": String(item.ordinal),
   };
-  if (row.role === "observation") return shell(row, { ...attributes, class: "row observation" }, observation(row, context));
-  if (row.role === "failure") return shell(row, { ...attributes, class: "row failure-row", "data-role": "failure" }, runError(item, context));
-  if (row.role === "shown") return shell(row, { ...attributes, class: "row message shown", "data-role": "context" }, shownObservation(item, context));
+  if (row.role === "observation") return shell(row, { ...attributes, class: "row observation", "aria-label": `Observation ${observationName(item.content)}` }, observation(row, context));
+  if (row.role === "failure") return shell(row, { ...attributes, class: "row failure-row", "data-role": "failure", "aria-label": "Run failed" }, runError(item, context));
+  if (row.role === "shown") return shell(row, { ...attributes, class: "row message shown", "data-role": "context", "aria-label": "Context" }, shownObservation(item, context));
   switch (item.kind) {
     case "text_message":
-      return shell(row, { ...attributes, class: "row message", "data-role": text(item.content["role"]) || "assistant" }, message(item, context));
+      return shell(row, { ...attributes, class: "row message", "data-role": text(item.content["role"]) || "assistant", "aria-label": `${roleLabel(text(item.content["role"]))} message` }, message(item, context));
     case "reasoning_message":
-      return shell(row, { ...attributes, class: "row message reasoning", "data-role": "reasoning" }, reasoning(row, context));
+      return shell(row, { ...attributes, class: "row message reasoning", "data-role": "reasoning", "aria-label": "Reasoning" }, reasoning(row, context));
     case "tool_call":
-      return shell(row, { ...attributes, class: `row tool${isFailed ? " failed" : ""}`, "data-role": "tool" }, toolCall(row, context));
+      return shell(row, { ...attributes, class: `row tool${isFailed ? " failed" : ""}`, "data-role": "tool", "aria-label": `Tool call ${text(item.content["toolCallName"]) || ""}${isFailed ? ", failed" : ""}` }, toolCall(row, context));
     default:
       return shell(row, { ...attributes, class: "row observation" }, observation(row, context));
   }
@@ -336,7 +336,7 @@ function subagentRow(row: SubagentRow, context: RenderContext): HTMLElement {
     const words = [text(error.content["message"]), text(error.content["code"])].filter(Boolean).join(" · ");
     children.push(el("p", { class: "failure", role: "note" }, [el("strong", { text: "Failed: " }), words || "the subagent failed"]));
   }
-  return shell(row, { class: `row subagent${state === "failed" ? " failed" : ""}`, "data-row": "subagent", "data-subagent": scope.runId, "data-state": state }, children);
+  return shell(row, { class: `row subagent${state === "failed" ? " failed" : ""}`, "data-row": "subagent", "data-subagent": scope.runId, "data-state": state, "aria-label": `Subagent ${scope.name ?? scope.runId}, ${state}` }, children);
 }
 
 function foldRow(row: FoldRow, context: RenderContext): HTMLElement {
@@ -357,7 +357,7 @@ function foldRow(row: FoldRow, context: RenderContext): HTMLElement {
     `${row.open ? "Hide" : "Show"} ${plural(row.items.length, "observation")}`,
   ]);
   button.addEventListener("click", () => context.toggleFold(row.key));
-  return shell(row, { class: "row fold", "data-row": "fold" }, [button, el("span", { class: "fold-names", text: list })]);
+  return shell(row, { class: "row fold", "data-row": "fold", "aria-label": plural(row.items.length, "folded observation") }, [button, el("span", { class: "fold-names", text: list })]);
 }
 
 /** An observation's short name: the AG-UI type, or the Harness name without its `a13n.` prefix. */
