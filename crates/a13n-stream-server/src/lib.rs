@@ -116,11 +116,9 @@ fn cors(config: &Config) -> CorsLayer {
 /// The routes. Layers run outside in: hosts and origins, CORS (which answers preflights), the token, the route.
 fn router(app: Shared) -> Router {
     let body_limit = app.config.max_body_bytes;
-    Router::new()
+    viewer::asset_routes(Router::new())
         .route("/", get(viewer::page))
         .route("/runs/{run_id}", get(viewer::run_page))
-        .route("/assets/viewer.js", get(viewer::script))
-        .route("/assets/viewer.css", get(viewer::style))
         .route("/healthz", get(routes::healthz))
         .route("/metrics", get(routes::metrics))
         .route("/openapi.json", get(openapi::openapi_json))

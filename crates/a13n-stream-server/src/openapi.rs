@@ -4,6 +4,7 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, Response, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
+use crate::viewer::AssetPaths;
 use crate::wire;
 
 /// The document.
@@ -32,8 +33,6 @@ that is not served) or, when the host has a token, 401; a connection beyond the 
         openapi_json,
         crate::viewer::page,
         crate::viewer::run_page,
-        crate::viewer::script,
-        crate::viewer::style,
     ),
     components(schemas(
         wire::Health,
@@ -50,7 +49,7 @@ that is not served) or, when the host has a token, 401; a connection beyond the 
         wire::ErrorBody,
         wire::ErrorDetail,
     )),
-    modifiers(&Guards),
+    modifiers(&AssetPaths, &Guards),
     tags(
         (name = "runs", description = "Ingest and read runs"),
         (name = "host", description = "Liveness, metrics, contract"),

@@ -1,13 +1,64 @@
 //! The run viewer: static HTML, CSS and JavaScript embedded in the binary, served at `/` (the run list) and
 //! `/runs/{run_id}` (one run's display, followed live). They hold no data, so they need no token: the page asks
 //! for it and sends it with every API request.
+//!
+//! The script is ES modules compiled from TypeScript (`js/viewer`, which imports the `js/display` package's
+//! modules) by the pinned `tsc`; the compiled files are committed under `viewer/assets/` and each is served at
+//! `/assets/<its path there>` ([`ASSETS`]). CI compiles them again and fails if they differ.
 
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use utoipa::openapi::path::{HttpMethod, OperationBuilder, PathItem};
+use utoipa::openapi::{ContentBuilder, ObjectBuilder, ResponseBuilder, Type};
 
 const PAGE: &str = include_str!("viewer/index.html");
-const SCRIPT: &str = include_str!("viewer/viewer.js");
-const STYLE: &str = include_str!("viewer/viewer.css");
+
+/// One file of the viewer: where it is served, its content type and its text.
+pub struct Asset {
+    /// The route, `/assets/...`.
+    pub path: &'static str,
+    /// Its `Content-Type`.
+    pub content_type: &'static str,
+    /// The file.
+    pub body: &'static str,
+}
+
+macro_rules! assets {
+    ($($file:literal => $content_type:literal),* $(,)?) => {
+        &[$(Asset {
+            path: concat!("/assets/", $file),
+            content_type: $content_type,
+            body: include_str!(concat!("viewer/assets/", $file)),
+        }),*]
+    };
+}
+
+/// Every file under `viewer/assets/` (a test checks the list against the directory).
+pub const ASSETS: &[Asset] = assets![
+    "viewer.css" => "text/css; charset=utf-8",
+    "viewer/src/main.js" => "text/javascript; charset=utf-8",
+    "viewer/src/api.js" => "text/javascript; charset=utf-8",
+    "viewer/src/dom.js" => "text/javascript; charset=utf-8",
+    "viewer/src/model.js" => "text/javascript; charset=utf-8",
+    "viewer/src/render.js" => "text/javascript; charset=utf-8",
+    "viewer/src/run.js" => "text/javascript; charset=utf-8",
+    "viewer/src/runs.js" => "text/javascript; charset=utf-8",
+    "viewer/src/windowed.js" => "text/javascript; charset=utf-8",
+    "display/src/checkpoint.js" => "text/javascript; charset=utf-8",
+    "display/src/errors.js" => "text/javascript; charset=utf-8",
+    "display/src/fold.js" => "text/javascript; charset=utf-8",
+    "display/src/follow.js" => "text/javascript; charset=utf-8",
+    "display/src/fragments.js" => "text/javascript; charset=utf-8",
+    "display/src/memory.js" => "text/javascript; charset=utf-8",
+    "display/src/normalizer.js" => "text/javascript; charset=utf-8",
+    "display/src/python.js" => "text/javascript; charset=utf-8",
+    "display/src/sha256.js" => "text/javascript; charset=utf-8",
+    "display/src/time.js" => "text/javascript; charset=utf-8",
+    "display/src/types.js" => "text/javascript; charset=utf-8",
+    "display/src/values.js" => "text/javascript; charset=utf-8",
+];
 
 /// Only this host's own files and API; no inline script or style; not framed.
 const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; \
@@ -51,16 +102,113 @@ pub(crate) async fn run_page(axum::extract::Path(run_id): axum::extract::Path<St
     asset("text/html; charset=utf-8", PAGE)
 }
 
-/// The run viewer's script.
-#[utoipa::path(get, path = "/assets/viewer.js", tag = "viewer", security(()),
-    responses((status = 200, description = "JavaScript", content_type = "text/javascript", body = String)))]
-pub(crate) async fn script() -> Response {
-    asset("text/javascript; charset=utf-8", SCRIPT)
+/// A route for each of the viewer's files.
+pub(crate) fn asset_routes<S: Clone + Send + Sync + 'static>(mut router: Router<S>) -> Router<S> {
+    for file in ASSETS {
+        router = router.route(file.path, get(move || async move { asset(file.content_type, file.body) }));
+    }
+    router
 }
 
-/// The run viewer's style sheet.
-#[utoipa::path(get, path = "/assets/viewer.css", tag = "viewer", security(()),
-    responses((status = 200, description = "CSS", content_type = "text/css", body = String)))]
-pub(crate) async fn style() -> Response {
-    asset("text/css; charset=utf-8", STYLE)
+/// The media type of a content type (`text/css` of `text/css; charset=utf-8`), as OpenAPI names content.
+fn media_type(content_type: &str) -> &str {
+    content_type.split(';').next().unwrap_or(content_type).trim()
+}
+
+/// The viewer's files in the OpenAPI document: one `GET` each, with the content type it is served with.
+pub(crate) struct AssetPaths;
+
+impl utoipa::Modify for AssetPaths {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for file in ASSETS {
+            let kind = if media_type(file.content_type) == "text/css" { "style sheet" } else { "script module" };
+            let name = file.path.trim_start_matches("/assets/");
+            let operation = OperationBuilder::new()
+                .tag("viewer")
+                .operation_id(Some(format!("asset_{}", name.replace(['/', '.'], "_"))))
+                .summary(Some(format!("The run viewer's {kind} {name}")))
+                .security(utoipa::openapi::security::SecurityRequirement::default())
+                .response(
+                    "200",
+                    ResponseBuilder::new().description(format!("The {kind}")).content(
+                        media_type(file.content_type),
+                        ContentBuilder::new().schema(Some(ObjectBuilder::new().schema_type(Type::String))).build(),
+                    ),
+                )
+                .build();
+            openapi.paths.paths.insert(file.path.to_owned(), PathItem::new(HttpMethod::Get, operation));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::{Path, PathBuf};
+
+    fn files(dir: &Path, into: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("the viewer's assets directory") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                files(&path, into);
+            } else {
+                into.push(path);
+            }
+        }
+    }
+
+    /// Every file the TypeScript build wrote (and the style sheet) is served, and nothing else.
+    #[test]
+    fn every_asset_file_is_served() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/viewer/assets");
+        let mut found = Vec::new();
+        files(&root, &mut found);
+        let mut on_disk: Vec<String> = found
+            .iter()
+            .map(|path| format!("/assets/{}", path.strip_prefix(&root).expect("under root").to_string_lossy()))
+            .collect();
+        let mut served: Vec<String> = ASSETS.iter().map(|file| file.path.to_owned()).collect();
+        on_disk.sort();
+        served.sort();
+        assert_eq!(served, on_disk);
+        for file in ASSETS {
+            let expected =
+                if file.path.ends_with(".css") { "text/css; charset=utf-8" } else { "text/javascript; charset=utf-8" };
+            assert_eq!(file.content_type, expected, "{}", file.path);
+        }
+    }
+
+    /// The page loads only served files, and every module a served module imports is served too.
+    #[test]
+    fn the_page_and_its_modules_refer_only_to_served_files() {
+        let served: std::collections::HashSet<&str> = ASSETS.iter().map(|file| file.path).collect();
+        for reference in ["/assets/viewer.css", "/assets/viewer/src/main.js"] {
+            assert!(PAGE.contains(&format!("\"{reference}\"")), "the page loads {reference}");
+            assert!(served.contains(reference), "{reference} is served");
+        }
+        for file in ASSETS.iter().filter(|file| file.path.ends_with(".js")) {
+            let dir = &file.path[..file.path.rfind('/').expect("a directory")];
+            for line in file.body.lines().filter(|line| line.starts_with("import ") || line.starts_with("export ")) {
+                let Some(start) = line.find("from \"") else { continue };
+                let specifier = &line[start + 6..line[start + 6..].find('"').expect("a closing quote") + start + 6];
+                assert!(
+                    specifier.starts_with('.'),
+                    "{}: a bare import {specifier} cannot load in a browser",
+                    file.path
+                );
+                let mut parts: Vec<&str> = dir.split('/').collect();
+                for part in specifier.split('/') {
+                    match part {
+                        "." => {}
+                        ".." => {
+                            parts.pop();
+                        }
+                        name => parts.push(name),
+                    }
+                }
+                let target = parts.join("/");
+                assert!(served.contains(target.as_str()), "{} imports {target}, which is not served", file.path);
+            }
+        }
+    }
 }

@@ -1,0 +1,173 @@
+// A display checkpoint read into the fold's state, and the fold's state written back as one: checked field by
+// field, so that a bad checkpoint is refused at restore, naming the field, never half-applied later.
+import { DisplayError } from "./errors.js";
+import { CustomEventAssembler, DEFAULT_MAX_BYTES, DEFAULT_MAX_PENDING } from "./fragments.js";
+import { isObject } from "./values.js";
+const KINDS = ["text_message", "reasoning_message", "tool_call", "observation"];
+const STATES = ["in_progress", "completed", "interrupted", "failed"];
+/** Read a checkpoint (an object or its JSON text). */
+export function readCheckpoint(checkpoint, retainContent, clock) {
+    let snapshot;
+    try {
+        snapshot = typeof checkpoint === "string" ? JSON.parse(checkpoint) : structuredClone(checkpoint);
+    }
+    catch (error) {
+        throw new DisplayError("checkpoint", `not JSON: ${error.message}`);
+    }
+    const root = object(snapshot, "");
+    const list = root["items"];
+    if (!Array.isArray(list))
+        throw fault("items", "a list of items");
+    const continuation = object(root["continuation"], "continuation");
+    const items = new Map();
+    list.forEach((entry, index) => {
+        const item = readItem(entry, `items[${index}]`);
+        items.set(item.id, item);
+    });
+    const position = object(continuation["position"], "continuation.position");
+    const state = {
+        runId: string(continuation["run_id"], "continuation.run_id"),
+        attempt: count(position["attempt"], "continuation.position.attempt", 0),
+        sequence: count(position["sequence"], "continuation.position.sequence", 0),
+        next: count(continuation["next_ordinal"], "continuation.next_ordinal", 1),
+        fullContent: optionalBoolean(continuation["full_content"], "continuation.full_content"),
+        retainContent,
+        items,
+        responseGroups: stringMap(continuation["response_groups"], "continuation.response_groups"),
+        memorySources: sourcesMap(continuation["memory_sources"], "continuation.memory_sources"),
+        arguments: readArguments(continuation["arguments"], "continuation.arguments"),
+        assembler: readFragments(continuation["fragments"], "continuation.fragments"),
+        clock,
+    };
+    return { state, observer: continuation["observer"] ?? null };
+}
+/** The checkpoint of a fold state; `observer` as the caller says. */
+export function writeCheckpoint(state, observer) {
+    const memory = {};
+    for (const [scope, sources] of state.memorySources)
+        memory[scope] = sources;
+    const continuation = {
+        run_id: state.runId,
+        position: { attempt: state.attempt, sequence: state.sequence },
+        next_ordinal: state.next,
+        full_content: state.fullContent,
+        response_groups: state.responseGroups,
+        ...(state.memorySources.size > 0 ? { memory_sources: memory } : {}),
+        arguments: state.arguments,
+        fragments: state.assembler.export(),
+        observer,
+    };
+    return structuredClone({ items: [...state.items.values()], continuation });
+}
+function readItem(value, path) {
+    const item = object(value, path);
+    const kind = item["kind"];
+    const state = item["state"];
+    if (typeof kind !== "string" || !KINDS.includes(kind))
+        throw fault(`${path}.kind`, `one of ${KINDS.join(", ")}`);
+    if (typeof state !== "string" || !STATES.includes(state))
+        throw fault(`${path}.state`, `one of ${STATES.join(", ")}`);
+    const ended = item["ended_at"];
+    const read = {
+        id: string(item["id"], `${path}.id`),
+        ordinal: count(item["ordinal"], `${path}.ordinal`, 1),
+        kind: kind,
+        state: state,
+        first_stream_id: string(item["first_stream_id"], `${path}.first_stream_id`),
+        last_stream_id: string(item["last_stream_id"], `${path}.last_stream_id`),
+        started_at: string(item["started_at"], `${path}.started_at`),
+        ended_at: ended === undefined || ended === null ? null : string(ended, `${path}.ended_at`),
+        content: object(item["content"], `${path}.content`),
+    };
+    const refs = item["content_refs"];
+    if (refs !== undefined && Object.keys(object(refs, `${path}.content_refs`)).length > 0) {
+        read.content_refs = refs;
+    }
+    return read;
+}
+function readArguments(value, path) {
+    if (value === undefined || value === null)
+        return null;
+    const held = object(value, path);
+    const event = held["event"];
+    return {
+        stream: held["stream"] ?? null,
+        key: string(held["key"], `${path}.key`),
+        at: string(held["at"], `${path}.at`),
+        sequence: count(held["sequence"], `${path}.sequence`, 0),
+        event: event === undefined || event === null ? null : object(event, `${path}.event`),
+        size: count(held["size"], `${path}.size`, 0),
+    };
+}
+function readFragments(value, path) {
+    const fragments = value === undefined ? {} : object(value, path);
+    const pending = {};
+    for (const [identity, entry] of Object.entries(object(fragments["pending"] ?? {}, `${path}.pending`))) {
+        const at = `${path}.pending.${identity}`;
+        const assembly = object(entry, at);
+        const parts = assembly["parts"] ?? [];
+        if (!Array.isArray(parts) || !parts.every((part) => typeof part === "string"))
+            throw fault(`${at}.parts`, "a list of strings");
+        pending[identity] = {
+            count: count(assembly["count"], `${at}.count`, 0),
+            parts: parts,
+            size: count(assembly["size"] ?? 0, `${at}.size`, 0),
+        };
+    }
+    try {
+        return new CustomEventAssembler({
+            pending,
+            gap: optionalBoolean(fragments["gap"], `${path}.gap`),
+            max_bytes: count(fragments["max_bytes"] ?? DEFAULT_MAX_BYTES, `${path}.max_bytes`, 1),
+            max_pending: count(fragments["max_pending"] ?? DEFAULT_MAX_PENDING, `${path}.max_pending`, 1),
+        });
+    }
+    catch (error) {
+        throw error instanceof DisplayError ? error : fault(path, error.message);
+    }
+}
+function stringMap(value, path) {
+    const map = {};
+    if (value === undefined)
+        return map;
+    for (const [key, entry] of Object.entries(object(value, path)))
+        map[key] = string(entry, `${path}.${key}`);
+    return map;
+}
+function sourcesMap(value, path) {
+    const map = new Map();
+    if (value === undefined)
+        return map;
+    for (const [scope, list] of Object.entries(object(value, path))) {
+        if (!Array.isArray(list))
+            throw fault(`${path}.${scope}`, "a list of memory sources");
+        map.set(scope, list.map((entry, index) => object(entry, `${path}.${scope}[${index}]`)));
+    }
+    return map;
+}
+function object(value, path) {
+    if (!isObject(value))
+        throw fault(path || "(checkpoint)", "an object");
+    return value;
+}
+function string(value, path) {
+    if (typeof value !== "string")
+        throw fault(path, "a string");
+    return value;
+}
+function count(value, path, least) {
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < least) {
+        throw fault(path, `an integer of at least ${least}`);
+    }
+    return value;
+}
+function optionalBoolean(value, path) {
+    if (value === undefined)
+        return false;
+    if (typeof value !== "boolean")
+        throw fault(path, "true or false");
+    return value;
+}
+function fault(path, expected) {
+    return new DisplayError("checkpoint", `must be ${expected}`, { path });
+}

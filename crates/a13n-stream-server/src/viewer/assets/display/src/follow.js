@@ -1,0 +1,195 @@
+// A client of a host's `GET /v1/runs/{run_id}/observed`: a streaming `fetch` read as Server-Sent Events, a
+// display restored from each `snapshot` frame and kept current by each `observed` frame, resumed after a lost
+// connection with `Last-Event-ID`, and restored from a new snapshot when entries were lost.
+import { DisplayError } from "./errors.js";
+import { DisplayNormalizer } from "./normalizer.js";
+const MAX_RETRY_MS = 30_000;
+/** Follow the run whose `/observed` route is `url` (for example `/v1/runs/run-1/observed`). */
+export function follow(url, options = {}) {
+    const controller = new AbortController();
+    options.signal?.addEventListener("abort", () => controller.abort(options.signal?.reason));
+    const state = new FollowState(url, options, controller.signal);
+    const done = state.run();
+    // A caller that stops without awaiting `done` must not see an unhandled rejection.
+    done.catch(() => undefined);
+    return {
+        get display() {
+            return state.display;
+        },
+        done,
+        stop: () => controller.abort(),
+    };
+}
+/** A refusal the follower does not retry. */
+export class FollowError extends Error {
+    status;
+    name = "FollowError";
+    constructor(message, status) {
+        super(message);
+        this.status = status;
+    }
+}
+class FollowState {
+    url;
+    options;
+    signal;
+    display = null;
+    position = null;
+    ended = false;
+    constructor(url, options, signal) {
+        this.url = url;
+        this.options = options;
+        this.signal = signal;
+    }
+    async run() {
+        const base = this.options.retryMs ?? 500;
+        let delay = base;
+        for (;;) {
+            this.signal.throwIfAborted();
+            try {
+                const progressed = await this.connect();
+                if (this.ended && this.display !== null)
+                    return this.display;
+                if (progressed)
+                    delay = base;
+                this.options.onRetry?.(new Error("the event stream ended before the run did"), delay);
+            }
+            catch (error) {
+                if (error instanceof FollowError || this.signal.aborted)
+                    throw error;
+                this.options.onRetry?.(error, delay);
+            }
+            await sleep(delay, this.signal);
+            delay = Math.min(delay * 2, MAX_RETRY_MS);
+        }
+    }
+    /** One connection, read to its end; whether any frame arrived. */
+    async connect() {
+        const headers = { Accept: "text/event-stream", ...this.options.headers };
+        if (this.position !== null && this.display !== null)
+            headers["Last-Event-ID"] = this.position;
+        const response = await (this.options.fetch ?? fetch)(this.url, { headers, signal: this.signal });
+        if (!response.ok || response.body === null) {
+            const text = await response.text().catch(() => "");
+            const message = `${this.url} answered ${response.status}: ${text.slice(0, 500)}`;
+            if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
+                throw new FollowError(message, response.status);
+            }
+            throw new Error(message);
+        }
+        let progressed = false;
+        for await (const frame of frames(response.body)) {
+            progressed = true;
+            if (!this.frame(frame))
+                break;
+        }
+        return progressed;
+    }
+    /** Apply one frame; false when the connection should be dropped (the run ended, or a new snapshot is needed). */
+    frame(frame) {
+        if (frame.event === "snapshot") {
+            this.display = DisplayNormalizer.restore(frame.data, {
+                retainContent: this.options.retainContent ?? false,
+                ...(this.options.clock !== undefined ? { clock: this.options.clock } : {}),
+            });
+            this.position = frame.id;
+            const changed = this.display.items().map((item) => item.id);
+            this.options.onChange?.(this.display, { kind: "snapshot", changed, position: this.current() });
+            return true;
+        }
+        if (frame.event === "end") {
+            const { reason } = JSON.parse(frame.data);
+            if (reason === "deleted")
+                throw new FollowError(`${this.url}: the run was deleted`, 410);
+            // The end names the run's last position: a display short of it lost entries on the way.
+            if (this.display === null || frame.id !== this.current()) {
+                return this.resnapshot(new Error(`the run ended at ${frame.id}, the display is at ${this.current()}`));
+            }
+            this.ended = true;
+            return false;
+        }
+        if (frame.event !== "observed")
+            return true;
+        if (this.display === null)
+            return this.resnapshot(new Error("entries arrived before any snapshot"));
+        try {
+            const { observed } = JSON.parse(frame.data);
+            const changed = this.display.apply(observed);
+            this.position = frame.id;
+            this.options.onChange?.(this.display, { kind: "observed", changed, position: this.current() });
+            return true;
+        }
+        catch (error) {
+            return this.resnapshot(error);
+        }
+    }
+    /** Entries were lost or do not fit: reconnect without a position, for a new snapshot. */
+    resnapshot(error) {
+        const retry = error instanceof DisplayError || error instanceof SyntaxError ? error : new Error(String(error));
+        this.options.onRetry?.(retry, 0);
+        this.display = null;
+        this.position = null;
+        return false;
+    }
+    current() {
+        const position = this.display?.position;
+        return position === undefined ? "" : `${position.attempt}-${position.sequence}`;
+    }
+}
+/** The frames of an event stream (the `text/event-stream` format: fields, blank-line separated). */
+async function* frames(body) {
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    let event = "";
+    let id = null;
+    let data = [];
+    try {
+        for (;;) {
+            const { value, done } = await reader.read();
+            if (done)
+                return;
+            buffer += decoder.decode(value, { stream: true });
+            let newline;
+            while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
+                // A CR that ends the chunk may be the first half of a CRLF: wait for the next chunk.
+                if (buffer[newline] === "\r" && newline === buffer.length - 1)
+                    break;
+                const line = buffer.slice(0, newline);
+                buffer = buffer.slice(newline + (buffer.startsWith("\r\n", newline) ? 2 : 1));
+                if (line === "") {
+                    if (data.length > 0)
+                        yield { event: event || "message", id, data: data.join("\n") };
+                    event = "";
+                    data = [];
+                    continue;
+                }
+                if (line.startsWith(":"))
+                    continue;
+                const colon = line.indexOf(":");
+                const field = colon < 0 ? line : line.slice(0, colon);
+                const text = colon < 0 ? "" : line.slice(colon + (line[colon + 1] === " " ? 2 : 1));
+                if (field === "event")
+                    event = text;
+                else if (field === "data")
+                    data.push(text);
+                else if (field === "id")
+                    id = text;
+            }
+        }
+    }
+    finally {
+        await reader.cancel().catch(() => undefined);
+    }
+}
+function sleep(ms, signal) {
+    return new Promise((resolve, reject) => {
+        if (ms <= 0)
+            return resolve();
+        const timer = setTimeout(resolve, ms);
+        signal.addEventListener("abort", () => {
+            clearTimeout(timer);
+            reject(signal.reason);
+        }, { once: true });
+    });
+}

@@ -1,0 +1,134 @@
+// The browser's copy of a run's display: a checkpoint restored, then each later `Observed` entry the host hands
+// out applied to it, item for item as the host's own fold.
+import { readCheckpoint, writeCheckpoint } from "./checkpoint.js";
+import { DisplayError } from "./errors.js";
+import { Fold } from "./fold.js";
+import { isObject, pyEqual } from "./values.js";
+/**
+ * A run's display items, kept current from the host's `Observed` entries.
+ *
+ * Call order: {@link DisplayNormalizer.restore} a checkpoint, then {@link DisplayNormalizer.apply} the entries
+ * after its position, in order. An entry at or before the position is a repeat and is ignored; one after the next
+ * expected is a gap (`DisplayError` of kind `gap`, nothing applied): restore a newer checkpoint. The host's item
+ * reference of each entry is checked against this fold's own: a difference (an entry of another run, a
+ * checkpoint of another stream) is a `diverged` error, after which the display refuses entries until restored.
+ */
+export class DisplayNormalizer {
+    fold;
+    restoredObserver;
+    restoredSequence;
+    broken = null;
+    constructor(fold, observer) {
+        this.fold = fold;
+        this.restoredObserver = observer;
+        this.restoredSequence = fold.state.sequence;
+    }
+    /** Restore a display checkpoint: the host's `DisplaySnapshot`, as an object or as its JSON text. */
+    static restore(checkpoint, options = {}) {
+        const restored = readCheckpoint(checkpoint, options.retainContent ?? false, options.clock ?? Date.now);
+        return new DisplayNormalizer(new Fold(restored.state), restored.observer);
+    }
+    /** The run the display belongs to. */
+    get runId() {
+        return this.fold.state.runId;
+    }
+    /** The position of the last entry applied (or of the checkpoint, before any). */
+    get position() {
+        return { attempt: this.fold.state.attempt, sequence: this.fold.state.sequence };
+    }
+    /**
+     * Apply one entry or several, in order. Returns the ids of the items they changed, each once, in the order they
+     * first changed. A repeat of an entry already applied changes nothing.
+     */
+    apply(entries) {
+        const list = Array.isArray(entries) ? entries : [entries];
+        if (this.broken !== null)
+            throw new DisplayError("stale", `restore a new checkpoint: ${this.broken.message}`);
+        const changed = new Set();
+        for (const entry of list) {
+            const sequence = entrySequence(entry);
+            const expected = this.fold.state.sequence + 1;
+            if (sequence < expected)
+                continue;
+            if (sequence > expected) {
+                throw new DisplayError("gap", `the next entry is ${expected}: entries ${expected} to ${sequence - 1} are missing`, {
+                    sequence,
+                });
+            }
+            try {
+                const id = this.step(entry, sequence);
+                if (id !== null)
+                    changed.add(id);
+            }
+            catch (error) {
+                this.broken = asDisplayError(error, sequence);
+                throw this.broken;
+            }
+        }
+        return [...changed];
+    }
+    /** The items, in ordinal order. */
+    items() {
+        return [...this.fold.state.items.values()].sort((left, right) => left.ordinal - right.ordinal);
+    }
+    /** One item by its id. */
+    item(id) {
+        return this.fold.state.items.get(id);
+    }
+    /**
+     * The checkpoint at the current position, detached. Its `observer` is the host's conversion state, which a
+     * browser does not compute: it is the restored one while no entry has been applied since, and `null` after,
+     * so that a host refuses to resume conversion from a browser's checkpoint rather than convert from a stale state.
+     * The browser's own `restore` takes either.
+     */
+    export() {
+        const current = this.fold.state.sequence === this.restoredSequence;
+        return writeCheckpoint(this.fold.state, current ? this.restoredObserver : null);
+    }
+    step(entry, sequence) {
+        const event = entry.event;
+        if (!isObject(event) || typeof event["type"] !== "string") {
+            throw new DisplayError("entry", "must be an AG-UI event object with a type", { sequence, path: "event" });
+        }
+        const host = entry.item ?? null;
+        this.fold.state.sequence = sequence;
+        let ours = this.fold.event(event);
+        if (host !== null && !sameRef(ours, host) && host.kind === "tool_call" && host.state === "failed") {
+            // A tool result with no event of its own (a retry prompt, a denial) fails its call at this event.
+            if (isObject(host.failure))
+                ours = this.fold.failToolCall(host.id, host.failure, this.fold.occurred(event));
+        }
+        if (!sameRef(ours, host)) {
+            const said = host === null ? "no item" : `item ${host.id} (${host.kind}, ${host.state}, #${host.ordinal})`;
+            const found = ours === null ? "no item" : `item ${ours.id} (${ours.kind}, ${ours.state}, #${ours.ordinal})`;
+            throw new DisplayError("diverged", `the host's entry names ${said}, this display of run ${JSON.stringify(this.runId)} gives ${found}: ` +
+                "the entry is from another run, or the checkpoint from another stream or content policy", { sequence, path: "item" });
+        }
+        return ours?.id ?? null;
+    }
+}
+function entrySequence(entry) {
+    const sequence = entry?.sequence;
+    if (typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 1) {
+        throw new DisplayError("entry", "must be an Observed entry with an integer sequence of at least 1", {
+            path: "sequence",
+        });
+    }
+    return sequence;
+}
+function sameRef(ours, host) {
+    if (ours === null || host === null)
+        return ours === host;
+    return (ours.id === host.id &&
+        ours.kind === host.kind &&
+        ours.state === host.state &&
+        ours.ordinal === (host.ordinal ?? null) &&
+        ours.response_group === (host.response_group ?? null) &&
+        pyEqual(ours.failure, (host.failure ?? null)));
+}
+function asDisplayError(error, sequence) {
+    if (error instanceof DisplayError)
+        return error;
+    const message = error instanceof Error ? error.message : String(error);
+    return new DisplayError("entry", message, { sequence, path: "event" });
+}

@@ -1,0 +1,341 @@
+// What the run page shows, derived from the display's items (pure: no DOM). The conversation comes first: user
+// inputs, assistant text, reasoning, tool calls, failures, and each subagent's items nested under the tool call
+// (or the subagent) that started it. Every other observation folds into "show N observations" rows between them.
+const BOUNDARIES = new Set(["SUBAGENT_STARTED", "SUBAGENT_FINISHED", "SUBAGENT_ERROR"]);
+const SUMMARIES = new Set(["a13n.context.handoff_summary", "a13n.context.compaction_summary"]);
+export function isObject(value) {
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+export function text(value) {
+    if (value === undefined || value === null)
+        return "";
+    return typeof value === "string" ? value : JSON.stringify(value);
+}
+function num(value) {
+    return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+/** `value.event` of a Harness observation. */
+export function harnessEvent(content) {
+    const value = content["value"];
+    const event = isObject(value) ? value["event"] : undefined;
+    return isObject(event) ? event : null;
+}
+export function roleOf(item) {
+    const content = item.content;
+    if (item.kind !== "observation") {
+        // An input the protocol marks as not for display stays out of the conversation.
+        const metadata = content["metadata"];
+        return isObject(metadata) && metadata["display"] === false ? "observation" : "conversation";
+    }
+    const type = content["type"];
+    if (typeof type === "string") {
+        if (BOUNDARIES.has(type))
+            return "boundary";
+        if (type === "RUN_ERROR")
+            return "failure";
+        return "observation";
+    }
+    const name = content["name"];
+    if (typeof name === "string") {
+        if (SUMMARIES.has(name))
+            return "shown";
+        const metadata = content["metadata"];
+        if (name.startsWith("a13n.input.") && isObject(metadata) && metadata["display"] === true)
+            return "shown";
+    }
+    return "observation";
+}
+export function failed(item) {
+    return item.state === "failed" || isObject(item.content["failure"]);
+}
+export function time(value) {
+    if (!value)
+        return null;
+    const at = Date.parse(value);
+    return Number.isNaN(at) ? null : at;
+}
+/** The subagent an item belongs to (`null`: the root run). Boundary events name the subagent they are about. */
+function scopeOf(item) {
+    const run = item.content["subagentRunId"];
+    return typeof run === "string" && run !== "" ? run : null;
+}
+function tree(items) {
+    const root = [];
+    const scopes = new Map();
+    const scope = (runId, ordinal) => {
+        let found = scopes.get(runId);
+        if (found === undefined) {
+            found = {
+                runId,
+                name: null,
+                parentToolCallId: null,
+                parentSubagentRunId: null,
+                ordinal,
+                started: null,
+                finished: null,
+                failed: null,
+                items: [],
+            };
+            scopes.set(runId, found);
+        }
+        return found;
+    };
+    for (const item of items) {
+        const run = scopeOf(item);
+        const type = item.content["type"];
+        if (run !== null && typeof type === "string" && BOUNDARIES.has(type)) {
+            const found = scope(run, item.ordinal);
+            if (type === "SUBAGENT_STARTED") {
+                found.started = item;
+                found.ordinal = Math.min(found.ordinal, item.ordinal);
+                const name = item.content["name"];
+                const tool = item.content["parentToolCallId"];
+                const parent = item.content["parentSubagentRunId"];
+                found.name = typeof name === "string" ? name : found.name;
+                found.parentToolCallId = typeof tool === "string" && tool !== "" ? tool : null;
+                found.parentSubagentRunId = typeof parent === "string" && parent !== "" ? parent : null;
+            }
+            else if (type === "SUBAGENT_FINISHED") {
+                found.finished = item;
+            }
+            else {
+                found.failed = item;
+            }
+            continue;
+        }
+        if (run === null)
+            root.push(item);
+        else
+            scope(run, item.ordinal).items.push(item);
+    }
+    return { root, scopes };
+}
+/** The rows of the conversation, in order. */
+export function rows(items, options) {
+    const { root, scopes } = tree(items);
+    // Where each subagent goes: after the tool call that started it (the last call of that id before the start, in
+    // its parent subagent's list when it names one, else outside its own), else in its parent subagent's list, else in
+    // the root list, at its start.
+    const calls = new Map();
+    for (const item of items) {
+        const id = item.content["toolCallId"];
+        if (item.kind !== "tool_call" || typeof id !== "string")
+            continue;
+        const list = calls.get(id) ?? [];
+        list.push(item);
+        calls.set(id, list);
+    }
+    const underTool = new Map();
+    const inList = new Map();
+    for (const scope of [...scopes.values()].sort((a, b) => a.ordinal - b.ordinal)) {
+        const parentScope = scope.parentSubagentRunId !== null ? scopes.get(scope.parentSubagentRunId) : undefined;
+        if (scope.parentToolCallId !== null) {
+            const candidates = (calls.get(scope.parentToolCallId) ?? []).filter((call) => call.ordinal < scope.ordinal &&
+                (parentScope !== undefined ? scopeOf(call) === parentScope.runId : scopeOf(call) !== scope.runId));
+            const call = candidates[candidates.length - 1];
+            if (call !== undefined && !inside(scopeOf(call), scope, scopes)) {
+                const list = underTool.get(call.id) ?? [];
+                list.push(scope);
+                underTool.set(call.id, list);
+                continue;
+            }
+        }
+        const parent = parentScope && !inside(parentScope.runId, scope, scopes) ? parentScope.runId : null;
+        const list = inList.get(parent) ?? [];
+        list.push(scope);
+        inList.set(parent, list);
+    }
+    const out = [];
+    const emitted = new Set();
+    const emitScope = (list, own, depth) => {
+        const entries = [...list, ...(inList.get(own) ?? [])];
+        entries.sort((a, b) => a.ordinal - b.ordinal);
+        let folded = [];
+        const flush = () => {
+            if (folded.length === 0)
+                return;
+            const key = `fold:${folded[0].id}`;
+            const open = options.showAll || options.open.has(key);
+            out.push({ type: "fold", key, depth, items: folded, open });
+            if (open)
+                for (const item of folded)
+                    out.push({ type: "item", key: item.id, depth, item, role: "observation" });
+            folded = [];
+        };
+        for (const entry of entries) {
+            if ("runId" in entry) {
+                flush();
+                emitSubagent(entry, depth);
+                continue;
+            }
+            const role = roleOf(entry);
+            if (role === "boundary")
+                continue;
+            if (role === "observation") {
+                folded.push(entry);
+                continue;
+            }
+            flush();
+            out.push({ type: "item", key: entry.id, depth, item: entry, role });
+            for (const scope of underTool.get(entry.id) ?? [])
+                emitSubagent(scope, depth + 1);
+        }
+        flush();
+    };
+    const emitSubagent = (scope, depth) => {
+        if (emitted.has(scope.runId))
+            return;
+        emitted.add(scope.runId);
+        out.push({ type: "subagent", key: `subagent:${scope.runId}`, depth, scope });
+        emitScope(scope.items, scope.runId, depth + 1);
+    };
+    emitScope(root, null, 0);
+    // A subagent whose parent could not be placed (a cycle in the parents named) still shows, at the end.
+    for (const scope of scopes.values())
+        if (!emitted.has(scope.runId))
+            emitSubagent(scope, 1);
+    return out;
+}
+/** Whether the subagent `run` is `ancestor` or inside it, following parent subagents (a cycle would hide both). */
+function inside(run, ancestor, scopes) {
+    const seen = new Set();
+    let current = run !== null ? scopes.get(run) : undefined;
+    while (current !== undefined && !seen.has(current.runId)) {
+        if (current === ancestor)
+            return true;
+        seen.add(current.runId);
+        current = current.parentSubagentRunId !== null ? scopes.get(current.parentSubagentRunId) : undefined;
+    }
+    return false;
+}
+export function scopeState(scope) {
+    if (scope.failed !== null)
+        return "failed";
+    if (scope.finished !== null) {
+        const outcome = scope.finished.content["outcome"];
+        const type = isObject(outcome) ? outcome["type"] : undefined;
+        return type === undefined || type === "success" ? "completed" : "failed";
+    }
+    return "running";
+}
+/** Token counts of a usage report's records (`request_usage`). */
+function reportTokens(item) {
+    if (item.content["name"] !== "a13n.harness.usage")
+        return null;
+    const payload = harnessEvent(item.content)?.["payload"];
+    const records = isObject(payload) ? payload["records"] : undefined;
+    if (!Array.isArray(records))
+        return null;
+    let input = 0;
+    let output = 0;
+    for (const record of records) {
+        const usage = isObject(record) ? record["request_usage"] : undefined;
+        if (!isObject(usage))
+            continue;
+        input += num(usage["input_tokens"]);
+        output += num(usage["output_tokens"]);
+    }
+    return { input, output };
+}
+/** The header's figures. */
+export function summarize(items, ended) {
+    let startMs = null;
+    let endMs = null;
+    let toolCalls = 0;
+    let failedToolCalls = 0;
+    let observations = 0;
+    let terminal = null;
+    const reports = { input: 0, output: 0, seen: false };
+    const subagents = { input: 0, output: 0 };
+    for (const item of items) {
+        const started = time(item.started_at);
+        const finished = time(item.ended_at) ?? started;
+        if (started !== null && (startMs === null || started < startMs))
+            startMs = started;
+        if (finished !== null && (endMs === null || finished > endMs))
+            endMs = finished;
+        if (item.kind === "tool_call") {
+            toolCalls += 1;
+            if (failed(item))
+                failedToolCalls += 1;
+        }
+        if (item.kind === "observation")
+            observations += 1;
+        const type = item.content["type"];
+        if ((type === "RUN_FINISHED" || type === "RUN_ERROR") && scopeOf(item) === null)
+            terminal = item;
+        const tokens = reportTokens(item);
+        if (tokens !== null) {
+            const into = scopeOf(item) === null ? reports : subagents;
+            into.input += tokens.input;
+            into.output += tokens.output;
+            reports.seen = true;
+        }
+    }
+    // The root run's result carries its usage; while it runs, its usage reports add up to the same. Subagents'
+    // reports are added: their use is not in the root's result.
+    let input = reports.input;
+    let output = reports.output;
+    let source = reports.seen ? "reports" : "none";
+    const usage = terminal?.content["usage"];
+    if (Array.isArray(usage) && usage.length > 0) {
+        input = 0;
+        output = 0;
+        for (const entry of usage) {
+            if (!isObject(entry))
+                continue;
+            input += num(entry["inputTokens"]);
+            output += num(entry["outputTokens"]);
+        }
+        source = "result";
+    }
+    input += subagents.input;
+    output += subagents.output;
+    let status = items.length === 0 ? "waiting" : ended ? "complete" : "running";
+    let statusDetail = "";
+    if (terminal !== null) {
+        if (terminal.content["type"] === "RUN_ERROR") {
+            status = "failed";
+            statusDetail = [text(terminal.content["message"]), text(terminal.content["code"])].filter(Boolean).join(" · ");
+        }
+        else {
+            const outcome = terminal.content["outcome"];
+            const type = isObject(outcome) ? outcome["type"] : "success";
+            status = type === "cancelled" ? "cancelled" : type === "interrupt" ? "interrupted" : "complete";
+            if (type === "interrupt" && isObject(outcome) && Array.isArray(outcome["interrupts"])) {
+                const reasons = outcome["interrupts"].map((entry) => (isObject(entry) ? text(entry["reason"]) : "")).filter(Boolean);
+                statusDetail = reasons.length > 0 ? `awaiting ${[...new Set(reasons)].join(", ")}` : "";
+            }
+        }
+    }
+    return {
+        status,
+        statusDetail,
+        items: items.length,
+        observations,
+        startMs,
+        endMs,
+        tokens: { input, output, total: input + output, source },
+        toolCalls,
+        failedToolCalls,
+    };
+}
+/** What a filter looks in: the words an item shows (its text, tool name, arguments, result, failure...). */
+export function searchText(item) {
+    const content = item.content;
+    const parts = [item.kind, item.state];
+    for (const key of ["role", "toolCallName", "name", "type", "text", "arguments", "result", "value", "message", "code"]) {
+        const value = content[key];
+        if (value !== undefined && value !== null)
+            parts.push(text(value));
+    }
+    const failure = content["failure"];
+    if (isObject(failure))
+        parts.push(text(failure["message"]), text(failure["code"]));
+    const resultParts = content["result_parts"];
+    if (Array.isArray(resultParts))
+        parts.push(text(resultParts));
+    if (item.kind === "observation")
+        parts.push(text(content["value"]).slice(0, 4096));
+    return parts.join("\n").toLowerCase();
+}

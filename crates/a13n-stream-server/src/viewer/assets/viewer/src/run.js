@@ -1,0 +1,210 @@
+// One run's page: the display followed live from `GET /v1/runs/{run_id}/observed` by the js/display package's
+// `follow()` (a checkpoint, then the fold's own entries; it resumes with Last-Event-ID after a lost connection,
+// a host restart included), shown as a conversation under a header of the run's figures.
+import { follow, FollowError } from "../../display/src/follow.js";
+import { authHeaders } from "./api.js";
+import { byId, count, duration, el, fullTime, plural } from "./dom.js";
+import { rows, searchText, summarize, text } from "./model.js";
+import { renderRow, version } from "./render.js";
+import { WindowedList } from "./windowed.js";
+const STATUS_WORDS = {
+    waiting: "waiting",
+    running: "running",
+    complete: "complete",
+    failed: "failed",
+    cancelled: "cancelled",
+    interrupted: "interrupted",
+};
+export function showRun(runId, hooks) {
+    byId("run-view").hidden = false;
+    byId("run-title").textContent = runId;
+    document.title = `${runId} · a13n-stream`;
+    let display = null;
+    let ended = false;
+    let frame = 0;
+    let startMs = null;
+    const open = new Set();
+    const opened = new Map();
+    const searchCache = new Map();
+    const filter = byId("filter");
+    const showAll = byId("show-observations");
+    const context = {
+        get startMs() {
+            return startMs;
+        },
+        opened,
+        toggleFold(key) {
+            if (open.has(key))
+                open.delete(key);
+            else
+                open.add(key);
+            refresh();
+        },
+    };
+    const list = new WindowedList(byId("rows"), {
+        key: (row) => row.key,
+        version: (row) => `${version(row)}:${startMs ?? ""}`,
+        estimate,
+        render: (row) => renderRow(row, context),
+    });
+    const schedule = () => {
+        if (frame === 0)
+            frame = requestAnimationFrame(refresh);
+    };
+    filter.addEventListener("input", schedule);
+    showAll.addEventListener("change", schedule);
+    document.addEventListener("keydown", (event) => {
+        const target = event.target;
+        if (event.key === "/" && !target.closest("input, textarea, select")) {
+            event.preventDefault();
+            filter.focus();
+        }
+    });
+    function matches(item, query) {
+        const at = `${item.last_stream_id}:${item.state}`;
+        let cached = searchCache.get(item.id);
+        if (cached === undefined || cached.at !== at) {
+            cached = { at, text: searchText(item) };
+            searchCache.set(item.id, cached);
+        }
+        return cached.text.includes(query);
+    }
+    /** The rows a filter leaves: matching items, and the subagent headers above them. */
+    function filtered(all, query) {
+        const out = [];
+        const headers = [];
+        for (const row of all) {
+            while (headers.length > 0 && headers[headers.length - 1].depth >= row.depth)
+                headers.pop();
+            if (row.type === "fold")
+                continue;
+            if (row.type === "subagent") {
+                const own = `subagent ${row.scope.name ?? ""} ${row.scope.runId}`.toLowerCase().includes(query);
+                if (own) {
+                    out.push(...headers.splice(0), row);
+                }
+                else {
+                    headers.push(row);
+                }
+                continue;
+            }
+            if (matches(row.item, query))
+                out.push(...headers.splice(0), row);
+        }
+        return out;
+    }
+    function refresh() {
+        frame = 0;
+        const items = display?.items() ?? [];
+        const summary = summarize(items, ended);
+        startMs = summary.startMs;
+        header(summary);
+        const position = display?.position;
+        byId("run-view").dataset["position"] = position ? `${position.attempt}-${position.sequence}` : "";
+        byId("run-view").dataset["complete"] = String(ended);
+        const query = filter.value.trim().toLowerCase();
+        const all = rows(items, { open, showAll: showAll.checked });
+        const shown = query === "" ? all : filtered(all, query);
+        const count = byId("filter-count");
+        count.textContent = query === "" ? "" : `${plural(shown.filter((row) => row.type === "item").length, "item")} match`;
+        const root = document.documentElement;
+        const atBottom = window.scrollY > 0 && window.scrollY + window.innerHeight >= root.scrollHeight - 24;
+        list.setRows(shown);
+        byId("rows").dataset["rows"] = String(shown.length);
+        const empty = byId("rows-empty");
+        empty.hidden = shown.length > 0;
+        empty.textContent = items.length === 0 ? "Waiting for the run's first events…" : "No item matches the filter.";
+        if (atBottom && !ended)
+            window.scrollTo(0, root.scrollHeight);
+    }
+    function header(summary) {
+        const status = byId("run-status");
+        status.dataset["status"] = summary.status;
+        status.textContent = STATUS_WORDS[summary.status];
+        status.title = summary.statusDetail;
+        byId("run-status-detail").textContent = summary.statusDetail;
+        const started = byId("run-started");
+        started.textContent = summary.startMs === null ? "" : `· started ${new Date(summary.startMs).toLocaleString()}`;
+        started.title = summary.startMs === null ? "" : fullTime(summary.startMs);
+        const length = byId("run-duration");
+        if (summary.startMs !== null && summary.endMs !== null) {
+            const ms = summary.endMs - summary.startMs;
+            length.textContent = duration(ms);
+            length.dataset["ms"] = String(ms);
+            length.title = `${fullTime(summary.startMs)} → ${fullTime(summary.endMs)}`;
+        }
+        else {
+            length.textContent = "–";
+            length.dataset["ms"] = "";
+            length.title = "";
+        }
+        const tokens = byId("run-tokens");
+        const { input, output, total, source } = summary.tokens;
+        tokens.dataset["input"] = String(input);
+        tokens.dataset["output"] = String(output);
+        tokens.dataset["total"] = String(total);
+        tokens.replaceChildren(source === "none" ? "–" : count(total), source === "none" ? "" : el("span", { class: "sub", text: ` ${count(input)} in · ${count(output)} out` }));
+        tokens.title =
+            source === "result"
+                ? "From the run's result (subagents' usage reports added)"
+                : source === "reports"
+                    ? "From the usage reports so far"
+                    : "No usage reported";
+        const tools = byId("run-tools");
+        tools.dataset["total"] = String(summary.toolCalls);
+        tools.dataset["failed"] = String(summary.failedToolCalls);
+        tools.replaceChildren(count(summary.toolCalls), summary.failedToolCalls > 0 ? el("span", { class: "sub failed-count", text: ` ${count(summary.failedToolCalls)} failed` }) : "");
+        const items = byId("run-items");
+        items.dataset["total"] = String(summary.items);
+        items.textContent = count(summary.items);
+        byId("observation-count").textContent = `Show all ${plural(summary.observations, "observation")}`;
+    }
+    const connect = () => {
+        const follower = follow(`/v1/runs/${encodeURIComponent(runId)}/observed`, {
+            headers: authHeaders(),
+            onChange: (current) => {
+                display = current;
+                hooks.setConnection("live");
+                schedule();
+            },
+            onRetry: (error, delayMs) => {
+                const why = error instanceof Error ? error.message : text(String(error));
+                hooks.setConnection(delayMs > 0 ? `reconnecting in ${duration(delayMs)}…` : "catching up…");
+                console.debug("a13n-stream viewer:", why);
+            },
+        });
+        follower.done.then((current) => {
+            display = current;
+            ended = true;
+            hooks.setConnection("run ended");
+            schedule();
+        }, (error) => {
+            if (error instanceof FollowError && error.status === 401) {
+                hooks.needsToken(connect);
+                return;
+            }
+            if (error instanceof FollowError && error.status === 410) {
+                ended = true;
+                hooks.setConnection("run deleted");
+                return;
+            }
+            hooks.setConnection(error instanceof Error ? error.message : String(error));
+        });
+    };
+    connect();
+}
+/** A row's height before it is measured. */
+function estimate(row) {
+    if (row.type === "fold")
+        return 34;
+    if (row.type === "subagent")
+        return 52;
+    if (row.role === "observation")
+        return 34;
+    const item = row.item;
+    if (item.kind === "reasoning_message" || item.kind === "tool_call")
+        return 52;
+    const value = item.content["text"];
+    const length = typeof value === "string" ? Math.min(value.length, 3000) : 0;
+    return 60 + Math.ceil(length / 95) * 22;
+}

@@ -1,0 +1,35 @@
+// The run viewer's entry: `/` lists the runs, `/runs/{run_id}` follows one. Served by `a13n-stream serve` as
+// ES modules under a strict Content-Security-Policy (`script-src 'self'`); no build step at run time: this file
+// and the modules it imports are compiled from TypeScript (js/viewer) and embedded in the binary.
+
+import { setToken } from "./api.js";
+import { byId } from "./dom.js";
+import { showRun } from "./run.js";
+import { showRuns } from "./runs.js";
+
+function setConnection(text: string): void {
+  byId("connection").textContent = text;
+}
+
+/** What to do once the reader gave a token: the request that was refused, again. */
+let retry: (() => void) | null = null;
+
+function needsToken(again: () => void): void {
+  retry = again;
+  byId("token-form").hidden = false;
+  byId("token").focus();
+}
+
+byId<HTMLFormElement>("token-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  setToken(byId<HTMLInputElement>("token").value);
+  byId("token-form").hidden = true;
+  const again = retry;
+  retry = null;
+  again?.();
+});
+
+const hooks = { setConnection, needsToken };
+const path = location.pathname;
+if (path.startsWith("/runs/")) showRun(decodeURIComponent(path.slice("/runs/".length)), hooks);
+else void showRuns(hooks);

@@ -1,0 +1,93 @@
+// The run list: `GET /v1/runs?after=&limit=`, a page at a time (the page's address holds `after` and `limit`, so
+// the browser's back button and a shared link keep the page), refreshed every few seconds.
+
+import { getJson, NeedsToken } from "./api.js";
+import { byId, count, el, fullTime } from "./dom.js";
+
+interface RunSummary {
+  run_id: string;
+  journal_len: number;
+  position: string;
+  complete: boolean;
+  items: number;
+  updated_ms: number;
+}
+
+interface RunsPage {
+  runs: RunSummary[];
+  next_after: string | null;
+}
+
+export interface RunsPageHooks {
+  setConnection(text: string): void;
+  needsToken(retry: () => void): void;
+}
+
+const DEFAULT_LIMIT = 50;
+const REFRESH_MS = 5000;
+
+export async function showRuns(hooks: RunsPageHooks): Promise<void> {
+  byId("runs-view").hidden = false;
+  document.title = "Runs · a13n-stream";
+  const params = new URLSearchParams(location.search);
+  const after = params.get("after");
+  const asked = Number(params.get("limit"));
+  const limit = Number.isInteger(asked) && asked >= 1 && asked <= 1000 ? asked : DEFAULT_LIMIT;
+  for (;;) {
+    try {
+      const query = new URLSearchParams({ limit: String(limit) });
+      if (after) query.set("after", after);
+      const page = await getJson<RunsPage>(`/v1/runs?${query}`);
+      render(page, after, limit);
+      hooks.setConnection("");
+    } catch (error) {
+      if (error instanceof NeedsToken) {
+        hooks.needsToken(() => void showRuns(hooks));
+        return;
+      }
+      hooks.setConnection("host unreachable; retrying");
+    }
+    await new Promise((resolve) => setTimeout(resolve, REFRESH_MS));
+  }
+}
+
+function ago(ms: number): string {
+  const seconds = Math.round((Date.now() - ms) / 1000);
+  if (seconds < 5) return "just now";
+  if (seconds < 60) return `${seconds} s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`;
+  return new Date(ms).toLocaleDateString();
+}
+
+function render(page: RunsPage, after: string | null, limit: number): void {
+  const rows = page.runs.map((run) =>
+    el("tr", { "data-run": run.run_id }, [
+      el("td", { class: "run" }, [el("a", { href: `/runs/${encodeURIComponent(run.run_id)}`, text: run.run_id })]),
+      el("td", {}, [
+        el("span", { class: "badge", "data-state": run.complete ? "completed" : "in_progress", text: run.complete ? "complete" : "running" }),
+      ]),
+      el("td", { class: "number", text: count(run.items) }),
+      el("td", { class: "number", text: count(run.journal_len) }),
+      el("td", {}, [
+        run.updated_ms
+          ? el("time", { datetime: new Date(run.updated_ms).toISOString(), title: fullTime(run.updated_ms), text: ago(run.updated_ms) })
+          : "",
+      ]),
+    ]),
+  );
+  byId("runs").replaceChildren(...rows);
+  const empty = byId("runs-empty");
+  empty.hidden = rows.length > 0;
+  if (after !== null) empty.textContent = "No more runs.";
+  const pager = byId("runs-pager");
+  const links: Node[] = [];
+  if (after !== null) links.push(el("a", { href: limit === DEFAULT_LIMIT ? "/" : `/?limit=${limit}`, text: "← First page" }));
+  if (page.next_after !== null) {
+    const next = new URLSearchParams({ after: page.next_after });
+    if (limit !== DEFAULT_LIMIT) next.set("limit", String(limit));
+    links.push(el("a", { href: `/?${next}`, rel: "next", id: "runs-next", text: "Next page →" }));
+  }
+  pager.replaceChildren(...links);
+  pager.hidden = links.length === 0;
+}
