@@ -34,6 +34,7 @@ mod routes;
 pub mod runs;
 pub mod storage;
 mod subscribe;
+mod threads;
 pub mod viewer;
 pub mod wire;
 
@@ -129,6 +130,7 @@ fn router(app: Shared) -> Router {
         .route("/v1/runs/{run_id}/events", get(subscribe::events))
         .route("/v1/runs/{run_id}/display", get(display::display))
         .route("/v1/runs/{run_id}/observed", get(observed::observed))
+        .route("/v1/threads/{thread_id}/events", get(threads::thread_events))
         .route("/v1/runs/{run_id}/items", get(routes::items))
         .route("/v1/runs/{run_id}/snapshot", get(routes::snapshot))
         .route("/v1/runs/{run_id}/rejections", get(routes::rejections))

@@ -27,6 +27,7 @@ that is not served) or, when the host has a token, 401; a connection beyond the 
         crate::subscribe::events,
         crate::display::display,
         crate::observed::observed,
+        crate::threads::thread_events,
         crate::routes::items,
         crate::routes::snapshot,
         crate::routes::rejections,

@@ -23,6 +23,7 @@ use utoipa::IntoParams;
 use crate::metrics::SubscriberGuard;
 use crate::problem::{Params, Problem};
 use crate::runs::{is_terminal, valid_run_id, Listener, Live};
+use crate::storage::StorageError;
 use crate::wire::ErrorBody;
 use crate::{bad_run_id, position, Shared, ATTEMPT};
 
@@ -45,32 +46,53 @@ impl EventsQuery {
     }
 }
 
-/// Where a subscriber is: replaying stored events after `last`, or following the live tail.
-struct Subscription {
+/// A run's events from a position on: stored events first, then the live tail, until the run's terminal event.
+pub(crate) struct RunTail {
     app: Shared,
     run_id: String,
     receiver: Listener,
-    shutdown: watch::Receiver<bool>,
     last: u64,
     pending: VecDeque<(u64, String)>,
     catching_up: bool,
     finished: bool,
     /// The position of a run already complete when subscribing (`u64::MAX` while it is still running).
     complete_at: u64,
-    _counted: SubscriberGuard,
 }
 
-impl Subscription {
-    async fn next(mut self) -> Option<(Result<SseEvent, Infallible>, Subscription)> {
+/// What a run's tail yields next.
+pub(crate) enum Step {
+    /// An event at its sequence.
+    Event(u64, String),
+    /// The run was deleted: its stream ends.
+    Deleted,
+}
+
+impl RunTail {
+    /// The tail of `run_id` after sequence `last`, from an open subscription and the status read with it.
+    pub(crate) fn new(app: &Shared, run_id: String, opened: Opened) -> RunTail {
+        let complete_at = if opened.status.complete { opened.status.position } else { u64::MAX };
+        RunTail {
+            app: Arc::clone(app),
+            run_id,
+            receiver: opened.receiver,
+            last: opened.after,
+            pending: VecDeque::new(),
+            catching_up: true,
+            finished: false,
+            complete_at,
+        }
+    }
+
+    /// The next event; `None` once the run's terminal event was yielded, on shutdown, or when storage fails.
+    pub(crate) async fn next(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<Step> {
         loop {
             if let Some((sequence, data)) = self.pending.pop_front() {
                 self.last = sequence;
                 self.finished = is_terminal(&data);
                 self.app.runs.metrics.delivered.inc();
-                let id = position(sequence).to_string();
-                return Some((Ok(SseEvent::default().id(id).data(data)), self));
+                return Some(Step::Event(sequence, data));
             }
-            if self.finished || *self.shutdown.borrow() {
+            if self.finished || *shutdown.borrow() {
                 return None;
             }
             if self.catching_up {
@@ -88,7 +110,7 @@ impl Subscription {
             }
             let received = tokio::select! {
                 received = self.receiver.recv() => received,
-                _ = self.shutdown.wait_for(|stop| *stop) => return None,
+                _ = shutdown.wait_for(|stop| *stop) => return None,
             };
             match received {
                 Ok(live) => match live.as_ref() {
@@ -100,8 +122,7 @@ impl Subscription {
                     Live::Wake => self.catching_up = true,
                     Live::Deleted => {
                         self.finished = true;
-                        let frame = crate::wire::DisplayEnd::frame(self.last, crate::wire::DELETED);
-                        return Some((Ok(frame), self));
+                        return Some(Step::Deleted);
                     }
                 },
                 Err(RecvError::Lagged(_)) => {
@@ -112,6 +133,33 @@ impl Subscription {
                 Err(RecvError::Closed) => return None,
             }
         }
+    }
+
+    /// The sequence of the last event yielded (or the position the tail started after).
+    pub(crate) fn last(&self) -> u64 {
+        self.last
+    }
+
+    /// Whether the run's terminal event was yielded (or the run was deleted): the tail has nothing more.
+    pub(crate) fn finished(&self) -> bool {
+        self.finished
+    }
+}
+
+/// A run's events as Server-Sent Events, `id: attempt-sequence`.
+struct Subscription {
+    tail: RunTail,
+    shutdown: watch::Receiver<bool>,
+    _counted: SubscriberGuard,
+}
+
+impl Subscription {
+    async fn next(mut self) -> Option<(Result<SseEvent, Infallible>, Subscription)> {
+        let frame = match self.tail.next(&mut self.shutdown).await? {
+            Step::Event(sequence, data) => SseEvent::default().id(position(sequence).to_string()).data(data),
+            Step::Deleted => crate::wire::DisplayEnd::frame(self.tail.last(), crate::wire::DELETED),
+        };
+        Some((Ok(frame), self))
     }
 }
 
@@ -156,6 +204,12 @@ pub(crate) async fn open(
     Ok(Opened { receiver, status, after: last, resumed: after.is_some() })
 }
 
+/// A subscription to a run, resuming after `after` (already checked against the run by the caller).
+pub(crate) async fn open_after(app: &Shared, run_id: &str, after: u64) -> Result<Opened, StorageError> {
+    let (receiver, status) = app.runs.subscribe(run_id).await?;
+    Ok(Opened { receiver, status, after, resumed: true })
+}
+
 /// The position to resume after: `Last-Event-ID`, else `?after=`, else the start.
 fn resume_after(headers: &HeaderMap, after: Option<&str>) -> Result<Option<StreamPosition>, Problem> {
     let header = headers.get("last-event-id").map(|v| v.to_str().unwrap_or("\u{fffd}"));
@@ -189,18 +243,10 @@ pub(crate) async fn events(
         Ok(opened) => opened,
         Err(response) => return response,
     };
-    let (receiver, status, last) = (opened.receiver, opened.status, opened.after);
     let subscription = Subscription {
         _counted: SubscriberGuard::new(&app.runs.metrics.subscribers),
         shutdown: app.shutdown.clone(),
-        app: Arc::clone(&app),
-        run_id,
-        receiver,
-        last,
-        pending: VecDeque::new(),
-        catching_up: true,
-        finished: false,
-        complete_at: if status.complete { status.position } else { u64::MAX },
+        tail: RunTail::new(&app, run_id, opened),
     };
     sse_response(&app, stream::unfold(subscription, Subscription::next))
 }

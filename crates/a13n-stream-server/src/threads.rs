@@ -1,0 +1,161 @@
+//! `GET /v1/threads/{thread_id}/events`: every run of a thread, one after another in the order of their first
+//! ingest, as one Server-Sent Events stream, including runs that start after the client connected.
+//!
+//! Each run's events are sent as `/v1/runs/{run_id}/events` sends them, with `id: <run_id>/<attempt>-<sequence>`,
+//! a position that names the run, so `Last-Event-ID` resumes inside any run of the thread. After a run's terminal
+//! event the stream goes on with the thread's next run; while there is none it looks for one every
+//! `--poll-interval` (runs are found in storage, so runs ingested by other processes are followed too). A run
+//! deleted while it is followed is left for the next. The stream does not end by itself: a thread may always get
+//! another run.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::Event as SseEvent;
+use axum::response::{IntoResponse, Response};
+use futures_util::stream;
+use serde::Deserialize;
+use tokio::sync::watch;
+use utoipa::IntoParams;
+
+use crate::metrics::SubscriberGuard;
+use crate::problem::{Params, Problem};
+use crate::runs::valid_run_id;
+use crate::storage::StorageError;
+use crate::subscribe::{open_after, sse_response, RunTail, Step};
+use crate::wire::ErrorBody;
+use crate::{position, Shared, ATTEMPT};
+
+/// The separator of a thread position's run id and its position in the run (a run id never holds it).
+const SEPARATOR: char = '/';
+
+/// `GET /v1/threads/{thread_id}/events` parameters.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(crate) struct ThreadEventsQuery {
+    /// Resume strictly after this position (`<run_id>/<attempt>-<sequence>`); the `Last-Event-ID` header wins.
+    #[param(pattern = r"^[A-Za-z0-9_.:-]{1,128}/(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$")]
+    after: Option<String>,
+}
+
+/// Where a thread's subscriber is: the run it follows and the place of that run in the thread.
+struct ThreadFeed {
+    app: Shared,
+    thread_id: String,
+    shutdown: watch::Receiver<bool>,
+    current: Option<(String, RunTail)>,
+    /// The `created` place of the run followed last: the next run comes after it.
+    after_created: u64,
+    _counted: SubscriberGuard,
+}
+
+impl ThreadFeed {
+    async fn next(mut self) -> Option<(Result<SseEvent, Infallible>, ThreadFeed)> {
+        loop {
+            if *self.shutdown.borrow() {
+                return None;
+            }
+            if let Some((run_id, tail)) = &mut self.current {
+                match tail.next(&mut self.shutdown).await {
+                    Some(Step::Event(sequence, data)) => {
+                        let id = format!("{run_id}{SEPARATOR}{}", position(sequence));
+                        return Some((Ok(SseEvent::default().id(id).data(data)), self));
+                    }
+                    Some(Step::Deleted) => {}
+                    // Shutdown or a storage failure: the client resumes from its last id.
+                    None if !tail.finished() => return None,
+                    None => {}
+                }
+                self.current = None;
+                continue;
+            }
+            if !self.follow_next().await.inspect_err(|error| tracing::error!(%error)).ok()? {
+                tokio::select! {
+                    _ = tokio::time::sleep(self.app.config.poll_interval) => {}
+                    _ = self.shutdown.wait_for(|stop| *stop) => return None,
+                }
+            }
+        }
+    }
+
+    /// Start following the thread's next run from its beginning; whether there is one.
+    async fn follow_next(&mut self) -> Result<bool, StorageError> {
+        let runs = self.app.runs.storage().thread_runs(&self.thread_id, self.after_created, 1).await?;
+        let Some(run) = runs.into_iter().next() else { return Ok(false) };
+        let opened = open_after(&self.app, &run.run_id, 0).await?;
+        self.after_created = run.created;
+        self.current = Some((run.run_id.clone(), RunTail::new(&self.app, run.run_id, opened)));
+        Ok(true)
+    }
+}
+
+fn bad_position(message: String) -> Response {
+    Problem::new(StatusCode::BAD_REQUEST, "position", message).into_response()
+}
+
+/// Every run of the thread as one stream of AG-UI events, in the order of the runs' first ingest, following runs
+/// that start later; `id: <run_id>/<attempt>-<sequence>`.
+#[utoipa::path(get, path = "/v1/threads/{thread_id}/events", tag = "runs", params(
+    crate::routes::ThreadIdParam,
+    ("Last-Event-ID" = Option<String>, Header, description = "Resume strictly after this position", pattern = r"^[A-Za-z0-9_.:-]{1,128}/(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$"),
+    ThreadEventsQuery,
+), responses(
+    (status = 200, description = "A stream of `id:` (`<run_id>/<attempt>-<sequence>`) and `data:` (one AG-UI event JSON) records, run after run", content_type = "text/event-stream", body = String),
+    (status = 400, description = "A malformed thread id or position, or a position in a run of another thread or beyond its committed one", body = ErrorBody),
+    (status = 503, description = "Storage failed", body = ErrorBody),
+))]
+pub(crate) async fn thread_events(
+    State(app): State<Shared>,
+    Path(thread_id): Path<String>,
+    Params(query): Params<ThreadEventsQuery>,
+    headers: HeaderMap,
+) -> Response {
+    if !valid_run_id(&thread_id) {
+        let message = "thread ids are 1 to 128 characters of A-Z a-z 0-9 - _ . :, not only dots";
+        return Problem::new(StatusCode::BAD_REQUEST, "thread_id", message).into_response();
+    }
+    let header = headers.get("last-event-id").map(|v| v.to_str().unwrap_or("\u{fffd}"));
+    let mut feed = ThreadFeed {
+        _counted: SubscriberGuard::new(&app.runs.metrics.subscribers),
+        shutdown: app.shutdown.clone(),
+        app: Arc::clone(&app),
+        thread_id,
+        current: None,
+        after_created: 0,
+    };
+    if let Some(text) = header.or(query.after.as_deref()) {
+        match resume(&app, &feed.thread_id, text).await {
+            Ok((created, tail)) => {
+                feed.after_created = created;
+                feed.current = Some(tail);
+            }
+            Err(response) => return response,
+        }
+    }
+    sse_response(&app, stream::unfold(feed, ThreadFeed::next))
+}
+
+/// The run a thread position names, checked to be the thread's, and its tail after that position.
+async fn resume(app: &Shared, thread_id: &str, text: &str) -> Result<(u64, (String, RunTail)), Response> {
+    let Some((run_id, at)) = text.rsplit_once(SEPARATOR) else {
+        return Err(bad_position(format!("{text:?} is not <run_id>/<attempt>-<sequence>")));
+    };
+    let at: a13n_stream_protocol::StreamPosition = at.parse().map_err(|error| bad_position(format!("{error}")))?;
+    if !valid_run_id(run_id) || at.attempt != ATTEMPT {
+        return Err(bad_position(format!("{text:?} names no run of this host (attempt {ATTEMPT})")));
+    }
+    let record = app.runs.storage().run(run_id).await.map_err(|e| Problem::storage(e).into_response())?;
+    let Some(record) = record.filter(|record| record.thread_id.as_deref() == Some(thread_id)) else {
+        return Err(bad_position(format!("{run_id:?} is no run of thread {thread_id:?}")));
+    };
+    if at.sequence > record.position {
+        return Err(bad_position(format!(
+            "{text} is beyond the run's committed position {}",
+            position(record.position)
+        )));
+    }
+    let opened = open_after(app, run_id, at.sequence).await.map_err(|e| Problem::storage(e).into_response())?;
+    Ok((record.created, (run_id.to_owned(), RunTail::new(app, run_id.to_owned(), opened))))
+}
