@@ -131,6 +131,7 @@ fn router(app: Shared) -> Router {
         .route("/v1/runs/{run_id}/display", get(display::display))
         .route("/v1/runs/{run_id}/observed", get(observed::observed))
         .route("/v1/threads/{thread_id}/events", get(threads::thread_events))
+        .route("/v1/threads/{thread_id}/observed", get(threads::thread_observed))
         .route("/v1/runs/{run_id}/items", get(routes::items))
         .route("/v1/runs/{run_id}/snapshot", get(routes::snapshot))
         .route("/v1/runs/{run_id}/rejections", get(routes::rejections))

@@ -29,7 +29,7 @@ use crate::problem::Params;
 use crate::runs::{is_terminal, Listener, Live};
 use crate::storage::StorageError;
 use crate::subscribe::{open, sse_response, EventsQuery};
-use crate::wire::{DisplayEnd, ErrorBody, DELETED};
+use crate::wire::{to_json, DisplayEnd, ErrorBody, DELETED};
 use crate::{position, Shared};
 
 /// Entries read from storage per frame while catching up.
@@ -38,12 +38,19 @@ const PAGE: usize = 512;
 /// One entry: its sequence, its event JSON and its item reference JSON.
 type Entry = (u64, String, String);
 
-/// Where an observed-entries subscriber is.
-struct Feed {
+/// One frame of a run's `/observed` stream: its `event:` name, the position it brings the client to (`None`: no
+/// `id`, the end of a deleted run), and its `data:`.
+pub(crate) struct Frame {
+    pub(crate) event: &'static str,
+    pub(crate) at: Option<u64>,
+    pub(crate) data: String,
+}
+
+/// Where an observed-entries subscriber of one run is.
+pub(crate) struct Feed {
     app: Shared,
     run_id: String,
     receiver: Listener,
-    shutdown: watch::Receiver<bool>,
     /// The position the client holds.
     last: u64,
     /// The client holds nothing yet: the next catch-up starts with a snapshot.
@@ -51,20 +58,40 @@ struct Feed {
     catching_up: bool,
     /// Live entries after `last`, waiting for the end of their batch.
     batch: Vec<Entry>,
-    pending: VecDeque<SseEvent>,
+    pending: VecDeque<Frame>,
     /// The end frame is queued: the stream ends once `pending` is sent.
     ending: bool,
-    _counted: SubscriberGuard,
 }
 
 impl Feed {
-    async fn next(mut self) -> Option<(Result<SseEvent, Infallible>, Feed)> {
+    /// The frames of `run_id` after sequence `after`; `None`: from a snapshot, as a client that holds nothing.
+    pub(crate) fn new(app: &Shared, run_id: String, receiver: Listener, after: Option<u64>) -> Feed {
+        Feed {
+            app: Arc::clone(app),
+            run_id,
+            receiver,
+            last: after.unwrap_or(0),
+            snapshot: after.is_none(),
+            catching_up: true,
+            batch: Vec::new(),
+            pending: VecDeque::new(),
+            ending: false,
+        }
+    }
+
+    /// Whether the stream ended with its `end` frame (the run is complete or was deleted).
+    pub(crate) fn finished(&self) -> bool {
+        self.ending && self.pending.is_empty()
+    }
+
+    /// The next frame; `None` after the `end` frame, on shutdown, or when storage fails.
+    pub(crate) async fn next(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<Frame> {
         loop {
             if let Some(frame) = self.pending.pop_front() {
                 self.app.runs.metrics.delivered.inc();
-                return Some((Ok(frame), self));
+                return Some(frame);
             }
-            if self.ending || *self.shutdown.borrow() {
+            if self.ending || *shutdown.borrow() {
                 return None;
             }
             if self.catching_up {
@@ -73,7 +100,7 @@ impl Feed {
             }
             let received = tokio::select! {
                 received = self.receiver.recv() => received,
-                _ = self.shutdown.wait_for(|stop| *stop) => return None,
+                _ = shutdown.wait_for(|stop| *stop) => return None,
             };
             match received {
                 Ok(live) => self.take(&live),
@@ -103,7 +130,7 @@ impl Feed {
             Live::Event(_) | Live::Batch(_) | Live::Wake => self.fall_back(),
             Live::Deleted => {
                 self.batch.clear();
-                self.pending.push_back(DisplayEnd::frame(self.last, DELETED));
+                self.push_end(None, DELETED);
                 self.ending = true;
             }
         }
@@ -136,7 +163,7 @@ impl Feed {
             data.push('}');
         }
         data.push_str("]}");
-        self.pending.push_back(SseEvent::default().event("observed").id(at).data(data));
+        self.pending.push_back(Frame { event: "observed", at: Some(*to), data });
         self.last = *to;
         if entries.iter().any(|(_, event, _)| is_terminal(event)) {
             self.end();
@@ -144,8 +171,13 @@ impl Feed {
     }
 
     fn end(&mut self) {
-        self.pending.push_back(DisplayEnd::frame(self.last, crate::wire::COMPLETE));
+        self.push_end(Some(self.last), crate::wire::COMPLETE);
         self.ending = true;
+    }
+
+    fn push_end(&mut self, at: Option<u64>, reason: &'static str) {
+        let data = to_json(&DisplayEnd { position: position(self.last).to_string(), reason });
+        self.pending.push_back(Frame { event: "end", at, data });
     }
 
     /// The committed checkpoint (an empty display for a run not ingested yet) as a `snapshot` frame.
@@ -154,8 +186,7 @@ impl Feed {
             Some(snapshot) => snapshot,
             None => (self.app.runs.empty_snapshot(&self.run_id), 0),
         };
-        let id = position(at).to_string();
-        self.pending.push_back(SseEvent::default().event("snapshot").id(id).data(json));
+        self.pending.push_back(Frame { event: "snapshot", at: Some(at), data: json });
         self.last = at;
         self.snapshot = false;
         Ok(())
@@ -202,6 +233,29 @@ impl Feed {
     }
 }
 
+/// A run's `/observed` stream as Server-Sent Events, `id: attempt-sequence`.
+struct Subscription {
+    feed: Feed,
+    shutdown: watch::Receiver<bool>,
+    _counted: SubscriberGuard,
+}
+
+impl Subscription {
+    async fn next(mut self) -> Option<(Result<SseEvent, Infallible>, Subscription)> {
+        let frame = self.feed.next(&mut self.shutdown).await?;
+        Some((Ok(sse(frame, |at| position(at).to_string())), self))
+    }
+}
+
+/// A frame as an SSE event, its id written by `id`.
+pub(crate) fn sse(frame: Frame, id: impl FnOnce(u64) -> String) -> SseEvent {
+    let event = SseEvent::default().event(frame.event).data(frame.data);
+    match frame.at {
+        Some(at) => event.id(id(at)),
+        None => event,
+    }
+}
+
 /// The run's display as a browser folds it: a checkpoint (or the entries after `Last-Event-ID` / `?after=`),
 /// then one frame of `Observed` entries per committed batch, then `end` when the run's terminal event is
 /// delivered. A run not ingested yet may be subscribed to: its snapshot is the empty display.
@@ -224,18 +278,11 @@ pub(crate) async fn observed(
         Ok(opened) => opened,
         Err(response) => return response,
     };
-    let feed = Feed {
-        _counted: SubscriberGuard::new(&app.runs.metrics.subscribers),
+    let after = opened.resumed.then_some(opened.after);
+    let subscription = Subscription {
+        feed: Feed::new(&app, run_id, opened.receiver, after),
         shutdown: app.shutdown.clone(),
-        app: Arc::clone(&app),
-        run_id,
-        receiver: opened.receiver,
-        last: opened.after,
-        snapshot: !opened.resumed,
-        catching_up: true,
-        batch: Vec::new(),
-        pending: VecDeque::new(),
-        ending: false,
+        _counted: SubscriberGuard::new(&app.runs.metrics.subscribers),
     };
-    sse_response(&app, stream::unfold(feed, Feed::next))
+    sse_response(&app, stream::unfold(subscription, Subscription::next))
 }

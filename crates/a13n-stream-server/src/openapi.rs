@@ -28,6 +28,7 @@ that is not served) or, when the host has a token, 401; a connection beyond the 
         crate::display::display,
         crate::observed::observed,
         crate::threads::thread_events,
+        crate::threads::thread_observed,
         crate::routes::items,
         crate::routes::snapshot,
         crate::routes::rejections,

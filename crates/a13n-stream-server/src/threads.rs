@@ -1,7 +1,8 @@
-//! `GET /v1/threads/{thread_id}/events`: every run of a thread, one after another in the order of their first
-//! ingest, as one Server-Sent Events stream, including runs that start after the client connected.
+//! `GET /v1/threads/{thread_id}/events` and `/observed`: every run of a thread, one after another in the order of
+//! their first ingest, as one Server-Sent Events stream, including runs that start after the client connected.
 //!
-//! Each run's events are sent as `/v1/runs/{run_id}/events` sends them, with `id: <run_id>/<attempt>-<sequence>`,
+//! Each run's frames are sent as `/v1/runs/{run_id}/events` (or `/observed`) sends them, with
+//! `id: <run_id>/<attempt>-<sequence>`,
 //! a position that names the run, so `Last-Event-ID` resumes inside any run of the thread. After a run's terminal
 //! event the stream goes on with the thread's next run; while there is none it looks for one every
 //! `--poll-interval` (runs are found in storage, so runs ingested by other processes are followed too). A run
@@ -9,6 +10,7 @@
 //! another run.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
@@ -21,6 +23,7 @@ use tokio::sync::watch;
 use utoipa::IntoParams;
 
 use crate::metrics::SubscriberGuard;
+use crate::observed::Feed;
 use crate::problem::{Params, Problem};
 use crate::runs::valid_run_id;
 use crate::storage::StorageError;
@@ -40,32 +43,90 @@ pub(crate) struct ThreadEventsQuery {
     after: Option<String>,
 }
 
+/// One frame of a run's stream: its `event:` name (none for an event record), the position it brings the client
+/// to (none: no `id`), and its `data:`.
+type RunFrame = (Option<&'static str>, Option<u64>, String);
+
+/// A run's stream as a thread stream chains it.
+trait RunFrames: Sized + Send + 'static {
+    /// The run's frames after sequence `after`; `None`: from the start, as a client that holds nothing of it.
+    fn open(
+        app: &Shared,
+        run_id: String,
+        after: Option<u64>,
+    ) -> impl Future<Output = Result<Self, StorageError>> + Send;
+    /// The next frame; `None` when the run's stream is over ([`RunFrames::finished`]) or cut short.
+    fn next(&mut self, shutdown: &mut watch::Receiver<bool>) -> impl Future<Output = Option<RunFrame>> + Send;
+    /// Whether the run's stream is over: the run is complete or was deleted.
+    fn finished(&self) -> bool;
+}
+
+impl RunFrames for RunTail {
+    async fn open(app: &Shared, run_id: String, after: Option<u64>) -> Result<RunTail, StorageError> {
+        let opened = open_after(app, &run_id, after.unwrap_or(0)).await?;
+        Ok(RunTail::new(app, run_id, opened))
+    }
+
+    async fn next(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<RunFrame> {
+        match RunTail::next(self, shutdown).await? {
+            Step::Event(sequence, data) => Some((None, Some(sequence), data)),
+            // A deleted run is left for the thread's next run.
+            Step::Deleted => None,
+        }
+    }
+
+    fn finished(&self) -> bool {
+        RunTail::finished(self)
+    }
+}
+
+impl RunFrames for Feed {
+    async fn open(app: &Shared, run_id: String, after: Option<u64>) -> Result<Feed, StorageError> {
+        let (receiver, _) = app.runs.subscribe(&run_id).await?;
+        Ok(Feed::new(app, run_id, receiver, after))
+    }
+
+    async fn next(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<RunFrame> {
+        let frame = Feed::next(self, shutdown).await?;
+        Some((Some(frame.event), frame.at, frame.data))
+    }
+
+    fn finished(&self) -> bool {
+        Feed::finished(self)
+    }
+}
+
 /// Where a thread's subscriber is: the run it follows and the place of that run in the thread.
-struct ThreadFeed {
+struct ThreadFeed<F> {
     app: Shared,
     thread_id: String,
     shutdown: watch::Receiver<bool>,
-    current: Option<(String, RunTail)>,
+    current: Option<(String, F)>,
     /// The `created` place of the run followed last: the next run comes after it.
     after_created: u64,
     _counted: SubscriberGuard,
 }
 
-impl ThreadFeed {
-    async fn next(mut self) -> Option<(Result<SseEvent, Infallible>, ThreadFeed)> {
+impl<F: RunFrames> ThreadFeed<F> {
+    async fn next(mut self) -> Option<(Result<SseEvent, Infallible>, ThreadFeed<F>)> {
         loop {
             if *self.shutdown.borrow() {
                 return None;
             }
-            if let Some((run_id, tail)) = &mut self.current {
-                match tail.next(&mut self.shutdown).await {
-                    Some(Step::Event(sequence, data)) => {
-                        let id = format!("{run_id}{SEPARATOR}{}", position(sequence));
-                        return Some((Ok(SseEvent::default().id(id).data(data)), self));
+            if let Some((run_id, frames)) = &mut self.current {
+                match frames.next(&mut self.shutdown).await {
+                    Some((event, at, data)) => {
+                        let mut frame = SseEvent::default().data(data);
+                        if let Some(event) = event {
+                            frame = frame.event(event);
+                        }
+                        if let Some(at) = at {
+                            frame = frame.id(format!("{run_id}{SEPARATOR}{}", position(at)));
+                        }
+                        return Some((Ok(frame), self));
                     }
-                    Some(Step::Deleted) => {}
                     // Shutdown or a storage failure: the client resumes from its last id.
-                    None if !tail.finished() => return None,
+                    None if !frames.finished() => return None,
                     None => {}
                 }
                 self.current = None;
@@ -84,9 +145,9 @@ impl ThreadFeed {
     async fn follow_next(&mut self) -> Result<bool, StorageError> {
         let runs = self.app.runs.storage().thread_runs(&self.thread_id, self.after_created, 1).await?;
         let Some(run) = runs.into_iter().next() else { return Ok(false) };
-        let opened = open_after(&self.app, &run.run_id, 0).await?;
+        let frames = F::open(&self.app, run.run_id.clone(), None).await?;
         self.after_created = run.created;
-        self.current = Some((run.run_id.clone(), RunTail::new(&self.app, run.run_id, opened)));
+        self.current = Some((run.run_id, frames));
         Ok(true)
     }
 }
@@ -112,12 +173,41 @@ pub(crate) async fn thread_events(
     Params(query): Params<ThreadEventsQuery>,
     headers: HeaderMap,
 ) -> Response {
+    thread_stream::<RunTail>(app, thread_id, query, headers).await
+}
+
+/// Every run of the thread as `/v1/runs/{run_id}/observed` sends it (`snapshot`, `observed` and `end` frames per
+/// run), in the order of the runs' first ingest, following runs that start later; `id: <run_id>/<attempt>-<sequence>`.
+#[utoipa::path(get, path = "/v1/threads/{thread_id}/observed", tag = "runs", params(
+    crate::routes::ThreadIdParam,
+    ("Last-Event-ID" = Option<String>, Header, description = "Resume strictly after this position", pattern = r"^[A-Za-z0-9_.:-]{1,128}/(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$"),
+    ThreadEventsQuery,
+), responses(
+    (status = 200, description = "Each run's `snapshot`, `observed` and `end` frames, run after run; ids name the run", content_type = "text/event-stream", body = String),
+    (status = 400, description = "A malformed thread id or position, or a position in a run of another thread or beyond its committed one", body = ErrorBody),
+    (status = 503, description = "Storage failed", body = ErrorBody),
+))]
+pub(crate) async fn thread_observed(
+    State(app): State<Shared>,
+    Path(thread_id): Path<String>,
+    Params(query): Params<ThreadEventsQuery>,
+    headers: HeaderMap,
+) -> Response {
+    thread_stream::<Feed>(app, thread_id, query, headers).await
+}
+
+async fn thread_stream<F: RunFrames>(
+    app: Shared,
+    thread_id: String,
+    query: ThreadEventsQuery,
+    headers: HeaderMap,
+) -> Response {
     if !valid_run_id(&thread_id) {
         let message = "thread ids are 1 to 128 characters of A-Z a-z 0-9 - _ . :, not only dots";
         return Problem::new(StatusCode::BAD_REQUEST, "thread_id", message).into_response();
     }
     let header = headers.get("last-event-id").map(|v| v.to_str().unwrap_or("\u{fffd}"));
-    let mut feed = ThreadFeed {
+    let mut feed = ThreadFeed::<F> {
         _counted: SubscriberGuard::new(&app.runs.metrics.subscribers),
         shutdown: app.shutdown.clone(),
         app: Arc::clone(&app),
@@ -126,10 +216,10 @@ pub(crate) async fn thread_events(
         after_created: 0,
     };
     if let Some(text) = header.or(query.after.as_deref()) {
-        match resume(&app, &feed.thread_id, text).await {
-            Ok((created, tail)) => {
+        match resume::<F>(&app, &feed.thread_id, text).await {
+            Ok((created, current)) => {
                 feed.after_created = created;
-                feed.current = Some(tail);
+                feed.current = current;
             }
             Err(response) => return response,
         }
@@ -137,8 +227,12 @@ pub(crate) async fn thread_events(
     sse_response(&app, stream::unfold(feed, ThreadFeed::next))
 }
 
-/// The run a thread position names, checked to be the thread's, and its tail after that position.
-async fn resume(app: &Shared, thread_id: &str, text: &str) -> Result<(u64, (String, RunTail)), Response> {
+/// The `created` place of the run a position names, and that run's frames after the position (none when the
+/// client holds the run's end).
+type Resumed<F> = (u64, Option<(String, F)>);
+
+/// The run a thread position names, checked to be the thread's, and its frames after that position.
+async fn resume<F: RunFrames>(app: &Shared, thread_id: &str, text: &str) -> Result<Resumed<F>, Response> {
     let Some((run_id, at)) = text.rsplit_once(SEPARATOR) else {
         return Err(bad_position(format!("{text:?} is not <run_id>/<attempt>-<sequence>")));
     };
@@ -156,6 +250,11 @@ async fn resume(app: &Shared, thread_id: &str, text: &str) -> Result<(u64, (Stri
             position(record.position)
         )));
     }
-    let opened = open_after(app, run_id, at.sequence).await.map_err(|e| Problem::storage(e).into_response())?;
-    Ok((record.created, (run_id.to_owned(), RunTail::new(app, run_id.to_owned(), opened))))
+    if record.complete && at.sequence == record.position {
+        // The client has the run's end: the thread goes on with the next run.
+        return Ok((record.created, None));
+    }
+    let frames =
+        F::open(app, run_id.to_owned(), Some(at.sequence)).await.map_err(|e| Problem::storage(e).into_response())?;
+    Ok((record.created, Some((run_id.to_owned(), frames))))
 }

@@ -123,3 +123,78 @@ fn a_thread_position_must_name_a_run_of_the_thread() {
         assert!(response.body.contains("\"position\""), "{}", response.body);
     }
 }
+
+/// `/v1/threads/{thread_id}/observed`: each run's snapshot, then its entries without gap or repeat, then its end,
+/// run after run, through a restart (resuming with the run-naming id); the entries are the fold's own.
+#[test]
+fn a_threads_observed_frames_are_each_runs_snapshot_entries_and_end() {
+    use a13n_stream_protocol::{DisplayFold, SourceItem};
+    use serde_json::Value;
+    let dir = std::env::temp_dir().join(format!("a13n-threads-observed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("host.db");
+    let exe = env!("CARGO_BIN_EXE_a13n-stream");
+    let server = Server::start(exe, db.to_str().unwrap(), &[]);
+    let address = Arc::new(Mutex::new(server.address.clone()));
+    let runs = streams();
+    post(&server.address, &runs[0].0, &runs[0].1, 0, runs[0].1.len());
+    let follower = {
+        let address = Arc::clone(&address);
+        std::thread::spawn(move || {
+            let mut frames: Vec<(String, String, String)> = Vec::new();
+            let deadline = Instant::now() + Duration::from_secs(60);
+            let ends = |frames: &Vec<(String, String, String)>| frames.iter().filter(|f| f.1 == "end").count();
+            while ends(&frames) < 3 && Instant::now() < deadline {
+                let at = address.lock().unwrap().clone();
+                let last = frames.iter().rev().find(|f| !f.0.is_empty()).map(|f| f.0.clone());
+                sse_each(
+                    &at,
+                    &format!("/v1/threads/{THREAD}/observed"),
+                    last.as_deref(),
+                    Duration::from_secs(5),
+                    |f| {
+                        frames.push((f.id, f.event, f.data));
+                        ends(&frames) < 3
+                    },
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            frames
+        })
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    let half = runs[1].1.len() / 2;
+    post(&server.address, &runs[1].0, &runs[1].1, 0, half);
+    server.kill();
+    let server = Server::start(exe, db.to_str().unwrap(), &[]);
+    *address.lock().unwrap() = server.address.clone();
+    post(&server.address, &runs[1].0, &runs[1].1, half, runs[1].1.len());
+    post(&server.address, &runs[2].0, &runs[2].1, 0, runs[2].1.len());
+    let frames = follower.join().unwrap();
+    let mut rest = frames.as_slice();
+    for (run, lines) in &runs {
+        let mut fold = DisplayFold::new(run.clone());
+        let mut expected = Vec::new();
+        for line in lines {
+            for entry in fold.fold_source(&SourceItem::from_json(line).unwrap()).unwrap() {
+                expected.push(serde_json::from_str::<Value>(&entry.to_json()).unwrap());
+            }
+        }
+        let (snapshot, tail) = rest.split_first().expect("a snapshot frame");
+        assert_eq!(snapshot.1, "snapshot", "{run}: {snapshot:?}");
+        let (id_run, at) = snapshot.0.split_once('/').unwrap();
+        assert_eq!(id_run, run);
+        let from: usize = at.split_once('-').unwrap().1.parse().unwrap();
+        let end = tail.iter().position(|f| f.1 == "end").expect("an end frame");
+        let mut entries = Vec::new();
+        for frame in &tail[..end] {
+            assert_eq!(frame.1, "observed", "{run}: {frame:?}");
+            assert!(frame.0.starts_with(&format!("{run}/")), "{frame:?}");
+            entries.extend(serde_json::from_str::<Value>(&frame.2).unwrap()["observed"].as_array().unwrap().clone());
+        }
+        assert_eq!(entries, expected[from..], "{run}: the entries after its snapshot, once each, in order");
+        rest = &tail[end + 1..];
+    }
+    assert!(rest.is_empty(), "nothing after the third run's end: {rest:?}");
+}
