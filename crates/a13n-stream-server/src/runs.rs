@@ -202,11 +202,19 @@ fn replay(fold: &mut DisplayFold, lines: &[String]) -> u64 {
     lines.iter().map(|line| line.len() as u64 + 1).sum()
 }
 
+/// The display sequence that last changed an item (`position` if its stream id is unreadable).
+fn last_changed(item: &a13n_stream_protocol::Item, position: u64) -> u64 {
+    item.last_stream_id.parse::<a13n_stream_protocol::StreamPosition>().map_or(position, |at| at.sequence)
+}
+
 /// An item as the host stores and sends it, with the display sequence that last changed it.
 fn stored_item(item: &a13n_stream_protocol::Item, position: u64) -> StoredItem {
-    let changed =
-        item.last_stream_id.parse::<a13n_stream_protocol::StreamPosition>().map_or(position, |at| at.sequence);
-    StoredItem { id: item.id.clone(), ordinal: item.ordinal, changed, item: item.to_json() }
+    StoredItem {
+        id: item.id.clone(),
+        ordinal: item.ordinal,
+        changed: last_changed(item, position),
+        item: item.to_json(),
+    }
 }
 
 /// What one committed batch changed in the run's display.
@@ -966,14 +974,11 @@ impl Runs {
         let read = self
             .read(run_id, |state| {
                 let position = state.fold.position().sequence;
-                let mut items: Vec<StoredItem> = state
-                    .fold
-                    .items()
-                    .map(|item| stored_item(&item, position))
-                    .filter(|item| item.changed > after)
-                    .collect();
+                // Only the items changed after the client's position are written out.
+                let mut items: Vec<_> =
+                    state.fold.items().filter(|item| last_changed(item, position) > after).collect();
                 items.sort_by_key(|item| item.ordinal);
-                items
+                items.iter().map(|item| stored_item(item, position)).collect()
             })
             .await?;
         Ok(read.unwrap_or((Vec::new(), RunStatus { position: 0, complete: false, journal_len: 0 })))
