@@ -170,6 +170,7 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
       hooks.setConnection(error instanceof Error ? error.message : String(error));
     });
   };
+  refresh();
   connect();
 }
 

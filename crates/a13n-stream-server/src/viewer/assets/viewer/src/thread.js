@@ -142,6 +142,7 @@ export function showThread(threadId, hooks) {
             hooks.setConnection(error instanceof Error ? error.message : String(error));
         });
     };
+    refresh();
     connect();
 }
 const STATUS_WORDS = {
