@@ -631,6 +631,10 @@ test("a thread's runs, started after the page opened, followed through a host re
     }
     // The first run's header, at the top: it links to the run's page.
     assert.equal(await page.locator(`#rows [data-row="run"][data-run="${runs[0]}"] a`).getAttribute("href"), `/runs/${runs[0]}`);
+    // A picture of the thread page beside the README's (not committed; for a reviewer's eye).
+    await page.evaluate(() => window.scrollTo(0, 0));
+    mkdirSync(dirname(screenshot), { recursive: true });
+    await page.screenshot({ path: join(dirname(screenshot), "viewer-thread.png") });
     assert.deepEqual(errors, [], "no script errors");
 
     // A run's page links to its thread; the run list shows each run's thread, linked.
