@@ -542,3 +542,116 @@ test("subagents nest under the tool call that started them; a token is asked for
     await stop(host.child);
   }
 });
+
+/** A corpus case's lines as a run of another thread: every mention of its run and thread ids rewritten. */
+function asRunOf(source, thread, run) {
+  const lines = readLines(source);
+  const first = JSON.parse(lines[0]);
+  return lines.map((line) => line.split(first.run_id).join(run).split(first.thread_id).join(thread));
+}
+
+/** Wait until the thread page holds `run` at `position`, with status `status` (its header may be out of the window:
+ * the view's `data-progress` lists every run as `<run_id>@<attempt>-<sequence>:<status>`). */
+async function waitForRunHead(page, run, position, status) {
+  await page.waitForFunction(
+    (want) => (document.getElementById("run-view")?.dataset.progress ?? "").split(" ").includes(want),
+    `${run}@${position.attempt}-${position.sequence}:${status}`,
+    { timeout: WAIT },
+  );
+}
+
+test("a thread's runs, started after the page opened, followed through a host restart as one conversation", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "a13n-viewer-"));
+  const database = join(dir, "host.db");
+  const thread = "thread-viewer-T";
+  const runs = ["run-thread-T-1", "run-thread-T-2", "run-thread-T-3"];
+  const sources = [
+    asRunOf(corpusSource("real-chat"), thread, runs[0]),
+    asRunOf(corpusSource("real-tools"), thread, runs[1]),
+    asRunOf(corpusSource("real-tools-retry"), thread, runs[2]),
+  ];
+  let host = await serve(database);
+  const port = new URL(host.base).port;
+  const browser = await launch();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+    const errors = watchErrors(page);
+    // The page opens before the thread has any run.
+    await page.goto(`${host.base}/threads/${thread}`);
+    await page.locator("#rows-empty", { hasText: "Waiting for the thread's first run" }).waitFor({ timeout: WAIT });
+    assert.equal(await page.textContent("#run-title"), thread);
+
+    // The first run, whole: the page finds it and follows it to its end.
+    await post(() => host.base, runs[0], 0, sources[0]);
+    const first = await snapshot(host.base, runs[0]);
+    await waitForRunHead(page, runs[0], first.continuation.position, "complete");
+
+    // The second run, 5 lines at a time; half-way the host is SIGKILLed and comes back on the same address: the
+    // page resumes inside the second run with Last-Event-ID.
+    const lines = sources[1];
+    const half = Math.floor(lines.length / 2 / 5) * 5;
+    for (let offset = 0; offset < lines.length; offset += 5) {
+      if (offset === half) {
+        const at = (await snapshot(host.base, runs[1])).continuation.position;
+        await waitForRunHead(page, runs[1], at, "running");
+        await stop(host.child);
+        host = await serveAgain(database, `127.0.0.1:${port}`);
+      }
+      await post(() => host.base, runs[1], offset, lines.slice(offset, offset + 5));
+    }
+    // The third run, started after the restart.
+    await post(() => host.base, runs[2], 0, sources[2]);
+
+    const finals = [];
+    for (const run of runs) finals.push(await snapshot(host.base, run));
+    for (const [index, run] of runs.entries()) await waitForRunHead(page, run, finals[index].continuation.position, "complete");
+    assert.equal(await page.getAttribute("#run-view", "data-complete-runs"), "3");
+
+    // Scrolling through the one windowed list: run 1's header and rows, then run 2's, then run 3's.
+    const { rows } = await collectRows(page);
+    assertComplete(rows);
+    const heads = rows.map((row, index) => [row, index]).filter(([row]) => row.row === "run");
+    assert.deepEqual(heads.map(([row]) => row.key), runs.map((run) => `run:${run}`), "one header per run, in order");
+    assert.equal(heads[0][1], 0, "the list starts with the first run's header");
+    for (const [index, run] of runs.entries()) {
+      const from = heads[index][1];
+      const to = index + 1 < heads.length ? heads[index + 1][1] : rows.length;
+      const own = rows.slice(from + 1, to);
+      const items = finals[index].items;
+      assert.ok(heads[index][0].text.includes(run), `run ${index + 1}'s header names it`);
+      assert.ok(heads[index][0].text.includes("complete"), `run ${index + 1}'s header says it is complete`);
+      // Every conversation item of the run's snapshot, under its own header, in the snapshot's order.
+      const conversation = checkConversation(own, items);
+      const shown = own.filter((row) => row.row === "conversation").map((row) => row.id);
+      const expected = [...conversation].sort((a, b) => a.ordinal - b.ordinal).map((item) => item.id);
+      assert.deepEqual(shown, expected, `run ${index + 1}'s conversation, in order`);
+      const observations = items.filter((item) => expectedRole(item) === "observation").length;
+      const folded = own.filter((row) => row.row === "fold").reduce((sum, row) => sum + Number(row.count), 0);
+      assert.equal(folded, observations, `run ${index + 1}'s folds hold its observations`);
+    }
+    // The first run's header, at the top: it links to the run's page.
+    assert.equal(await page.locator(`#rows [data-row="run"][data-run="${runs[0]}"] a`).getAttribute("href"), `/runs/${runs[0]}`);
+    // A picture of the thread page beside the README's (not committed; for a reviewer's eye).
+    await page.evaluate(() => window.scrollTo(0, 0));
+    mkdirSync(dirname(screenshot), { recursive: true });
+    await page.screenshot({ path: join(dirname(screenshot), "viewer-thread.png") });
+    assert.deepEqual(errors, [], "no script errors");
+
+    // A run's page links to its thread; the run list shows each run's thread, linked.
+    await page.goto(`${host.base}/runs/${runs[1]}`);
+    await page.locator("#run-thread:not([hidden])").waitFor({ timeout: WAIT });
+    assert.equal(await page.getAttribute("#run-thread", "href"), `/threads/${thread}`);
+    await page.goto(`${host.base}/`);
+    const link = page.locator(`#runs tr[data-run="${runs[2]}"] td.thread a`);
+    await link.waitFor({ timeout: WAIT });
+    assert.equal(await link.getAttribute("href"), `/threads/${thread}`);
+    assert.equal(await link.textContent(), thread);
+    await link.click();
+    await page.waitForFunction((id) => document.getElementById("run-view")?.dataset.thread === id, thread, { timeout: WAIT });
+    await page.waitForFunction(() => document.getElementById("run-view")?.dataset.completeRuns === "3", null, { timeout: WAIT });
+    assert.deepEqual(errors, [], "no script errors");
+  } finally {
+    await browser.close();
+    await stop(host.child);
+  }
+});

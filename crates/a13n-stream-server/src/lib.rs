@@ -120,6 +120,7 @@ fn router(app: Shared) -> Router {
     viewer::asset_routes(Router::new())
         .route("/", get(viewer::page))
         .route("/runs/{run_id}", get(viewer::run_page))
+        .route("/threads/{thread_id}", get(viewer::thread_page))
         .route("/healthz", get(routes::healthz))
         .route("/metrics", get(routes::metrics))
         .route("/openapi.json", get(openapi::openapi_json))

@@ -35,6 +35,7 @@ that is not served) or, when the host has a token, 401; a connection beyond the 
         openapi_json,
         crate::viewer::page,
         crate::viewer::run_page,
+        crate::viewer::thread_page,
     ),
     components(schemas(
         wire::Health,

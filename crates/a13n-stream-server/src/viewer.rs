@@ -1,5 +1,6 @@
-//! The run viewer: static HTML, CSS and JavaScript embedded in the binary, served at `/` (the run list) and
-//! `/runs/{run_id}` (one run's display, followed live). They hold no data, so they need no token: the page asks
+//! The run viewer: static HTML, CSS and JavaScript embedded in the binary, served at `/` (the run list),
+//! `/runs/{run_id}` (one run's display, followed live) and `/threads/{thread_id}` (every run of a thread as one
+//! conversation, followed live). They hold no data, so they need no token: the page asks
 //! for it and sends it with every API request.
 //!
 //! The script is ES modules compiled from TypeScript (`js/viewer`, which imports the `js/display` package's
@@ -45,6 +46,8 @@ pub const ASSETS: &[Asset] = assets![
     "viewer/src/render.js" => "text/javascript; charset=utf-8",
     "viewer/src/run.js" => "text/javascript; charset=utf-8",
     "viewer/src/runs.js" => "text/javascript; charset=utf-8",
+    "viewer/src/thread.js" => "text/javascript; charset=utf-8",
+    "viewer/src/threadfollow.js" => "text/javascript; charset=utf-8",
     "viewer/src/windowed.js" => "text/javascript; charset=utf-8",
     "display/src/checkpoint.js" => "text/javascript; charset=utf-8",
     "display/src/errors.js" => "text/javascript; charset=utf-8",
@@ -79,7 +82,7 @@ fn asset(content_type: &'static str, body: &'static str) -> Response {
 
 /// Whether a path is one of the viewer's (served without a token).
 pub fn is_viewer_path(path: &str) -> bool {
-    path == "/" || path.starts_with("/runs/") || path.starts_with("/assets/")
+    path == "/" || path.starts_with("/runs/") || path.starts_with("/threads/") || path.starts_with("/assets/")
 }
 
 /// The run viewer's run list (HTML; no token needed).
@@ -98,6 +101,21 @@ pub(crate) async fn page() -> Response {
 pub(crate) async fn run_page(axum::extract::Path(run_id): axum::extract::Path<String>) -> Response {
     if !crate::runs::valid_run_id(&run_id) {
         return crate::bad_run_id();
+    }
+    asset("text/html; charset=utf-8", PAGE)
+}
+
+/// The run viewer's view of a thread: its runs, one after another, as one conversation followed live (HTML; no
+/// token needed).
+#[utoipa::path(get, path = "/threads/{thread_id}", tag = "viewer", security(()), params(crate::routes::ThreadIdParam),
+    responses(
+        (status = 200, description = "The thread page", content_type = "text/html", body = String),
+        (status = 400, description = "A malformed thread id", body = crate::wire::ErrorBody),
+    ))]
+pub(crate) async fn thread_page(axum::extract::Path(thread_id): axum::extract::Path<String>) -> Response {
+    if !crate::runs::valid_run_id(&thread_id) {
+        let message = "thread ids are 1 to 128 characters of A-Z a-z 0-9 - _ . :, not only dots";
+        return crate::problem::Problem::new(axum::http::StatusCode::BAD_REQUEST, "thread_id", message).into_response();
     }
     asset("text/html; charset=utf-8", PAGE)
 }

@@ -341,6 +341,7 @@ fn the_openapi_document_names_every_route_and_the_token_when_there_is_one() {
         "/v1/runs/{run_id}/display",
         "/",
         "/runs/{run_id}",
+        "/threads/{thread_id}",
         "/v1/runs/{run_id}/items",
         "/v1/runs/{run_id}/snapshot",
         "/v1/runs/{run_id}/rejections",

@@ -179,15 +179,16 @@ class FollowState {
   }
 }
 
-/** One Server-Sent Events frame. */
-interface Frame {
+/** One Server-Sent Events frame (`id` is the last id the stream set, as `EventSource`'s `lastEventId`). */
+export interface Frame {
   event: string;
   id: string | null;
   data: string;
 }
 
-/** The frames of an event stream (the `text/event-stream` format: fields, blank-line separated). */
-async function* frames(body: ReadableStream<Uint8Array>): AsyncGenerator<Frame> {
+/** The frames of an event stream (the `text/event-stream` format: fields, blank-line separated); the thread
+ * follower of the host's viewer reads `/v1/threads/{thread_id}/observed` with it. */
+export async function* frames(body: ReadableStream<Uint8Array>): AsyncGenerator<Frame> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";

@@ -1,4 +1,5 @@
-// The run viewer's entry: `/` lists the runs, `/runs/{run_id}` follows one. Served by `a13n-stream serve` as
+// The run viewer's entry: `/` lists the runs, `/runs/{run_id}` follows one, `/threads/{thread_id}` follows every
+// run of a thread as one conversation. Served by `a13n-stream serve` as
 // ES modules under a strict Content-Security-Policy (`script-src 'self'`); no build step at run time: this file
 // and the modules it imports are compiled from TypeScript (js/viewer) and embedded in the binary.
 
@@ -6,6 +7,7 @@ import { setToken } from "./api.js";
 import { byId } from "./dom.js";
 import { showRun } from "./run.js";
 import { showRuns } from "./runs.js";
+import { showThread } from "./thread.js";
 
 function setConnection(text: string): void {
   byId("connection").textContent = text;
@@ -32,4 +34,5 @@ byId<HTMLFormElement>("token-form").addEventListener("submit", (event) => {
 const hooks = { setConnection, needsToken };
 const path = location.pathname;
 if (path.startsWith("/runs/")) showRun(decodeURIComponent(path.slice("/runs/".length)), hooks);
+else if (path.startsWith("/threads/")) showThread(decodeURIComponent(path.slice("/threads/".length)), hooks);
 else void showRuns(hooks);

@@ -36,7 +36,6 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
   let startMs: number | null = null;
   const open = new Set<string>();
   const opened = new Map<string, boolean>();
-  const searchCache = new Map<string, { at: string; text: string }>();
   const filter = byId<HTMLInputElement>("filter");
   const showAll = byId<HTMLInputElement>("show-observations");
 
@@ -71,36 +70,7 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
     }
   });
 
-  function matches(item: Item, query: string): boolean {
-    const at = `${item.last_stream_id}:${item.state}`;
-    let cached = searchCache.get(item.id);
-    if (cached === undefined || cached.at !== at) {
-      cached = { at, text: searchText(item) };
-      searchCache.set(item.id, cached);
-    }
-    return cached.text.includes(query);
-  }
-
-  /** The rows a filter leaves: matching items, and the subagent headers above them. */
-  function filtered(all: Row[], query: string): Row[] {
-    const out: Row[] = [];
-    const headers: Row[] = [];
-    for (const row of all) {
-      while (headers.length > 0 && (headers[headers.length - 1] as Row).depth >= row.depth) headers.pop();
-      if (row.type === "fold") continue;
-      if (row.type === "subagent") {
-        const own = `subagent ${row.scope.name ?? ""} ${row.scope.runId}`.toLowerCase().includes(query);
-        if (own) {
-          out.push(...headers.splice(0), row);
-        } else {
-          headers.push(row);
-        }
-        continue;
-      }
-      if (matches(row.item, query)) out.push(...headers.splice(0), row);
-    }
-    return out;
-  }
+  const filtered = rowFilter();
 
   function refresh(): void {
     frame = 0;
@@ -108,6 +78,7 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
     const summary = summarize(items, ended);
     startMs = summary.startMs;
     header(summary);
+    showThreadLink(items);
     const position = display?.position;
     byId("run-view").dataset["position"] = position ? `${position.attempt}-${position.sequence}` : "";
     byId("run-view").dataset["complete"] = String(ended);
@@ -218,8 +189,64 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
   connect();
 }
 
+/** A filter over rows (its cache of what items say lives as long as the filter). */
+export function rowFilter(): (all: Row[], query: string) => Row[] {
+  const searchCache = new Map<string, { at: string; text: string }>();
+  function matches(item: Item, query: string): boolean {
+    const at = `${item.last_stream_id}:${item.state}`;
+    let cached = searchCache.get(item.id);
+    if (cached === undefined || cached.at !== at) {
+      cached = { at, text: searchText(item) };
+      searchCache.set(item.id, cached);
+    }
+    return cached.text.includes(query);
+  }
+
+  /** The rows a filter leaves: matching items, and the subagent headers above them. */
+  return function filtered(all: Row[], query: string): Row[] {
+    const out: Row[] = [];
+    const headers: Row[] = [];
+    for (const row of all) {
+      while (headers.length > 0 && (headers[headers.length - 1] as Row).depth >= row.depth) headers.pop();
+      if (row.type === "fold") continue;
+      if (row.type === "subagent") {
+        const own = `subagent ${row.scope.name ?? ""} ${row.scope.runId}`.toLowerCase().includes(query);
+        if (own) {
+          out.push(...headers.splice(0), row);
+        } else {
+          headers.push(row);
+        }
+        continue;
+      }
+      if (matches(row.item, query)) out.push(...headers.splice(0), row);
+    }
+    return out;
+  };
+}
+
+/** The thread of a run: the `threadId` of its root run's first event that names one. */
+export function threadOf(items: readonly Item[]): string | null {
+  for (const item of items) {
+    const thread = item.content["threadId"];
+    if (typeof thread === "string" && thread !== "" && item.content["subagentRunId"] === undefined) return thread;
+  }
+  return null;
+}
+
+/** The run page's link to its thread's page, once the run's first event named the thread. */
+function showThreadLink(items: readonly Item[]): void {
+  const link = byId<HTMLAnchorElement>("run-thread");
+  if (!link.hidden) return;
+  const thread = threadOf(items);
+  if (thread === null) return;
+  link.href = `/threads/${encodeURIComponent(thread)}`;
+  link.textContent = `Thread ${thread}`;
+  link.dataset["thread"] = thread;
+  link.hidden = false;
+}
+
 /** A row's height before it is measured. */
-function estimate(row: Row): number {
+export function estimate(row: Row): number {
   if (row.type === "fold") return 34;
   if (row.type === "subagent") return 52;
   if (row.role === "observation") return 34;

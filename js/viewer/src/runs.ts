@@ -11,6 +11,7 @@ interface RunSummary {
   complete: boolean;
   items: number;
   updated_ms: number;
+  thread_id: string | null;
 }
 
 interface RunsPage {
@@ -66,6 +67,9 @@ function render(page: RunsPage, after: string | null, limit: number): void {
       el("td", { class: "run" }, [el("a", { href: `/runs/${encodeURIComponent(run.run_id)}`, text: run.run_id })]),
       el("td", {}, [
         el("span", { class: "badge", "data-state": run.complete ? "completed" : "in_progress", text: run.complete ? "complete" : "running" }),
+      ]),
+      el("td", { class: "thread" }, [
+        run.thread_id ? el("a", { href: `/threads/${encodeURIComponent(run.thread_id)}`, text: run.thread_id }) : "–",
       ]),
       el("td", { class: "number", text: count(run.items) }),
       el("td", { class: "number", text: count(run.journal_len) }),

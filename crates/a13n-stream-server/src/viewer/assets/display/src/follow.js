@@ -136,8 +136,9 @@ class FollowState {
         return position === undefined ? "" : `${position.attempt}-${position.sequence}`;
     }
 }
-/** The frames of an event stream (the `text/event-stream` format: fields, blank-line separated). */
-async function* frames(body) {
+/** The frames of an event stream (the `text/event-stream` format: fields, blank-line separated); the thread
+ * follower of the host's viewer reads `/v1/threads/{thread_id}/observed` with it. */
+export async function* frames(body) {
     const reader = body.getReader();
     const decoder = new TextDecoder();
     let buffer = "";

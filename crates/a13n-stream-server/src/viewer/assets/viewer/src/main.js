@@ -1,10 +1,12 @@
-// The run viewer's entry: `/` lists the runs, `/runs/{run_id}` follows one. Served by `a13n-stream serve` as
+// The run viewer's entry: `/` lists the runs, `/runs/{run_id}` follows one, `/threads/{thread_id}` follows every
+// run of a thread as one conversation. Served by `a13n-stream serve` as
 // ES modules under a strict Content-Security-Policy (`script-src 'self'`); no build step at run time: this file
 // and the modules it imports are compiled from TypeScript (js/viewer) and embedded in the binary.
 import { setToken } from "./api.js";
 import { byId } from "./dom.js";
 import { showRun } from "./run.js";
 import { showRuns } from "./runs.js";
+import { showThread } from "./thread.js";
 function setConnection(text) {
     byId("connection").textContent = text;
 }
@@ -27,5 +29,7 @@ const hooks = { setConnection, needsToken };
 const path = location.pathname;
 if (path.startsWith("/runs/"))
     showRun(decodeURIComponent(path.slice("/runs/".length)), hooks);
+else if (path.startsWith("/threads/"))
+    showThread(decodeURIComponent(path.slice("/threads/".length)), hooks);
 else
     void showRuns(hooks);

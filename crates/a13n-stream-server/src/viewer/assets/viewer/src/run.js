@@ -25,7 +25,6 @@ export function showRun(runId, hooks) {
     let startMs = null;
     const open = new Set();
     const opened = new Map();
-    const searchCache = new Map();
     const filter = byId("filter");
     const showAll = byId("show-observations");
     const context = {
@@ -60,45 +59,14 @@ export function showRun(runId, hooks) {
             filter.focus();
         }
     });
-    function matches(item, query) {
-        const at = `${item.last_stream_id}:${item.state}`;
-        let cached = searchCache.get(item.id);
-        if (cached === undefined || cached.at !== at) {
-            cached = { at, text: searchText(item) };
-            searchCache.set(item.id, cached);
-        }
-        return cached.text.includes(query);
-    }
-    /** The rows a filter leaves: matching items, and the subagent headers above them. */
-    function filtered(all, query) {
-        const out = [];
-        const headers = [];
-        for (const row of all) {
-            while (headers.length > 0 && headers[headers.length - 1].depth >= row.depth)
-                headers.pop();
-            if (row.type === "fold")
-                continue;
-            if (row.type === "subagent") {
-                const own = `subagent ${row.scope.name ?? ""} ${row.scope.runId}`.toLowerCase().includes(query);
-                if (own) {
-                    out.push(...headers.splice(0), row);
-                }
-                else {
-                    headers.push(row);
-                }
-                continue;
-            }
-            if (matches(row.item, query))
-                out.push(...headers.splice(0), row);
-        }
-        return out;
-    }
+    const filtered = rowFilter();
     function refresh() {
         frame = 0;
         const items = display?.items() ?? [];
         const summary = summarize(items, ended);
         startMs = summary.startMs;
         header(summary);
+        showThreadLink(items);
         const position = display?.position;
         byId("run-view").dataset["position"] = position ? `${position.attempt}-${position.sequence}` : "";
         byId("run-view").dataset["complete"] = String(ended);
@@ -193,8 +161,67 @@ export function showRun(runId, hooks) {
     };
     connect();
 }
+/** A filter over rows (its cache of what items say lives as long as the filter). */
+export function rowFilter() {
+    const searchCache = new Map();
+    function matches(item, query) {
+        const at = `${item.last_stream_id}:${item.state}`;
+        let cached = searchCache.get(item.id);
+        if (cached === undefined || cached.at !== at) {
+            cached = { at, text: searchText(item) };
+            searchCache.set(item.id, cached);
+        }
+        return cached.text.includes(query);
+    }
+    /** The rows a filter leaves: matching items, and the subagent headers above them. */
+    return function filtered(all, query) {
+        const out = [];
+        const headers = [];
+        for (const row of all) {
+            while (headers.length > 0 && headers[headers.length - 1].depth >= row.depth)
+                headers.pop();
+            if (row.type === "fold")
+                continue;
+            if (row.type === "subagent") {
+                const own = `subagent ${row.scope.name ?? ""} ${row.scope.runId}`.toLowerCase().includes(query);
+                if (own) {
+                    out.push(...headers.splice(0), row);
+                }
+                else {
+                    headers.push(row);
+                }
+                continue;
+            }
+            if (matches(row.item, query))
+                out.push(...headers.splice(0), row);
+        }
+        return out;
+    };
+}
+/** The thread of a run: the `threadId` of its root run's first event that names one. */
+export function threadOf(items) {
+    for (const item of items) {
+        const thread = item.content["threadId"];
+        if (typeof thread === "string" && thread !== "" && item.content["subagentRunId"] === undefined)
+            return thread;
+    }
+    return null;
+}
+/** The run page's link to its thread's page, once the run's first event named the thread. */
+function showThreadLink(items) {
+    const link = byId("run-thread");
+    if (!link.hidden)
+        return;
+    const thread = threadOf(items);
+    if (thread === null)
+        return;
+    link.href = `/threads/${encodeURIComponent(thread)}`;
+    link.textContent = `Thread ${thread}`;
+    link.dataset["thread"] = thread;
+    link.hidden = false;
+}
 /** A row's height before it is measured. */
-function estimate(row) {
+export function estimate(row) {
     if (row.type === "fold")
         return 34;
     if (row.type === "subagent")

@@ -48,6 +48,9 @@ function render(page, after, limit) {
         el("td", {}, [
             el("span", { class: "badge", "data-state": run.complete ? "completed" : "in_progress", text: run.complete ? "complete" : "running" }),
         ]),
+        el("td", { class: "thread" }, [
+            run.thread_id ? el("a", { href: `/threads/${encodeURIComponent(run.thread_id)}`, text: run.thread_id }) : "–",
+        ]),
         el("td", { class: "number", text: count(run.items) }),
         el("td", { class: "number", text: count(run.journal_len) }),
         el("td", {}, [

@@ -1,0 +1,192 @@
+// A thread's page: every run of the thread, in the order of their first ingest, as one conversation followed live
+// from `GET /v1/threads/{thread_id}/observed` (threadfollow.ts: one display per run). Each run is a header row (its
+// id linking to its page, status, start time, duration, items) followed by its rows as the run page shows them:
+// the conversation first, observations folded, one windowed list for the whole thread.
+import { FollowError } from "../../display/src/follow.js";
+import { authHeaders } from "./api.js";
+import { byId, duration, el, fullTime, plural } from "./dom.js";
+import { rows, summarize, text } from "./model.js";
+import { renderRow, version } from "./render.js";
+import { estimate, rowFilter } from "./run.js";
+import { followThread } from "./threadfollow.js";
+import { WindowedList } from "./windowed.js";
+export function showThread(threadId, hooks) {
+    const view = byId("run-view");
+    view.hidden = false;
+    view.dataset["thread"] = threadId;
+    byId("run-title").textContent = threadId;
+    byId("run-figures").hidden = true;
+    byId("thread-summary").hidden = false;
+    document.title = `Thread ${threadId} · a13n-stream`;
+    let runs = [];
+    let frame = 0;
+    const open = new Set();
+    const opened = new Map();
+    const starts = new Map();
+    const contexts = new Map();
+    const filtered = rowFilter();
+    const filter = byId("filter");
+    const showAll = byId("show-observations");
+    function contextOf(runId) {
+        let context = contexts.get(runId);
+        if (context === undefined) {
+            context = {
+                get startMs() {
+                    return starts.get(runId) ?? null;
+                },
+                opened,
+                toggleFold(key) {
+                    if (open.has(key))
+                        open.delete(key);
+                    else
+                        open.add(key);
+                    refresh();
+                },
+            };
+            contexts.set(runId, context);
+        }
+        return context;
+    }
+    const list = new WindowedList(byId("rows"), {
+        key: (row) => row.key,
+        version: (row) => row.type === "run"
+            ? `${row.summary.status}:${row.position}:${row.summary.startMs}:${row.summary.endMs}:${row.summary.items}:${row.deleted}`
+            : `${version(row.row)}:${row.context.startMs ?? ""}`,
+        estimate: (row) => (row.type === "run" ? 56 : estimate(row.row)),
+        render: (row) => (row.type === "run" ? runHeader(row) : renderRow(row.row, row.context)),
+    });
+    const schedule = () => {
+        if (frame === 0)
+            frame = requestAnimationFrame(refresh);
+    };
+    filter.addEventListener("input", schedule);
+    showAll.addEventListener("change", schedule);
+    document.addEventListener("keydown", (event) => {
+        const target = event.target;
+        if (event.key === "/" && !target.closest("input, textarea, select")) {
+            event.preventDefault();
+            filter.focus();
+        }
+    });
+    function refresh() {
+        frame = 0;
+        const query = filter.value.trim().toLowerCase();
+        const shown = [];
+        let items = 0;
+        let matched = 0;
+        let observations = 0;
+        runs.forEach((run, index) => {
+            const all = run.ended === "deleted" ? [] : run.display.items();
+            const summary = summarize(all, run.ended === "complete");
+            starts.set(run.runId, summary.startMs);
+            items += all.length;
+            observations += summary.observations;
+            const position = run.display.position;
+            shown.push({
+                type: "run",
+                key: `run:${run.runId}`,
+                runId: run.runId,
+                index,
+                summary,
+                position: position ? `${position.attempt}-${position.sequence}` : "",
+                deleted: run.ended === "deleted",
+            });
+            const context = contextOf(run.runId);
+            const own = rows(all, { open, showAll: showAll.checked });
+            const kept = query === "" ? own : filtered(own, query);
+            matched += kept.filter((row) => row.type === "item").length;
+            for (const row of kept)
+                shown.push({ type: "row", key: row.key, row, context });
+        });
+        const complete = runs.filter((run) => run.ended === "complete").length;
+        // Each run's position and status, whether or not its header is in the window (tests and tools read it).
+        view.dataset["progress"] = shown
+            .filter((row) => row.type === "run")
+            .map((head) => `${head.runId}@${head.position}:${head.deleted ? "deleted" : head.summary.status}`)
+            .join(" ");
+        view.dataset["runs"] = String(runs.length);
+        view.dataset["completeRuns"] = String(complete);
+        byId("thread-summary").textContent =
+            runs.length === 0 ? "No run yet" : `${plural(runs.length, "run")} · ${complete} complete · ${plural(items, "item")}`;
+        byId("filter-count").textContent = query === "" ? "" : `${plural(matched, "item")} match`;
+        byId("observation-count").textContent = `Show all ${plural(observations, "observation")}`;
+        const root = document.documentElement;
+        const atBottom = window.scrollY > 0 && window.scrollY + window.innerHeight >= root.scrollHeight - 24;
+        list.setRows(shown);
+        byId("rows").dataset["rows"] = String(shown.length);
+        const empty = byId("rows-empty");
+        empty.hidden = shown.length > 0;
+        empty.textContent = runs.length === 0 ? "Waiting for the thread's first run…" : "No item matches the filter.";
+        if (atBottom)
+            window.scrollTo(0, root.scrollHeight);
+    }
+    const connect = () => {
+        const follower = followThread(`/v1/threads/${encodeURIComponent(threadId)}/observed`, {
+            headers: authHeaders(),
+            onChange: (current) => {
+                runs = current;
+                hooks.setConnection("live");
+                schedule();
+            },
+            onRetry: (error, delayMs) => {
+                const why = error instanceof Error ? error.message : text(String(error));
+                hooks.setConnection(delayMs > 0 ? `reconnecting in ${duration(delayMs)}…` : "catching up…");
+                console.debug("a13n-stream viewer:", why);
+            },
+        });
+        follower.done.catch((error) => {
+            if (error instanceof FollowError && error.status === 401) {
+                hooks.needsToken(connect);
+                return;
+            }
+            hooks.setConnection(error instanceof Error ? error.message : String(error));
+        });
+    };
+    refresh();
+    connect();
+}
+const STATUS_WORDS = {
+    waiting: "waiting",
+    running: "running",
+    complete: "complete",
+    failed: "failed",
+    cancelled: "cancelled",
+    interrupted: "interrupted",
+};
+/** A run's header in the thread: which run, its status and its time. */
+function runHeader(head) {
+    const { summary } = head;
+    const status = head.deleted ? "deleted" : summary.status;
+    const times = [];
+    if (summary.startMs !== null) {
+        times.push(el("time", {
+            class: "sub",
+            datetime: new Date(summary.startMs).toISOString(),
+            title: fullTime(summary.startMs),
+            text: `started ${new Date(summary.startMs).toLocaleString()}`,
+        }));
+        if (summary.endMs !== null)
+            times.push(el("span", { class: "sub", text: ` · ${duration(summary.endMs - summary.startMs)}` }));
+    }
+    return el("article", {
+        class: "row run-separator",
+        "data-key": head.key,
+        "data-row": "run",
+        "data-run": head.runId,
+        "data-status": status,
+        "data-position": head.position,
+        "data-items": String(summary.items),
+        "data-depth": "0",
+        tabindex: "-1",
+        "aria-label": `Run ${head.index + 1}: ${head.runId}, ${status}`,
+    }, [
+        el("span", { class: "run-number", text: `Run ${head.index + 1}` }),
+        " ",
+        el("a", { href: `/runs/${encodeURIComponent(head.runId)}`, class: "run-link", text: head.runId }),
+        " ",
+        el("span", { class: "status", "data-status": status, text: head.deleted ? "deleted" : STATUS_WORDS[summary.status] }),
+        " ",
+        ...times,
+        el("span", { class: "sub", text: ` · ${plural(summary.items, "item")}` }),
+    ]);
+}
