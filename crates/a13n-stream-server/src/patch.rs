@@ -23,17 +23,15 @@ pub(crate) fn item_patch(old: &str, new: &str) -> Option<String> {
         return None;
     };
     let expected_keys = FIXED.iter().chain(&CARRIED).chain(["content"].iter());
-    if new.keys().any(|key| !expected_keys.clone().any(|k| k == key))
-        || FIXED.iter().any(|k| old.get(*k) != new.get(*k))
-    {
+    let unexpected = |item: &Map<String, Value>| item.keys().any(|key| !expected_keys.clone().any(|k| k == key));
+    if unexpected(&old) || unexpected(&new) || FIXED.iter().any(|k| old.get(*k) != new.get(*k)) {
         return None;
     }
     let (Some(Value::Object(before)), Some(Value::Object(after))) = (old.get("content"), new.get("content")) else {
         return None;
     };
-    // Kept keys must keep their order; new keys come after them.
-    let kept: Vec<&String> = after.keys().filter(|key| before.contains_key(*key)).collect();
-    if kept.len() != before.len() || !before.keys().eq(kept) {
+    // Every key is kept, in its place; new keys come after them.
+    if after.len() < before.len() || !before.keys().eq(after.keys().take(before.len())) {
         return None;
     }
     let (mut append, mut set) = (Map::new(), Map::new());
@@ -87,6 +85,10 @@ mod tests {
         let old = item("in_progress", "0-2", r#"{"a":"x","b":"y"}"#);
         assert_eq!(item_patch(&old, &item("in_progress", "0-3", r#"{"b":"y","a":"x"}"#)), None);
         assert_eq!(item_patch(&old, &item("in_progress", "0-3", r#"{"a":"x"}"#)), None);
+        // A new key before kept ones, and host references on the old version only, send the whole item.
+        assert_eq!(item_patch(&old, &item("in_progress", "0-3", r#"{"n":1,"a":"x","b":"y"}"#)), None);
+        let old_refs = old.replace(r#""content""#, r#""content_refs":{},"content""#);
+        assert_eq!(item_patch(&old_refs, &item("in_progress", "0-3", r#"{"a":"x","b":"y"}"#)), None);
         let with_refs = item("in_progress", "0-3", r#"{"a":"x","b":"y"}"#)
             .replace(r#""content""#, r#""content_refs":{},"content""#);
         assert_eq!(item_patch(&old, &with_refs), None);

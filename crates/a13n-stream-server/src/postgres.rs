@@ -100,6 +100,9 @@ const MIGRATIONS: &[&str] = &[
 ",
 ];
 
+/// The advisory lock that orders new runs' first commits (an arbitrary key of this program's own).
+const CREATED_LOCK: i64 = 0x6131_336e_7275_6e73;
+
 /// The statements of one commit, in the order `commit` destructures them.
 const COMMIT: [&str; 7] = [
     "INSERT INTO a13n_runs (run_id, journal_len, position, complete, incarnation) VALUES ($1, 0, 0, FALSE, $2)
@@ -333,6 +336,14 @@ impl Storage for PostgresStorage {
             writes.push(transaction.execute(&rejections, &rejection_params));
         }
         futures_util::future::try_join_all(writes).await?;
+        if batch.offset == 0 {
+            // A new run's place in the order of first ingest is drawn in commit order (a sequence alone is not:
+            // a later draw may commit first, and a thread's follower past it would never see the earlier run):
+            // new runs' first commits pass here one at a time, holding the lock until they commit.
+            transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&CREATED_LOCK]).await?;
+            let created = "UPDATE a13n_runs SET created = nextval('a13n_runs_created') WHERE run_id = $1";
+            transaction.execute(created, &[&batch.run_id]).await?;
+        }
         transaction.commit().await?;
         Ok(())
     }

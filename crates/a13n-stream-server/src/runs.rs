@@ -574,10 +574,10 @@ impl Runs {
             None => (fresh(), 0, 0),
             Some(continuation) => {
                 let items = self.storage.items(run_id, 0, None, usize::MAX).await?;
-                let bytes = items.iter().map(|item| item.item.len() as u64).sum::<u64>() + continuation.len() as u64;
                 let parts = items.iter().map(|item| item.item.as_str());
                 match DisplayFold::restore_parts(parts, continuation, self.retain_content, None) {
-                    Ok(fold) => (fold, record.checkpoint_len, bytes),
+                    // The next checkpoint stores only what changed since this one: it waits for the least bytes.
+                    Ok(fold) => (fold, record.checkpoint_len, 0),
                     Err(_) => (fresh(), u64::MAX, 0),
                 }
             }

@@ -509,3 +509,41 @@ async fn commits_between_checkpoints_store_lines_and_events_and_rebuild_exactly(
     assert_eq!(metrics.journal_rebuilds.get(), 0, "no rebuild from the whole journal");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A thread's runs are ordered by when their first commit became visible, not by when it began: a run whose
+/// first commit waits (here on another session's uncommitted row of the same run id) while a later run commits
+/// must come after it, or a follower that saw the later run first would never see it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_threads_runs_are_in_the_order_their_first_commits_became_visible() {
+    let url = tokio::task::spawn_blocking(|| a13n_testkit::host::postgres_database("thread_order")).await.unwrap();
+    let options = PoolOptions { size: 4, wait: Duration::from_secs(10) };
+    let runs = Arc::new(Runs::new(Arc::new(PostgresStorage::open(&url, options).await.unwrap()), false));
+    let (mut blocker, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    let transaction = blocker.transaction().await.unwrap();
+    let hold = "INSERT INTO a13n_runs (run_id, journal_len, position, complete) VALUES ('run-x', 0, 0, FALSE)";
+    transaction.batch_execute(hold).await.unwrap();
+    // Run X's first commit begins (and waits on the row another session holds).
+    let slow = {
+        let runs = Arc::clone(&runs);
+        tokio::spawn(async move { runs.ingest("run-x", 0, hello_stream("thread-o", "run-x"), OnReject::Refuse).await })
+    };
+    let (waiting, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let row = waiting.query_one("SELECT count(*) FROM pg_locks WHERE NOT granted", &[]).await.unwrap();
+        if row.get::<_, i64>(0) > 0 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "run X's commit never waited");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Run Y begins later and commits first.
+    runs.ingest("run-y", 0, hello_stream("thread-o", "run-y"), OnReject::Refuse).await.unwrap();
+    transaction.rollback().await.unwrap();
+    slow.await.unwrap().unwrap();
+    let listed = runs.storage().thread_runs("thread-o", 0, 10).await.unwrap();
+    let ids: Vec<&str> = listed.iter().map(|run| run.run_id.as_str()).collect();
+    assert_eq!(ids, ["run-y", "run-x"], "the order the runs became visible in");
+}
