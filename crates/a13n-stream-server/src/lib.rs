@@ -100,6 +100,12 @@ fn bad_run_id() -> Response {
     Problem::new(StatusCode::BAD_REQUEST, "run_id", message).into_response()
 }
 
+/// The answer for a malformed thread id (thread ids follow the run id rule, `runs::valid_run_id`).
+fn bad_thread_id() -> Response {
+    let message = "thread ids are 1 to 128 characters of A-Z a-z 0-9 - _ . :, not only dots";
+    Problem::new(StatusCode::BAD_REQUEST, "thread_id", message).into_response()
+}
+
 /// CORS answers for the allowed origins (`--allow-origin`); other origins never get this far.
 fn cors(config: &Config) -> CorsLayer {
     let origins = if config.allow_origins.iter().any(|o| o == "*") {

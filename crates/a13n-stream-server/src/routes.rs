@@ -126,8 +126,7 @@ pub(crate) async fn thread_runs(
     Params(query): Params<ThreadRunsQuery>,
 ) -> Response {
     if !valid_run_id(&thread_id) {
-        let message = "thread ids are 1 to 128 characters of A-Z a-z 0-9 - _ . :, not only dots";
-        return Problem::new(StatusCode::BAD_REQUEST, "thread_id", message).into_response();
+        return crate::bad_thread_id();
     }
     let limit = page_size(query.limit);
     let after = query.after.map_or(0, |Count(after)| after);

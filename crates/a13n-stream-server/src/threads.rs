@@ -203,8 +203,7 @@ async fn thread_stream<F: RunFrames>(
     headers: HeaderMap,
 ) -> Response {
     if !valid_run_id(&thread_id) {
-        let message = "thread ids are 1 to 128 characters of A-Z a-z 0-9 - _ . :, not only dots";
-        return Problem::new(StatusCode::BAD_REQUEST, "thread_id", message).into_response();
+        return crate::bad_thread_id();
     }
     let header = headers.get("last-event-id").map(|v| v.to_str().unwrap_or("\u{fffd}"));
     let mut feed = ThreadFeed::<F> {

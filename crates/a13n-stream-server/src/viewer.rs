@@ -114,8 +114,7 @@ pub(crate) async fn run_page(axum::extract::Path(run_id): axum::extract::Path<St
     ))]
 pub(crate) async fn thread_page(axum::extract::Path(thread_id): axum::extract::Path<String>) -> Response {
     if !crate::runs::valid_run_id(&thread_id) {
-        let message = "thread ids are 1 to 128 characters of A-Z a-z 0-9 - _ . :, not only dots";
-        return crate::problem::Problem::new(axum::http::StatusCode::BAD_REQUEST, "thread_id", message).into_response();
+        return crate::bad_thread_id();
     }
     asset("text/html; charset=utf-8", PAGE)
 }
