@@ -8,6 +8,7 @@
 //! Both write floats the way Python's `repr` does (`1e-05`, `21.0`, `1e+16`), which differs from Rust's
 //! shortest-representation formatting only in layout, never in digits.
 
+use std::borrow::Cow;
 use std::io;
 
 use serde::Serialize;
@@ -29,6 +30,53 @@ fn shortest_digits(value: f64) -> (bool, String, i32) {
         None => (false, mantissa),
     };
     (negative, mantissa.chars().filter(|c| *c != '.').collect(), exponent)
+}
+
+/// A JSON number as Python's `json.loads` holds it: an `int` of any size (its digits), or a `float`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum PyNumber<'a> {
+    /// An integer literal, as `str(int)` writes it (`-0` is `0`).
+    Int(&'a str),
+    /// Any literal with a fraction or an exponent.
+    Float(f64),
+}
+
+impl PyNumber<'_> {
+    /// The number a JSON literal is, in Python.
+    pub(crate) fn of(literal: &str) -> PyNumber<'_> {
+        if literal.bytes().any(|byte| matches!(byte, b'.' | b'e' | b'E')) {
+            return PyNumber::Float(literal.parse().unwrap_or(f64::NAN));
+        }
+        match literal.strip_prefix('-') {
+            Some(digits) if digits.bytes().all(|digit| digit == b'0') => PyNumber::Int("0"),
+            _ => PyNumber::Int(literal),
+        }
+    }
+
+    /// The number a parsed JSON number is (its literal, which `serde_json` keeps).
+    pub(crate) fn of_number(number: &serde_json::Number) -> PyNumber<'_> {
+        PyNumber::of(number.as_str())
+    }
+
+    /// `json.dumps`'s text (`Infinity` for a float too large to hold).
+    pub(crate) fn dumps(self) -> Cow<'static, str> {
+        match self {
+            PyNumber::Int(text) => Cow::Owned(text.to_owned()),
+            PyNumber::Float(value) if value.is_finite() => Cow::Owned(py_float_repr(value)),
+            PyNumber::Float(value) if value > 0.0 => Cow::Borrowed("Infinity"),
+            PyNumber::Float(value) if value < 0.0 => Cow::Borrowed("-Infinity"),
+            PyNumber::Float(_) => Cow::Borrowed("NaN"),
+        }
+    }
+
+    /// Pydantic's JSON text (`null` for a float that is not finite).
+    pub(crate) fn pydantic(self) -> Cow<'static, str> {
+        match self {
+            PyNumber::Int(text) => Cow::Owned(text.to_owned()),
+            PyNumber::Float(value) if value.is_finite() => Cow::Owned(pydantic_float_repr(value)),
+            PyNumber::Float(_) => Cow::Borrowed("null"),
+        }
+    }
 }
 
 /// Format a finite float as Python's `repr(float)`.
@@ -193,6 +241,10 @@ impl Formatter for PyFormatter {
         writer.write_all(py_float_repr(value).as_bytes())
     }
 
+    fn write_number_str<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: &str) -> io::Result<()> {
+        writer.write_all(PyNumber::of(value).dumps().as_bytes())
+    }
+
     fn write_f32<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f32) -> io::Result<()> {
         self.write_f64(writer, f64::from(value))
     }
@@ -260,6 +312,10 @@ pub(crate) struct PydanticFormatter;
 impl Formatter for PydanticFormatter {
     fn write_f64<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
         writer.write_all(pydantic_float_repr(value).as_bytes())
+    }
+
+    fn write_number_str<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: &str) -> io::Result<()> {
+        writer.write_all(PyNumber::of(value).pydantic().as_bytes())
     }
 
     fn write_f32<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f32) -> io::Result<()> {
@@ -351,10 +407,9 @@ fn encoded_size(value: &Value, string: fn(&str) -> usize, float: fn(f64) -> usiz
         Value::Null => 4,
         Value::Bool(true) => 4,
         Value::Bool(false) => 5,
-        Value::Number(number) => match (number.as_i64(), number.as_u64()) {
-            (Some(int), _) => itoa::Buffer::new().format(int).len(),
-            (None, Some(int)) => itoa::Buffer::new().format(int).len(),
-            _ => float(number.as_f64().unwrap_or(0.0)),
+        Value::Number(number) => match PyNumber::of_number(number) {
+            PyNumber::Int(digits) => digits.len(),
+            PyNumber::Float(value) => float(value),
         },
         Value::String(text) => string(text),
         Value::Array(items) => {

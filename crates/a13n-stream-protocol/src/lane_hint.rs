@@ -7,6 +7,7 @@ use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, LaneLine};
 use crate::delta_memo::DeltaMemo;
 use crate::part_line::{PartLine, ToolReturnLine};
+use crate::source_model::layout::{event_in_layout, LayoutMemo};
 
 /// What takes lines through the fast lanes (the observer, the display fold): one method per lane, each
 /// returning how many events it wrote, or `None` with nothing changed or written.
@@ -20,6 +21,10 @@ pub(crate) trait Lanes {
     fn delta_memo(&mut self) -> Option<&mut DeltaMemo> {
         None
     }
+    /// Where the taker remembers lines found in their model's layout (none by default: each line is checked).
+    fn layout_memo(&mut self) -> Option<&mut LayoutMemo> {
+        None
+    }
 }
 
 /// Take `line` through the lane it is for; `None` (nothing changed or written) when no lane takes it.
@@ -27,7 +32,17 @@ pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>
     if let Some(delta) = lanes.delta_memo().and_then(|memo| memo.read(line)) {
         return lanes.arguments(&delta, out);
     }
-    match lane_hint(line) {
+    let hint = lane_hint(line);
+    // The lanes copy what they scan: a line spelled otherwise than its model's dump takes the general path.
+    let in_layout = match (hint, lanes.layout_memo()) {
+        (LaneHint::General, _) => return None,
+        (hint, Some(memo)) => memo.in_layout(hint as usize, line),
+        (_, None) => event_in_layout(line),
+    };
+    if !in_layout {
+        return None;
+    }
+    match hint {
         LaneHint::Delta => match LaneLine::scan(line)? {
             LaneLine::Content(delta) => lanes.content(&delta, out),
             LaneLine::Arguments(mut delta) => {
@@ -51,6 +66,7 @@ pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>
 /// The lane a line's `event_kind` points to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum LaneHint {
+    // The first four number the slots of a `LayoutMemo`.
     /// A part's delta: the delta lanes ([`crate::delta_line`]).
     Delta,
     /// A part's start or end: the part lane ([`crate::part_line`]), and for a tool call's start the carried lane.

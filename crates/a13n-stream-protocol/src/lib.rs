@@ -126,6 +126,7 @@ mod scan;
 mod sink;
 mod skeleton;
 pub mod source;
+mod source_model;
 mod time;
 
 pub use agui::Event;

@@ -16,6 +16,7 @@ use crate::lane_hint::{take_in_lane, Lanes};
 use crate::observer::HarnessAguiStreamObserver;
 use crate::part_line::{PartLine, ToolReturnLine};
 use crate::source::SourceItem;
+use crate::source_model::layout::LayoutMemo;
 
 impl HarnessAguiStreamObserver {
     /// Decode one Harness source line, observe it, and append each AG-UI event as one JSON line
@@ -135,6 +136,10 @@ impl Lanes for HarnessAguiStreamObserver {
 
     fn delta_memo(&mut self) -> Option<&mut DeltaMemo> {
         Some(&mut self.delta_memo)
+    }
+
+    fn layout_memo(&mut self) -> Option<&mut LayoutMemo> {
+        Some(&mut self.layout_memo)
     }
 
     fn tool_return(&mut self, line: &ToolReturnLine<'_>, out: &mut Vec<u8>) -> Option<usize> {

@@ -17,7 +17,7 @@
 
 use serde_json::Value;
 
-use crate::json::{char_len, py_float_repr};
+use crate::json::char_len;
 
 /// Where Pydantic's error pages live, for the version the reference was recorded with.
 const DOCS: &str = "https://errors.pydantic.dev/2.14/v/";
@@ -191,9 +191,11 @@ fn write_repr(value: &Value, out: &mut String) {
         Value::Null => out.push_str("None"),
         Value::Bool(true) => out.push_str("True"),
         Value::Bool(false) => out.push_str("False"),
-        Value::Number(number) => match number.as_f64().filter(|_| number.is_f64()) {
-            Some(float) => out.push_str(&py_float_repr(float)),
-            None => out.push_str(&number.to_string()),
+        Value::Number(number) => match crate::json::PyNumber::of_number(number) {
+            crate::json::PyNumber::Float(float) if !float.is_finite() => {
+                out.push_str(if float > 0.0 { "inf" } else { "-inf" })
+            }
+            number => out.push_str(&number.dumps()),
         },
         Value::String(text) => write_str_repr(text, out),
         Value::Array(items) => {

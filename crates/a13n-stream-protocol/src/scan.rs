@@ -120,6 +120,25 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// Walk an array, calling `item` for each element; `item` must consume it.
+    pub(crate) fn array(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.eat(b'[')?;
+        if self.eat(b']').is_some() {
+            return Some(());
+        }
+        loop {
+            item(self)?;
+            match self.peek()? {
+                b',' => self.at += 1,
+                b']' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
     /// Exactly the JSON string `"word"` next (`word` holding nothing to escape), consumed.
     #[inline]
     pub(crate) fn quoted(&mut self, word: &str) -> bool {
@@ -258,23 +277,7 @@ impl<'a> Scanner<'a> {
         match self.peek()? {
             b'"' => self.string().map(drop),
             b'{' => self.object(|scanner, _| scanner.skip_at_depth(depth + 1)),
-            b'[' => {
-                self.at += 1;
-                if self.eat(b']').is_some() {
-                    return Some(());
-                }
-                loop {
-                    self.skip_at_depth(depth + 1)?;
-                    match self.peek()? {
-                        b',' => self.at += 1,
-                        b']' => {
-                            self.at += 1;
-                            return Some(());
-                        }
-                        _ => return None,
-                    }
-                }
-            }
+            b'[' => self.array(|scanner| scanner.skip_at_depth(depth + 1)),
             b't' => self.literal(b"true"),
             b'f' => self.literal(b"false"),
             b'n' => self.literal(b"null"),

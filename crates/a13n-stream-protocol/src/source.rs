@@ -86,6 +86,7 @@ impl SourceEvent {
 
     /// Decode and validate one event object.
     pub fn from_object(raw: Object) -> Result<SourceEvent, InputError> {
+        let raw = crate::source_model::normalize_event(raw)?;
         let kind = classify(&raw)?;
         Ok(SourceEvent { kind, raw })
     }
@@ -650,11 +651,54 @@ mod tests {
 
     #[test]
     fn round_trips_the_wire_form() {
-        let line = r#"{"thread_id":"t","run_id":"r","sequence":3,"occurred_at":"2026-11-29T12:00:00.5+00:00","event":{"z":1,"kind":"state","payload":{"b":1,"a":2}}}"#;
+        let line = r#"{"thread_id":"t","run_id":"r","sequence":3,"occurred_at":"2026-11-29T12:00:00.5+00:00","event":{"schema_version":"1","kind":"state","payload":{"b":1,"a":2}}}"#;
         let item = SourceItem::from_json(line).unwrap();
         assert_eq!(item.event().unwrap().kind(), EventKind::Extension);
         let text = serde_json::to_string(&item.to_value()).unwrap();
         assert!(text.contains(r#""occurred_at":"2026-11-29T12:00:00.500000+00:00""#), "{text}");
-        assert!(text.contains(r#"{"z":1,"kind":"state","payload":{"b":1,"a":2}}"#), "{text}");
+        assert!(text.contains(r#"{"schema_version":"1","kind":"state","payload":{"b":1,"a":2}}"#), "{text}");
+    }
+
+    /// The reference reads objects: an event's dump follows its model, whatever the line's layout. Keys in
+    /// another order, omitted defaults and unknown keys give the dump's layout; an extension event, whose model
+    /// refuses unknown keys, is refused with one; numbers are kept as Python keeps them; and `occurred_at` is
+    /// read in every layout `datetime.fromisoformat` reads.
+    #[test]
+    fn an_event_takes_its_models_layout_whatever_the_lines() {
+        let line = |time: &str, event: &str| {
+            format!(r#"{{"event":{event},"occurred_at":"{time}","sequence":1,"run_id":"r","thread_id":"t"}}"#)
+        };
+        let event =
+            |line: &str| serde_json::to_string(&SourceItem::from_json(line).unwrap().to_value()["event"]).unwrap();
+        let spelled = line(
+            "20261129T120001Z",
+            r#"{"event_kind":"part_start","part":{"part_kind":"tool-call","args":"","x":[1],"tool_call_id":"c1","tool_name":"f"},"index":0}"#,
+        );
+        assert_eq!(
+            event(&spelled),
+            r#"{"index":0,"part":{"tool_name":"f","args":"","tool_call_id":"c1","tool_kind":null,"id":null,"provider_name":null,"provider_details":null,"part_kind":"tool-call"},"previous_part_kind":null,"event_kind":"part_start"}"#
+        );
+        let item = SourceItem::from_json(&spelled).unwrap();
+        assert_eq!(item.occurred_at.isoformat(), "2026-11-29T12:00:01+00:00");
+        let extension = line(
+            "2026-11-29T12:00:01Z",
+            r#"{"payload":{"big":18446744073709551616,"zero":-0,"f":1E2},"kind":"usage"}"#,
+        );
+        assert_eq!(
+            crate::json::PyDumps::TEXT.dumps(&SourceItem::from_json(&extension).unwrap().to_value()["event"]),
+            r#"{"schema_version":"1","kind":"usage","payload":{"big":18446744073709551616,"zero":0,"f":100.0}}"#
+        );
+        let refused = line("2026-11-29T12:00:01Z", r#"{"kind":"usage","payload":{},"z":1}"#);
+        let error = SourceItem::from_json(&refused).unwrap_err();
+        assert_eq!((error.kind(), error.path()), (InputKind::Shape, "event.z"));
+        for (written, iso) in [
+            ("2026-W48-7T10:00+05", "2026-11-29T10:00:00+05:00"),
+            ("20261129T180539.742828+0000", "2026-11-29T18:05:39.742828+00:00"),
+            ("2026-11-29 18:05:39,5-0130", "2026-11-29T18:05:39.500000-01:30"),
+            ("2026-11-29", "2026-11-29T00:00:00"),
+        ] {
+            assert_eq!(SourceTime::parse(written).unwrap().isoformat(), iso, "{written}");
+        }
+        assert!(SourceTime::parse("2026-11-29T24:00:00").is_err());
     }
 }

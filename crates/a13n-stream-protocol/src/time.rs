@@ -24,8 +24,10 @@ pub struct SourceTime {
 
 impl SourceTime {
     /// Parse an ISO 8601 date-time such as `2026-11-29T17:59:24.176246+00:00` or `…Z`.
+    /// Every layout Python 3.13's `datetime.fromisoformat` reads is accepted (the basic form `20261129T180539Z`,
+    /// week dates, a date alone, …).
     pub fn parse(text: &str) -> Result<SourceTime, String> {
-        parse_datetime(text)
+        parse_datetime(text).or_else(|error| parse_python_isoformat(text.as_bytes()).ok_or(error))
     }
 
     /// Microseconds since the Unix epoch.
@@ -369,6 +371,126 @@ fn parse_datetime(text: &str) -> Result<SourceTime, String> {
         return Ok(parsed);
     }
     parse_any_layout(text)
+}
+
+/// The text Pydantic's JSON mode writes for the date-time `text` reads as: local fields, `.ffffff` when not
+/// zero, then `Z` for UTC, `±HH:MM` for another offset, nothing for a naive time. `None` when it is not one.
+pub(crate) fn pydantic_datetime(text: &str) -> Option<String> {
+    let time = parse_datetime(text).ok()?;
+    let mut out = String::with_capacity(32);
+    match time.offset {
+        Some(0) => {
+            write_civil(&mut out, time.micros);
+            out.push('Z');
+        }
+        _ => time.write_isoformat(&mut out),
+    }
+    Some(out)
+}
+
+/// The layouts Python 3.13's `datetime.fromisoformat` reads beyond [`parse_any_layout`]'s: the basic forms
+/// (`20261129T180539Z`, `…T1805`, offsets `+0530` and `+05`), ISO week dates (`2026-W48-7`, `2026W487`), a date
+/// alone, and any one character between date and time.
+fn parse_python_isoformat(bytes: &[u8]) -> Option<SourceTime> {
+    let mut at = 0usize;
+    let digits = |at: &mut usize, width: usize| -> Option<i64> {
+        let field = bytes.get(*at..*at + width)?;
+        let value =
+            field.iter().try_fold(0i64, |acc, &d| d.is_ascii_digit().then(|| acc * 10 + i64::from(d - b'0')))?;
+        *at += width;
+        Some(value)
+    };
+    let extended = bytes.get(4) == Some(&b'-');
+    let year = digits(&mut at, 4)?;
+    at += usize::from(extended);
+    let days = if bytes.get(at) == Some(&b'W') {
+        at += 1;
+        let week = digits(&mut at, 2)?;
+        let weekday = match (extended, bytes.get(at)) {
+            (true, Some(b'-')) => {
+                at += 1;
+                digits(&mut at, 1)?
+            }
+            (false, Some(d)) if d.is_ascii_digit() => digits(&mut at, 1)?,
+            _ => 1,
+        };
+        if !(1..=53).contains(&week) || !(1..=7).contains(&weekday) {
+            return None;
+        }
+        // Monday of ISO week 1 is the Monday on or before January 4th.
+        let january_4 = days_from_civil(year, 1, 4);
+        let monday = january_4 - (january_4 + 3).rem_euclid(7);
+        monday + (week - 1) * 7 + weekday - 1
+    } else {
+        let month = digits(&mut at, 2)?;
+        at += usize::from(extended && bytes.get(at) == Some(&b'-'));
+        let day = digits(&mut at, 2)?;
+        if !(1..=12).contains(&month) || !(1..=days_in_month(year, month)).contains(&day) {
+            return None;
+        }
+        days_from_civil(year, month, day)
+    };
+    let (mut clock, mut offset) = (0i64, None);
+    if at < bytes.len() {
+        at += 1; // any one separator
+        let hour = digits(&mut at, 2)?;
+        let colon = bytes.get(at) == Some(&b':');
+        let part = |at: &mut usize| -> Option<i64> {
+            match bytes.get(*at) {
+                Some(b':') if colon => {
+                    *at += 1;
+                    digits(at, 2)
+                }
+                Some(d) if !colon && d.is_ascii_digit() => digits(at, 2),
+                _ => Some(0),
+            }
+        };
+        let (minute, second) = (part(&mut at)?, part(&mut at)?);
+        let mut micros = 0;
+        if matches!(bytes.get(at), Some(b'.' | b',')) {
+            at += 1;
+            let start = at;
+            while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+                at += 1;
+            }
+            if at == start {
+                return None;
+            }
+            micros = (0..6).fold(0i64, |acc, place| {
+                acc * 10 + bytes.get(start + place).filter(|_| start + place < at).map_or(0, |d| i64::from(d - b'0'))
+            });
+        }
+        if hour > 23 || minute > 59 || second > 59 {
+            return None;
+        }
+        clock = (hour * 3600 + minute * 60 + second) * MICROS_PER_SECOND + micros;
+        offset = match bytes.get(at) {
+            None => None,
+            Some(b'Z') if at + 1 == bytes.len() => {
+                at += 1;
+                Some(0)
+            }
+            Some(sign @ (b'+' | b'-')) => {
+                let negative = *sign == b'-';
+                at += 1;
+                let hours = digits(&mut at, 2)?;
+                at += usize::from(bytes.get(at) == Some(&b':'));
+                let minutes = if at < bytes.len() { digits(&mut at, 2)? } else { 0 };
+                if hours > 23 || minutes > 59 {
+                    return None;
+                }
+                let total = i32::try_from(hours * 3600 + minutes * 60).ok()?;
+                Some(if negative { -total } else { total })
+            }
+            Some(_) => return None,
+        };
+    }
+    if at != bytes.len() {
+        return None;
+    }
+    let local = days * SECONDS_PER_DAY * MICROS_PER_SECOND + clock;
+    let micros = local - i64::from(offset.unwrap_or(0)) * MICROS_PER_SECOND;
+    (MIN_MICROS..=MAX_MICROS).contains(&micros).then_some(SourceTime { micros, offset })
 }
 
 /// The layouts every writer uses, `YYYY-MM-DDTHH:MM:SS[.ffffff](Z|±HH:MM)`, read at fixed positions; `None` for

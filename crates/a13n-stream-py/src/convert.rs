@@ -116,6 +116,11 @@ fn number_to_python<'py>(py: Python<'py>, number: &Number) -> PyResult<Bound<'py
     if let Some(value) = number.as_u64() {
         return Ok(value.into_pyobject(py)?.into_any());
     }
+    let literal = number.as_str();
+    if literal.bytes().all(|byte| byte == b'-' || byte.is_ascii_digit()) {
+        // An integer beyond 64 bits: Python's `int` of its digits, as `json.loads` makes it.
+        return Ok(py.get_type::<pyo3::types::PyInt>().call1((literal,))?.into_any());
+    }
     Ok(PyFloat::new(py, number.as_f64().unwrap_or(f64::NAN)).into_any())
 }
 
@@ -202,7 +207,9 @@ fn json_of(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Refused> {
         if let Ok(value) = object.extract::<u64>() {
             return Ok(value.into());
         }
-        return Err(Refused::new("an integer beyond 64 bits has no JSON form here"));
+        // Beyond 64 bits: its digits, kept exact as Python keeps them.
+        let digits = object.str()?.to_string();
+        return digits.parse::<Number>().map(Value::Number).map_err(|_| Refused::new("an integer with no JSON form"));
     }
     if let Ok(value) = object.cast::<PyFloat>() {
         let value = value.value();

@@ -140,7 +140,11 @@ fn walk(object: &Bound<'_, PyAny>, depth: usize) -> PyResult<Option<Value>> {
         if let Ok(value) = object.extract::<i64>() {
             return Ok(Some(value.into()));
         }
-        return Ok(object.extract::<u64>().ok().map(Value::from));
+        if let Ok(value) = object.extract::<u64>() {
+            return Ok(Some(value.into()));
+        }
+        // Beyond 64 bits: its digits, kept exact as Python keeps them.
+        return Ok(object.str()?.to_string().parse::<Number>().ok().map(Value::Number));
     }
     if let Ok(value) = object.cast::<PyFloat>() {
         return Ok(Number::from_f64(value.value()).map(Value::Number));

@@ -308,3 +308,31 @@ pub fn text_stream(thread_id: &str, run_id: &str, deltas: usize) -> Vec<String> 
     s.result(json!({"status": "completed", "output": text, "usage": {"input_tokens": 3, "output_tokens": 2, "cache_read_tokens": 0, "cache_write_tokens": 0, "details": {}}}));
     s.lines().to_vec()
 }
+
+/// `value` with every float written one way. `serde_json` keeps each number's literal (so that integers of
+/// any size stay exact), and two writers may spell one float differently (`2.5e-06`, `2.5e-6`); tests that
+/// compare JSON from two writers compare it through this.
+pub fn same_floats(value: Value) -> Value {
+    match value {
+        Value::Number(number) if number.as_str().bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) => {
+            number.as_f64().and_then(serde_json::Number::from_f64).map_or(Value::Number(number), Value::Number)
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(same_floats).collect()),
+        Value::Object(map) => Value::Object(map.into_iter().map(|(key, item)| (key, same_floats(item))).collect()),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod float_tests {
+    use super::*;
+
+    #[test]
+    fn floats_spelled_two_ways_compare_equal_and_integers_stay_exact() {
+        let a: Value = serde_json::from_str(r#"{"x":2.5e-06,"n":18446744073709551616}"#).unwrap();
+        let b: Value = serde_json::from_str(r#"{"x":2.5e-6,"n":18446744073709551616}"#).unwrap();
+        assert_ne!(a, b);
+        assert_eq!(same_floats(a.clone()), same_floats(b));
+        assert_eq!(same_floats(a)["n"].to_string(), "18446744073709551616");
+    }
+}

@@ -25,6 +25,7 @@ use crate::lane_hint::{take_in_lane, Lanes};
 use crate::observer::PartKind;
 use crate::part_line::{PartLine, ToolReturnLine};
 use crate::source::SourceItem;
+use crate::source_model::layout::LayoutMemo;
 
 impl DisplayFold {
     /// Decode one Harness source line, convert and fold it, and append one observed line per event to `out`
@@ -290,6 +291,10 @@ impl Lanes for DisplayFold {
 
     fn delta_memo(&mut self) -> Option<&mut DeltaMemo> {
         Some(&mut self.delta_memo)
+    }
+
+    fn layout_memo(&mut self) -> Option<&mut LayoutMemo> {
+        Some(&mut self.layout_memo)
     }
 }
 

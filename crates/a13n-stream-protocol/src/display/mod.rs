@@ -73,6 +73,7 @@ use crate::memory::{memory_sources, MemorySource};
 use crate::names;
 use crate::observer::{AguiEventProcessor, HarnessAguiStreamObserver, ObserverContinuation};
 use crate::source::{EventKind, SourceItem};
+use crate::source_model::layout::LayoutMemo;
 use crate::time::UtcTime;
 
 /// Options of a new [`DisplayFold`].
@@ -128,6 +129,8 @@ pub struct DisplayFold {
     writes_observed: bool,
     /// The last argument-delta line the lanes scanned in full (see `delta_memo.rs`).
     delta_memo: DeltaMemo,
+    /// Lines the lanes found in their model's layout (see `source_model/layout.rs`).
+    layout_memo: LayoutMemo,
     /// The last argument-delta event the lane wrote, to write the next ones by (see `args_event.rs`).
     args_event: EventTemplate,
 }
@@ -170,6 +173,7 @@ impl DisplayFold {
             arguments_open: false,
             writes_observed: true,
             delta_memo: DeltaMemo::default(),
+            layout_memo: LayoutMemo::default(),
             args_event: EventTemplate::default(),
         }
     }

@@ -31,10 +31,7 @@ pub(super) fn py_repr(value: &Value) -> String {
         Value::Null => PY_NONE.into(),
         Value::Bool(true) => "True".into(),
         Value::Bool(false) => "False".into(),
-        Value::Number(number) => match number.as_f64() {
-            Some(float) if number.is_f64() => crate::json::py_float_repr(float),
-            _ => number.to_string(),
-        },
+        Value::Number(number) => crate::json::PyNumber::of_number(number).dumps().into_owned(),
         Value::String(text) => {
             let quote = if text.contains('\'') && !text.contains('"') { '"' } else { '\'' };
             let mut out = String::with_capacity(text.len() + 2);

@@ -50,6 +50,7 @@ use crate::json::{char_len, Object, PyDumps};
 use crate::names;
 use crate::pydantic::Validation;
 use crate::source::{EventKind, RunResult, RunStatus, SourceBody, SourceEvent, SourceItem};
+use crate::source_model::layout::LayoutMemo;
 
 /// A host processor: sees each converted event with its source item and returns it, a replacement, or `None` to
 /// drop it. A replacement may change only the event type's mutable fields (text and argument deltas, encrypted
@@ -221,6 +222,8 @@ pub struct Observer<M: Mode> {
     resume_completed: bool,
     /// The last argument-delta line [`Observer::observe_line`]'s lanes scanned in full (see `delta_memo.rs`).
     pub(crate) delta_memo: DeltaMemo,
+    /// Lines [`Observer::observe_line`]'s lanes found in their model's layout (see `source_model/layout.rs`).
+    pub(crate) layout_memo: LayoutMemo,
     /// The last argument-delta event the lanes wrote, to write the next ones by (see `args_event.rs`).
     pub(crate) args_event: EventTemplate,
     mode: PhantomData<M>,
@@ -255,6 +258,7 @@ impl<M: Mode> Observer<M> {
             core: Core::default(),
             resume_completed: false,
             delta_memo: DeltaMemo::default(),
+            layout_memo: LayoutMemo::default(),
             args_event: EventTemplate::default(),
             mode: PhantomData,
         }
@@ -297,6 +301,7 @@ impl<M: Mode> Observer<M> {
             },
             resume_completed: true,
             delta_memo: DeltaMemo::default(),
+            layout_memo: LayoutMemo::default(),
             args_event: EventTemplate::default(),
             mode: PhantomData,
         }

@@ -1,0 +1,312 @@
+//! Whether a journal line's event is already in its model's layout, read from the text: the fast lanes copy
+//! what they scan, so they take only such lines, and any other spelling takes the general path, which decodes it
+//! into that layout.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use super::{choose, Extra, Model, Ty};
+use crate::scan::Scanner;
+
+/// More keys than this in one object: not a layout the lanes take.
+const MAX_KEYS: usize = 32;
+
+/// Whether `line`'s `event` is spelled in its model's layout: every field of the model, in its order, nested
+/// models too (with no key a model drops or refuses), and date-times as Pydantic writes them. `false` for
+/// anything the scanner does not read, which then takes the general path.
+pub(crate) fn event_in_layout(line: &str) -> bool {
+    let mut scanner = Scanner::new(line);
+    let mut found = None;
+    let walked = scanner.object(|scanner, key| {
+        if key == "event" {
+            let text = scanner.raw_value()?;
+            found = Some(text);
+        } else {
+            scanner.skip_value()?;
+        }
+        Some(())
+    });
+    match (walked, found) {
+        (Some(()), Some(text)) => {
+            let mut event = Scanner::new(text);
+            object_in_layout(&mut event, None).unwrap_or(false)
+        }
+        _ => false,
+    }
+}
+
+/// One object's keys and the ranges of their values' text.
+struct Entries<'a> {
+    text: &'a str,
+    keys: Vec<(Cow<'a, str>, Range<usize>)>,
+}
+
+impl<'a> Entries<'a> {
+    fn read(scanner: &mut Scanner<'a>) -> Option<Entries<'a>> {
+        let text = scanner.rest();
+        let mut keys = Vec::with_capacity(12);
+        scanner.object(|scanner, key| {
+            let value = scanner.raw_value()?;
+            let start = value.as_ptr() as usize - text.as_ptr() as usize;
+            keys.push((key, start..start + value.len()));
+            (keys.len() <= MAX_KEYS).then_some(())
+        })?;
+        Some(Entries { text, keys })
+    }
+
+    fn value(&self, key: &str) -> Option<&'a str> {
+        self.keys.iter().find(|(name, _)| name == key).map(|(_, range)| &self.text[range.clone()])
+    }
+
+    /// A value's text as a string literal holding no escape, for comparing with a `Literal`.
+    fn plain_string(&self, key: &str) -> Option<Option<&'a str>> {
+        self.value(key)
+            .map(|text| text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).filter(|t| !t.contains('\\')))
+    }
+}
+
+/// `None` when the text does not scan; `Some(false)` when it is not in the layout of the model it is.
+fn object_in_layout(scanner: &mut Scanner<'_>, choices: Option<&[usize]>) -> Option<bool> {
+    let entries = Entries::read(scanner)?;
+    let choices = match (choices, entries.plain_string("event_kind")) {
+        (Some(choices), _) => choices,
+        (None, None) => super::event_models(None),
+        (None, Some(kind)) => super::event_models(Some(kind.unwrap_or_default())),
+    };
+    let Some(model) = choose(choices, |key| entries.plain_string(key)) else { return Some(true) };
+    Some(fields_in_layout(&entries, model))
+}
+
+fn fields_in_layout(entries: &Entries<'_>, model: &Model) -> bool {
+    let declared = model.fields.len();
+    let exact = entries.keys.len() == declared || (model.extra == Extra::Allow && entries.keys.len() > declared);
+    exact
+        && entries.keys.iter().zip(model.fields).all(|((key, range), field)| {
+            key == field.key && value_in_layout(&entries.text[range.clone()], &field.ty).unwrap_or(false)
+        })
+}
+
+fn value_in_layout(text: &str, ty: &Ty) -> Option<bool> {
+    let mut scanner = Scanner::new(text);
+    match ty {
+        Ty::Any => Some(true),
+        Ty::One(choices) if text.starts_with('{') => object_in_layout(&mut scanner, Some(choices)),
+        Ty::List(choices) if text.starts_with('[') => {
+            let mut all = true;
+            scanner.array(|scanner| {
+                let item = scanner.raw_value()?;
+                all &= value_in_layout(item, &Ty::One(choices))?;
+                Some(())
+            })?;
+            Some(all)
+        }
+        Ty::Dict(choices) if text.starts_with('{') => {
+            let mut all = true;
+            scanner.object(|scanner, _| {
+                let item = scanner.raw_value()?;
+                all &= value_in_layout(item, &Ty::One(choices))?;
+                Some(())
+            })?;
+            Some(all)
+        }
+        Ty::Time if text.starts_with('"') => {
+            let written = scanner.string()?;
+            Some(crate::time::pydantic_datetime(&written).is_none_or(|pydantic| pydantic == written))
+        }
+        _ => Some(true),
+    }
+}
+
+/// The layout verdicts of recent lines, two lines a slot (a slot per lane, so that interleaved lines of several
+/// lanes each find theirs): a line with the same bytes as a line found in layout, outside its string values and
+/// numbers, is in layout too, so the next content delta of a part costs a few byte comparisons instead of a
+/// decode. The values that choose a model (its `Literal` fields) and date-times are compared too.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LayoutMemo {
+    shapes: [[Shape; 2]; 4],
+}
+
+/// A line found in layout, and where its holes are: the string values and numbers another line of the same
+/// shape may hold otherwise.
+#[derive(Clone, Debug, Default)]
+struct Shape {
+    line: Vec<u8>,
+    holes: Vec<(usize, usize, bool)>,
+}
+
+impl LayoutMemo {
+    /// Whether `line` is in its model's layout: known from the line remembered in `slot`, or checked and then
+    /// remembered there.
+    pub(crate) fn in_layout(&mut self, slot: usize, line: &str) -> bool {
+        let [recent, older] = &mut self.shapes[slot];
+        if recent.matches(line.as_bytes()) {
+            return true;
+        }
+        if older.matches(line.as_bytes()) {
+            std::mem::swap(recent, older);
+            return true;
+        }
+        let found = event_in_layout(line);
+        if found {
+            std::mem::swap(recent, older);
+            recent.remember(line.as_bytes());
+        }
+        found
+    }
+}
+
+impl Shape {
+    /// Remember `line` and find its holes (`(start, end, is_string)`): every string value but a [`fixed_key`]'s,
+    /// and every number.
+    fn remember(&mut self, line: &[u8]) {
+        self.line.clear();
+        self.line.extend_from_slice(line);
+        self.holes.clear();
+        let (mut at, mut key): (usize, &[u8]) = (0, b"");
+        while at < line.len() {
+            match line[at] {
+                b'"' => {
+                    let Some(end) = string_end(line, at + 1) else { return self.line.clear() };
+                    let is_key = line[end + 1..].iter().find(|byte| !byte.is_ascii_whitespace()) == Some(&b':');
+                    if is_key {
+                        key = &line[at + 1..end];
+                    } else if !fixed_key(key) {
+                        self.holes.push((at, end + 1, true));
+                    }
+                    at = end + 1;
+                }
+                byte if number_byte(byte) => {
+                    let start = at;
+                    while line.get(at).is_some_and(|&byte| number_byte(byte)) {
+                        at += 1;
+                    }
+                    self.holes.push((start, at, false));
+                }
+                _ => at += 1,
+            }
+        }
+    }
+
+    /// Whether `other` has this line's bytes outside its holes, and a string or a number in each.
+    fn matches(&self, other: &[u8]) -> bool {
+        if self.line.is_empty() {
+            return false;
+        }
+        let (mut from, mut at) = (0usize, 0usize);
+        for &(start, end, is_string) in &self.holes {
+            let gap = &self.line[from..start];
+            if other.get(at..at + gap.len()) != Some(gap) {
+                return false;
+            }
+            at += gap.len();
+            if is_string {
+                if other.get(at) != Some(&b'"') {
+                    return false;
+                }
+                let Some(close) = string_end(other, at + 1) else { return false };
+                at = close + 1;
+            } else {
+                let begin = at;
+                while other.get(at).is_some_and(|&byte| number_byte(byte)) {
+                    at += 1;
+                }
+                if at == begin {
+                    return false;
+                }
+            }
+            from = end;
+        }
+        other.get(at..) == Some(&self.line[from..])
+    }
+}
+
+fn number_byte(byte: u8) -> bool {
+    matches!(byte, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+}
+
+/// Where the string whose text starts at `from` closes (`None` for a control character or no end).
+fn string_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    loop {
+        let found = crate::json::find_string_special(bytes, at)?;
+        match bytes[found] {
+            b'"' => return Some(found),
+            b'\\' => at = found + 2,
+            _ => return None,
+        }
+    }
+}
+
+/// A key whose value takes part in choosing a model (a `Literal` field) or in its layout (a date-time).
+fn fixed_key(key: &[u8]) -> bool {
+    static KEYS: std::sync::OnceLock<rustc_hash::FxHashSet<&'static [u8]>> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        super::table::MODELS
+            .iter()
+            .flat_map(|model| model.fields)
+            .filter(|field| !field.literal.is_empty() || matches!(field.ty, Ty::Time))
+            .map(|field| field.key.as_bytes())
+            .collect()
+    })
+    .contains(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(event: &str) -> String {
+        format!(
+            r#"{{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01+00:00","event":{event}}}"#
+        )
+    }
+
+    #[test]
+    fn a_dump_is_in_layout_and_other_spellings_are_not() {
+        let dump = r#"{"index":0,"part":{"tool_name":"f","args":"","tool_call_id":"c1","tool_kind":null,"id":null,"provider_name":null,"provider_details":null,"part_kind":"tool-call"},"previous_part_kind":null,"event_kind":"part_start"}"#;
+        assert!(event_in_layout(&line(dump)));
+        let omitted = r#"{"index":0,"part":{"tool_name":"f","args":"","tool_call_id":"c1","part_kind":"tool-call"},"event_kind":"part_start"}"#;
+        assert!(!event_in_layout(&line(omitted)));
+        let kind_first = r#"{"event_kind":"part_delta","index":0,"delta":{"content_delta":"x","provider_name":null,"provider_details":null,"citations_delta":null,"part_delta_kind":"text"}}"#;
+        assert!(!event_in_layout(&line(kind_first)));
+        let delta = r#"{"index":0,"delta":{"content_delta":"x","provider_name":null,"provider_details":null,"citations_delta":null,"part_delta_kind":"text"},"event_kind":"part_delta"}"#;
+        assert!(event_in_layout(&line(delta)));
+        let unknown = r#"{"index":0,"delta":{"content_delta":"x","provider_name":null,"provider_details":null,"citations_delta":null,"part_delta_kind":"text","x":1},"event_kind":"part_delta"}"#;
+        assert!(!event_in_layout(&line(unknown)));
+        let extension = r#"{"schema_version":"1","kind":"lifecycle","payload":{"b":1,"a":2}}"#;
+        assert!(event_in_layout(&line(extension)));
+        assert!(!event_in_layout(&line(r#"{"kind":"lifecycle","schema_version":"1","payload":{}}"#)));
+    }
+
+    /// The memo answers as a full check would: for a line of the remembered shape with other values, and for
+    /// lines that differ only in a value that chooses the model or in a date-time's layout.
+    #[test]
+    fn the_memo_answers_as_the_full_check() {
+        let delta = |text: &str, kind: &str| {
+            line(&format!(
+                r#"{{"index":0,"delta":{{"content_delta":"{text}","provider_name":null,"provider_details":null,"citations_delta":null,"part_delta_kind":"{kind}"}},"event_kind":"part_delta"}}"#
+            ))
+        };
+        let tool_return = |time: &str| {
+            line(&format!(
+                r#"{{"result":{{"tool_name":"f","content":"ok","tool_call_id":"c","tool_kind":null,"metadata":null,"timestamp":"{time}","outcome":"success","retry":null,"part_kind":"tool-return"}},"content":null,"event_kind":"function_tool_result"}}"#
+            ))
+        };
+        let lines = [
+            delta("a", "text"),
+            delta("a longer \\\"escaped\\\" text", "text"),
+            delta("x", "thinking"),
+            tool_return("2026-11-29T12:00:00Z"),
+            tool_return("2026-11-29T12:00:00+00:00"),
+            tool_return("2026-11-29T12:00:00.5Z"),
+            line(r#"{"schema_version":"1","kind":"lifecycle","payload":{"n":-0,"m":1e5}}"#),
+        ];
+        for first in &lines {
+            for second in &lines {
+                let mut memo = LayoutMemo::default();
+                assert_eq!(memo.in_layout(0, first), event_in_layout(first), "{first}");
+                assert_eq!(memo.in_layout(0, second), event_in_layout(second), "{first} then {second}");
+            }
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! The source events' models: what a Python host's objects make of an event, whatever its line's layout.
+//!
+//! The reference consumes native objects, so an event's dump follows its model: fields in declaration order,
+//! defaults for omitted fields, unknown keys dropped (or, where the model says so, kept or refused). A journal
+//! line may spell the same event otherwise (keys in another order, defaults left out, keys no model has); the
+//! general path decodes it into the model's layout here ([`normalize_event`]), and the fast lanes, which copy
+//! what they scan, take a line only when it is already in that layout ([`layout`]).
+//!
+//! `table.rs` is generated from the models themselves (`tests/oracle/source_models.py`).
+
+use serde_json::Value;
+
+use crate::error::{InputError, InputKind};
+use crate::json::Object;
+
+pub(crate) mod layout;
+#[rustfmt::skip] // generated: kept as the generator writes it
+mod table;
+
+/// One model: a dataclass or Pydantic model an event (or a value inside one) validates into.
+pub(crate) struct Model {
+    pub(crate) name: &'static str,
+    pub(crate) extra: Extra,
+    pub(crate) fields: &'static [Field],
+}
+
+/// A model's field, in declaration order (the order its dump writes).
+pub(crate) struct Field {
+    /// The JSON key (the serialization alias where there is one).
+    pub(crate) key: &'static str,
+    pub(crate) ty: Ty,
+    pub(crate) default: Default,
+    /// The strings a `Literal` field admits (empty for any other field): what tells apart the models a value
+    /// may be.
+    pub(crate) literal: &'static [&'static str],
+}
+
+/// What a field's value is, as far as its layout goes.
+pub(crate) enum Ty {
+    /// Kept as given (a string, a number, a JSON value, a union without models).
+    Any,
+    /// One of these models (an object), or anything else kept as given.
+    One(&'static [usize]),
+    /// A list of these models.
+    List(&'static [usize]),
+    /// A mapping whose values are these models.
+    Dict(&'static [usize]),
+    /// A date-time, dumped in Pydantic's layout.
+    Time,
+}
+
+/// An omitted field's value.
+pub(crate) enum Default {
+    /// None: the event is not valid without it.
+    Required,
+    /// This JSON.
+    Json(&'static str),
+    /// Made when the object is (a fresh id, the current time): no journal line can stand for it, so it stays
+    /// absent.
+    Factory,
+}
+
+/// What a model does with keys it does not declare.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Extra {
+    /// Dropped (the default of dataclasses and Pydantic models).
+    Ignore,
+    /// Refused.
+    Forbid,
+    /// Kept after the declared fields, in their order.
+    Allow,
+}
+
+/// The models an event may be, by its `event_kind`: an extension event has none; an event kind this table does
+/// not know has no model (its line is kept as written).
+pub(crate) fn event_models(event_kind: Option<&str>) -> &'static [usize] {
+    match event_kind {
+        None => std::slice::from_ref(&table::EXTENSION),
+        Some(kind) => table::EVENTS.iter().find(|(name, _)| *name == kind).map_or(&[], |(_, models)| models),
+    }
+}
+
+pub(crate) fn model(index: usize) -> &'static Model {
+    &table::MODELS[index]
+}
+
+/// The first of `choices` whose literal fields all admit `object`'s values (or, where absent, have a default);
+/// `None` when none does (an event of a capability or custom kind this table does not know: its line is the dump
+/// of a class the emitting process had, so it is kept as written).
+pub(crate) fn choose<'v>(
+    choices: &[usize],
+    literal_of: impl Fn(&str) -> Option<Option<&'v str>>,
+) -> Option<&'static Model> {
+    choices.iter().map(|&index| model(index)).find(|model| {
+        model.fields.iter().filter(|field| !field.literal.is_empty()).all(|field| match literal_of(field.key) {
+            None => !matches!(field.default, Default::Required),
+            Some(Some(value)) => field.literal.contains(&value),
+            Some(None) => false,
+        })
+    })
+}
+
+/// `event` in its model's layout: what dumping the object a Python host validates it into writes.
+pub(crate) fn normalize_event(event: Object) -> Result<Object, InputError> {
+    let choices = match event.get("event_kind") {
+        None => event_models(None),
+        Some(kind) => event_models(Some(kind.as_str().unwrap_or_default())),
+    };
+    normalize_object(event, choices)
+}
+
+fn literal_in<'o>(object: &'o Object) -> impl Fn(&str) -> Option<Option<&'o str>> + 'o {
+    |key| object.get(key).map(Value::as_str)
+}
+
+fn normalize_object(mut object: Object, choices: &[usize]) -> Result<Object, InputError> {
+    let Some(model) = choose(choices, literal_in(&object)) else { return Ok(object) };
+    if in_layout(&object, model) {
+        return Ok(object);
+    }
+    let mut out = Object::with_capacity(model.fields.len());
+    for field in model.fields {
+        match object.shift_remove(field.key) {
+            Some(value) => {
+                let value = normalize_value(value, &field.ty).map_err(|e| e.nested(field.key))?;
+                out.insert(field.key.to_owned(), value);
+            }
+            None => {
+                if let Default::Json(text) = field.default {
+                    out.insert(field.key.to_owned(), serde_json::from_str(text).unwrap_or(Value::Null));
+                }
+            }
+        }
+    }
+    match model.extra {
+        Extra::Ignore => {}
+        Extra::Allow => out.extend(object),
+        Extra::Forbid => {
+            if let Some(key) = object.keys().next() {
+                let message = format!("extra field `{key}` is not permitted in {}", model.name);
+                return Err(InputError::of(InputKind::Shape, key.clone(), message));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn normalize_value(value: Value, ty: &Ty) -> Result<Value, InputError> {
+    Ok(match (ty, value) {
+        (Ty::One(choices), Value::Object(object)) => Value::Object(normalize_object(object, choices)?),
+        (Ty::List(choices), Value::Array(items)) => Value::Array(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(at, item)| normalize_value(item, &Ty::One(choices)).map_err(|e| e.nested(&at.to_string())))
+                .collect::<Result<_, _>>()?,
+        ),
+        (Ty::Dict(choices), Value::Object(entries)) => {
+            let mut out = Object::with_capacity(entries.len());
+            for (key, item) in entries {
+                let item = normalize_value(item, &Ty::One(choices)).map_err(|e| e.nested(&key))?;
+                out.insert(key, item);
+            }
+            Value::Object(out)
+        }
+        (Ty::Time, Value::String(text)) => Value::String(crate::time::pydantic_datetime(&text).unwrap_or(text)),
+        (_, value) => value,
+    })
+}
+
+/// Whether `object` holds exactly `model`'s fields in its order, nested models too (then nothing changes).
+fn in_layout(object: &Object, model: &Model) -> bool {
+    if object.len() != model.fields.len() {
+        return false;
+    }
+    object.iter().zip(model.fields).all(|((key, value), field)| key == field.key && value_in_layout(value, &field.ty))
+}
+
+fn value_in_layout(value: &Value, ty: &Ty) -> bool {
+    match (ty, value) {
+        (Ty::One(choices), Value::Object(object)) => {
+            choose(choices, literal_in(object)).is_none_or(|model| in_layout(object, model))
+        }
+        (Ty::List(choices), Value::Array(items)) => items.iter().all(|item| value_in_layout(item, &Ty::One(choices))),
+        (Ty::Dict(choices), Value::Object(entries)) => {
+            entries.values().all(|item| value_in_layout(item, &Ty::One(choices)))
+        }
+        (Ty::Time, Value::String(text)) => crate::time::pydantic_datetime(text).is_none_or(|written| written == *text),
+        _ => true,
+    }
+}

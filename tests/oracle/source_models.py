@@ -1,0 +1,193 @@
+"""Write the Harness and Pydantic AI source-event models as a Rust table (crates/a13n-stream-protocol/src/source_model/table.rs).
+
+The reference consumes native objects: a journal line becomes an event of its model, so the model decides the
+dump's key order, the defaults of omitted fields and what happens to unknown keys. This script reads those models
+(`a13n-harness` 0.21.0 and the Pydantic AI it pins) and writes, for each, its fields in declaration order with
+their JSON keys, defaults, literal values and nested model types.
+
+usage (with a13n-harness==0.21.0 installed under Python 3.13):
+    python -W ignore tests/oracle/source_models.py > crates/a13n-stream-protocol/src/source_model/table.rs
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+import datetime
+import json
+import types
+import typing
+from typing import Any
+
+import a13n_harness  # noqa: F401  (registers the Harness's capability events)
+import a13n_harness.events as harness_events
+import pydantic_ai.messages as m
+from pydantic import BaseModel, TypeAdapter
+
+# Every capability and custom event class the Harness defines registers itself when its module is imported; a
+# Harness that emits one has imported it, so all are imported here.
+for _module in pkgutil.walk_packages(a13n_harness.__path__, "a13n_harness."):
+    try:
+        importlib.import_module(_module.name)
+    except Exception:  # noqa: BLE001 - an optional integration whose dependency is absent
+        pass
+
+MODELS: list[dict] = []
+INDEX: dict[type, int] = {}
+FAMILIES = {m.CapabilityEvent: ("kind", m.CAPABILITY_EVENT_TYPES, m.UnknownCapabilityEvent),
+            m.CustomEvent: ("name", m.CUSTOM_EVENT_TYPES, m.UnknownCustomEvent)}
+
+
+def is_model(t: Any) -> bool:
+    return isinstance(t, type) and (dataclasses.is_dataclass(t) or issubclass(t, BaseModel) or typing.is_typeddict(t))
+
+
+def members(t: Any) -> list[Any]:
+    origin = typing.get_origin(t)
+    if origin is typing.Annotated:
+        return members(typing.get_args(t)[0])
+    if origin in (typing.Union, types.UnionType):
+        return [x for a in typing.get_args(t) for x in members(a)]
+    if isinstance(t, typing.TypeAliasType):
+        return members(t.__value__)
+    if is_model(origin):  # a generic model, parametrised
+        return [origin]
+    return [t]
+
+
+def shape(t: Any) -> str:
+    """The Rust `Ty` of a field's annotation."""
+    found = members(t)
+    models, lists, dicts, times = [], [], [], False
+    for x in found:
+        origin = typing.get_origin(x)
+        if x is type(None):
+            continue
+        if is_model(x):
+            models.extend(family(x))
+        elif origin in (list, tuple, typing.Sequence, __import__("collections.abc").abc.Sequence):
+            for a in typing.get_args(x):
+                lists.extend(y for z in members(a) if is_model(z) for y in family(z))
+        elif origin is dict:
+            args = typing.get_args(x)
+            if len(args) == 2:
+                dicts.extend(y for z in members(args[1]) if is_model(z) for y in family(z))
+        elif x is datetime.datetime:
+            times = True
+    if models:
+        return f"Ty::One(&[{', '.join(map(str, models))}])"
+    if lists:
+        return f"Ty::List(&[{', '.join(map(str, lists))}])"
+    if dicts:
+        return f"Ty::Dict(&[{', '.join(map(str, dicts))}])"
+    if times and len([x for x in found if x is not type(None)]) == 1:
+        return "Ty::Time"
+    return "Ty::Any"
+
+
+def family(cls: type) -> list[int]:
+    """The models a value annotated `cls` may be: for an event family, its registered classes. An event of a
+    kind none of them has was made by a class this table does not know (the process that emitted it had it), so
+    its line is kept as written, which is that class's dump; the family's unknown envelope is not used."""
+    if cls in FAMILIES:
+        tag_field, registry, _ = FAMILIES[cls]
+        return [model(c, tag=(tag_field, tag)) for tag, c in registry.items()]
+    return [model(cls)]
+
+
+def literal(t: Any) -> list[str] | None:
+    found = members(t)
+    if len(found) == 1 and typing.get_origin(found[0]) is typing.Literal:
+        values = typing.get_args(found[0])
+        if all(isinstance(v, str) for v in values):
+            return list(values)
+    return None
+
+
+def default_json(field_type: Any, value: Any) -> str:
+    return json.dumps(TypeAdapter(field_type).dump_python(value, mode="json"), separators=(",", ":"))
+
+
+def model(cls: type, tag: tuple[str, str] | None = None) -> int:
+    if cls in INDEX:
+        return INDEX[cls]
+    INDEX[cls] = len(MODELS)
+    entry: dict = {"name": cls.__qualname__, "fields": []}
+    MODELS.append(entry)
+    hints = typing.get_type_hints(cls, include_extras=True)
+    rows = []
+    if typing.is_typeddict(cls):
+        # Keys in declaration order; an absent key that is not required stays absent.
+        extra = "ignore"
+        for name, hint in hints.items():
+            rows.append((name, hint, "Default::Required" if name in cls.__required_keys__ else "Default::Factory"))
+    elif dataclasses.is_dataclass(cls) and not issubclass(cls, BaseModel):
+        config = getattr(cls, "__pydantic_config__", {}) or {}
+        extra = config.get("extra", "ignore")
+        for f in dataclasses.fields(cls):
+            info = [x for x in getattr(hints[f.name], "__metadata__", ()) if type(x).__name__ == "FieldInfo"]
+            if not f.init or any(x.exclude for x in info):
+                continue
+            if f.default is not dataclasses.MISSING:
+                default = f"Default::Json({json.dumps(default_json(hints[f.name], f.default))})"
+            elif f.default_factory is not dataclasses.MISSING and f.default_factory in (list, dict):
+                default = f"Default::Json({json.dumps(default_json(hints[f.name], f.default_factory()))})"
+            elif f.default_factory is not dataclasses.MISSING:
+                default = "Default::Factory"
+            else:
+                default = "Default::Required"
+            rows.append((f.name, hints[f.name], default))
+    else:
+        extra = cls.model_config.get("extra") or "ignore"
+        for name, info in cls.model_fields.items():
+            key = info.serialization_alias or info.alias or name
+            if info.is_required():
+                default = "Default::Required"
+            elif info.default_factory is not None:
+                value = info.default_factory() if info.default_factory in (list, dict) else None
+                default = (f"Default::Json({json.dumps(default_json(info.annotation, value))})"
+                           if value is not None else "Default::Factory")
+            else:
+                default = f"Default::Json({json.dumps(default_json(info.annotation, info.default))})"
+            rows.append((key, info.annotation, default))
+    entry["extra"] = {"ignore": "Extra::Ignore", "forbid": "Extra::Forbid", "allow": "Extra::Allow"}[extra]
+    fields = []
+    for key, annotation, default in rows:
+        # A family's registered class is told apart by its tag (the registry's key), whatever its annotation.
+        lit = [tag[1]] if tag and key == tag[0] else literal(annotation)
+        lit_rust = f"&[{', '.join(json.dumps(v) for v in lit)}]" if lit else "&[]"
+        fields.append((key, shape(annotation), default, lit_rust))
+    entry["fields"] = fields
+    return INDEX[cls]
+
+
+def main() -> None:
+    by_kind: dict[str, list[int]] = {}
+    for t in members(m.AgentStreamEvent):
+        for idx in family(t) if t in FAMILIES else [model(t)]:
+            for key, _, _, lit in MODELS[idx]["fields"]:
+                if key == "event_kind":
+                    for kind in json.loads("[" + lit[2:-1] + "]"):
+                        by_kind.setdefault(kind, []).append(idx)
+    extension = model(harness_events.HarnessExtensionEvent)
+    print("// @generated by tests/oracle/source_models.py from a13n-harness 0.21.0; do not edit by hand.")
+    print("use super::{Default, Extra, Field, Model, Ty};\n")
+    print(f"/// A Harness extension event (a line's `event` without `event_kind`).\npub(crate) const EXTENSION: usize = {extension};\n")
+    print("/// The models an `event` may be, by its `event_kind`, in the order they are tried.")
+    print("pub(crate) static EVENTS: &[(&str, &[usize])] = &[")
+    for kind, indices in by_kind.items():
+        print(f"    ({json.dumps(kind)}, &[{', '.join(map(str, indices))}]),")
+    print("];\n")
+    print("pub(crate) static MODELS: &[Model] = &[")
+    for i, entry in enumerate(MODELS):
+        print(f"    // {i}")
+        print(f"    Model {{ name: {json.dumps(entry['name'])}, extra: {entry['extra']}, fields: &[")
+        for key, ty, default, lit in entry["fields"]:
+            print(f"        Field {{ key: {json.dumps(key)}, ty: {ty}, default: {default}, literal: {lit} }},")
+        print("    ] },")
+    print("];")
+
+
+if __name__ == "__main__":
+    main()
