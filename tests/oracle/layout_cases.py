@@ -35,7 +35,7 @@ from pydantic import TypeAdapter  # noqa: E402
 
 CORPUS = ORACLE.parent / "cases"
 STREAMS = ["real-tools", "real-chat-thinking", "real-subagent", "real-multimodal", "real-approval",
-           "synth-edge-parts", "synth-observations", "synth-subagents", "real-tools-retry"]
+           "synth-edge-parts", "synth-observations", "synth-subagents", "real-tools-retry", "real-model-error"]
 
 
 @lru_cache(None)
@@ -199,8 +199,9 @@ def spell(line: str, rng: random.Random) -> str:
     if "event" in item:
         for name in rng.sample(sorted(SPELLINGS), rng.randint(1, 3)):
             item = SPELLINGS[name](item, rng)
-    elif rng.random() < 0.5:
-        item = other_time(item, rng)
+    else:
+        item = reverse_all(item) if rng.random() < 0.5 else item
+        item = other_time(item, rng) if rng.random() < 0.5 else item
     style = rng.random()
     text = (json.dumps(item, ensure_ascii=False, separators=(",", ":")) if style < 0.5
             else json.dumps(item) if style < 0.8 else json.dumps(item, ensure_ascii=True, indent=None,

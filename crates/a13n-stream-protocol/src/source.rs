@@ -546,6 +546,7 @@ fn check_part(part: &Check<'_>) -> Result<(), InputError> {
 }
 
 fn decode_result(raw: Object) -> Result<RunResult, InputError> {
+    let raw = crate::source_model::normalize_result(raw)?;
     let check = Check { object: &raw, path: "" };
     let status = match check.string("status")? {
         "completed" => RunStatus::Completed,
@@ -700,5 +701,12 @@ mod tests {
             assert_eq!(SourceTime::parse(written).unwrap().isoformat(), iso, "{written}");
         }
         assert!(SourceTime::parse("2026-11-29T24:00:00").is_err());
+        // A result's failure is dumped by its model: declared fields, then the computed `details` (default `{}`).
+        let failed = r#"{"thread_id":"t","run_id":"r","sequence":2,"occurred_at":"2026-11-29T12:00:02Z","result":{"failure":{"retry_hint":"new_run","message":"m","code":"c"},"usage":{"input_tokens":0,"output_tokens":0,"cache_read_tokens":0,"cache_write_tokens":0,"details":{}},"status":"failed"}}"#;
+        let SourceBody::Result(result) = SourceItem::from_json(failed).unwrap().body else { panic!("a result") };
+        assert_eq!(
+            serde_json::to_string(&result.raw()["failure"]).unwrap(),
+            r#"{"code":"c","message":"m","retry_hint":"new_run","details":{}}"#
+        );
     }
 }

@@ -109,6 +109,19 @@ pub(crate) fn normalize_event(event: Object) -> Result<Object, InputError> {
     normalize_object(event, choices)
 }
 
+/// A Run result's `failure` and `deferred` in their models' layouts (the reference dumps the failure into the
+/// terminal event and reads the deferred calls' parts).
+pub(crate) fn normalize_result(mut result: Object) -> Result<Object, InputError> {
+    for (key, index) in [("failure", table::FAILURE), ("deferred", table::DEFERRED)] {
+        if let Some(Value::Object(_)) = result.get(key) {
+            let Some(Value::Object(object)) = result.get_mut(key).map(std::mem::take) else { continue };
+            let normalized = normalize_object(object, std::slice::from_ref(&index)).map_err(|e| e.nested(key))?;
+            result.insert(key.to_owned(), Value::Object(normalized));
+        }
+    }
+    Ok(result)
+}
+
 fn literal_in<'o>(object: &'o Object) -> impl Fn(&str) -> Option<Option<&'o str>> + 'o {
     |key| object.get(key).map(Value::as_str)
 }

@@ -4,6 +4,12 @@ use super::{Default, Extra, Field, Model, Ty};
 /// A Harness extension event (a line's `event` without `event_kind`).
 pub(crate) const EXTENSION: usize = 87;
 
+/// A Run result's `failure`.
+pub(crate) const FAILURE: usize = 88;
+
+/// A Run result's `deferred` tool requests.
+pub(crate) const DEFERRED: usize = 89;
+
 /// The models an `event` may be, by its `event_kind`, in the order they are tried.
 pub(crate) static EVENTS: &[(&str, &[usize])] = &[
     ("part_start", &[0]),
@@ -56,14 +62,14 @@ pub(crate) static MODELS: &[Model] = &[
     Model { name: "WebCitationSource", extra: Extra::Ignore, fields: &[
         Field { key: "url", ty: Ty::Any, default: Default::Required, literal: &[] },
         Field { key: "title", ty: Ty::Any, default: Default::Json("null"), literal: &[] },
-        Field { key: "excerpts", ty: Ty::Any, default: Default::Factory, literal: &[] },
+        Field { key: "excerpts", ty: Ty::Any, default: Default::Json("[]"), literal: &[] },
         Field { key: "kind", ty: Ty::Any, default: Default::Json("\"web\""), literal: &["web"] },
     ] },
     // 4
     Model { name: "DocumentCitationSource", extra: Extra::Ignore, fields: &[
         Field { key: "document_id", ty: Ty::Any, default: Default::Json("null"), literal: &[] },
         Field { key: "title", ty: Ty::Any, default: Default::Json("null"), literal: &[] },
-        Field { key: "excerpts", ty: Ty::Any, default: Default::Factory, literal: &[] },
+        Field { key: "excerpts", ty: Ty::Any, default: Default::Json("[]"), literal: &[] },
         Field { key: "kind", ty: Ty::Any, default: Default::Json("\"document\""), literal: &["document"] },
     ] },
     // 5
@@ -401,7 +407,7 @@ pub(crate) static MODELS: &[Model] = &[
     ] },
     // 44
     Model { name: "ToolAvailabilityDeltaPart", extra: Extra::Ignore, fields: &[
-        Field { key: "tools_added", ty: Ty::Any, default: Default::Factory, literal: &[] },
+        Field { key: "tools_added", ty: Ty::Any, default: Default::Json("[]"), literal: &[] },
         Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[] },
         Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"tool-availability-delta\""), literal: &["tool-availability-delta"] },
     ] },
@@ -455,7 +461,7 @@ pub(crate) static MODELS: &[Model] = &[
     // 54
     Model { name: "ModelResponse", extra: Extra::Ignore, fields: &[
         Field { key: "parts", ty: Ty::List(&[1, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18]), default: Default::Required, literal: &[] },
-        Field { key: "usage", ty: Ty::One(&[55]), default: Default::Factory, literal: &[] },
+        Field { key: "usage", ty: Ty::One(&[55]), default: Default::Json("{\"input_tokens\":0,\"cache_write_tokens\":0,\"cache_write_1h_tokens\":0,\"cache_read_tokens\":0,\"output_tokens\":0,\"output_reasoning_tokens\":0,\"input_audio_tokens\":0,\"cache_audio_read_tokens\":0,\"output_audio_tokens\":0,\"audio_seconds\":0.0,\"details\":{},\"cost\":null}"), literal: &[] },
         Field { key: "model_name", ty: Ty::Any, default: Default::Json("null"), literal: &[] },
         Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[] },
         Field { key: "kind", ty: Ty::Any, default: Default::Json("\"response\""), literal: &["response"] },
@@ -485,7 +491,7 @@ pub(crate) static MODELS: &[Model] = &[
         Field { key: "cache_audio_read_tokens", ty: Ty::Any, default: Default::Json("0"), literal: &[] },
         Field { key: "output_audio_tokens", ty: Ty::Any, default: Default::Json("0"), literal: &[] },
         Field { key: "audio_seconds", ty: Ty::Any, default: Default::Json("0.0"), literal: &[] },
-        Field { key: "details", ty: Ty::Any, default: Default::Factory, literal: &[] },
+        Field { key: "details", ty: Ty::Any, default: Default::Json("{}"), literal: &[] },
         Field { key: "cost", ty: Ty::Any, default: Default::Json("null"), literal: &[] },
     ] },
     // 56
@@ -538,9 +544,9 @@ pub(crate) static MODELS: &[Model] = &[
     ] },
     // 64
     Model { name: "DeferredToolRequests", extra: Extra::Ignore, fields: &[
-        Field { key: "calls", ty: Ty::List(&[9]), default: Default::Factory, literal: &[] },
-        Field { key: "approvals", ty: Ty::List(&[9]), default: Default::Factory, literal: &[] },
-        Field { key: "metadata", ty: Ty::Any, default: Default::Factory, literal: &[] },
+        Field { key: "calls", ty: Ty::List(&[9]), default: Default::Json("[]"), literal: &[] },
+        Field { key: "approvals", ty: Ty::List(&[9]), default: Default::Json("[]"), literal: &[] },
+        Field { key: "metadata", ty: Ty::Any, default: Default::Json("{}"), literal: &[] },
     ] },
     // 65
     Model { name: "DeferredToolResultsEvent", extra: Extra::Ignore, fields: &[
@@ -549,9 +555,9 @@ pub(crate) static MODELS: &[Model] = &[
     ] },
     // 66
     Model { name: "DeferredToolResults", extra: Extra::Ignore, fields: &[
-        Field { key: "calls", ty: Ty::Dict(&[67, 41]), default: Default::Factory, literal: &[] },
-        Field { key: "approvals", ty: Ty::Dict(&[68, 69]), default: Default::Factory, literal: &[] },
-        Field { key: "metadata", ty: Ty::Any, default: Default::Factory, literal: &[] },
+        Field { key: "calls", ty: Ty::Dict(&[67, 41]), default: Default::Json("{}"), literal: &[] },
+        Field { key: "approvals", ty: Ty::Dict(&[68, 69]), default: Default::Json("{}"), literal: &[] },
+        Field { key: "metadata", ty: Ty::Any, default: Default::Json("{}"), literal: &[] },
     ] },
     // 67
     Model { name: "ToolReturn", extra: Extra::Ignore, fields: &[
@@ -629,7 +635,7 @@ pub(crate) static MODELS: &[Model] = &[
         Field { key: "input_id", ty: Ty::Any, default: Default::Required, literal: &[] },
         Field { key: "source", ty: Ty::Any, default: Default::Required, literal: &["user", "steering", "context", "recovery", "async_subagent", "background_process"] },
         Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[] },
-        Field { key: "metadata", ty: Ty::One(&[80]), default: Default::Factory, literal: &[] },
+        Field { key: "metadata", ty: Ty::One(&[80]), default: Default::Json("{\"display\":true,\"source_id\":null,\"media\":false}"), literal: &[] },
     ] },
     // 80
     Model { name: "ContentMetadata", extra: Extra::Allow, fields: &[
@@ -647,7 +653,7 @@ pub(crate) static MODELS: &[Model] = &[
         Field { key: "input_id", ty: Ty::Any, default: Default::Required, literal: &[] },
         Field { key: "source", ty: Ty::Any, default: Default::Required, literal: &["user", "steering", "context", "recovery", "async_subagent", "background_process"] },
         Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[] },
-        Field { key: "metadata", ty: Ty::One(&[80]), default: Default::Factory, literal: &[] },
+        Field { key: "metadata", ty: Ty::One(&[80]), default: Default::Json("{\"display\":true,\"source_id\":null,\"media\":true}"), literal: &[] },
     ] },
     // 82
     Model { name: "FileEditAppliedEvent", extra: Extra::Ignore, fields: &[
@@ -708,5 +714,24 @@ pub(crate) static MODELS: &[Model] = &[
         Field { key: "schema_version", ty: Ty::Any, default: Default::Json("\"1\""), literal: &[] },
         Field { key: "kind", ty: Ty::Any, default: Default::Required, literal: &["context", "state", "recovery", "invocation", "delegation", "usage", "lifecycle", "tool", "diagnostic"] },
         Field { key: "payload", ty: Ty::Any, default: Default::Required, literal: &[] },
+    ] },
+    // 88
+    Model { name: "SafeFailure", extra: Extra::Forbid, fields: &[
+        Field { key: "code", ty: Ty::Any, default: Default::Required, literal: &[] },
+        Field { key: "message", ty: Ty::Any, default: Default::Required, literal: &[] },
+        Field { key: "retry_hint", ty: Ty::Any, default: Default::Json("\"none\""), literal: &["none", "new_run", "dependency_change"] },
+        Field { key: "details", ty: Ty::Any, default: Default::Json("{}"), literal: &[] },
+    ] },
+    // 89
+    Model { name: "DeferredToolRequests", extra: Extra::Ignore, fields: &[
+        Field { key: "calls", ty: Ty::List(&[90]), default: Default::Json("[]"), literal: &[] },
+        Field { key: "approvals", ty: Ty::List(&[90]), default: Default::Json("[]"), literal: &[] },
+        Field { key: "metadata", ty: Ty::Any, default: Default::Json("{}"), literal: &[] },
+    ] },
+    // 90
+    Model { name: "DeferredToolCall", extra: Extra::Ignore, fields: &[
+        Field { key: "model_call", ty: Ty::One(&[9]), default: Default::Required, literal: &[] },
+        Field { key: "target_call", ty: Ty::One(&[9]), default: Default::Required, literal: &[] },
+        Field { key: "target_identity", ty: Ty::Any, default: Default::Required, literal: &[] },
     ] },
 ];
