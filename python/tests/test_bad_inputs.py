@@ -497,3 +497,16 @@ def test_a_line_failing_the_payload_model_raises_this_packages_validation_error(
     # The batch writes the same message in its error line.
     (line,) = DisplayFold("r").fold_lines([BAD_DELEGATION])
     assert line.startswith('{"error":{"type":"ValidationError","message":"1 validation error for InlineDelegationPayload')
+
+
+def test_a_processor_returning_the_event_keeps_numbers_as_python_does() -> None:
+    """An identity processor changes nothing, whatever the spelling of a payload's numbers (they come back through
+    Python as Python holds them: `1.50` as 1.5, `-0` as 0, integers of any size exact)."""
+    line = ('{"thread_id":"t","run_id":"r","sequence":%d,"occurred_at":"2026-11-29T12:00:00+00:00",'
+            '"event":{"schema_version":"1","kind":"%s","payload":%s}}')
+    for payload, expected in [('{"a":1.50}', {"a": 1.5}), ('{"a":1E2}', {"a": 100.0}), ('{"a":-0}', {"a": 0}),
+                              ('{"a":18446744073709551616}', {"a": 18446744073709551616})]:
+        observer = HarnessAguiStreamObserver(processor=lambda source, event: event)
+        observer.observe(line % (0, "lifecycle", '{"type":"run_started"}'))
+        (event,) = observer.observe(line % (1, "usage", payload))
+        assert event.model_dump(mode="json")["value"]["event"]["payload"] == expected

@@ -35,6 +35,11 @@ for _module in pkgutil.walk_packages(a13n_harness.__path__, "a13n_harness."):
     except Exception:  # noqa: BLE001 - an optional integration whose dependency is absent
         pass
 
+# The keys the discriminators of the models' unions read; and the typed parts, which Pydantic AI's part
+# discriminator picks by `(part_kind, tool_kind)` (a successful outcome only), falling back to the base part.
+TAG_KEYS = {"event_kind", "part_kind", "part_delta_kind", "kind", "name"}
+TYPED_PARTS = set(m._TYPED_PART_TAGS_BY_TYPE)  # noqa: SLF001
+
 MODELS: list[dict] = []
 INDEX: dict[type, int] = {}
 FAMILIES = {m.CapabilityEvent: ("kind", m.CAPABILITY_EVENT_TYPES, m.UnknownCapabilityEvent),
@@ -180,10 +185,14 @@ def model(cls: type, tag: tuple[str, str] | None = None) -> int:
     entry["extra"] = {"ignore": "Extra::Ignore", "forbid": "Extra::Forbid", "allow": "Extra::Allow"}[extra]
     fields = []
     for key, annotation, default in rows:
-        # A family's registered class is told apart by its tag (the registry's key), whatever its annotation.
+        # A family's registered class is told apart by its tag (the registry's key), whatever its annotation; a
+        # typed part (a tool search call, ...) is chosen only for a successful outcome.
         lit = [tag[1]] if tag and key == tag[0] else literal(annotation)
+        if cls in TYPED_PARTS and key == "outcome":
+            lit = ["success"]
         lit_rust = f"&[{', '.join(json.dumps(v) for v in lit)}]" if lit else "&[]"
-        fields.append((key, shape(annotation), default, lit_rust))
+        is_tag = key in TAG_KEYS or (cls in TYPED_PARTS and key == "tool_kind")
+        fields.append((key, shape(annotation), default, lit_rust, is_tag))
     entry["fields"] = fields
     return INDEX[cls]
 
@@ -192,7 +201,7 @@ def main() -> None:
     by_kind: dict[str, list[int]] = {}
     for t in members(m.AgentStreamEvent):
         for idx in family(t) if t in FAMILIES else [model(t)]:
-            for key, _, _, lit in MODELS[idx]["fields"]:
+            for key, _, _, lit, _ in MODELS[idx]["fields"]:
                 if key == "event_kind":
                     for kind in json.loads("[" + lit[2:-1] + "]"):
                         by_kind.setdefault(kind, []).append(idx)
@@ -213,8 +222,9 @@ def main() -> None:
     for i, entry in enumerate(MODELS):
         print(f"    // {i}")
         print(f"    Model {{ name: {json.dumps(entry['name'])}, extra: {entry['extra']}, fields: &[")
-        for key, ty, default, lit in entry["fields"]:
-            print(f"        Field {{ key: {json.dumps(key)}, ty: {ty}, default: {default}, literal: {lit} }},")
+        for key, ty, default, lit, is_tag in entry["fields"]:
+            print(f"        Field {{ key: {json.dumps(key)}, ty: {ty}, default: {default}, literal: {lit}, "
+                  f"tag: {'true' if is_tag else 'false'} }},")
         print("    ] },")
     print("];")
 

@@ -79,6 +79,25 @@ impl PyNumber<'_> {
     }
 }
 
+/// Python's `==` of two JSON values as `json.loads` makes them: numbers by value (`1.50 == 1.5`, `-0 == 0`,
+/// `1 == 1.0`), whatever their spelling; objects as dicts (order aside).
+pub(crate) fn py_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (PyNumber::of_number(x), PyNumber::of_number(y)) {
+            (PyNumber::Int(x), PyNumber::Int(y)) => x == y,
+            (PyNumber::Float(x), PyNumber::Float(y)) => x == y,
+            (PyNumber::Int(int), PyNumber::Float(float)) | (PyNumber::Float(float), PyNumber::Int(int)) => {
+                int.parse::<f64>().is_ok_and(|int| int == float && float.fract() == 0.0)
+            }
+        },
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| py_equal(x, y)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(key, x)| y.get(key).is_some_and(|y| py_equal(x, y)))
+        }
+        _ => a == b,
+    }
+}
+
 /// Format a finite float as Python's `repr(float)`.
 pub fn py_float_repr(value: f64) -> String {
     if value == 0.0 {

@@ -154,8 +154,10 @@ fn python_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "NoneType",
         Value::Bool(_) => "bool",
-        Value::Number(number) if number.is_f64() => "float",
-        Value::Number(_) => "int",
+        Value::Number(number) => match crate::json::PyNumber::of_number(number) {
+            crate::json::PyNumber::Int(_) => "int",
+            crate::json::PyNumber::Float(_) => "float",
+        },
         Value::String(_) => "str",
         Value::Array(_) => "list",
         Value::Object(_) => "dict",

@@ -700,7 +700,16 @@ mod tests {
         ] {
             assert_eq!(SourceTime::parse(written).unwrap().isoformat(), iso, "{written}");
         }
-        assert!(SourceTime::parse("2026-11-29T24:00:00").is_err());
+        for refused in ["2026-11-29T24:00:00", "2026-1129", "20261129T25"] {
+            assert!(SourceTime::parse(refused).is_err(), "{refused}");
+        }
+        // Pydantic AI's part discriminator picks a typed part by its `tool_kind` only: a plain tool call named as
+        // the tool search's tool stays a plain tool call.
+        let search = line(
+            "2026-11-29T12:00:01Z",
+            r#"{"index":0,"part":{"tool_name":"search_tools","args":"{}","tool_call_id":"c","part_kind":"tool-call"},"event_kind":"part_start"}"#,
+        );
+        assert!(event(&search).contains(r#""tool_call_id":"c","tool_kind":null,"#), "{}", event(&search));
         // A result's failure is dumped by its model: declared fields, then the computed `details` (default `{}`).
         let failed = r#"{"thread_id":"t","run_id":"r","sequence":2,"occurred_at":"2026-11-29T12:00:02Z","result":{"failure":{"retry_hint":"new_run","message":"m","code":"c"},"usage":{"input_tokens":0,"output_tokens":0,"cache_read_tokens":0,"cache_write_tokens":0,"details":{}},"status":"failed"}}"#;
         let SourceBody::Result(result) = SourceItem::from_json(failed).unwrap().body else { panic!("a result") };

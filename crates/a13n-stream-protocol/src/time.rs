@@ -423,7 +423,11 @@ fn parse_python_isoformat(bytes: &[u8]) -> Option<SourceTime> {
         monday + (week - 1) * 7 + weekday - 1
     } else {
         let month = digits(&mut at, 2)?;
-        at += usize::from(extended && bytes.get(at) == Some(&b'-'));
+        if extended {
+            // The extended form is extended throughout: `2026-1129` is neither form.
+            (bytes.get(at) == Some(&b'-')).then_some(())?;
+            at += 1;
+        }
         let day = digits(&mut at, 2)?;
         if !(1..=12).contains(&month) || !(1..=days_in_month(year, month)).contains(&day) {
             return None;

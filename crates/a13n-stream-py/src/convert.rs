@@ -121,7 +121,8 @@ fn number_to_python<'py>(py: Python<'py>, number: &Number) -> PyResult<Bound<'py
         // An integer beyond 64 bits: Python's `int` of its digits, as `json.loads` makes it.
         return Ok(py.get_type::<pyo3::types::PyInt>().call1((literal,))?.into_any());
     }
-    Ok(PyFloat::new(py, number.as_f64().unwrap_or(f64::NAN)).into_any())
+    // `json.loads` reads a literal too large for a float as infinity.
+    Ok(PyFloat::new(py, literal.parse::<f64>().unwrap_or(f64::NAN)).into_any())
 }
 
 /// Why a Python value has no JSON form: a Python error, or a refusal at a field (its path built on the way out,

@@ -84,7 +84,8 @@ pub(crate) fn fragment_custom_event<'py>(
     } else {
         from_python(event, "event")?
     };
-    let custom: CustomEvent = match serde_json::from_value::<Event>(value) {
+    // Decoded from text: a tagged enum buffers its fields, and a buffered number beyond 64 bits would not decode.
+    let custom: CustomEvent = match serde_json::from_str::<Event>(&value.to_string()) {
         Ok(Event::Custom(custom)) => custom,
         Ok(_) => return Err(input_error("event.type", "only a CUSTOM event is fragmented")),
         Err(error) => return Err(input_error("event", error)),

@@ -171,5 +171,6 @@ fn call_json(py: Python<'_>, callable: &Py<PyAny>, source: &SourceItem, event: &
 /// The event a processor's dict holds, or the refusal of one that does not decode as an AG-UI event.
 fn decoded(dict: &Bound<'_, PyAny>) -> Outcome {
     let value = from_python(dict, "").map_err(|_| ProcessorRefusal::InvalidEvent)?;
-    serde_json::from_value::<Event>(value).map(Some).map_err(|_| ProcessorRefusal::InvalidEvent)
+    // Decoded from text: a tagged enum buffers its fields, and a buffered number beyond 64 bits would not decode.
+    serde_json::from_str::<Event>(&value.to_string()).map(Some).map_err(|_| ProcessorRefusal::InvalidEvent)
 }

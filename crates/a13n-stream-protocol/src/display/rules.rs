@@ -33,7 +33,11 @@ pub(super) use super::field::COPIED;
 pub(super) fn integer_timestamp(payload: &Object) -> Option<i64> {
     match payload.get(agui_key::TIMESTAMP)? {
         Value::Bool(flag) => Some(i64::from(*flag)),
-        Value::Number(number) if !number.is_f64() => number.as_i64().or(Some(i64::MAX)),
+        Value::Number(number) => match crate::json::PyNumber::of_number(number) {
+            // An integer beyond 64 bits is still an `int`: a time no item can hold.
+            crate::json::PyNumber::Int(_) => number.as_i64().or(Some(i64::MAX)),
+            crate::json::PyNumber::Float(_) => None,
+        },
         _ => None,
     }
 }

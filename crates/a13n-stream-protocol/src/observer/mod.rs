@@ -526,7 +526,11 @@ fn validate_processor_result(original: &Event, candidate: Event) -> Result<Event
     };
     let mutable = original.mutable_fields();
     for key in before.keys().chain(after.keys()) {
-        if !mutable.contains(&key.as_str()) && before.get(key) != after.get(key) {
+        let same = match (before.get(key), after.get(key)) {
+            (Some(before), Some(after)) => crate::json::py_equal(before, after),
+            (before, after) => before == after,
+        };
+        if !mutable.contains(&key.as_str()) && !same {
             return Err(ObserveError::rejected(
                 ObservationKind::ProcessorChangedStructure,
                 format!("The event processor changed structural field {}", snake_case(key)),
@@ -539,6 +543,21 @@ fn validate_processor_result(original: &Event, candidate: Event) -> Result<Event
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A processor's event is compared with the original as Python compares them: numbers by value, so one that
+    /// comes back through Python (`1.50` as `1.5`, `-0` as `0`) changes nothing.
+    #[test]
+    fn a_processor_event_with_numbers_spelled_otherwise_is_unchanged() {
+        let event = |value: &str| {
+            serde_json::from_str::<Event>(&format!(r#"{{"type":"CUSTOM","timestamp":1,"name":"n","value":{value}}}"#))
+                .unwrap()
+        };
+        let original = event(r#"{"a":1.50,"b":1E2,"c":-0,"d":18446744073709551616}"#);
+        let returned = event(r#"{"a":1.5,"b":100.0,"c":0,"d":18446744073709551616}"#);
+        assert!(validate_processor_result(&original, returned).is_ok());
+        let changed = event(r#"{"a":1.51,"b":100.0,"c":0,"d":18446744073709551616}"#);
+        assert!(validate_processor_result(&original, changed).is_err());
+    }
 
     #[test]
     fn tool_event_names() {

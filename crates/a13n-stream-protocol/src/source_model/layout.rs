@@ -68,6 +68,10 @@ impl<'a> Entries<'a> {
 /// `None` when the text does not scan; `Some(false)` when it is not in the layout of the model it is.
 fn object_in_layout(scanner: &mut Scanner<'_>, choices: Option<&[usize]>) -> Option<bool> {
     let entries = Entries::read(scanner)?;
+    // A value that chooses the model spelled with an escape: left to the general path, which decodes it.
+    if entries.keys.iter().any(|(key, range)| fixed_key(key.as_bytes()) && entries.text[range.clone()].contains('\\')) {
+        return Some(false);
+    }
     let choices = match (choices, entries.plain_string("event_kind")) {
         (Some(choices), _) => choices,
         (None, None) => super::event_models(None),
@@ -276,6 +280,9 @@ mod tests {
         let extension = r#"{"schema_version":"1","kind":"lifecycle","payload":{"b":1,"a":2}}"#;
         assert!(event_in_layout(&line(extension)));
         assert!(!event_in_layout(&line(r#"{"kind":"lifecycle","schema_version":"1","payload":{}}"#)));
+        // A model-choosing value spelled with an escape is decoded by the general path, never copied.
+        let escaped = r#"{"index":0,"delta":{"part_delta_kind":"tool\u005fcall","args_delta":"x","tool_call_id":"c","tool_name_delta":null,"provider_name":null,"provider_details":null},"event_kind":"part_delta"}"#;
+        assert!(!event_in_layout(&line(escaped)));
     }
 
     /// The memo answers as a full check would: for a line of the remembered shape with other values, and for

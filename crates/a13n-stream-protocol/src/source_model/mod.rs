@@ -33,6 +33,9 @@ pub(crate) struct Field {
     /// The strings a `Literal` field admits (empty for any other field): what tells apart the models a value
     /// may be.
     pub(crate) literal: &'static [&'static str],
+    /// A field a discriminator reads (`part_kind`, `event_kind`, a family's `kind`, a typed part's `tool_kind`):
+    /// where a value may be one of several models, it must be present to choose this one.
+    pub(crate) tag: bool,
 }
 
 /// What a field's value is, as far as its layout goes.
@@ -84,7 +87,8 @@ pub(crate) fn model(index: usize) -> &'static Model {
     &table::MODELS[index]
 }
 
-/// The first of `choices` whose literal fields all admit `object`'s values (or, where absent, have a default);
+/// The first of `choices` whose literal fields all admit `object`'s values (or, where absent, have a default and
+/// are not a discriminator's among several choices);
 /// `None` when none does (an event of a capability or custom kind this table does not know: its line is the dump
 /// of a class the emitting process had, so it is kept as written).
 pub(crate) fn choose<'v>(
@@ -93,7 +97,7 @@ pub(crate) fn choose<'v>(
 ) -> Option<&'static Model> {
     choices.iter().map(|&index| model(index)).find(|model| {
         model.fields.iter().filter(|field| !field.literal.is_empty()).all(|field| match literal_of(field.key) {
-            None => !matches!(field.default, Default::Required),
+            None => !matches!(field.default, Default::Required) && (!field.tag || choices.len() == 1),
             Some(Some(value)) => field.literal.contains(&value),
             Some(None) => false,
         })
