@@ -41,9 +41,9 @@ pub(crate) enum PyNumber<'a> {
     Float(f64),
 }
 
-impl PyNumber<'_> {
+impl<'a> PyNumber<'a> {
     /// The number a JSON literal is, in Python.
-    pub(crate) fn of(literal: &str) -> PyNumber<'_> {
+    pub(crate) fn of(literal: &'a str) -> PyNumber<'a> {
         if literal.bytes().any(|byte| matches!(byte, b'.' | b'e' | b'E')) {
             return PyNumber::Float(literal.parse().unwrap_or(f64::NAN));
         }
@@ -54,14 +54,14 @@ impl PyNumber<'_> {
     }
 
     /// The number a parsed JSON number is (its literal, which `serde_json` keeps).
-    pub(crate) fn of_number(number: &serde_json::Number) -> PyNumber<'_> {
+    pub(crate) fn of_number(number: &'a serde_json::Number) -> PyNumber<'a> {
         PyNumber::of(number.as_str())
     }
 
     /// `json.dumps`'s text (`Infinity` for a float too large to hold).
-    pub(crate) fn dumps(self) -> Cow<'static, str> {
+    pub(crate) fn dumps(self) -> Cow<'a, str> {
         match self {
-            PyNumber::Int(text) => Cow::Owned(text.to_owned()),
+            PyNumber::Int(text) => Cow::Borrowed(text),
             PyNumber::Float(value) if value.is_finite() => Cow::Owned(py_float_repr(value)),
             PyNumber::Float(value) if value > 0.0 => Cow::Borrowed("Infinity"),
             PyNumber::Float(value) if value < 0.0 => Cow::Borrowed("-Infinity"),
@@ -70,9 +70,9 @@ impl PyNumber<'_> {
     }
 
     /// Pydantic's JSON text (`null` for a float that is not finite).
-    pub(crate) fn pydantic(self) -> Cow<'static, str> {
+    pub(crate) fn pydantic(self) -> Cow<'a, str> {
         match self {
-            PyNumber::Int(text) => Cow::Owned(text.to_owned()),
+            PyNumber::Int(text) => Cow::Borrowed(text),
             PyNumber::Float(value) if value.is_finite() => Cow::Owned(pydantic_float_repr(value)),
             PyNumber::Float(_) => Cow::Borrowed("null"),
         }

@@ -7,7 +7,7 @@ use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, LaneLine};
 use crate::delta_memo::DeltaMemo;
 use crate::part_line::{PartLine, ToolReturnLine};
-use crate::source_model::layout::{event_in_layout, LayoutMemo};
+use crate::source_model::layout::LayoutMemo;
 
 /// What takes lines through the fast lanes (the observer, the display fold): one method per lane, each
 /// returning how many events it wrote, or `None` with nothing changed or written.
@@ -21,10 +21,8 @@ pub(crate) trait Lanes {
     fn delta_memo(&mut self) -> Option<&mut DeltaMemo> {
         None
     }
-    /// Where the taker remembers lines found in their model's layout (none by default: each line is checked).
-    fn layout_memo(&mut self) -> Option<&mut LayoutMemo> {
-        None
-    }
+    /// Where the taker remembers lines found in their model's layout.
+    fn layout_memo(&mut self) -> &mut LayoutMemo;
 }
 
 /// Take `line` through the lane it is for; `None` (nothing changed or written) when no lane takes it.
@@ -34,12 +32,7 @@ pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>
     }
     let hint = lane_hint(line);
     // The lanes copy what they scan: a line spelled otherwise than its model's dump takes the general path.
-    let in_layout = match (hint, lanes.layout_memo()) {
-        (LaneHint::General, _) => return None,
-        (hint, Some(memo)) => memo.in_layout(hint as usize, line),
-        (_, None) => event_in_layout(line),
-    };
-    if !in_layout {
+    if hint == LaneHint::General || !lanes.layout_memo().in_layout(hint as usize, line) {
         return None;
     }
     match hint {

@@ -138,8 +138,8 @@ impl Lanes for HarnessAguiStreamObserver {
         Some(&mut self.delta_memo)
     }
 
-    fn layout_memo(&mut self) -> Option<&mut LayoutMemo> {
-        Some(&mut self.layout_memo)
+    fn layout_memo(&mut self) -> &mut LayoutMemo {
+        &mut self.layout_memo
     }
 
     fn tool_return(&mut self, line: &ToolReturnLine<'_>, out: &mut Vec<u8>) -> Option<usize> {

@@ -293,8 +293,8 @@ impl Lanes for DisplayFold {
         Some(&mut self.delta_memo)
     }
 
-    fn layout_memo(&mut self) -> Option<&mut LayoutMemo> {
-        Some(&mut self.layout_memo)
+    fn layout_memo(&mut self) -> &mut LayoutMemo {
+        &mut self.layout_memo
     }
 }
 
