@@ -69,6 +69,15 @@ impl<'a> PyNumber<'a> {
         }
     }
 
+    /// Python's `repr` (and `str`): `inf`, `-inf` and `nan` for a float that is not finite.
+    pub(crate) fn repr(self) -> Cow<'a, str> {
+        match self {
+            PyNumber::Float(value) if value.is_nan() => Cow::Borrowed("nan"),
+            PyNumber::Float(value) if value.is_infinite() => Cow::Borrowed(if value > 0.0 { "inf" } else { "-inf" }),
+            number => number.dumps(),
+        }
+    }
+
     /// Pydantic's JSON text (`null` for a float that is not finite).
     pub(crate) fn pydantic(self) -> Cow<'a, str> {
         match self {
@@ -545,6 +554,21 @@ pub(crate) fn char_boundary(text: &str, limit: usize) -> usize {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn numbers_read_as_python_reads_them() {
+        let cases = [
+            ("-0", "0", "0"),
+            ("18446744073709551616", "18446744073709551616", "18446744073709551616"),
+            ("1.50", "1.5", "1.5"),
+            ("1E2", "100.0", "100.0"),
+            ("1e400", "Infinity", "inf"),
+            ("-1e400", "-Infinity", "-inf"),
+        ];
+        for (literal, dumps, repr) in cases {
+            assert_eq!((&*PyNumber::of(literal).dumps(), &*PyNumber::of(literal).repr()), (dumps, repr), "{literal}");
+        }
+    }
 
     #[test]
     fn float_repr_matches_python() {

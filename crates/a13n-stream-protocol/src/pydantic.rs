@@ -193,12 +193,7 @@ fn write_repr(value: &Value, out: &mut String) {
         Value::Null => out.push_str("None"),
         Value::Bool(true) => out.push_str("True"),
         Value::Bool(false) => out.push_str("False"),
-        Value::Number(number) => match crate::json::PyNumber::of_number(number) {
-            crate::json::PyNumber::Float(float) if !float.is_finite() => {
-                out.push_str(if float > 0.0 { "inf" } else { "-inf" })
-            }
-            number => out.push_str(&number.dumps()),
-        },
+        Value::Number(number) => out.push_str(&crate::json::PyNumber::of_number(number).repr()),
         Value::String(text) => write_str_repr(text, out),
         Value::Array(items) => {
             out.push('[');

@@ -31,7 +31,7 @@ pub(super) fn py_repr(value: &Value) -> String {
         Value::Null => PY_NONE.into(),
         Value::Bool(true) => "True".into(),
         Value::Bool(false) => "False".into(),
-        Value::Number(number) => crate::json::PyNumber::of_number(number).dumps().into_owned(),
+        Value::Number(number) => crate::json::PyNumber::of_number(number).repr().into_owned(),
         Value::String(text) => {
             let quote = if text.contains('\'') && !text.contains('"') { '"' } else { '\'' };
             let mut out = String::with_capacity(text.len() + 2);
@@ -61,5 +61,17 @@ pub(super) fn py_repr(value: &Value) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `str()` of a JSON number is Python's: a literal too large for a float reads as infinity, shown `inf`.
+    #[test]
+    fn numbers_show_as_python_shows_them() {
+        let shown = |text: &str| py_repr(&serde_json::from_str(text).unwrap());
+        assert_eq!([shown("1e400"), shown("-1e400"), shown("-0"), shown("1E2")], ["inf", "-inf", "0", "100.0"]);
     }
 }
