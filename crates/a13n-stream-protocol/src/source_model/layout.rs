@@ -121,13 +121,19 @@ fn value_in_layout(text: &str, ty: &Ty) -> Option<bool> {
     }
 }
 
-/// The layout verdicts of recent lines, two lines a slot (a slot per lane, so that interleaved lines of several
-/// lanes each find theirs): a line with the same bytes as a line found in layout, outside its string values and
-/// numbers, is in layout too, so the next content delta of a part costs a few byte comparisons instead of a
-/// decode. The values that choose a model (its `Literal` fields) and date-times are compared too.
+/// How many lines in layout each slot of a [`LayoutMemo`] remembers. A lane's lines come in a few recurring
+/// shapes (a tool call's start after a thinking part or after another call, a lifecycle event's kinds, a usage
+/// report), interleaved: a slot holds enough of them that a run's steady state finds its line's shape.
+const SHAPES_PER_SLOT: usize = 16;
+
+/// The layout verdicts of recent lines, [`SHAPES_PER_SLOT`] lines a slot (a slot per lane, so that interleaved
+/// lines of several lanes each find theirs), the latest found first: a line with the same bytes as a line found in
+/// layout, outside its string values and numbers, is in layout too, so the next content delta of a part costs a
+/// few byte comparisons instead of a decode. The values that choose a model (its `Literal` fields) are compared
+/// too, and a date-time must be written as Pydantic writes it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LayoutMemo {
-    shapes: [[Shape; 2]; 4],
+    shapes: [Vec<Shape>; 4],
 }
 
 /// A line found in layout, and where its holes are: the string values and numbers another line of the same
@@ -135,33 +141,44 @@ pub(crate) struct LayoutMemo {
 #[derive(Clone, Debug, Default)]
 struct Shape {
     line: Vec<u8>,
-    holes: Vec<(usize, usize, bool)>,
+    holes: Vec<(usize, usize, Hole)>,
+}
+
+/// What another line of a shape may hold where the shape's line has a string value or a number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Hole {
+    /// Any string.
+    String,
+    /// Any number.
+    Number,
+    /// A date-time as Pydantic writes it.
+    Time,
 }
 
 impl LayoutMemo {
-    /// Whether `line` is in its model's layout: known from the line remembered in `slot`, or checked and then
+    /// Whether `line` is in its model's layout: known from a line remembered in `slot`, or checked and then
     /// remembered there.
     pub(crate) fn in_layout(&mut self, slot: usize, line: &str) -> bool {
-        let [recent, older] = &mut self.shapes[slot];
-        if recent.matches(line.as_bytes()) {
-            return true;
-        }
-        if older.matches(line.as_bytes()) {
-            std::mem::swap(recent, older);
+        let shapes = &mut self.shapes[slot];
+        if let Some(found) = shapes.iter().position(|shape| shape.matches(line.as_bytes())) {
+            shapes[..=found].rotate_right(1);
             return true;
         }
         let found = event_in_layout(line);
         if found {
-            std::mem::swap(recent, older);
-            recent.remember(line.as_bytes());
+            if shapes.len() < SHAPES_PER_SLOT {
+                shapes.push(Shape::default());
+            }
+            // The oldest shape's buffers are reused for the newest.
+            shapes.rotate_right(1);
+            shapes[0].remember(line.as_bytes());
         }
         found
     }
 }
 
 impl Shape {
-    /// Remember `line` and find its holes (`(start, end, is_string)`): every string value but a [`fixed_key`]'s,
-    /// and every number.
+    /// Remember `line` and find its holes: every string value but a [`literal_key`]'s, and every number.
     fn remember(&mut self, line: &[u8]) {
         self.line.clear();
         self.line.extend_from_slice(line);
@@ -174,8 +191,9 @@ impl Shape {
                     let is_key = line[end + 1..].iter().find(|byte| !byte.is_ascii_whitespace()) == Some(&b':');
                     if is_key {
                         key = &line[at + 1..end];
-                    } else if !fixed_key(key) {
-                        self.holes.push((at, end + 1, true));
+                    } else if !literal_key(key) {
+                        let hole = if time_key(key) { Hole::Time } else { Hole::String };
+                        self.holes.push((at, end + 1, hole));
                     }
                     at = end + 1;
                 }
@@ -184,32 +202,26 @@ impl Shape {
                     while line.get(at).is_some_and(|&byte| number_byte(byte)) {
                         at += 1;
                     }
-                    self.holes.push((start, at, false));
+                    self.holes.push((start, at, Hole::Number));
                 }
                 _ => at += 1,
             }
         }
     }
 
-    /// Whether `other` has this line's bytes outside its holes, and a string or a number in each.
+    /// Whether `other` has this line's bytes outside its holes, and in each a value the hole may hold.
     fn matches(&self, other: &[u8]) -> bool {
         if self.line.is_empty() {
             return false;
         }
         let (mut from, mut at) = (0usize, 0usize);
-        for &(start, end, is_string) in &self.holes {
+        for &(start, end, hole) in &self.holes {
             let gap = &self.line[from..start];
             if other.get(at..at + gap.len()) != Some(gap) {
                 return false;
             }
             at += gap.len();
-            if is_string {
-                if other.get(at) != Some(&b'"') {
-                    return false;
-                }
-                let Some(close) = string_end(other, at + 1) else { return false };
-                at = close + 1;
-            } else {
+            if hole == Hole::Number {
                 let begin = at;
                 while other.get(at).is_some_and(|&byte| number_byte(byte)) {
                     at += 1;
@@ -217,11 +229,26 @@ impl Shape {
                 if at == begin {
                     return false;
                 }
+            } else {
+                if other.get(at) != Some(&b'"') {
+                    return false;
+                }
+                let Some(close) = string_end(other, at + 1) else { return false };
+                if hole == Hole::Time && !pydantic_time(&other[at + 1..close]) {
+                    return false;
+                }
+                at = close + 1;
             }
             from = end;
         }
         other.get(at..) == Some(&self.line[from..])
     }
+}
+
+/// Whether a string value's text is a date-time as Pydantic writes it (no escape, the canonical form).
+fn pydantic_time(text: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(text) else { return false };
+    !text.contains('\\') && crate::time::pydantic_datetime(text).is_some_and(|written| written == text)
 }
 
 fn number_byte(byte: u8) -> bool {
@@ -241,18 +268,41 @@ fn string_end(bytes: &[u8], from: usize) -> Option<usize> {
     }
 }
 
+/// The keys of the models' fields whose value takes part in choosing a model (a `Literal` field), and of their
+/// date-time fields; a key of both kinds is a literal one.
+struct SpecialKeys {
+    literal: rustc_hash::FxHashSet<&'static [u8]>,
+    time: rustc_hash::FxHashSet<&'static [u8]>,
+}
+
+fn special_keys() -> &'static SpecialKeys {
+    static KEYS: std::sync::OnceLock<SpecialKeys> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        let fields = || super::table::MODELS.iter().flat_map(|model| model.fields);
+        let literal: rustc_hash::FxHashSet<&'static [u8]> =
+            fields().filter(|field| !field.literal.is_empty()).map(|field| field.key.as_bytes()).collect();
+        let time = fields()
+            .filter(|field| matches!(field.ty, Ty::Time))
+            .map(|field| field.key.as_bytes())
+            .filter(|key| !literal.contains(key))
+            .collect();
+        SpecialKeys { literal, time }
+    })
+}
+
+/// A key whose value takes part in choosing a model (a `Literal` field): compared as written.
+fn literal_key(key: &[u8]) -> bool {
+    special_keys().literal.contains(key)
+}
+
+/// A key of a date-time field: its value must be written as Pydantic writes it.
+fn time_key(key: &[u8]) -> bool {
+    special_keys().time.contains(key)
+}
+
 /// A key whose value takes part in choosing a model (a `Literal` field) or in its layout (a date-time).
 fn fixed_key(key: &[u8]) -> bool {
-    static KEYS: std::sync::OnceLock<rustc_hash::FxHashSet<&'static [u8]>> = std::sync::OnceLock::new();
-    KEYS.get_or_init(|| {
-        super::table::MODELS
-            .iter()
-            .flat_map(|model| model.fields)
-            .filter(|field| !field.literal.is_empty() || matches!(field.ty, Ty::Time))
-            .map(|field| field.key.as_bytes())
-            .collect()
-    })
-    .contains(key)
+    literal_key(key) || time_key(key)
 }
 
 #[cfg(test)]
@@ -296,7 +346,7 @@ mod tests {
         };
         let tool_return = |time: &str| {
             line(&format!(
-                r#"{{"result":{{"tool_name":"f","content":"ok","tool_call_id":"c","tool_kind":null,"metadata":null,"timestamp":"{time}","outcome":"success","retry":null,"part_kind":"tool-return"}},"content":null,"event_kind":"function_tool_result"}}"#
+                r#"{{"part":{{"tool_name":"f","content":"ok","tool_call_id":"c","tool_kind":null,"metadata":null,"timestamp":"{time}","outcome":"success","retry":null,"part_kind":"tool-return"}},"content":null,"event_kind":"function_tool_result"}}"#
             ))
         };
         let lines = [
@@ -314,6 +364,44 @@ mod tests {
                 assert_eq!(memo.in_layout(0, first), event_in_layout(first), "{first}");
                 assert_eq!(memo.in_layout(0, second), event_in_layout(second), "{first} then {second}");
             }
+        }
+    }
+
+    /// A slot holds several interleaved shapes (a lane's lines recur in a few), each answered from memory after
+    /// its first check, and a date-time in Pydantic's form matches another line's.
+    #[test]
+    fn a_slot_remembers_interleaved_shapes() {
+        let start = |previous: &str| {
+            line(&format!(
+                r#"{{"index":1,"part":{{"tool_name":"f","args":"","tool_call_id":"c1","tool_kind":null,"id":null,"provider_name":null,"provider_details":null,"part_kind":"tool-call"}},"previous_part_kind":{previous},"event_kind":"part_start"}}"#
+            ))
+        };
+        let tool_return = |time: &str| {
+            line(&format!(
+                r#"{{"part":{{"tool_name":"f","content":"ok","tool_call_id":"c","tool_kind":null,"metadata":null,"timestamp":"{time}","outcome":"success","retry":null,"part_kind":"tool-return"}},"content":null,"event_kind":"function_tool_result"}}"#
+            ))
+        };
+        let lines = [
+            start("null"),
+            start(r#""thinking""#),
+            line(r#"{"schema_version":"1","kind":"lifecycle","payload":{"type":"run_started"}}"#),
+            line(r#"{"schema_version":"1","kind":"lifecycle","payload":{"type":"x","request_id":"r","n":1}}"#),
+            tool_return("2026-11-29T12:00:00Z"),
+        ];
+        let mut memo = LayoutMemo::default();
+        for line in &lines {
+            assert!(memo.in_layout(0, line), "{line}");
+        }
+        assert_eq!(memo.shapes[0].len(), lines.len());
+        for line in &lines {
+            assert!(memo.shapes[0].iter().any(|shape| shape.matches(line.as_bytes())), "{line}");
+        }
+        let later = [tool_return("2026-11-29T12:00:01.250000Z"), start(r#""tool-call""#)];
+        assert!(later.iter().all(|later| memo.shapes[0].iter().any(|shape| shape.matches(later.as_bytes()))));
+        for other in ["2026-11-29T12:00:01+00:00", "2026-11-29T12:00:01.25Z", "2026-11-29 12:00:01Z"] {
+            let other = tool_return(other);
+            assert!(!memo.shapes[0].iter().any(|shape| shape.matches(other.as_bytes())), "{other}");
+            assert!(!memo.in_layout(0, &other), "{other}");
         }
     }
 }
