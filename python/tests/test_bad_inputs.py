@@ -334,6 +334,33 @@ def test_batches_report_rejected_lines_in_place_and_replay_names_the_line() -> N
     assert replay([]).startswith('{"items":[]')
 
 
+def long_journal(deltas: int) -> list[str]:
+    """A run start, a text part's start and `deltas` content deltas, each line its own sequence."""
+    lines = [RUN_STARTED, TEXT_START]
+    for sequence in range(2, deltas + 2):
+        lines.append(TEXT_DELTA.replace('"sequence":2,', f'"sequence":{sequence},'))
+    return lines
+
+
+@pytest.mark.parametrize("deltas", [10, 3_000])
+def test_replay_of_a_short_or_long_journal_names_the_failing_line(deltas: int) -> None:
+    # A journal of a few hundred lines or more is read on a second thread ahead of the fold: the checkpoint, and
+    # the line an error names, are the same as folding line by line on one.
+    journal = long_journal(deltas)
+    fold = DisplayFold("r")
+    for line in journal:
+        fold.fold_line(line)
+    assert replay(journal) == fold.export_json()
+    broken = len(journal) - 3
+    with pytest.raises(InputError, match=f"^line {broken + 1}: ") as error:
+        replay(journal[:broken] + ["{broken"] + journal[broken:])
+    assert error.value.line == broken + 1 and error.value.kind == "json"
+    other_thread = journal[broken].replace('"thread_id":"t"', '"thread_id":"u"')
+    with pytest.raises(AguiObservationError, match="^line [0-9]+: Harness Thread correlation changed") as rejected:
+        replay(journal[:broken] + [other_thread] + journal[broken:])
+    assert rejected.value.line == broken + 1
+
+
 def test_fragments_round_trip() -> None:
     event = {"type": "CUSTOM", "timestamp": 1, "name": "big", "value": {"text": "x" * 300_000}}
     frames = fragment_custom_event(event, identity="big-1")

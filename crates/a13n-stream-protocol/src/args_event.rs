@@ -17,7 +17,7 @@ use crate::sink::{Bytes, JsonSink};
 #[derive(Clone, Debug, Default)]
 pub(crate) struct EventTemplate {
     /// The [`ArgsDelta::memo_line`] and child flag the bytes were written for; `None` holds nothing.
-    written_for: Option<(u64, bool)>,
+    written_for: Option<(crate::delta_memo::MemoLine, bool)>,
     bytes: Vec<u8>,
     /// Where `bytes` holds the timestamp, sequence, time and argument text, in that order.
     values: [Range<usize>; 4],

@@ -272,7 +272,7 @@ pub(crate) struct ArgsDelta<'a> {
     pub(crate) provider_name: Option<Cow<'a, str>>,
     /// Which line a [`DeltaMemo`](crate::delta_memo::DeltaMemo) remembered when this delta is that line or was
     /// read by it: deltas with the same such line have the same identity ([`ArgsDelta::write_identity`]).
-    pub(crate) memo_line: Option<u64>,
+    pub(crate) memo_line: Option<crate::delta_memo::MemoLine>,
 }
 
 impl<'a> ArgsDelta<'a> {

@@ -15,7 +15,7 @@ use crate::scan::{same, Scanner};
 use crate::source::MAX_SOURCE_LINE_BYTES;
 
 /// The last argument-delta line scanned in full, and where its fields are.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct DeltaMemo {
     /// Empty until a line is remembered.
     line: String,
@@ -24,6 +24,31 @@ pub(crate) struct DeltaMemo {
     fields: Option<Fields>,
     /// Counts the lines offered to [`DeltaMemo::remember`]: names the remembered line ([`ArgsDelta::memo_line`]).
     generation: u64,
+    /// This memo's own number, so that no two memos give a line the same name (a fold may take deltas read by a
+    /// memo it did not make: [`crate::display::LineReader`]).
+    serial: u64,
+}
+
+/// The name [`DeltaMemo::remember`] gives a line, which the deltas read by it share: the memo's serial and the
+/// line's generation in it. Equal names mean the same remembered line of the same memo.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MemoLine {
+    memo: u64,
+    line: u64,
+}
+
+impl Default for DeltaMemo {
+    fn default() -> DeltaMemo {
+        // A counter, not a clock or randomness: it only makes memos' names differ.
+        static SERIALS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        DeltaMemo {
+            line: String::new(),
+            values: Default::default(),
+            fields: None,
+            generation: 0,
+            serial: SERIALS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }
+    }
 }
 
 /// Where the remembered line holds each field the delta borrows, and the fields that are not text.
@@ -67,7 +92,7 @@ impl DeltaMemo {
     /// Remember `line`, whose full scan gave `delta`, when it is in the writers' layout and every field it
     /// borrows is the line's own text, and return the name [`DeltaMemo::read`] gives the deltas it reads by it;
     /// otherwise forget whatever was remembered.
-    pub(crate) fn remember(&mut self, line: &str, delta: &ArgsDelta<'_>) -> Option<u64> {
+    pub(crate) fn remember(&mut self, line: &str, delta: &ArgsDelta<'_>) -> Option<MemoLine> {
         self.fields = None;
         self.generation += 1;
         let parsed = &delta.line;
@@ -97,9 +122,14 @@ impl DeltaMemo {
             self.line.push_str(line);
             self.values = [sequence, time, args];
             self.fields = Some(fields);
-            return Some(self.generation);
+            return Some(self.name());
         }
         None
+    }
+
+    /// The name of the line remembered last.
+    fn name(&self) -> MemoLine {
+        MemoLine { memo: self.serial, line: self.generation }
     }
 
     /// The delta `line` is when it is the remembered line but for its sequence, time and argument text; `None`
@@ -173,7 +203,7 @@ impl DeltaMemo {
             args_at: None,
         };
         let provider_name = text(&fields.provider_name_text)?;
-        Some(ArgsDelta { line: delta, provider_name, memo_line: Some(self.generation) })
+        Some(ArgsDelta { line: delta, provider_name, memo_line: Some(self.name()) })
     }
 }
 

@@ -17,42 +17,75 @@ pub(crate) trait Lanes {
     fn part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize>;
     fn carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> Option<usize>;
     fn tool_return(&mut self, line: &ToolReturnLine<'_>, out: &mut Vec<u8>) -> Option<usize>;
-    /// Where the taker remembers the last argument delta, to read the next one quickly (none by default).
-    fn delta_memo(&mut self) -> Option<&mut DeltaMemo> {
-        None
-    }
-    /// Where the taker remembers lines found in their model's layout.
-    fn layout_memo(&mut self) -> &mut LayoutMemo;
+    /// What the taker reads its lines by.
+    fn memos(&mut self) -> &mut LaneMemos;
+}
+
+/// What a line's lane scan reads it by besides the line: the last argument delta scanned in full, and the lines
+/// found in their model's layout. Both depend on the lines read alone, never on a taker's state, so lines can be
+/// read ahead of taking them (see [`crate::display::LineReader`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LaneMemos {
+    pub(crate) delta: DeltaMemo,
+    pub(crate) layout: LayoutMemo,
+}
+
+/// What the lanes' scans made of a line: the lane it is for and what that lane reads, or no lane.
+pub(crate) enum Scanned<'a> {
+    Content(ContentDelta<'a>),
+    Arguments(ArgsDelta<'a>),
+    Part(PartLine<'a>),
+    Carried(CarriedLine<'a>),
+    ToolReturn(ToolReturnLine<'a>),
+    /// No lane takes the line: it takes the general path.
+    General,
 }
 
 /// Take `line` through the lane it is for; `None` (nothing changed or written) when no lane takes it.
 pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>) -> Option<usize> {
-    if let Some(delta) = lanes.delta_memo().and_then(|memo| memo.read(line)) {
-        return lanes.arguments(&delta, out);
+    let scanned = scan_for_lane(lanes.memos(), line);
+    take_scanned(lanes, &scanned, out)
+}
+
+/// Read `line` for its lane: the scan alone, which changes nothing but the memos.
+pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str) -> Scanned<'a> {
+    if let Some(delta) = memos.delta.read(line) {
+        return Scanned::Arguments(delta);
     }
     let hint = lane_hint(line);
     // The lanes copy what they scan: a line spelled otherwise than its model's dump takes the general path.
-    if hint == LaneHint::General || !lanes.layout_memo().in_layout(hint as usize, line) {
-        return None;
+    if hint == LaneHint::General || !memos.layout.in_layout(hint as usize, line) {
+        return Scanned::General;
     }
-    match hint {
-        LaneHint::Delta => match LaneLine::scan(line)? {
-            LaneLine::Content(delta) => lanes.content(&delta, out),
+    let scanned = match hint {
+        LaneHint::Delta => LaneLine::scan(line).map(|scanned| match scanned {
+            LaneLine::Content(delta) => Scanned::Content(delta),
             LaneLine::Arguments(mut delta) => {
-                if let Some(memo) = lanes.delta_memo() {
-                    delta.memo_line = memo.remember(line, &delta);
-                }
-                lanes.arguments(&delta, out)
+                delta.memo_line = memos.delta.remember(line, &delta);
+                Scanned::Arguments(delta)
             }
-        },
+        }),
         LaneHint::Part => match PartLine::scan(line) {
-            Some(part) => lanes.part(&part, out),
+            Some(part) => Some(Scanned::Part(part)),
             // A tool call's start is carried through whole.
-            None => lanes.carried(&CarriedLine::scan(line)?, out),
+            None => CarriedLine::scan(line).map(Scanned::Carried),
         },
-        LaneHint::Carried => lanes.carried(&CarriedLine::scan(line)?, out),
-        LaneHint::ToolReturn => lanes.tool_return(&ToolReturnLine::scan(line)?, out),
+        LaneHint::Carried => CarriedLine::scan(line).map(Scanned::Carried),
+        LaneHint::ToolReturn => ToolReturnLine::scan(line).map(Scanned::ToolReturn),
         LaneHint::General => None,
+    };
+    scanned.unwrap_or(Scanned::General)
+}
+
+/// Take a scanned line through its lane; `None` (nothing changed or written) when the lane refuses it.
+pub(crate) fn take_scanned(lanes: &mut impl Lanes, scanned: &Scanned<'_>, out: &mut Vec<u8>) -> Option<usize> {
+    match scanned {
+        Scanned::Content(delta) => lanes.content(delta, out),
+        Scanned::Arguments(delta) => lanes.arguments(delta, out),
+        Scanned::Part(part) => lanes.part(part, out),
+        Scanned::Carried(carried) => lanes.carried(carried, out),
+        Scanned::ToolReturn(tool_return) => lanes.tool_return(tool_return, out),
+        Scanned::General => None,
     }
 }
 

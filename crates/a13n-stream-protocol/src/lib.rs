@@ -133,7 +133,7 @@ pub use agui::Event;
 pub use content::tool_result_content;
 pub use display::{
     ContentPolicy, DisplayContinuation, DisplayFold, DisplayOptions, DisplaySnapshot, Item, ItemRef, Observed,
-    PositionError, StreamPosition,
+    PositionError, ReadAhead, ScannedLine, StreamPosition,
 };
 pub use error::{FoldError, InputError, InputKind, ObservationKind, ObserveError, Rejection};
 pub use fragments::{fragment_custom_event, CustomEventAssembler};

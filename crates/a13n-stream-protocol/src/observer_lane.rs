@@ -10,13 +10,11 @@
 
 use crate::carried_line::{Carried, CarriedLine};
 use crate::delta_line::{ArgsDelta, ContentDelta};
-use crate::delta_memo::DeltaMemo;
 use crate::error::ObserveError;
-use crate::lane_hint::{take_in_lane, Lanes};
+use crate::lane_hint::{take_in_lane, LaneMemos, Lanes};
 use crate::observer::HarnessAguiStreamObserver;
 use crate::part_line::{PartLine, ToolReturnLine};
 use crate::source::SourceItem;
-use crate::source_model::layout::LayoutMemo;
 
 impl HarnessAguiStreamObserver {
     /// Decode one Harness source line, observe it, and append each AG-UI event as one JSON line
@@ -134,12 +132,8 @@ impl Lanes for HarnessAguiStreamObserver {
         self.observe_carried(line, out)
     }
 
-    fn delta_memo(&mut self) -> Option<&mut DeltaMemo> {
-        Some(&mut self.delta_memo)
-    }
-
-    fn layout_memo(&mut self) -> &mut LayoutMemo {
-        &mut self.layout_memo
+    fn memos(&mut self) -> &mut LaneMemos {
+        &mut self.memos
     }
 
     fn tool_return(&mut self, line: &ToolReturnLine<'_>, out: &mut Vec<u8>) -> Option<usize> {

@@ -21,9 +21,13 @@ fn fold_for(options: &Value, run_id: &str) -> DisplayFold {
 /// changed set, and the whole checkpoint every `check_every` lines and at the end. The reference is the AG-UI JSON
 /// path spelled out (the observer's events as objects, then `fold`); `fold_source` (typed events folded as they
 /// are) and `fold_line` (its lanes, and the typed path for any other line) must match it. A fourth fold replays
-/// the lines (`replay_line`): the same results and state, nothing written.
+/// the lines (`replay_line`), and a fifth folds them as a reader read every one of them beforehand
+/// (`read_ahead`, `replay_scanned`): the same results and state, nothing written.
 fn compare(make: impl Fn() -> DisplayFold, lines: &[String], check_every: usize, context: &str) {
     let (general, typed, lane, replayed) = (&mut make(), &mut make(), &mut make(), &mut make());
+    let read_ahead = &mut make();
+    let mut reader = read_ahead.read_ahead();
+    let mut scanned = lines.iter().map(|line| reader.scan(line)).collect::<Vec<_>>().into_iter();
     for (n, line) in lines.iter().enumerate() {
         let (mut expected, mut got, mut got_typed) = (Vec::new(), Vec::new(), Vec::new());
         let expected_result = fold_line_generally(general, line, &mut expected);
@@ -42,7 +46,10 @@ fn compare(make: impl Fn() -> DisplayFold, lines: &[String], check_every: usize,
         let replay_result = replayed.replay_line(line);
         assert_eq!(format!("{replay_result:?}"), format!("{expected_result:?}"), "{context}: line {n} replayed");
         assert_eq!(replayed.changed(), general.changed(), "{context}: line {n} changed items replayed");
-        for fold in [&mut *general, &mut *typed, &mut *lane, &mut *replayed] {
+        let read_result = read_ahead.replay_scanned(scanned.next().expect("a scanned line a line"));
+        assert_eq!(format!("{read_result:?}"), format!("{expected_result:?}"), "{context}: line {n} read ahead");
+        assert_eq!(read_ahead.changed(), general.changed(), "{context}: line {n} changed items read ahead");
+        for fold in [&mut *general, &mut *typed, &mut *lane, &mut *replayed, &mut *read_ahead] {
             fold.clear_changed();
         }
         if n % check_every == 0 || n + 1 == lines.len() {
@@ -50,6 +57,85 @@ fn compare(make: impl Fn() -> DisplayFold, lines: &[String], check_every: usize,
             assert_eq!(lane.export_json(), checkpoint, "{context}: checkpoint after line {n}");
             assert_eq!(typed.export_json(), checkpoint, "{context}: typed checkpoint after line {n}");
             assert_eq!(replayed.export_json(), checkpoint, "{context}: replayed checkpoint after line {n}");
+            assert_eq!(read_ahead.export_json(), checkpoint, "{context}: read-ahead checkpoint after line {n}");
+        }
+    }
+    read_ahead.end_read_ahead(reader);
+}
+
+/// Two tool calls whose argument deltas alternate: the second call's first delta comes right after the first
+/// call's, so only the deltas' identity tells their streams apart. A reader is taken out between the two; the fold
+/// reads the second call's delta with its fresh memo while its lane still holds the name of the first call's delta,
+/// which the memo now held by the reader gave: the two memos must name their lines apart.
+#[test]
+fn a_delta_read_by_a_fresh_memo_is_not_the_reader_memos_last() {
+    let tools = bench::lines(StreamKind::Tools, 40);
+    let start = tools.iter().position(|line| line.contains(r#""part_kind":"tool-call"},"previous_part_kind""#));
+    let start = start.expect("a tool call's start");
+    let delta = tools.iter().find(|line| line.contains("args_delta")).expect("an argument delta");
+    let call = |line: &str, sequence: u64, second: bool| {
+        let mut item: Value = serde_json::from_str(line).unwrap();
+        item["sequence"] = json!(sequence);
+        if second {
+            let event = &mut item["event"];
+            event["index"] = json!(1);
+            let part = if event.get("part").is_some() { &mut event["part"] } else { &mut event["delta"] };
+            part["tool_call_id"] = json!("call-second");
+        }
+        item.to_string()
+    };
+    let mut lines = tools[..start].to_vec();
+    let next = lines.len() as u64;
+    lines.extend([
+        call(&tools[start], next, false),
+        call(&tools[start], next + 1, true),
+        call(delta, next + 2, false),
+        call(delta, next + 3, true),
+        call(delta, next + 4, false),
+    ]);
+    let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+    let mut alone = DisplayFold::new(&run_id);
+    for line in &lines {
+        alone.replay_line(line).unwrap();
+    }
+    let mut mixed = DisplayFold::new(&run_id);
+    let first_delta = lines.len() - 3;
+    for line in &lines[..=first_delta] {
+        mixed.replay_line(line).unwrap();
+    }
+    let mut reader = mixed.read_ahead();
+    mixed.replay_line(&lines[first_delta + 1]).unwrap();
+    mixed.replay_scanned(reader.scan(&lines[first_delta + 2])).unwrap();
+    mixed.end_read_ahead(reader);
+    assert_eq!(mixed.export_json(), alone.export_json());
+}
+
+/// A fold that folds lines itself while a reader it handed out reads others, and takes the reader back, folds
+/// every stream as `fold_line` alone does: the reader's memo and the fold's fresh one never give two argument
+/// deltas of different calls the same name (a regression: both counted lines from one, so a delta read by one
+/// could pass for the delta the other read last).
+#[test]
+fn a_fold_and_its_reader_read_by_memos_that_never_share_a_name() {
+    for (name, lines) in argument_streams() {
+        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+        for period in [2, 3, 5, 7] {
+            let (mut alone, mut mixed) = (DisplayFold::new(&run_id), DisplayFold::new(&run_id));
+            let mut reader = None;
+            for (n, line) in lines.iter().enumerate() {
+                let expected = alone.replay_line(line);
+                if n % period == 0 {
+                    match reader.take() {
+                        Some(reader) => mixed.end_read_ahead(reader),
+                        None => reader = Some(mixed.read_ahead()),
+                    }
+                }
+                let got = match reader.as_mut() {
+                    Some(reader) if n % 2 == 0 => mixed.replay_scanned(reader.scan(line)),
+                    _ => mixed.replay_line(line),
+                };
+                assert_eq!(format!("{got:?}"), format!("{expected:?}"), "{name}, period {period}: line {n}");
+                assert_eq!(mixed.export_json(), alone.export_json(), "{name}, period {period}: after line {n}");
+            }
         }
     }
 }

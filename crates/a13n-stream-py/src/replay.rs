@@ -2,7 +2,9 @@
 //! recovery path).
 
 use a13n_stream_protocol::lines::LineSplitter;
-use a13n_stream_protocol::{ContentPolicy, DisplayFold, DisplayOptions, FoldError, SourceItem, MAX_SOURCE_LINE_BYTES};
+use a13n_stream_protocol::{
+    ContentPolicy, DisplayFold, DisplayOptions, FoldError, ScannedLine, SourceItem, MAX_SOURCE_LINE_BYTES,
+};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
@@ -47,7 +49,8 @@ pub(crate) fn collect_lines(lines: &Bound<'_, PyAny>) -> PyResult<Vec<LineText>>
 
 /// Fold a whole journal in Rust and return its checkpoint JSON: the recovery path. `lines` is an iterable of
 /// lines (`str`, `bytes` or `dict`), or a path (`str` or `os.PathLike`) to a JSON-lines file. `run_id`
-/// defaults to the first line's run. A line that does not fold raises, naming its 1-based line number.
+/// defaults to the first line's run. A line that does not fold raises, naming its 1-based line number. A long
+/// journal given as lines is read on a second thread ahead of the fold (see [`READ_AHEAD_MIN_LINES`]).
 #[pyfunction]
 #[pyo3(signature = (lines, run_id=None, *, full_content=false, retain_content=false))]
 pub(crate) fn replay(
@@ -91,11 +94,7 @@ impl Journal {
     fn replay(&self, run_id: Option<String>, content: ContentPolicy) -> Result<String, ReplayError> {
         let mut replay = Replay { fold: None, run_id, content };
         match self {
-            Journal::Lines(lines) => {
-                for (index, line) in lines.iter().enumerate() {
-                    replay.line(index + 1, line)?;
-                }
-            }
+            Journal::Lines(lines) => replay.lines(lines)?,
             Journal::File(path) => replay.file(path)?,
         }
         let Replay { fold, run_id, content, .. } = replay;
@@ -129,6 +128,21 @@ impl Replay {
         fold.replay_line(line).map(drop).map_err(|error| (Some(number), error))
     }
 
+    /// Fold every line, reading lines on a second thread ahead of the fold when there are enough of them to pay
+    /// for it (the fold and its results are the same either way: [`DisplayFold::replay_scanned`]).
+    fn lines(&mut self, lines: &[LineText]) -> Result<(), ReplayError> {
+        let Some((first, rest)) = lines.split_first() else { return Ok(()) };
+        self.line(1, first)?;
+        let fold = self.fold.as_mut().expect("the first line made the fold");
+        if rest.len() < READ_AHEAD_MIN_LINES {
+            for (index, line) in rest.iter().enumerate() {
+                fold.replay_line(line).map_err(|error| (Some(index + 2), error))?;
+            }
+            return Ok(());
+        }
+        read_ahead(fold, rest).map_err(|(index, error)| (Some(index + 2), error))
+    }
+
     fn file(&mut self, path: &std::path::Path) -> Result<(), ReplayError> {
         use std::io::Read;
         let io = |error: std::io::Error| {
@@ -157,6 +171,43 @@ impl Replay {
         }
         Ok(())
     }
+}
+
+/// Below this many lines a journal is folded on the calling thread alone: starting a reader costs more than it
+/// saves.
+const READ_AHEAD_MIN_LINES: usize = 256;
+/// Lines a reader hands over at a time, and how many such batches may wait for the fold.
+const READ_AHEAD_BATCH: usize = 64;
+const READ_AHEAD_BATCHES: usize = 8;
+
+/// Fold `lines` with a reader ([`a13n_stream_protocol::ReadAhead`]) scanning them on a second thread, a batch at a time, while this
+/// one folds the batches before. The error names the index of the line that failed; the lines after it are not
+/// folded.
+fn read_ahead(fold: &mut DisplayFold, lines: &[LineText]) -> Result<(), (usize, FoldError)> {
+    let mut reader = fold.read_ahead();
+    let (folded, reader) = std::thread::scope(|scope| {
+        let (send, receive) = std::sync::mpsc::sync_channel::<Vec<ScannedLine<'_>>>(READ_AHEAD_BATCHES);
+        let reading = scope.spawn(move || {
+            for batch in lines.chunks(READ_AHEAD_BATCH) {
+                // The fold has stopped (a line failed): nothing more to read.
+                if send.send(batch.iter().map(|line| reader.scan(line)).collect()).is_err() {
+                    break;
+                }
+            }
+            reader
+        });
+        let mut index = 0;
+        let folded = receive.iter().flatten().try_for_each(|line| {
+            fold.replay_scanned(line).map_err(|error| (index, error))?;
+            index += 1;
+            Ok(())
+        });
+        drop(receive);
+        let reader = reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (folded, reader)
+    });
+    fold.end_read_ahead(reader);
+    folded
 }
 
 fn line_error(error: a13n_stream_protocol::lines::LineError) -> FoldError {

@@ -18,14 +18,12 @@ use super::stream_id::StreamId;
 use super::{append_bounded, write_observed_line, DisplayFold, ItemKind, ObservedItem};
 use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
-use crate::delta_memo::DeltaMemo;
 use crate::error::FoldError;
 use crate::fields::item_key;
-use crate::lane_hint::{take_in_lane, Lanes};
+use crate::lane_hint::{scan_for_lane, take_scanned, LaneMemos, Lanes, Scanned};
 use crate::observer::PartKind;
 use crate::part_line::{PartLine, ToolReturnLine};
 use crate::source::SourceItem;
-use crate::source_model::layout::LayoutMemo;
 
 impl DisplayFold {
     /// Decode one Harness source line, convert and fold it, and append one observed line per event to `out`
@@ -54,10 +52,26 @@ impl DisplayFold {
     /// # Ok::<(), a13n_stream_protocol::FoldError>(())
     /// ```
     pub fn fold_line(&mut self, line: &str, out: &mut Vec<u8>) -> Result<usize, FoldError> {
-        if let Some(count) = self.fold_in_lane(line, out) {
+        let scanned = scan_for_lane(&mut self.memos, line);
+        self.fold_scanned(line, &scanned, None, out)
+    }
+
+    /// Fold `line`, which its lane's scan read as `scanned`: through that lane when it takes the line, else
+    /// decoded (or as `decoded` already was) and folded on the general path.
+    pub(super) fn fold_scanned(
+        &mut self,
+        line: &str,
+        scanned: &Scanned<'_>,
+        decoded: Option<Result<SourceItem, FoldError>>,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, FoldError> {
+        if let Some(count) = take_scanned(self, scanned, out) {
             return Ok(count);
         }
-        let item = SourceItem::from_json(line)?;
+        let item = match decoded {
+            Some(decoded) => decoded?,
+            None => SourceItem::from_json(line)?,
+        };
         let folded = self.fold_source_typed(&item)?;
         if self.writes_observed {
             for event in &folded {
@@ -95,8 +109,9 @@ impl DisplayFold {
 
     /// Fold `line` through a fast lane when one takes it: how many events it folded and wrote, or `None` with
     /// nothing changed or written.
+    #[cfg(test)]
     fn fold_in_lane(&mut self, line: &str, out: &mut Vec<u8>) -> Option<usize> {
-        take_in_lane(self, line, out)
+        crate::lane_hint::take_in_lane(self, line, out)
     }
 
     /// The part lane: a text part's start or end or a tool call's end converts without a tree (its events are
@@ -289,12 +304,8 @@ impl Lanes for DisplayFold {
         self.fold_events(&events, out)
     }
 
-    fn delta_memo(&mut self) -> Option<&mut DeltaMemo> {
-        Some(&mut self.delta_memo)
-    }
-
-    fn layout_memo(&mut self) -> &mut LayoutMemo {
-        &mut self.layout_memo
+    fn memos(&mut self) -> &mut LaneMemos {
+        &mut self.memos
     }
 }
 
@@ -305,7 +316,7 @@ pub(super) enum Lane {
     Content(LaneHit),
     /// The identity ([`ArgsDelta::write_identity`]) of the argument stream a delta continued, a spare buffer
     /// for the next delta's, and the delta's [`ArgsDelta::memo_line`].
-    Arguments { identity: Vec<u8>, spare: Vec<u8>, memo_line: Option<u64> },
+    Arguments { identity: Vec<u8>, spare: Vec<u8>, memo_line: Option<crate::delta_memo::MemoLine> },
 }
 
 /// The part the content lane folded last and what its checks found.

@@ -29,6 +29,7 @@ mod messages;
 mod observations;
 mod policy;
 mod py;
+mod read_ahead;
 mod restore;
 mod restoring;
 mod rules;
@@ -43,6 +44,7 @@ pub use checkpoint::*;
 pub use item::*;
 pub use policy::ContentPolicy;
 use py::*;
+pub use read_ahead::{ReadAhead, ScannedLine};
 use rules::*;
 
 use checkpoint_text::DecodedItem;
@@ -64,16 +66,15 @@ use sha2::{Digest, Sha256};
 use crate::agui::{Event, EventType, ToolResultContent};
 use crate::args_event::EventTemplate;
 use crate::content::{tool_execution_value, tool_result_content};
-use crate::delta_memo::DeltaMemo;
 use crate::error::{FoldError, InputError, InputKind};
 use crate::fields::{agui_key, item_key, source_key};
 use crate::fragments::{Accepted, CustomEventAssembler, FragmentState};
 use crate::json::{char_boundary, char_len, escaped_str_size, json_size, Object, PyDumps};
+use crate::lane_hint::LaneMemos;
 use crate::memory::{memory_sources, MemorySource};
 use crate::names;
 use crate::observer::{AguiEventProcessor, HarnessAguiStreamObserver, ObserverContinuation};
 use crate::source::{EventKind, SourceItem};
-use crate::source_model::layout::LayoutMemo;
 use crate::time::UtcTime;
 
 /// Options of a new [`DisplayFold`].
@@ -127,10 +128,8 @@ pub struct DisplayFold {
     arguments_open: bool,
     /// Whether folding a line writes its observed lines; off only inside [`DisplayFold::replay_line`].
     writes_observed: bool,
-    /// The last argument-delta line the lanes scanned in full (see `delta_memo.rs`).
-    delta_memo: DeltaMemo,
-    /// Lines the lanes found in their model's layout (see `source_model/layout.rs`).
-    layout_memo: LayoutMemo,
+    /// What the lanes read lines by (the last argument delta scanned in full, lines found in their model's layout).
+    memos: LaneMemos,
     /// The last argument-delta event the lane wrote, to write the next ones by (see `args_event.rs`).
     args_event: EventTemplate,
 }
@@ -172,8 +171,7 @@ impl DisplayFold {
             lane: None,
             arguments_open: false,
             writes_observed: true,
-            delta_memo: DeltaMemo::default(),
-            layout_memo: LayoutMemo::default(),
+            memos: LaneMemos::default(),
             args_event: EventTemplate::default(),
         }
     }

@@ -43,14 +43,13 @@ use crate::agui::{
 };
 use crate::args_event::EventTemplate;
 use crate::content::{public_tool_value, tool_execution_value, tool_result_content};
-use crate::delta_memo::DeltaMemo;
 use crate::error::{InputError, ObservationKind, ObserveError};
 use crate::fragments::fragment_lazily;
 use crate::json::{char_len, Object, PyDumps};
+use crate::lane_hint::LaneMemos;
 use crate::names;
 use crate::pydantic::Validation;
 use crate::source::{EventKind, RunResult, RunStatus, SourceBody, SourceEvent, SourceItem};
-use crate::source_model::layout::LayoutMemo;
 
 /// A host processor: sees each converted event with its source item and returns it, a replacement, or `None` to
 /// drop it. A replacement may change only the event type's mutable fields (text and argument deltas, encrypted
@@ -220,10 +219,8 @@ pub struct Observer<M: Mode> {
     retain_events: bool,
     core: Core,
     resume_completed: bool,
-    /// The last argument-delta line [`Observer::observe_line`]'s lanes scanned in full (see `delta_memo.rs`).
-    pub(crate) delta_memo: DeltaMemo,
-    /// Lines [`Observer::observe_line`]'s lanes found in their model's layout (see `source_model/layout.rs`).
-    pub(crate) layout_memo: LayoutMemo,
+    /// What [`Observer::observe_line`]'s lanes read lines by (see `lane_hint.rs`).
+    pub(crate) memos: LaneMemos,
     /// The last argument-delta event the lanes wrote, to write the next ones by (see `args_event.rs`).
     pub(crate) args_event: EventTemplate,
     mode: PhantomData<M>,
@@ -257,8 +254,7 @@ impl<M: Mode> Observer<M> {
             retain_events: true,
             core: Core::default(),
             resume_completed: false,
-            delta_memo: DeltaMemo::default(),
-            layout_memo: LayoutMemo::default(),
+            memos: LaneMemos::default(),
             args_event: EventTemplate::default(),
             mode: PhantomData,
         }
@@ -300,8 +296,7 @@ impl<M: Mode> Observer<M> {
                 events: Vec::new(),
             },
             resume_completed: true,
-            delta_memo: DeltaMemo::default(),
-            layout_memo: LayoutMemo::default(),
+            memos: LaneMemos::default(),
             args_event: EventTemplate::default(),
             mode: PhantomData,
         }

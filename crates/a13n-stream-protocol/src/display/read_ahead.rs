@@ -1,0 +1,112 @@
+//! Reading a journal's lines ahead of folding them.
+//!
+//! A fast lane's scan reads its line and the lanes' memos, never the fold's state, and so does the decode of a
+//! line no lane takes. A host that replays a whole journal can therefore read lines on one thread while the fold
+//! takes the lines read before on another: [`DisplayFold::read_ahead`] hands out the fold's memos as a
+//! [`ReadAhead`], whose [`ReadAhead::scan`] makes a [`ScannedLine`] that [`DisplayFold::replay_scanned`] folds
+//! exactly as [`DisplayFold::replay_line`] folds the line.
+
+use super::DisplayFold;
+use crate::error::FoldError;
+use crate::lane_hint::{scan_for_lane, LaneMemos, Scanned};
+use crate::source::SourceItem;
+
+/// Reads source lines for a fold ahead of it, on any thread: the lanes' scans and the general path's decode.
+/// Made by [`DisplayFold::read_ahead`]; give it back with [`DisplayFold::end_read_ahead`].
+pub struct ReadAhead {
+    memos: LaneMemos,
+}
+
+/// A source line as [`ReadAhead::scan`] read it, for [`DisplayFold::replay_scanned`].
+pub struct ScannedLine<'a> {
+    line: &'a str,
+    scanned: Scanned<'a>,
+    /// The decoded item of a line no lane takes.
+    decoded: Option<Result<SourceItem, FoldError>>,
+}
+
+impl std::fmt::Debug for ReadAhead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadAhead").finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for ScannedLine<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScannedLine").field("line", &self.line).finish_non_exhaustive()
+    }
+}
+
+impl ReadAhead {
+    /// Read `line` for the fold: what its lane reads, or its decode when no lane takes it.
+    pub fn scan<'a>(&mut self, line: &'a str) -> ScannedLine<'a> {
+        let scanned = scan_for_lane(&mut self.memos, line);
+        let decoded = matches!(scanned, Scanned::General).then(|| SourceItem::from_json(line).map_err(FoldError::from));
+        ScannedLine { line, scanned, decoded }
+    }
+}
+
+impl DisplayFold {
+    /// A reader of lines ahead of this fold, for a journal replayed on two threads: one scans lines
+    /// ([`ReadAhead::scan`]), the other folds them in the same order ([`DisplayFold::replay_scanned`]).
+    ///
+    /// ```
+    /// use a13n_stream_protocol::DisplayFold;
+    ///
+    /// let journal = [
+    ///     r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00Z","event":{"index":0,"part":{"content":"Hel","part_kind":"text"},"event_kind":"part_start"}}"#,
+    ///     r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01Z","event":{"index":0,"delta":{"content_delta":"lo","part_delta_kind":"text"},"event_kind":"part_delta"}}"#,
+    /// ];
+    /// let mut fold = DisplayFold::new("r");
+    /// let mut reader = fold.read_ahead();
+    /// let (folded, reader) = std::thread::scope(|scope| {
+    ///     let (send, receive) = std::sync::mpsc::sync_channel(64);
+    ///     let reading = scope.spawn(move || {
+    ///         // The fold stops receiving at a line that fails: then nothing more is read.
+    ///         journal.iter().map_while(|line| send.send(reader.scan(line)).ok()).for_each(drop);
+    ///         reader
+    ///     });
+    ///     let folded = receive.iter().try_for_each(|scanned| fold.replay_scanned(scanned).map(drop));
+    ///     drop(receive);
+    ///     (folded, reading.join().unwrap())
+    /// });
+    /// fold.end_read_ahead(reader);
+    /// folded?;
+    /// let mut folded = DisplayFold::new("r");
+    /// journal.iter().try_for_each(|line| folded.replay_line(line).map(drop))?;
+    /// assert_eq!(fold.export_json(), folded.export_json());
+    /// # Ok::<(), a13n_stream_protocol::FoldError>(())
+    /// ```
+    ///
+    /// Until the reader is given back ([`DisplayFold::end_read_ahead`]), the fold's own line methods read with
+    /// fresh memos: the same results, found more slowly.
+    pub fn read_ahead(&mut self) -> ReadAhead {
+        ReadAhead { memos: std::mem::take(&mut self.memos) }
+    }
+
+    /// Take back what `reader` has learnt of the lines it read, so that later lines are read as fast as before.
+    pub fn end_read_ahead(&mut self, reader: ReadAhead) {
+        self.memos = reader.memos;
+    }
+
+    /// Fold a line read ahead: the same as [`DisplayFold::replay_line`] on its line, state for state, and as
+    /// atomic. Lines must come in the order they were read (a reader's memos name lines by it).
+    pub fn replay_scanned(&mut self, line: ScannedLine<'_>) -> Result<usize, FoldError> {
+        self.writes_observed = false;
+        let folded = self.fold_scanned(line.line, &line.scanned, line.decoded, &mut Vec::new());
+        self.writes_observed = true;
+        folded
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reader_and_its_lines_move_between_threads() {
+        fn sendable<T: Send>() {}
+        sendable::<ReadAhead>();
+        sendable::<ScannedLine<'static>>();
+    }
+}
