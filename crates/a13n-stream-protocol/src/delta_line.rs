@@ -5,6 +5,7 @@
 //! of a tool-call part is carried through as one `CUSTOM` part-delta observation ([`ArgsDelta`]).
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::ops::Range;
 
 use serde_json::Value;
@@ -273,9 +274,26 @@ pub(crate) struct ArgsDelta<'a> {
     /// Which line a [`DeltaMemo`](crate::delta_memo::DeltaMemo) remembered when this delta is that line or was
     /// read by it: deltas with the same such line have the same identity ([`ArgsDelta::write_identity`]).
     pub(crate) memo_line: Option<crate::delta_memo::MemoLine>,
+    /// The stream's identity, made ahead of the fold ([`ArgsDelta::prepare`]) when a reader scans on another
+    /// thread; the lane takes it instead of making it again.
+    pub(crate) prepared: Cell<Option<Box<PreparedIdentity>>>,
+}
+
+/// [`ArgsDelta::write_identity`] and [`ArgsDelta::stream`], made beforehand.
+pub(crate) struct PreparedIdentity {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) stream: Value,
 }
 
 impl<'a> ArgsDelta<'a> {
+    /// Make the stream's identity, for a fold that may take it on another thread. (The observation's event is
+    /// left to the fold: made here too, it would make the reader the slower of the two.)
+    pub(crate) fn prepare(&self) {
+        let mut bytes = Vec::with_capacity(256);
+        self.write_identity(&mut bytes);
+        self.prepared.set(Some(Box::new(PreparedIdentity { bytes, stream: self.stream() })));
+    }
+
     fn new(parsed: DeltaLine<'a>) -> Option<ArgsDelta<'a>> {
         let content_keys = [DeltaKey::ContentDelta, DeltaKey::SignatureDelta, DeltaKey::CitationsDelta];
         if parsed.args_delta.is_none()
@@ -294,7 +312,7 @@ impl<'a> ArgsDelta<'a> {
                 name
             }
         };
-        Some(ArgsDelta { line: parsed, provider_name, memo_line: None })
+        Some(ArgsDelta { line: parsed, provider_name, memo_line: None, prepared: Cell::new(None) })
     }
 
     /// The argument text.

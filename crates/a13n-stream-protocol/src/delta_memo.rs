@@ -203,7 +203,7 @@ impl DeltaMemo {
             args_at: None,
         };
         let provider_name = text(&fields.provider_name_text)?;
-        Some(ArgsDelta { line: delta, provider_name, memo_line: Some(self.name()) })
+        Some(ArgsDelta { line: delta, provider_name, memo_line: Some(self.name()), prepared: Default::default() })
     }
 }
 

@@ -43,12 +43,14 @@ pub(crate) enum Scanned<'a> {
 
 /// Take `line` through the lane it is for; `None` (nothing changed or written) when no lane takes it.
 pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>) -> Option<usize> {
-    let scanned = scan_for_lane(lanes.memos(), line);
+    let scanned = scan_for_lane(lanes.memos(), line, false);
     take_scanned(lanes, &scanned, out)
 }
 
-/// Read `line` for its lane: the scan alone, which changes nothing but the memos.
-pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str) -> Scanned<'a> {
+/// Read `line` for its lane: the scan alone, which changes nothing but the memos. With `ahead` (the line is read
+/// ahead of the fold, on another thread), an argument delta read in full, which may open a stream, also makes the
+/// stream's identity ([`ArgsDelta::prepare`]).
+pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, ahead: bool) -> Scanned<'a> {
     if let Some(delta) = memos.delta.read(line) {
         return Scanned::Arguments(delta);
     }
@@ -62,6 +64,9 @@ pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str) -> Scanned
             LaneLine::Content(delta) => Scanned::Content(delta),
             LaneLine::Arguments(mut delta) => {
                 delta.memo_line = memos.delta.remember(line, &delta);
+                if ahead {
+                    delta.prepare();
+                }
                 Scanned::Arguments(delta)
             }
         }),

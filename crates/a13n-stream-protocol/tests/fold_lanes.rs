@@ -46,7 +46,7 @@ fn compare(make: impl Fn() -> DisplayFold, lines: &[String], check_every: usize,
         let replay_result = replayed.replay_line(line);
         assert_eq!(format!("{replay_result:?}"), format!("{expected_result:?}"), "{context}: line {n} replayed");
         assert_eq!(replayed.changed(), general.changed(), "{context}: line {n} changed items replayed");
-        let read_result = read_ahead.replay_scanned(scanned.next().expect("a scanned line a line"));
+        let read_result = read_ahead.replay_scanned(&scanned.next().expect("a scanned line a line"));
         assert_eq!(format!("{read_result:?}"), format!("{expected_result:?}"), "{context}: line {n} read ahead");
         assert_eq!(read_ahead.changed(), general.changed(), "{context}: line {n} changed items read ahead");
         for fold in [&mut *general, &mut *typed, &mut *lane, &mut *replayed, &mut *read_ahead] {
@@ -105,7 +105,7 @@ fn a_delta_read_by_a_fresh_memo_is_not_the_reader_memos_last() {
     }
     let mut reader = mixed.read_ahead();
     mixed.replay_line(&lines[first_delta + 1]).unwrap();
-    mixed.replay_scanned(reader.scan(&lines[first_delta + 2])).unwrap();
+    mixed.replay_scanned(&reader.scan(&lines[first_delta + 2])).unwrap();
     mixed.end_read_ahead(reader);
     assert_eq!(mixed.export_json(), alone.export_json());
 }
@@ -130,7 +130,7 @@ fn a_fold_and_its_reader_read_by_memos_that_never_share_a_name() {
                     }
                 }
                 let got = match reader.as_mut() {
-                    Some(reader) if n % 2 == 0 => mixed.replay_scanned(reader.scan(line)),
+                    Some(reader) if n % 2 == 0 => mixed.replay_scanned(&reader.scan(line)),
                     _ => mixed.replay_line(line),
                 };
                 assert_eq!(format!("{got:?}"), format!("{expected:?}"), "{name}, period {period}: line {n}");

@@ -180,26 +180,35 @@ const READ_AHEAD_MIN_LINES: usize = 256;
 const READ_AHEAD_BATCH: usize = 64;
 const READ_AHEAD_BATCHES: usize = 8;
 
-/// Fold `lines` with a reader ([`a13n_stream_protocol::ReadAhead`]) scanning them on a second thread, a batch at a time, while this
-/// one folds the batches before. The error names the index of the line that failed; the lines after it are not
-/// folded.
+/// Fold `lines` with a reader ([`a13n_stream_protocol::ReadAhead`]) scanning them on a second thread, a batch at a
+/// time, while this one folds the batches before. A folded batch goes back to the reader, which empties it: what
+/// the reader allocated is freed where it was allocated. The error names the index of the line that failed; the
+/// lines after it are not folded.
 fn read_ahead(fold: &mut DisplayFold, lines: &[LineText]) -> Result<(), (usize, FoldError)> {
     let mut reader = fold.read_ahead();
     let (folded, reader) = std::thread::scope(|scope| {
         let (send, receive) = std::sync::mpsc::sync_channel::<Vec<ScannedLine<'_>>>(READ_AHEAD_BATCHES);
+        let (give_back, given_back) = std::sync::mpsc::channel::<Vec<ScannedLine<'_>>>();
         let reading = scope.spawn(move || {
             for batch in lines.chunks(READ_AHEAD_BATCH) {
+                let mut scanned = given_back.try_recv().unwrap_or_else(|_| Vec::with_capacity(READ_AHEAD_BATCH));
+                scanned.clear();
+                scanned.extend(batch.iter().map(|line| reader.scan(line)));
                 // The fold has stopped (a line failed): nothing more to read.
-                if send.send(batch.iter().map(|line| reader.scan(line)).collect()).is_err() {
+                if send.send(scanned).is_err() {
                     break;
                 }
             }
             reader
         });
         let mut index = 0;
-        let folded = receive.iter().flatten().try_for_each(|line| {
-            fold.replay_scanned(line).map_err(|error| (index, error))?;
-            index += 1;
+        let folded = receive.iter().try_for_each(|batch| {
+            for line in &batch {
+                fold.replay_scanned(line).map_err(|error| (index, error))?;
+                index += 1;
+            }
+            // The reader may have finished: then the batch is dropped here.
+            let _ = give_back.send(batch);
             Ok(())
         });
         drop(receive);

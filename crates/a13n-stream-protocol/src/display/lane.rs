@@ -52,26 +52,22 @@ impl DisplayFold {
     /// # Ok::<(), a13n_stream_protocol::FoldError>(())
     /// ```
     pub fn fold_line(&mut self, line: &str, out: &mut Vec<u8>) -> Result<usize, FoldError> {
-        let scanned = scan_for_lane(&mut self.memos, line);
-        self.fold_scanned(line, &scanned, None, out)
+        let scanned = scan_for_lane(&mut self.memos, line, false);
+        self.fold_scanned(line, &scanned, out)
     }
 
     /// Fold `line`, which its lane's scan read as `scanned`: through that lane when it takes the line, else
-    /// decoded (or as `decoded` already was) and folded on the general path.
+    /// decoded and folded on the general path.
     pub(super) fn fold_scanned(
         &mut self,
         line: &str,
         scanned: &Scanned<'_>,
-        decoded: Option<Result<SourceItem, FoldError>>,
         out: &mut Vec<u8>,
     ) -> Result<usize, FoldError> {
         if let Some(count) = take_scanned(self, scanned, out) {
             return Ok(count);
         }
-        let item = match decoded {
-            Some(decoded) => decoded?,
-            None => SourceItem::from_json(line)?,
-        };
+        let item = SourceItem::from_json(line)?;
         let folded = self.fold_source_typed(&item)?;
         if self.writes_observed {
             for event in &folded {
@@ -210,18 +206,27 @@ impl DisplayFold {
                 (Vec::with_capacity(256), None, None)
             }
         };
+        // The identity a reader made ahead of the fold is what the calls below make (`ArgsDelta::prepare`).
+        let mut prepared = delta.prepared.take();
         let (identity, spare, same) = match last {
             Some(last) if delta.memo_line.is_some() && delta.memo_line == last_line => (last, spare, true),
             last => {
                 let mut identity = spare;
                 identity.clear();
-                delta.write_identity(&mut identity);
+                match &prepared {
+                    Some(prepared) => identity.extend_from_slice(&prepared.bytes),
+                    None => delta.write_identity(&mut identity),
+                }
                 let same = last.as_ref() == Some(&identity);
                 (identity, last.unwrap_or_default(), same)
             }
         };
         let known = same && self.holds_adjacent(None);
-        let stream = if known { None } else { Some(delta.stream()) };
+        let stream = match (known, prepared.as_mut()) {
+            (true, _) => None,
+            (false, Some(prepared)) => Some(std::mem::take(&mut prepared.stream)),
+            (false, None) => Some(delta.stream()),
+        };
         let continued = known || (stream.is_some() && self.holds_adjacent(stream.as_ref()));
         // A new stream holds the observation whole, as the general path's object, built from the same description
         // as the bytes; either way the bytes are written straight into the output below.

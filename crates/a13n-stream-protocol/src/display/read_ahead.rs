@@ -1,17 +1,16 @@
 //! Reading a journal's lines ahead of folding them.
 //!
-//! A fast lane's scan reads its line and the lanes' memos, never the fold's state, and so does the decode of a
-//! line no lane takes. A host that replays a whole journal can therefore read lines on one thread while the fold
-//! takes the lines read before on another: [`DisplayFold::read_ahead`] hands out the fold's memos as a
+//! A fast lane's scan reads its line and the lanes' memos, never the fold's state. A host that replays a whole
+//! journal can therefore scan lines on one thread while the fold takes the lines scanned before on another: [`DisplayFold::read_ahead`] hands out the fold's memos as a
 //! [`ReadAhead`], whose [`ReadAhead::scan`] makes a [`ScannedLine`] that [`DisplayFold::replay_scanned`] folds
 //! exactly as [`DisplayFold::replay_line`] folds the line.
 
 use super::DisplayFold;
 use crate::error::FoldError;
 use crate::lane_hint::{scan_for_lane, LaneMemos, Scanned};
-use crate::source::SourceItem;
 
-/// Reads source lines for a fold ahead of it, on any thread: the lanes' scans and the general path's decode.
+/// Reads source lines for a fold ahead of it, on any thread: the lanes' scans. (A line no lane takes is decoded
+/// by the fold: decoded here, it would make the reader the slower of the two on a real Harness run.)
 /// Made by [`DisplayFold::read_ahead`]; give it back with [`DisplayFold::end_read_ahead`].
 pub struct ReadAhead {
     memos: LaneMemos,
@@ -21,8 +20,6 @@ pub struct ReadAhead {
 pub struct ScannedLine<'a> {
     line: &'a str,
     scanned: Scanned<'a>,
-    /// The decoded item of a line no lane takes.
-    decoded: Option<Result<SourceItem, FoldError>>,
 }
 
 impl std::fmt::Debug for ReadAhead {
@@ -38,11 +35,9 @@ impl std::fmt::Debug for ScannedLine<'_> {
 }
 
 impl ReadAhead {
-    /// Read `line` for the fold: what its lane reads, or its decode when no lane takes it.
+    /// Read `line` for the fold: what its lane reads, if a lane may take it.
     pub fn scan<'a>(&mut self, line: &'a str) -> ScannedLine<'a> {
-        let scanned = scan_for_lane(&mut self.memos, line);
-        let decoded = matches!(scanned, Scanned::General).then(|| SourceItem::from_json(line).map_err(FoldError::from));
-        ScannedLine { line, scanned, decoded }
+        ScannedLine { line, scanned: scan_for_lane(&mut self.memos, line, true) }
     }
 }
 
@@ -66,7 +61,7 @@ impl DisplayFold {
     ///         journal.iter().map_while(|line| send.send(reader.scan(line)).ok()).for_each(drop);
     ///         reader
     ///     });
-    ///     let folded = receive.iter().try_for_each(|scanned| fold.replay_scanned(scanned).map(drop));
+    ///     let folded = receive.iter().try_for_each(|scanned| fold.replay_scanned(&scanned).map(drop));
     ///     drop(receive);
     ///     (folded, reading.join().unwrap())
     /// });
@@ -90,10 +85,11 @@ impl DisplayFold {
     }
 
     /// Fold a line read ahead: the same as [`DisplayFold::replay_line`] on its line, state for state, and as
-    /// atomic. Lines must come in the order they were read (a reader's memos name lines by it).
-    pub fn replay_scanned(&mut self, line: ScannedLine<'_>) -> Result<usize, FoldError> {
+    /// atomic. Lines must come in the order they were read (a reader's memos name lines by it). What the scan
+    /// made for the fold is taken out of `line`: a line folded twice is read from its text the second time.
+    pub fn replay_scanned(&mut self, line: &ScannedLine<'_>) -> Result<usize, FoldError> {
         self.writes_observed = false;
-        let folded = self.fold_scanned(line.line, &line.scanned, line.decoded, &mut Vec::new());
+        let folded = self.fold_scanned(line.line, &line.scanned, &mut Vec::new());
         self.writes_observed = true;
         folded
     }
