@@ -1,7 +1,8 @@
 //! Any lines after a prefix that opens a text part, a thinking part and a tool call with streamed arguments:
 //! `DisplayFold::fold_line` and `HarnessAguiStreamObserver::observe_line` (whose fast lanes take deltas, part
 //! starts and ends, and lines carried through whole) equal decoding and the general path, byte for byte, error
-//! for error, state for state; and `DisplayFold::replay_line` (the same fold, no output) leaves the same state.
+//! for error, state for state; and `DisplayFold::replay_line` (the same fold, no output) and `replay_scanned` (the
+//! lines read ahead by a `ReadAhead`, all of them before the fold takes any) leave the same state.
 #![no_main]
 
 use a13n_stream_protocol::{DisplayFold, HarnessAguiStreamObserver};
@@ -22,7 +23,10 @@ fuzz_target!(|data: &[u8]| {
     let (mut reference, mut lane, mut replayed) = (DisplayFold::new("r"), DisplayFold::new("r"), DisplayFold::new("r"));
     let observer = || HarnessAguiStreamObserver::new().retain_events(false);
     let (mut general, mut fast) = (observer(), observer());
-    for line in PREFIX.into_iter().chain(text.lines()) {
+    let mut read_ahead = DisplayFold::new("r");
+    let mut reader = read_ahead.read_ahead();
+    let scanned: Vec<_> = PREFIX.into_iter().chain(text.lines()).map(|line| reader.scan(line)).collect();
+    for (line, scanned) in PREFIX.into_iter().chain(text.lines()).zip(&scanned) {
         let (mut expected, mut got) = (Vec::new(), Vec::new());
         let expected_result = fold_line_generally(&mut reference, line, &mut expected);
         let got_result = lane.fold_line(line, &mut got);
@@ -30,6 +34,8 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(got, expected, "{line}");
         let replay_result = replayed.replay_line(line);
         assert_eq!(format!("{replay_result:?}"), format!("{expected_result:?}"), "{line}");
+        let read_result = read_ahead.replay_scanned(scanned);
+        assert_eq!(format!("{read_result:?}"), format!("{expected_result:?}"), "{line}");
         let (mut expected, mut got) = (Vec::new(), Vec::new());
         let expected_result = observe_line_generally(&mut general, line, &mut expected);
         let got_result = fast.observe_line(line, &mut got);
@@ -38,5 +44,7 @@ fuzz_target!(|data: &[u8]| {
     }
     assert_eq!(lane.export_json(), reference.export_json());
     assert_eq!(replayed.export_json(), reference.export_json());
+    read_ahead.end_read_ahead(reader);
+    assert_eq!(read_ahead.export_json(), reference.export_json());
     assert_eq!(fast.export().to_json(), general.export().to_json());
 });
