@@ -11,15 +11,18 @@ objects built beforehand, so its figures exclude JSON decoding and serialization
 the comparison favours the reference. The terminal result of each stream becomes a cancelled result on the
 Python side (a completed one needs a live Harness state); that is one line of every stream.
 
-Each side reports its fastest measurement. On a shared virtual machine a whole process sometimes runs at about
-half speed (a plain Python loop shows it as much as a Rust bench), so this project's figures are the fastest of
-`--processes` bench processes (each the median of its runs), and the reference's are its fastest run.
+Both sides are measured the same way: each figure is the median over `--processes` separate processes of that
+side, each process reporting the median of its `--runs` timed runs (after a warm-up). On a shared virtual machine
+a whole process sometimes runs at about half speed, so one process decides nothing; the two sides' processes
+alternate, so a slow minute falls on both. The reference's processes are this script run again with `--child`
+(its native objects built before the timed part, as a host holding them would have them).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -61,14 +64,14 @@ def emit(binary: str, kind: str, size: int) -> list[str]:
 
 
 def timed(runs: int, work) -> float:
-    """The fastest of `runs` timed runs, after a warm-up."""
+    """The median of `runs` timed runs, after a warm-up."""
     work()  # warm-up
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
         work()
         samples.append(time.perf_counter() - start)
-    return min(samples)
+    return statistics.median(samples)
 
 
 def observe(items: list[Any]) -> None:
@@ -90,59 +93,81 @@ def fold(items: list[Any]) -> DisplayFold:
     return display
 
 
+def child(binary: str, figure: str, size: int, runs: int) -> dict[str, float]:
+    """One reference process's figures, items per second, each the median of `runs` runs: observe and fold of the
+    generated stream `figure`/`size`, or for `checkpoint` export and restore of the bench's three tools displays."""
+    if figure == "checkpoint":
+        figures = {}
+        for display_size in (64, 1024, 4096):
+            # The same display the Rust bench builds: a tools stream of (items * 16) / 3 + 2 lines.
+            display = fold([to_item(line) for line in emit(binary, "tools", display_size * 16 // 3 + 2)])
+            count = len(display.items)
+            text = display.export().model_dump_json()
+            figures[f"export/{display_size}"] = count / timed(runs, lambda: display.export().model_dump_json())
+            figures[f"restore/{display_size}"] = count / timed(
+                runs, lambda: DisplayFold.restore(DisplaySnapshot.model_validate_json(text))
+            )
+        return figures
+    items = [to_item(line) for line in emit(binary, figure, size)]
+    return {
+        f"observe/{figure}/{size}": size / timed(runs, lambda: observe(items)),
+        f"fold/{figure}/{size}": size / timed(runs, lambda: fold(items)),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default="target/release/a13n-stream")
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--kinds", default="text,short,tools,subagents")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--processes", type=int, default=3, help="bench processes per figure (the fastest counts)")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs per process (the median counts)")
+    parser.add_argument("--processes", type=int, default=3, help="processes per side and figure (the median counts)")
+    parser.add_argument("--child", nargs=3, metavar=("FIGURE", "SIZE", "RUNS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        figure, size, runs = args.child
+        print(json.dumps(child(args.binary, figure, int(size), int(runs))))
+        return
     sizes = [int(size) for size in args.sizes.split(",")]
     kinds = args.kinds.split(",")
+    processes, runs = max(args.processes, 1), max(args.runs, 1)
+    samples: dict[str, dict[str, list[float]]] = {"rust": {}, "python": {}}
 
-    # The machine's speed drifts over minutes, so each figure's two sides are measured back to back: this
-    # project's bench for one shape and size, then the reference on the same stream.
-    rust: dict[str, float] = {}
+    def measure_rust(size: int, kind: str, figures: tuple[str, ...]) -> None:
+        """One bench process; of its figures, those named with one of the prefixes `figures`."""
+        command = [args.binary, "bench", "--json", "--sizes", str(size), "--kinds", kind, "--runs", str(runs)]
+        for line in subprocess.run(command, check=True, capture_output=True, text=True).stdout.splitlines():
+            figure = json.loads(line)
+            if figure["seconds"] > 0 and figure["name"].startswith(figures):
+                samples["rust"].setdefault(figure["name"], []).append(figure["items_per_second"])
 
-    def measure_rust(size: int, kind: str) -> None:
-        command = [args.binary, "bench", "--json", "--sizes", str(size), "--kinds", kind, "--runs", str(args.runs)]
-        for _ in range(max(args.processes, 1)):
-            for line in subprocess.run(command, check=True, capture_output=True, text=True).stdout.splitlines():
-                figure = json.loads(line)
-                if figure["seconds"] > 0:
-                    name = figure["name"]
-                    rust[name] = max(rust.get(name, 0.0), figure["items_per_second"])
+    def measure_python(figure: str, size: int) -> None:
+        command = [sys.executable, __file__, "--binary", args.binary, "--child", figure, str(size), str(runs)]
+        result = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+        for name, value in json.loads(result).items():
+            samples["python"].setdefault(name, []).append(value)
 
-    python: dict[str, float] = {}
+    # Each figure's processes alternate between the sides, so the machine's drift over minutes falls on both.
     for size in sizes:
         for kind in kinds:
-            items = [to_item(line) for line in emit(args.binary, kind, size)]
-            runs = 1 if size >= 100_000 else args.runs
-            measure_rust(size, kind)
-            python[f"observe/{kind}/{size}"] = size / timed(runs, lambda: observe(items))
-            python[f"fold/{kind}/{size}"] = size / timed(runs, lambda: fold(items))
-            print(f"measured the reference on {kind}/{size}", file=sys.stderr)
-    # The bench's checkpoint figures (export and restore of tools displays), measured again just before the
-    # reference's.
-    measure_rust(min(sizes), "tools")
-    for display_size in (64, 1024, 4096):
-        # The same display the Rust bench builds: a tools stream of (items * 16) / 3 + 2 lines.
-        lines = emit(args.binary, "tools", display_size * 16 // 3 + 2)
-        display = fold([to_item(line) for line in lines])
-        count = len(display.items)
-        text = display.export().model_dump_json()
-        python[f"export/{display_size}"] = count / timed(max(args.runs, 5), lambda: display.export().model_dump_json())
-        python[f"restore/{display_size}"] = count / timed(
-            max(args.runs, 5), lambda: DisplayFold.restore(DisplaySnapshot.model_validate_json(text))
-        )
+            for _ in range(processes):
+                measure_rust(size, kind, ("observe/", "fold/"))
+                measure_python(kind, size)
+            print(f"measured {kind}/{size}", file=sys.stderr)
+    # The bench's checkpoint figures (export and restore of three tools displays) come with its tools stream.
+    for _ in range(processes):
+        measure_rust(min(sizes), "tools", ("export/", "restore/"))
+        measure_python("checkpoint", 0)
+    print("measured the checkpoints", file=sys.stderr)
 
+    print(f"each figure the median of {processes} processes a side, each the median of {runs} runs")
     print(f"{'figure':<28} {'reference items/s':>18} {'a13n-stream items/s':>20} {'ratio':>9}")
-    for name, reference in python.items():
-        ours = rust.get(name)
-        if ours is None:
+    for name, values in samples["python"].items():
+        ours = samples["rust"].get(name)
+        if not ours:
             continue
-        print(f"{name:<28} {reference:>18,.0f} {ours:>20,.0f} {ours / reference:>8.1f}x")
+        reference, mine = statistics.median(values), statistics.median(ours)
+        print(f"{name:<28} {reference:>18,.0f} {mine:>20,.0f} {mine / reference:>8.1f}x")
 
 
 if __name__ == "__main__":
