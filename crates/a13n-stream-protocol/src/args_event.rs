@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use crate::delta_line::ArgsDelta;
+use crate::delta_line::{ArgsDelta, MemoLine};
 use crate::json::write_pydantic_str;
 use crate::sink::{Bytes, JsonSink};
 
@@ -17,7 +17,7 @@ use crate::sink::{Bytes, JsonSink};
 #[derive(Clone, Debug, Default)]
 pub(crate) struct EventTemplate {
     /// The [`ArgsDelta::memo_line`] and child flag the bytes were written for; `None` holds nothing.
-    written_for: Option<(crate::delta_memo::MemoLine, bool)>,
+    written_for: Option<(MemoLine, bool)>,
     bytes: Vec<u8>,
     /// Where `bytes` holds the timestamp, sequence, time and argument text, in that order.
     values: [Range<usize>; 4],

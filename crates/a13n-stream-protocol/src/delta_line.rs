@@ -15,7 +15,7 @@ use crate::fields::{agui_key, source_key};
 use crate::json::{write_pydantic_str, Object};
 use crate::lane_line::{scan_line, LineHead};
 use crate::names;
-use crate::observer::PartKind;
+use crate::part_kind::PartKind;
 use crate::scan::{once, Scanner};
 use crate::sink::{Bytes, JsonSink, Tree};
 use crate::source::MAX_SOURCE_LINE_BYTES;
@@ -273,10 +273,19 @@ pub(crate) struct ArgsDelta<'a> {
     pub(crate) provider_name: Option<Cow<'a, str>>,
     /// Which line a [`DeltaMemo`](crate::delta_memo::DeltaMemo) remembered when this delta is that line or was
     /// read by it: deltas with the same such line have the same identity ([`ArgsDelta::write_identity`]).
-    pub(crate) memo_line: Option<crate::delta_memo::MemoLine>,
+    pub(crate) memo_line: Option<MemoLine>,
     /// The stream's identity, made ahead of the fold ([`ArgsDelta::prepare`]) when a reader scans on another
     /// thread; the lane takes it instead of making it again.
     pub(crate) prepared: Cell<Option<Box<PreparedIdentity>>>,
+}
+
+/// The name a [`DeltaMemo`](crate::delta_memo::DeltaMemo) gives a line it remembers, which the deltas read by
+/// it share: the memo's serial and the line's generation in it. Equal names mean the same remembered line of the
+/// same memo.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MemoLine {
+    pub(crate) memo: u64,
+    pub(crate) line: u64,
 }
 
 /// [`ArgsDelta::write_identity`] and [`ArgsDelta::stream`], made beforehand.

@@ -9,9 +9,10 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use crate::delta_line::{ArgsDelta, DeltaKey, DeltaLine, EventKey, KeyOrder, MAX_ARGS_LINE_BYTES};
+use crate::delta_line::{ArgsDelta, DeltaKey, DeltaLine, EventKey, KeyOrder, MemoLine, MAX_ARGS_LINE_BYTES};
+use crate::json::same;
 use crate::lane_line::{written_head_values, LineHead};
-use crate::scan::{same, Scanner};
+use crate::scan::Scanner;
 use crate::source::MAX_SOURCE_LINE_BYTES;
 
 /// The last argument-delta line scanned in full, and where its fields are.
@@ -27,14 +28,6 @@ pub(crate) struct DeltaMemo {
     /// This memo's own number, so that no two memos give a line the same name (a fold may take deltas read by a
     /// memo it did not make: [`crate::display::LineReader`]).
     serial: u64,
-}
-
-/// The name [`DeltaMemo::remember`] gives a line, which the deltas read by it share: the memo's serial and the
-/// line's generation in it. Equal names mean the same remembered line of the same memo.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct MemoLine {
-    memo: u64,
-    line: u64,
 }
 
 impl Default for DeltaMemo {

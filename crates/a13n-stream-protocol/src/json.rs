@@ -550,10 +550,57 @@ pub(crate) fn char_boundary(text: &str, limit: usize) -> usize {
     text.char_indices().nth(limit).map_or(text.len(), |(index, _)| index)
 }
 
+/// Whether two runs of the same length are equal, compared eight bytes at a time (runs are short, so this beats
+/// a call to `memcmp`).
+#[inline(always)]
+pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    let word = |run: &[u8], at: usize| {
+        let mut lanes = [0u8; 8];
+        lanes.copy_from_slice(&run[at..at + 8]);
+        u64::from_le_bytes(lanes)
+    };
+    if n < 8 {
+        // Four bytes from each end (overlapping when fewer than eight), or byte by byte below four.
+        let half = |run: &[u8], at: usize| {
+            let mut lanes = [0u8; 4];
+            lanes.copy_from_slice(&run[at..at + 4]);
+            u32::from_le_bytes(lanes)
+        };
+        return match n {
+            4.. => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+            _ => a.iter().zip(b).all(|(x, y)| x == y) && a.len() == b.len(),
+        };
+    }
+    let mut at = 0;
+    while at + 8 < n {
+        if word(a, at) != word(b, at) {
+            return false;
+        }
+        at += 8;
+    }
+    // The last eight bytes, overlapping the previous word when the length is not a multiple of eight.
+    word(a, n - 8) == word(b, n - 8)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// `same` is `==` for runs of every length, whichever byte differs.
+    #[test]
+    fn same_is_equality_at_every_length() {
+        for n in 0..24 {
+            let a: Vec<u8> = (0..n as u8).map(|i| i.wrapping_mul(37)).collect();
+            assert!(same(&a, &a.clone()));
+            for at in 0..n {
+                let mut b = a.clone();
+                b[at] ^= 0x20;
+                assert!(!same(&a, &b), "{n} {at}");
+            }
+        }
+    }
 
     #[test]
     fn numbers_read_as_python_reads_them() {

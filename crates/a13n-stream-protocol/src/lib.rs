@@ -103,6 +103,7 @@
 pub mod agui;
 mod args_event;
 mod canonical;
+mod canonical_token;
 mod carried_line;
 mod content;
 mod delta_line;
@@ -119,6 +120,7 @@ mod memory;
 pub mod names;
 pub mod observer;
 mod observer_lane;
+mod part_kind;
 mod part_line;
 mod pydantic;
 pub mod recorded;

@@ -9,8 +9,8 @@
 //! keys with each other. Most string holes of a shape hold the same string every time (a name, a thread id, a
 //! kind): while a hole has, it is compared as those bytes, which is cheaper than finding where a string ends.
 
-use crate::canonical::{integer_end, string_end};
-use crate::scan::same;
+use crate::canonical_token::{integer_end, string_end};
+use crate::json::same;
 
 /// At most this many skeletons are kept (the least recently matched is replaced first).
 const MAX_SKELETONS: usize = 8;

@@ -27,7 +27,7 @@ use crate::source::SourceItem;
 
 impl DisplayFold {
     /// Decode one Harness source line, convert and fold it, and append one observed line per event to `out`
-    /// ([`Observed::write_lines`]). Returns how many events
+    /// ([`Observed::write_lines`](super::Observed::write_lines)). Returns how many events
     /// the line produced.
     ///
     /// The same as [`SourceItem::from_json`] then [`DisplayFold::fold_source`], byte for byte and state for
@@ -321,7 +321,7 @@ pub(super) enum Lane {
     Content(LaneHit),
     /// The identity ([`ArgsDelta::write_identity`]) of the argument stream a delta continued, a spare buffer
     /// for the next delta's, and the delta's [`ArgsDelta::memo_line`].
-    Arguments { identity: Vec<u8>, spare: Vec<u8>, memo_line: Option<crate::delta_memo::MemoLine> },
+    Arguments { identity: Vec<u8>, spare: Vec<u8>, memo_line: Option<crate::delta_line::MemoLine> },
 }
 
 /// The part the content lane folded last and what its checks found.

@@ -92,17 +92,7 @@ impl From<ProcessorRefusal> for ObserveError {
 const NOT_AN_EVENT: &str = "The event processor returned a non-AG-UI value";
 const INVALID_EVENT: &str = "The event processor returned an invalid AG-UI event";
 
-/// The kind of an open model response part.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PartKind {
-    /// A text part, presented as a text message.
-    Text,
-    /// A thinking part, presented as a reasoning message.
-    Reasoning,
-    /// A tool-call part, presented at its end.
-    ToolCall,
-}
+pub use crate::part_kind::PartKind;
 
 /// The presentation state of one open model response part.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
