@@ -342,23 +342,24 @@ def long_journal(deltas: int) -> list[str]:
     return lines
 
 
-@pytest.mark.parametrize("deltas", [10, 3_000])
+@pytest.mark.parametrize("deltas", [10, 253, 254, 255, 3_000])
 def test_replay_of_a_short_or_long_journal_names_the_failing_line(deltas: int) -> None:
-    # A journal of a few hundred lines or more is read on a second thread ahead of the fold: the checkpoint, and
-    # the line an error names, are the same as folding line by line on one.
+    # A journal of 256 lines or more (2 + 254 deltas) is read on a second thread ahead of the fold: the checkpoint,
+    # and the line an error names, are the same as folding line by line on one, whether the reader is still
+    # reading when a line fails (early) or has read every line (late).
     journal = long_journal(deltas)
     fold = DisplayFold("r")
     for line in journal:
         fold.fold_line(line)
     assert replay(journal) == fold.export_json()
-    broken = len(journal) - 3
-    with pytest.raises(InputError, match=f"^line {broken + 1}: ") as error:
-        replay(journal[:broken] + ["{broken"] + journal[broken:])
-    assert error.value.line == broken + 1 and error.value.kind == "json"
-    other_thread = journal[broken].replace('"thread_id":"t"', '"thread_id":"u"')
-    with pytest.raises(AguiObservationError, match="^line [0-9]+: Harness Thread correlation changed") as rejected:
-        replay(journal[:broken] + [other_thread] + journal[broken:])
-    assert rejected.value.line == broken + 1
+    for broken in (3, len(journal) - 3):
+        with pytest.raises(InputError, match=f"^line {broken + 1}: ") as error:
+            replay(journal[:broken] + ["{broken"] + journal[broken:])
+        assert error.value.line == broken + 1 and error.value.kind == "json"
+        other_thread = journal[broken].replace('"thread_id":"t"', '"thread_id":"u"')
+        with pytest.raises(AguiObservationError, match="^line [0-9]+: Harness Thread correlation changed") as rejected:
+            replay(journal[:broken] + [other_thread] + journal[broken:])
+        assert rejected.value.line == broken + 1
 
 
 def test_fragments_round_trip() -> None:

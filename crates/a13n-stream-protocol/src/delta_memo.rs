@@ -16,7 +16,8 @@ use crate::scan::Scanner;
 use crate::source::MAX_SOURCE_LINE_BYTES;
 
 /// The last argument-delta line scanned in full, and where its fields are.
-#[derive(Clone, Debug)]
+/// Not `Clone`: a copy would give lines the names this memo gives them.
+#[derive(Debug)]
 pub(crate) struct DeltaMemo {
     /// Empty until a line is remembered.
     line: String,
@@ -26,7 +27,7 @@ pub(crate) struct DeltaMemo {
     /// Counts the lines offered to [`DeltaMemo::remember`]: names the remembered line ([`ArgsDelta::memo_line`]).
     generation: u64,
     /// This memo's own number, so that no two memos give a line the same name (a fold may take deltas read by a
-    /// memo it did not make: [`crate::display::LineReader`]).
+    /// memo it did not make: [`crate::display::ReadAhead`]).
     serial: u64,
 }
 

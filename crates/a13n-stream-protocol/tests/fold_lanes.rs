@@ -110,36 +110,6 @@ fn a_delta_read_by_a_fresh_memo_is_not_the_reader_memos_last() {
     assert_eq!(mixed.export_json(), alone.export_json());
 }
 
-/// A fold that folds lines itself while a reader it handed out reads others, and takes the reader back, folds
-/// every stream as `fold_line` alone does: the reader's memo and the fold's fresh one never give two argument
-/// deltas of different calls the same name (a regression: both counted lines from one, so a delta read by one
-/// could pass for the delta the other read last).
-#[test]
-fn a_fold_and_its_reader_read_by_memos_that_never_share_a_name() {
-    for (name, lines) in argument_streams() {
-        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
-        for period in [2, 3, 5, 7] {
-            let (mut alone, mut mixed) = (DisplayFold::new(&run_id), DisplayFold::new(&run_id));
-            let mut reader = None;
-            for (n, line) in lines.iter().enumerate() {
-                let expected = alone.replay_line(line);
-                if n % period == 0 {
-                    match reader.take() {
-                        Some(reader) => mixed.end_read_ahead(reader),
-                        None => reader = Some(mixed.read_ahead()),
-                    }
-                }
-                let got = match reader.as_mut() {
-                    Some(reader) if n % 2 == 0 => mixed.replay_scanned(&reader.scan(line)),
-                    _ => mixed.replay_line(line),
-                };
-                assert_eq!(format!("{got:?}"), format!("{expected:?}"), "{name}, period {period}: line {n}");
-                assert_eq!(mixed.export_json(), alone.export_json(), "{name}, period {period}: after line {n}");
-            }
-        }
-    }
-}
-
 fn raw_lines(dir: &std::path::Path) -> Vec<String> {
     std::fs::read_to_string(dir.join("source.jsonl")).unwrap().lines().map(str::to_owned).collect()
 }

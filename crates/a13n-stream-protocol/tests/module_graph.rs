@@ -29,7 +29,8 @@ fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
             for line in code.lines() {
                 let line = line.split("//").next().unwrap_or_default();
                 for (at, _) in line.match_indices("crate::") {
-                    let name: String = line[at + 7..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                    let name: String =
+                        line[at + 7..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
                     if !name.is_empty() && name != top {
                         named.insert(name);
                     }

@@ -50,7 +50,8 @@ pub(crate) fn collect_lines(lines: &Bound<'_, PyAny>) -> PyResult<Vec<LineText>>
 /// Fold a whole journal in Rust and return its checkpoint JSON: the recovery path. `lines` is an iterable of
 /// lines (`str`, `bytes` or `dict`), or a path (`str` or `os.PathLike`) to a JSON-lines file. `run_id`
 /// defaults to the first line's run. A line that does not fold raises, naming its 1-based line number. A long
-/// journal given as lines is read on a second thread ahead of the fold (see [`READ_AHEAD_MIN_LINES`]).
+/// journal given as lines is read on a second thread ahead of the fold (see [`READ_AHEAD_MIN_LINES`]); one read
+/// from a path is folded on the calling thread.
 #[pyfunction]
 #[pyo3(signature = (lines, run_id=None, *, full_content=false, retain_content=false))]
 pub(crate) fn replay(
@@ -134,13 +135,18 @@ impl Replay {
         let Some((first, rest)) = lines.split_first() else { return Ok(()) };
         self.line(1, first)?;
         let fold = self.fold.as_mut().expect("the first line made the fold");
-        if rest.len() < READ_AHEAD_MIN_LINES {
-            for (index, line) in rest.iter().enumerate() {
-                fold.replay_line(line).map_err(|error| (Some(index + 2), error))?;
+        let at_line = |(index, error): (usize, FoldError)| (Some(index + 2), error);
+        if lines.len() >= READ_AHEAD_MIN_LINES {
+            match read_ahead(fold, rest) {
+                ReadAhead::Folded(folded) => return folded.map_err(at_line),
+                // No thread could be started: the lines are folded here instead.
+                ReadAhead::NoThread => {}
             }
-            return Ok(());
         }
-        read_ahead(fold, rest).map_err(|(index, error)| (Some(index + 2), error))
+        for (index, line) in rest.iter().enumerate() {
+            fold.replay_line(line).map_err(|error| at_line((index, error)))?;
+        }
+        Ok(())
     }
 
     fn file(&mut self, path: &std::path::Path) -> Result<(), ReplayError> {
@@ -173,34 +179,43 @@ impl Replay {
     }
 }
 
-/// Below this many lines a journal is folded on the calling thread alone: starting a reader costs more than it
-/// saves.
+/// A journal of fewer lines is folded on the calling thread alone: starting a reader costs more than it saves.
 const READ_AHEAD_MIN_LINES: usize = 256;
 /// Lines a reader hands over at a time, and how many such batches may wait for the fold.
 const READ_AHEAD_BATCH: usize = 64;
 const READ_AHEAD_BATCHES: usize = 8;
 
+/// How [`read_ahead`] went: the lines folded (or the index of the line that failed), or no reader thread.
+enum ReadAhead {
+    Folded(Result<(), (usize, FoldError)>),
+    NoThread,
+}
+
 /// Fold `lines` with a reader ([`a13n_stream_protocol::ReadAhead`]) scanning them on a second thread, a batch at a
-/// time, while this one folds the batches before. A folded batch goes back to the reader, which empties it: what
-/// the reader allocated is freed where it was allocated. The error names the index of the line that failed; the
-/// lines after it are not folded.
-fn read_ahead(fold: &mut DisplayFold, lines: &[LineText]) -> Result<(), (usize, FoldError)> {
-    let mut reader = fold.read_ahead();
-    let (folded, reader) = std::thread::scope(|scope| {
+/// time, while this one folds the batches before. A folded batch goes back to the reader to be emptied and
+/// refilled, so most of what the reader allocated is freed on its own thread. The error names the index of the
+/// line that failed; the lines after it are not folded, and the reader stops.
+fn read_ahead(fold: &mut DisplayFold, lines: &[LineText]) -> ReadAhead {
+    let mut reader = Some(fold.read_ahead());
+    let outcome = std::thread::scope(|scope| {
         let (send, receive) = std::sync::mpsc::sync_channel::<Vec<ScannedLine<'_>>>(READ_AHEAD_BATCHES);
         let (give_back, given_back) = std::sync::mpsc::channel::<Vec<ScannedLine<'_>>>();
-        let reading = scope.spawn(move || {
-            for batch in lines.chunks(READ_AHEAD_BATCH) {
-                let mut scanned = given_back.try_recv().unwrap_or_else(|_| Vec::with_capacity(READ_AHEAD_BATCH));
-                scanned.clear();
-                scanned.extend(batch.iter().map(|line| reader.scan(line)));
-                // The fold has stopped (a line failed): nothing more to read.
-                if send.send(scanned).is_err() {
-                    break;
+        let reading = std::thread::Builder::new().name("a13n-replay-reader".into()).spawn_scoped(scope, {
+            let mut reader = reader.take().expect("a reader");
+            move || {
+                for batch in lines.chunks(READ_AHEAD_BATCH) {
+                    let mut scanned = given_back.try_recv().unwrap_or_else(|_| Vec::with_capacity(READ_AHEAD_BATCH));
+                    scanned.clear();
+                    scanned.extend(batch.iter().map(|line| reader.scan(line)));
+                    // The fold has stopped (a line failed): nothing more to read.
+                    if send.send(scanned).is_err() {
+                        break;
+                    }
                 }
+                reader
             }
-            reader
         });
+        let Ok(reading) = reading else { return None };
         let mut index = 0;
         let folded = receive.iter().try_for_each(|batch| {
             for line in &batch {
@@ -212,11 +227,22 @@ fn read_ahead(fold: &mut DisplayFold, lines: &[LineText]) -> Result<(), (usize, 
             Ok(())
         });
         drop(receive);
-        let reader = reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (folded, reader)
+        match (reading.join(), folded) {
+            (Ok(reader), folded) => Some((folded, Some(reader))),
+            // A line the fold refused comes before any the reader had not read: its error is the journal's.
+            (Err(_), Err(error)) => Some((Err(error), None)),
+            (Err(panic), Ok(())) => std::panic::resume_unwind(panic),
+        }
     });
-    fold.end_read_ahead(reader);
-    folded
+    match outcome {
+        Some((folded, reader)) => {
+            if let Some(reader) = reader {
+                fold.end_read_ahead(reader);
+            }
+            ReadAhead::Folded(folded)
+        }
+        None => ReadAhead::NoThread,
+    }
 }
 
 fn line_error(error: a13n_stream_protocol::lines::LineError) -> FoldError {

@@ -1,9 +1,10 @@
 //! Reading a journal's lines ahead of folding them.
 //!
-//! A fast lane's scan reads its line and the lanes' memos, never the fold's state. A host that replays a whole
-//! journal can therefore scan lines on one thread while the fold takes the lines scanned before on another: [`DisplayFold::read_ahead`] hands out the fold's memos as a
-//! [`ReadAhead`], whose [`ReadAhead::scan`] makes a [`ScannedLine`] that [`DisplayFold::replay_scanned`] folds
-//! exactly as [`DisplayFold::replay_line`] folds the line.
+//! A fast lane's scan reads its line and the lanes' memos, never the fold's state. A host that replays a
+//! whole journal can therefore scan lines on one thread while the fold takes the lines scanned before on
+//! another: [`DisplayFold::read_ahead`] hands out the fold's memos as a [`ReadAhead`], whose
+//! [`ReadAhead::scan`] makes a [`ScannedLine`] that [`DisplayFold::replay_scanned`] folds exactly as
+//! [`DisplayFold::replay_line`] folds the line.
 
 use super::DisplayFold;
 use crate::error::FoldError;
