@@ -3,7 +3,7 @@
 
 use a13n_stream_protocol::lines::LineSplitter;
 use a13n_stream_protocol::{
-    ContentPolicy, DisplayFold, DisplayOptions, FoldError, ScannedLine, SourceItem, MAX_SOURCE_LINE_BYTES,
+    ContentPolicy, DisplayFold, DisplayOptions, FoldError, ReadAhead, ScannedLine, SourceItem, MAX_SOURCE_LINE_BYTES,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -136,12 +136,9 @@ impl Replay {
         self.line(1, first)?;
         let fold = self.fold.as_mut().expect("the first line made the fold");
         let at_line = |(index, error): (usize, FoldError)| (Some(index + 2), error);
-        if lines.len() >= READ_AHEAD_MIN_LINES {
-            match read_ahead(fold, rest) {
-                ReadAhead::Folded(folded) => return folded.map_err(at_line),
-                // No thread could be started: the lines are folded here instead.
-                ReadAhead::NoThread => {}
-            }
+        // When no reader thread can be started, the lines are folded here instead.
+        if let Some(folded) = (lines.len() >= READ_AHEAD_MIN_LINES).then(|| read_ahead(fold, rest)).flatten() {
+            return folded.map_err(at_line);
         }
         for (index, line) in rest.iter().enumerate() {
             fold.replay_line(line).map_err(|error| at_line((index, error)))?;
@@ -185,37 +182,23 @@ const READ_AHEAD_MIN_LINES: usize = 256;
 const READ_AHEAD_BATCH: usize = 64;
 const READ_AHEAD_BATCHES: usize = 8;
 
-/// How [`read_ahead`] went: the lines folded (or the index of the line that failed), or no reader thread.
-enum ReadAhead {
-    Folded(Result<(), (usize, FoldError)>),
-    NoThread,
-}
+/// A batch of lines a reader scanned, on its way to the fold and back.
+type Batch<'a> = Vec<ScannedLine<'a>>;
 
-/// Fold `lines` with a reader ([`a13n_stream_protocol::ReadAhead`]) scanning them on a second thread, a batch at a
+/// Fold `lines` with a reader ([`ReadAhead`]) scanning them on a second thread, a batch at a
 /// time, while this one folds the batches before. A folded batch goes back to the reader to be emptied and
 /// refilled, so most of what the reader allocated is freed on its own thread. The error names the index of the
-/// line that failed; the lines after it are not folded, and the reader stops.
-fn read_ahead(fold: &mut DisplayFold, lines: &[LineText]) -> ReadAhead {
-    let mut reader = Some(fold.read_ahead());
-    let outcome = std::thread::scope(|scope| {
-        let (send, receive) = std::sync::mpsc::sync_channel::<Vec<ScannedLine<'_>>>(READ_AHEAD_BATCHES);
-        let (give_back, given_back) = std::sync::mpsc::channel::<Vec<ScannedLine<'_>>>();
-        let reading = std::thread::Builder::new().name("a13n-replay-reader".into()).spawn_scoped(scope, {
-            let mut reader = reader.take().expect("a reader");
-            move || {
-                for batch in lines.chunks(READ_AHEAD_BATCH) {
-                    let mut scanned = given_back.try_recv().unwrap_or_else(|_| Vec::with_capacity(READ_AHEAD_BATCH));
-                    scanned.clear();
-                    scanned.extend(batch.iter().map(|line| reader.scan(line)));
-                    // The fold has stopped (a line failed): nothing more to read.
-                    if send.send(scanned).is_err() {
-                        break;
-                    }
-                }
-                reader
-            }
-        });
-        let Ok(reading) = reading else { return None };
+/// line that failed; the lines after it are not folded, and the reader stops. `None`: no thread could be started
+/// (nothing was folded).
+fn read_ahead(fold: &mut DisplayFold, lines: &[LineText]) -> Option<Result<(), (usize, FoldError)>> {
+    let reader = fold.read_ahead();
+    let (folded, reader) = std::thread::scope(|scope| {
+        let (send, receive) = std::sync::mpsc::sync_channel::<Batch<'_>>(READ_AHEAD_BATCHES);
+        let (give_back, given_back) = std::sync::mpsc::channel::<Batch<'_>>();
+        let reading = std::thread::Builder::new()
+            .name("a13n-replay-reader".into())
+            .spawn_scoped(scope, move || read_batches(reader, lines, send, given_back))
+            .ok()?;
         let mut index = 0;
         let folded = receive.iter().try_for_each(|batch| {
             for line in &batch {
@@ -227,22 +210,36 @@ fn read_ahead(fold: &mut DisplayFold, lines: &[LineText]) -> ReadAhead {
             Ok(())
         });
         drop(receive);
-        match (reading.join(), folded) {
-            (Ok(reader), folded) => Some((folded, Some(reader))),
+        Some(match (reading.join(), folded) {
+            (Ok(reader), folded) => (folded, Some(reader)),
             // A line the fold refused comes before any the reader had not read: its error is the journal's.
-            (Err(_), Err(error)) => Some((Err(error), None)),
+            (Err(_), Err(error)) => (Err(error), None),
             (Err(panic), Ok(())) => std::panic::resume_unwind(panic),
-        }
-    });
-    match outcome {
-        Some((folded, reader)) => {
-            if let Some(reader) = reader {
-                fold.end_read_ahead(reader);
-            }
-            ReadAhead::Folded(folded)
-        }
-        None => ReadAhead::NoThread,
+        })
+    })?;
+    if let Some(reader) = reader {
+        fold.end_read_ahead(reader);
     }
+    Some(folded)
+}
+
+/// The reader's side of [`read_ahead`]: scan `lines` a batch at a time until they end or the fold stops.
+fn read_batches<'a>(
+    mut reader: ReadAhead,
+    lines: &'a [LineText],
+    send: std::sync::mpsc::SyncSender<Batch<'a>>,
+    given_back: std::sync::mpsc::Receiver<Batch<'a>>,
+) -> ReadAhead {
+    for batch in lines.chunks(READ_AHEAD_BATCH) {
+        let mut scanned = given_back.try_recv().unwrap_or_else(|_| Vec::with_capacity(READ_AHEAD_BATCH));
+        scanned.clear();
+        scanned.extend(batch.iter().map(|line| reader.scan(line)));
+        // The fold has stopped (a line failed): nothing more to read.
+        if send.send(scanned).is_err() {
+            break;
+        }
+    }
+    reader
 }
 
 fn line_error(error: a13n_stream_protocol::lines::LineError) -> FoldError {
