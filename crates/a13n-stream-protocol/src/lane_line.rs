@@ -72,6 +72,17 @@ pub(crate) fn written_head_values(line: &str) -> Option<[Range<usize>; 2]> {
     written_head(line).map(|(_, _, values)| values)
 }
 
+/// The thread and run a line in the layout every writer uses names, its event skipped unread; `None` for any other
+/// layout, or a line with anything after its event (a repeated key would override the head). The line may still
+/// be refused when it is decoded.
+pub(crate) fn written_identity(line: &str) -> Option<(Cow<'_, str>, Cow<'_, str>)> {
+    let (mut scanner, (thread_id, run_id, _, _), _) = written_head(line)?;
+    scanner.skip_value()?;
+    scanner.literal(b"}")?;
+    scanner.end()?;
+    Some((thread_id, run_id))
+}
+
 /// The identity and time a source line spells, unread: thread, run, sequence and time text.
 type RawHead<'a> = (Cow<'a, str>, Cow<'a, str>, i64, Cow<'a, str>);
 

@@ -5,6 +5,8 @@
 //! reads and classifies the event; the event object itself is kept as parsed, key order intact, so events of
 //! kinds the protocol does not map are carried through unchanged.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::error::{InputError, InputKind};
@@ -185,6 +187,25 @@ impl SourceItem {
     /// Decode one source line (the conformance wire form), of at most [`MAX_SOURCE_LINE_BYTES`].
     pub fn from_json(line: &str) -> Result<SourceItem, InputError> {
         SourceItem::from_json_limited(line, MAX_SOURCE_LINE_BYTES)
+    }
+
+    /// The `thread_id` and `run_id` of a line in the layout every writer uses (`{"thread_id":…,"run_id":…,
+    /// "sequence":…,"occurred_at":…,"event":…}`), read from its head with the event skipped, not decoded: `None`
+    /// for any other layout. A host checks a line's identity with it before folding; the line may still be
+    /// refused when it is decoded.
+    ///
+    /// ```
+    /// use a13n_stream_protocol::source::SourceItem;
+    ///
+    /// let line = r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01+00:00","event":{}}"#;
+    /// let (thread, run) = SourceItem::written_identity(line).unwrap();
+    /// assert_eq!((&*thread, &*run), ("t", "r"));
+    /// assert!(SourceItem::written_identity(r#"{"run_id":"r","thread_id":"t"}"#).is_none());
+    /// // A key after the event could repeat the head's: only decoding tells.
+    /// assert!(SourceItem::written_identity(&line.replace("{}}", r#"{},"run_id":"x"}"#)).is_none());
+    /// ```
+    pub fn written_identity(line: &str) -> Option<(Cow<'_, str>, Cow<'_, str>)> {
+        crate::lane_line::written_identity(line)
     }
 
     /// Decode one source line of at most `max_bytes`. JSON nesting is bounded at 128 levels.

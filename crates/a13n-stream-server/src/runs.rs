@@ -17,7 +17,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use a13n_stream_protocol::agui::EventType;
-use a13n_stream_protocol::{ContentPolicy, DisplayFold, DisplayOptions, FoldError, ItemRef, SourceItem};
+use a13n_stream_protocol::display::ObservedLine;
+use a13n_stream_protocol::{ContentPolicy, DisplayFold, DisplayOptions, FoldError, SourceItem};
 use tokio::sync::{broadcast, Mutex, OwnedMutexGuard};
 
 use crate::metrics::Metrics;
@@ -778,35 +779,40 @@ impl Runs {
         let mut events = Vec::new();
         let mut rejections = Vec::new();
         let mut complete = state.complete;
+        let mut written = Vec::with_capacity(4096);
         for (index, line) in lines.iter().enumerate() {
             let at = offset + index as u64;
             if complete {
                 return Err(IngestError::AfterTerminal { line: at });
             }
-            let item = match SourceItem::from_json(line) {
-                Ok(item) => item,
-                Err(error) => {
-                    reject(on_reject, &mut rejections, at, LineKind::Input, error.to_string())?;
-                    continue;
-                }
-            };
-            check_identity(&state.fold, run_id, &item, at)?;
-            match state.fold.fold_source(&item) {
-                Ok(observed) => {
-                    for entry in observed {
-                        let data = a13n_stream_protocol::display::event_json(&entry.event);
-                        complete |= is_terminal(&data);
-                        let item = entry.item.as_ref().map_or_else(|| NO_ITEM.to_owned(), ItemRef::to_json);
-                        events.push(StoredEvent { sequence: entry.sequence, event: data, item: Some(item) });
+            if let Err(message) = check_line_identity(&state.fold, run_id, line, at)? {
+                reject(on_reject, &mut rejections, at, LineKind::Input, message)?;
+                continue;
+            }
+            written.clear();
+            match state.fold.fold_line(line, &mut written) {
+                Ok(_) => {
+                    for entry in ObservedLine::lines(&written) {
+                        complete |= is_terminal(entry.event);
+                        let item = entry.item.unwrap_or(NO_ITEM);
+                        events.push(StoredEvent {
+                            sequence: entry.sequence,
+                            event: entry.event.to_owned(),
+                            item: Some(item.to_owned()),
+                        });
                     }
                 }
                 Err(error) => {
-                    let kind = match error {
-                        FoldError::Observation(_) => LineKind::Observation,
-                        _ => LineKind::Input,
+                    // Folding is atomic per line: a rejected line leaves the fold as it was. The refusal is the
+                    // decoder's when the line does not decode, as it would be had the line been decoded first.
+                    let (kind, message) = match SourceItem::from_json(line) {
+                        Err(input) => (LineKind::Input, input.to_string()),
+                        Ok(_) if matches!(error, FoldError::Observation(_)) => {
+                            (LineKind::Observation, error.to_string())
+                        }
+                        Ok(_) => (LineKind::Input, error.to_string()),
                     };
-                    // Folding is atomic per line: a rejected line leaves the fold as it was.
-                    reject(on_reject, &mut rejections, at, kind, error.to_string())?;
+                    reject(on_reject, &mut rejections, at, kind, message)?;
                 }
             }
         }
@@ -1089,10 +1095,36 @@ fn reject(
     }
 }
 
+/// Check that `line` belongs to the run, reading its identity from its head where it is in the layout every
+/// writer uses. `Ok(Err(message))` when the line does not decode: a malformed line is refused as such before its
+/// identity is judged, as when every line was decoded first.
+fn check_line_identity(
+    fold: &DisplayFold,
+    run_id: &str,
+    line: &str,
+    at: u64,
+) -> Result<Result<(), String>, IngestError> {
+    let written = SourceItem::written_identity(line);
+    let checked = written.as_ref().map(|(thread_id, line_run)| check_identity(fold, run_id, thread_id, line_run, at));
+    if let Some(Ok(())) = checked {
+        return Ok(Ok(()));
+    }
+    match SourceItem::from_json(line) {
+        Err(error) => Ok(Err(error.to_string())),
+        Ok(item) => check_identity(fold, run_id, &item.thread_id, &item.run_id, at).map(Ok),
+    }
+}
+
 /// A line must belong to the run it is sent to: the root stream's first line carries the URL's run id, and the
 /// root run's lines keep the thread it started on. Lines of other runs are its subagents' (the stream observer
 /// attributes them to child runs).
-fn check_identity(fold: &DisplayFold, run_id: &str, item: &SourceItem, line: u64) -> Result<(), IngestError> {
+fn check_identity(
+    fold: &DisplayFold,
+    run_id: &str,
+    thread_id: &str,
+    line_run: &str,
+    line: u64,
+) -> Result<(), IngestError> {
     let mismatch = |field, expected: &str, found: &str| IngestError::Identity {
         line,
         field,
@@ -1100,9 +1132,9 @@ fn check_identity(fold: &DisplayFold, run_id: &str, item: &SourceItem, line: u64
         found: found.to_owned(),
     };
     match fold.source_identity() {
-        None if item.run_id != run_id => Err(mismatch("run_id", run_id, &item.run_id)),
-        Some((thread, root)) if item.run_id == root && item.thread_id != thread => {
-            Err(mismatch("thread_id", thread, &item.thread_id))
+        None if line_run != run_id => Err(mismatch("run_id", run_id, line_run)),
+        Some((thread, root)) if line_run == root && thread_id != thread => {
+            Err(mismatch("thread_id", thread, thread_id))
         }
         _ => Ok(()),
     }

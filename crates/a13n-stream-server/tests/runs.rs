@@ -547,3 +547,49 @@ async fn postgres_a_threads_runs_are_in_the_order_their_first_commits_became_vis
     let ids: Vec<&str> = listed.iter().map(|run| run.run_id.as_str()).collect();
     assert_eq!(ids, ["run-y", "run-x"], "the order the runs became visible in");
 }
+
+/// The refusal a line gets when the host folds it on the fast path (its identity read from its head, the line
+/// decoded only when no lane takes it) is the one decoding it first gives: a malformed line is malformed before it
+/// is another run's, a key after the event overrides the head's, and a decoder's or observer's message is its own.
+#[tokio::test]
+async fn refusals_on_the_fast_path_are_those_of_decoding_first() {
+    let (runs, _, dir) = runs("fast-refusals", RunLimits::default());
+    let lines = hello_stream("t", "run-f");
+    let malformed = lines[2].replacen("\"index\":0", "\"index\":\"zero\"", 1);
+    assert_ne!(malformed, lines[2]);
+    let kind_changed = lines[2].replacen("\"part_delta_kind\":\"text\"", "\"part_delta_kind\":\"thinking\"", 1);
+    assert_ne!(kind_changed, lines[2]);
+    let overridden = format!("{},\"thread_id\":\"elsewhere\"}}", lines[2].strip_suffix('}').unwrap());
+    for (case, bad) in [("malformed", &malformed), ("kind changed", &kind_changed), ("overridden", &overridden)] {
+        let run_id = format!("run-f-{case}");
+        let mut batch: Vec<String> = lines[..2].iter().map(|line| line.replace("run-f", &run_id)).collect();
+        batch.push(bad.replace("\"run-f\"", &format!("\"{run_id}\"")));
+        // What decoding first, then folding, says of the third line.
+        let mut fold = DisplayFold::new(run_id.clone());
+        for line in &batch[..2] {
+            fold.fold_source(&SourceItem::from_json(line).unwrap()).unwrap();
+        }
+        let expected = match SourceItem::from_json(&batch[2]) {
+            Err(error) => Some(("input", error.to_string())),
+            Ok(item) if item.thread_id != "t" => None,
+            Ok(item) => match fold.fold_source(&item) {
+                Err(error @ a13n_stream_protocol::FoldError::Observation(_)) => {
+                    Some(("observation", error.to_string()))
+                }
+                Err(error) => Some(("input", error.to_string())),
+                Ok(_) => panic!("{case}: the line folds"),
+            },
+        };
+        match (runs.ingest(&run_id, 0, batch.clone(), OnReject::Skip).await, expected) {
+            (Ok(accepted), Some((kind, message))) => {
+                assert_eq!(accepted.rejected.len(), 1, "{case}");
+                let rejected = &accepted.rejected[0];
+                assert_eq!((rejected.line, rejected.kind.as_str()), (2, kind), "{case}");
+                assert_eq!(rejected.message, message, "{case}");
+            }
+            (Err(IngestError::Identity { line: 2, .. }), None) => {}
+            (other, expected) => panic!("{case}: {other:?}, expected {expected:?}"),
+        }
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
