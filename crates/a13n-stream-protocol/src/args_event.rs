@@ -124,7 +124,9 @@ mod tests {
             FIRST.replace(r#""sequence":1"#, r#""sequence":2"#),
         ];
         for line in &next {
-            let delta = memo.read(line).expect("read by the first line");
+            let Some(LaneLine::Arguments(delta)) = memo.read(line) else {
+                panic!("not read by the first line: {line}")
+            };
             for child in [false, true, false] {
                 out.clear();
                 template.write(&delta, child, &mut out);

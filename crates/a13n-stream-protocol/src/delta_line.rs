@@ -92,8 +92,9 @@ pub(crate) struct DeltaLine<'a> {
     pub(crate) provider_details: Option<&'a str>,
     pub(crate) event_keys: KeyOrder<EventKey, 3>,
     pub(crate) delta_keys: KeyOrder<DeltaKey, 9>,
-    /// Where the line holds the `args_delta` value (with any whitespace before it).
-    pub(crate) args_at: Option<Range<usize>>,
+    /// Where the line holds the delta's text, the `args_delta` or `content_delta` value (with any whitespace
+    /// before it): the value a [`DeltaMemo`](crate::delta_memo::DeltaMemo) lets vary.
+    pub(crate) text_at: Option<Range<usize>>,
 }
 
 /// A part delta event's keys in the order its writers write them.
@@ -120,7 +121,7 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
     let (mut tool_name_delta, mut tool_call_id, mut provider_name, mut provider_details) = (None, None, None, None);
     let mut event_keys = KeyOrder::new(EventKey::Index);
     let mut delta_keys = KeyOrder::new(DeltaKey::PartDeltaKind);
-    let mut args_at = None;
+    let mut text_at = None;
     let head = scan_line(line, MAX_SOURCE_LINE_BYTES, |scanner| {
         scanner.object_expecting(EVENT_KEYS, |scanner, key| match key.as_ref() {
             "index" => {
@@ -142,7 +143,10 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
                             }),
                         ),
                         "content_delta" => {
-                            (DeltaKey::ContentDelta, scanner.opt_string().map(|text| content_delta = text))
+                            let from = scanner.position();
+                            let value = scanner.opt_string().map(|text| content_delta = text);
+                            text_at = Some(from..scanner.position());
+                            (DeltaKey::ContentDelta, value)
                         }
                         "signature_delta" => {
                             (DeltaKey::SignatureDelta, scanner.opt_string().map(|text| signature_delta = text))
@@ -150,7 +154,7 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
                         "args_delta" => {
                             let from = scanner.position();
                             let value = scanner.opt_string().map(|text| args_delta = text);
-                            args_at = Some(from..scanner.position());
+                            text_at = Some(from..scanner.position());
                             (DeltaKey::ArgsDelta, value)
                         }
                         "tool_name_delta" => {
@@ -190,7 +194,7 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
         provider_details,
         event_keys,
         delta_keys,
-        args_at,
+        text_at,
     })
 }
 
@@ -224,7 +228,7 @@ pub(crate) struct ContentDelta<'a> {
 }
 
 impl<'a> ContentDelta<'a> {
-    fn new(parsed: DeltaLine<'a>) -> Option<ContentDelta<'a>> {
+    pub(crate) fn new(parsed: DeltaLine<'a>) -> Option<ContentDelta<'a>> {
         let (part_kind, event_type) = match parsed.part_delta_kind.as_ref() {
             "text" => (PartKind::Text, EventType::TextMessageContent),
             "thinking" if parsed.signature_delta.as_deref().is_none_or(str::is_empty) => {

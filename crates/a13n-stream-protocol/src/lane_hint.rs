@@ -21,7 +21,7 @@ pub(crate) trait Lanes {
     fn memos(&mut self) -> &mut LaneMemos;
 }
 
-/// What a line's lane scan reads it by besides the line: the last argument delta scanned in full, and the lines
+/// What a line's lane scan reads it by besides the line: the last part delta scanned in full, and the lines
 /// found in their model's layout. Both depend on the lines read alone, never on a taker's state, so lines can be
 /// read ahead of taking them (see [`crate::display::ReadAhead`]).
 #[derive(Debug, Default)]
@@ -51,8 +51,10 @@ pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>
 /// ahead of the fold, on another thread), an argument delta read in full, which may open a stream, also makes the
 /// stream's identity ([`ArgsDelta::prepare`]).
 pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, ahead: bool) -> Scanned<'a> {
-    if let Some(delta) = memos.delta.read(line) {
-        return Scanned::Arguments(delta);
+    match memos.delta.read(line) {
+        Some(LaneLine::Arguments(delta)) => return Scanned::Arguments(delta),
+        Some(LaneLine::Content(delta)) => return Scanned::Content(delta),
+        None => {}
     }
     let hint = lane_hint(line);
     // The lanes copy what they scan: a line spelled otherwise than its model's dump takes the general path.
@@ -61,7 +63,10 @@ pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, ahead: boo
     }
     let scanned = match hint {
         LaneHint::Delta => LaneLine::scan(line).map(|scanned| match scanned {
-            LaneLine::Content(delta) => Scanned::Content(delta),
+            LaneLine::Content(delta) => {
+                memos.delta.remember_content(line, &delta);
+                Scanned::Content(delta)
+            }
             LaneLine::Arguments(mut delta) => {
                 delta.memo_line = memos.delta.remember(line, &delta);
                 if ahead {
