@@ -6,10 +6,14 @@
 
 use std::borrow::Cow;
 
+use crate::agui::EventType;
+use crate::event_head::describe_event_head;
+use crate::fields::agui_key;
 use crate::json::write_pydantic_str;
 use crate::lane_line::{scan_line, LineHead};
 use crate::names;
 use crate::scan::{once, Scanner};
+use crate::sink::{Bytes, JsonSink};
 
 /// The longest line the lane takes: its observation stays well below the display's observation bound (even
 /// ASCII-escaped, at most three bytes for each byte of a line without DEL, which the lane refuses) and the size at
@@ -96,15 +100,11 @@ impl<'a> CarriedLine<'a> {
     /// Append the `CUSTOM` event's JSON as [`Event::write_json`](crate::Event::write_json) writes it, with the
     /// value [`CarriedLine::write_value`] wrote.
     pub(crate) fn write_event(&self, child: bool, value: &[u8], out: &mut Vec<u8>) {
-        out.extend_from_slice(br#"{"type":"CUSTOM","timestamp":"#);
-        out.extend_from_slice(itoa::Buffer::new().format(self.head.timestamp).as_bytes());
-        if child {
-            out.extend_from_slice(br#","subagentRunId":"#);
-            write_pydantic_str(out, &self.head.run_id);
-        }
-        out.extend_from_slice(br#","name":"#);
-        write_pydantic_str(out, self.name);
-        out.extend_from_slice(br#","value":"#);
+        let sink = &mut Bytes(out);
+        describe_event_head(sink, EventType::Custom, self.head.timestamp, child.then_some(&*self.head.run_id));
+        sink.key(agui_key::written::NAME);
+        sink.text(Some(self.name));
+        sink.key(agui_key::written::VALUE);
         out.extend_from_slice(value);
         out.push(b'}');
     }

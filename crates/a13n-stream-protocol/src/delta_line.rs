@@ -11,6 +11,7 @@ use std::ops::Range;
 use serde_json::Value;
 
 use crate::agui::EventType;
+use crate::event_head::describe_event_head;
 use crate::fields::{agui_key, source_key};
 use crate::json::{write_pydantic_str, Object};
 use crate::lane_line::{scan_line, LineHead};
@@ -253,19 +254,14 @@ impl<'a> ContentDelta<'a> {
     /// Append the event's JSON, as [`Event::write_json`](crate::Event::write_json) writes it: type, timestamp,
     /// the child run it is attributed to (if any), message id, delta.
     pub(crate) fn write_event(&self, message_id: &str, child: bool, out: &mut Vec<u8>) {
-        out.extend_from_slice(br#"{"type":""#);
-        out.extend_from_slice(self.event_type.as_str().as_bytes());
-        out.extend_from_slice(br#"","timestamp":"#);
-        out.extend_from_slice(itoa::Buffer::new().format(self.line.head.timestamp).as_bytes());
-        if child {
-            out.extend_from_slice(br#","subagentRunId":"#);
-            write_pydantic_str(out, &self.line.head.run_id);
-        }
-        out.extend_from_slice(br#","messageId":"#);
-        write_pydantic_str(out, message_id);
-        out.extend_from_slice(br#","delta":"#);
-        write_pydantic_str(out, self.text());
-        out.push(b'}');
+        let head = &self.line.head;
+        let sink = &mut Bytes(out);
+        describe_event_head(sink, self.event_type, head.timestamp, child.then_some(&*head.run_id));
+        sink.key(agui_key::written::MESSAGE_ID);
+        sink.text(Some(message_id));
+        sink.key(agui_key::written::DELTA);
+        sink.text(Some(self.text()));
+        sink.close();
     }
 }
 
@@ -389,15 +385,7 @@ impl<'a> ArgsDelta<'a> {
     /// type, timestamp, the child run it is attributed to (if any), name, and the source item.
     fn describe_event(&self, child: bool, sink: &mut impl JsonSink) {
         let head = &self.line.head;
-        sink.open();
-        sink.key(agui_key::written::TYPE);
-        sink.name(EventType::Custom.as_str());
-        sink.key(agui_key::written::TIMESTAMP);
-        sink.integer(head.timestamp);
-        if child {
-            sink.key(agui_key::written::SUBAGENT_RUN_ID);
-            sink.text(Some(&head.run_id));
-        }
+        describe_event_head(sink, EventType::Custom, head.timestamp, child.then_some(&*head.run_id));
         sink.key(agui_key::written::NAME);
         sink.name(names::PART_DELTA);
         sink.key(agui_key::written::VALUE);

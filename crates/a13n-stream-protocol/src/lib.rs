@@ -110,6 +110,7 @@ mod delta_line;
 mod delta_memo;
 pub mod display;
 mod error;
+mod event_head;
 mod fields;
 pub mod fragments;
 mod json;
