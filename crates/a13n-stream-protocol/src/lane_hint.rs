@@ -6,6 +6,7 @@
 use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, LaneLine};
 use crate::delta_memo::DeltaMemo;
+use crate::display::{FastLane, LaneFor, LanePath};
 use crate::part_line::{PartLine, ToolReturnLine};
 use crate::source_model::layout::LayoutMemo;
 
@@ -37,8 +38,22 @@ pub(crate) enum Scanned<'a> {
     Part(PartLine<'a>),
     Carried(CarriedLine<'a>),
     ToolReturn(ToolReturnLine<'a>),
-    /// No lane takes the line: it takes the general path.
-    General,
+    /// No lane takes the line: it takes the general path, for the reason given.
+    General(LanePath),
+}
+
+impl Scanned<'_> {
+    /// The lane that read the line, if one did.
+    pub(crate) fn lane(&self) -> Option<FastLane> {
+        Some(match self {
+            Scanned::Content(_) => FastLane::Content,
+            Scanned::Arguments(_) => FastLane::Arguments,
+            Scanned::Part(_) => FastLane::Part,
+            Scanned::Carried(_) => FastLane::Carried,
+            Scanned::ToolReturn(_) => FastLane::ToolReturn,
+            Scanned::General(_) => return None,
+        })
+    }
 }
 
 /// Take `line` through the lane it is for; `None` (nothing changed or written) when no lane takes it.
@@ -57,9 +72,10 @@ pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, ahead: boo
         None => {}
     }
     let hint = lane_hint(line);
+    let Some(lane_for) = hint.lane_for() else { return Scanned::General(LanePath::NoLane) };
     // The lanes copy what they scan: a line spelled otherwise than its model's dump takes the general path.
-    if hint == LaneHint::General || !memos.layout.in_layout(hint as usize, line) {
-        return Scanned::General;
+    if !memos.layout.in_layout(hint as usize, line) {
+        return Scanned::General(LanePath::NotInLayout);
     }
     let scanned = match hint {
         LaneHint::Delta => LaneLine::scan(line).map(|scanned| match scanned {
@@ -84,7 +100,7 @@ pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, ahead: boo
         LaneHint::ToolReturn => ToolReturnLine::scan(line).map(Scanned::ToolReturn),
         LaneHint::General => None,
     };
-    scanned.unwrap_or(Scanned::General)
+    scanned.unwrap_or(Scanned::General(LanePath::ScanDeclined(lane_for)))
 }
 
 /// Take a scanned line through its lane; `None` (nothing changed or written) when the lane refuses it.
@@ -95,7 +111,7 @@ pub(crate) fn take_scanned(lanes: &mut impl Lanes, scanned: &Scanned<'_>, out: &
         Scanned::Part(part) => lanes.part(part, out),
         Scanned::Carried(carried) => lanes.carried(carried, out),
         Scanned::ToolReturn(tool_return) => lanes.tool_return(tool_return, out),
-        Scanned::General => None,
+        Scanned::General(_) => None,
     }
 }
 
@@ -114,6 +130,19 @@ pub(crate) enum LaneHint {
     ToolReturn,
     /// Anything else, and a part of a kind no part lane takes: the general path.
     General,
+}
+
+impl LaneHint {
+    /// The lanes the hint names, as a fold counts them; `None` for the general path.
+    fn lane_for(self) -> Option<LaneFor> {
+        Some(match self {
+            LaneHint::Delta => LaneFor::Delta,
+            LaneHint::Part => LaneFor::Part,
+            LaneHint::Carried => LaneFor::Carried,
+            LaneHint::ToolReturn => LaneFor::ToolReturn,
+            LaneHint::General => return None,
+        })
+    }
 }
 
 /// The hint for `line`. A Pydantic event's dump ends with its `event_kind`, so it is read from the end first.

@@ -4,6 +4,7 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use a13n_stream_bench::generate::{self as bench, Figure, StreamKind};
+use a13n_stream_protocol::display::LaneCounts;
 use serde_json::Value;
 
 use crate::cli::BenchArgs;
@@ -81,6 +82,8 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, Failure> {
     let mut buffer = Vec::with_capacity(1 << 16);
     // Fold time per item over json_baseline's, measured in pairs (see `paired_ratio`).
     let mut paired: Vec<(String, f64)> = Vec::new();
+    // Which path each shape's lines take through the fold (the summary prints them).
+    let mut lanes: Vec<(String, LaneCounts)> = Vec::new();
     for &size in &sizes {
         for &kind in &kinds {
             let lines = bench::lines(kind, size);
@@ -93,6 +96,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, Failure> {
             let seconds = bench::time(runs, || bench::fold(&lines, false, &mut buffer)).as_secs_f64();
             emit(Figure { name: name("fold"), items: size, seconds, bytes: None }, &mut figures)?;
             if !json {
+                lanes.push((name("lanes"), bench::fold(&lines, false, &mut buffer).lane_counts().clone()));
                 // Only the summary prints the paired ratio.
                 let mut fold_buffer = Vec::with_capacity(1 << 16);
                 let ratio = bench::paired_ratio(
@@ -139,6 +143,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, Failure> {
     }
     if !json {
         say(&summarize(&figures, &paired))?;
+        say(&lane_summary(&lanes))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -176,6 +181,22 @@ fn summarize(figures: &[Figure], paired: &[(String, f64)]) -> String {
                 budget as f64 / 1048576.0
             );
         }
+    }
+    out
+}
+
+/// Where each shape's lines went: the share of its lines down each path (a fast lane, or the general path and
+/// why; see `LanePath`).
+fn lane_summary(lanes: &[(String, LaneCounts)]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    for (name, counts) in lanes {
+        let total = counts.total().max(1) as f64;
+        let paths: Vec<String> = counts
+            .iter()
+            .map(|(path, count)| format!("{path} {count} ({:.1}%)", count as f64 * 100.0 / total))
+            .collect();
+        let _ = writeln!(out, "{name:<32} {}", paths.join(", "));
     }
     out
 }

@@ -78,17 +78,20 @@ pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
             return Ok(false);
         }
         entries.clear();
+        // Without --observed nothing reads the observed lines: only the state is wanted.
+        let fold_line = |fold: &mut DisplayFold, line: &str, entries: &mut Vec<u8>| match observed {
+            None => fold.replay_line(line).map(drop),
+            Some(_) => fold.fold_line(line, entries).map(drop),
+        };
         let result: Result<(), FoldError> = match line {
             Err(error) => Err(InputError::new("", error.to_string()).into()),
             Ok(line) if args.agui => fold.as_mut().map_or(Ok(()), |fold| fold_event(fold, line, &mut entries)),
             Ok(line) => match fold.as_mut() {
-                // Without --observed nothing reads the observed lines: only the state is wanted.
-                Some(fold) if observed.is_none() => fold.replay_line(line).map(drop),
-                Some(fold) => fold.fold_line(line, &mut entries).map(drop),
+                Some(fold) => fold_line(fold, line, &mut entries),
+                // The first source line names the run.
                 None => SourceItem::from_json(line).map_err(FoldError::from).and_then(|item| {
-                    let fold =
-                        fold.insert(DisplayFold::with_options(item.run_id.clone(), options(&args, processor.take())));
-                    fold.fold_source(&item).map(|observed| Observed::write_lines(&observed, &mut entries))
+                    let fold = fold.insert(DisplayFold::with_options(item.run_id, options(&args, processor.take())));
+                    fold_line(fold, line, &mut entries)
                 }),
             },
         };
@@ -112,6 +115,9 @@ pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
     if let Some(mut out) = observed {
         out.flush().map_err(io_error)?;
     }
+    if let (true, Some(fold)) = (args.lanes, fold.as_ref()) {
+        report_lanes(fold.lane_counts());
+    }
     let run_id = args.run_id.clone().unwrap_or_else(|| "run".into());
     let fold = fold.unwrap_or_else(|| DisplayFold::with_options(run_id, options(&args, None)));
     let mut export = input::create(&args.export)?;
@@ -119,4 +125,12 @@ pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
     export.write_all(b"\n").map_err(io_error)?;
     export.flush().map_err(io_error)?;
     Ok(outcome.exit())
+}
+
+/// `--lanes`: on standard error, how many lines took each path through the fold.
+fn report_lanes(counts: &a13n_stream_protocol::display::LaneCounts) {
+    let total = counts.total().max(1) as f64;
+    for (path, count) in counts.iter() {
+        eprintln!("{:<28} {count:>10} {:>6.1}%", path.to_string(), count as f64 * 100.0 / total);
+    }
 }

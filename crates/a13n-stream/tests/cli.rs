@@ -117,6 +117,39 @@ fn fold_checkpoint_restore_and_continue_equals_uninterrupted() {
     assert_eq!(std::fs::read_to_string(&observed).unwrap().lines().count(), source_lines);
 }
 
+/// `fold --lanes` names the path of every source line, the first included, and changes nothing else: the
+/// checkpoint is the same with and without it. A line in another key order takes the general path, and says so.
+#[test]
+fn fold_lanes_accounts_for_every_line() {
+    let path = example();
+    let lines: Vec<String> = std::fs::read_to_string(&path).unwrap().lines().map(str::to_owned).collect();
+    // One delta line of the example with its delta's keys in another order.
+    let delta = lines.iter().position(|line| line.contains(r#""event_kind":"part_delta""#)).unwrap();
+    let mut reordered = lines.clone();
+    let value: serde_json::Value = serde_json::from_str(&lines[delta]).unwrap();
+    let mut event: Vec<(String, serde_json::Value)> = value["event"].as_object().unwrap().clone().into_iter().collect();
+    event.reverse();
+    let event: String = event.iter().map(|(key, value)| format!("{key:?}:{value}")).collect::<Vec<_>>().join(",");
+    let head = lines[delta].split(r#","event":"#).next().unwrap();
+    reordered[delta] = format!("{head},\"event\":{{{event}}}}}");
+    let input = reordered.join("\n") + "\n";
+    let plain = run(&["fold", "-"], Some(&input));
+    let counted = run(&["fold", "-", "--lanes"], Some(&input));
+    assert!(counted.status.success(), "{}", text(&counted.stderr));
+    assert_eq!(plain.stdout, counted.stdout, "the checkpoint does not depend on --lanes");
+    let report = text(&counted.stderr);
+    let counts: Vec<(String, u64)> = report
+        .lines()
+        .map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            (fields[0].to_owned(), fields[1].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(counts.iter().map(|(_, count)| count).sum::<u64>(), lines.len() as u64, "{report}");
+    assert!(counts.iter().any(|(path, count)| path == "general/not-in-layout" && *count >= 1), "{report}");
+    assert!(counts.iter().any(|(path, _)| path.starts_with("taken/")), "{report}");
+}
+
 #[test]
 fn fold_agui_events_directly() {
     let input = concat!(

@@ -15,7 +15,7 @@ use super::field::{Field, FieldInput};
 use super::item_content::ItemContent;
 use super::store::CharCounts;
 use super::stream_id::StreamId;
-use super::{append_bounded, write_observed_line, DisplayFold, ItemKind, ObservedItem};
+use super::{append_bounded, write_observed_line, DisplayFold, ItemKind, LanePath, ObservedItem};
 use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
 use crate::error::FoldError;
@@ -64,7 +64,14 @@ impl DisplayFold {
         scanned: &Scanned<'_>,
         out: &mut Vec<u8>,
     ) -> Result<usize, FoldError> {
-        if let Some(count) = take_scanned(self, scanned, out) {
+        let taken = take_scanned(self, scanned, out);
+        self.lane_counts.add(match (taken, scanned.lane(), scanned) {
+            (Some(_), Some(lane), _) => LanePath::Taken(lane),
+            (None, Some(lane), _) => LanePath::TakeDeclined(lane),
+            (_, None, Scanned::General(why)) => *why,
+            (_, None, _) => LanePath::NoLane,
+        });
+        if let Some(count) = taken {
             return Ok(count);
         }
         let item = SourceItem::from_json(line)?;

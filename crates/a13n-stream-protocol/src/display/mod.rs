@@ -25,6 +25,7 @@ mod held;
 mod item;
 mod item_content;
 mod lane;
+mod lane_counts;
 mod messages;
 mod observations;
 mod observed_line;
@@ -43,6 +44,7 @@ use bounds::*;
 pub use bounds::{MAX_FIELD_CHARS, MAX_OBSERVATION_BYTES};
 pub use checkpoint::*;
 pub use item::*;
+pub use lane_counts::{FastLane, LaneCounts, LaneFor, LanePath};
 pub use observed_line::ObservedLine;
 pub use policy::ContentPolicy;
 use py::*;
@@ -134,6 +136,8 @@ pub struct DisplayFold {
     memos: LaneMemos,
     /// The last argument-delta event the lane wrote, to write the next ones by (see `args_event.rs`).
     args_event: EventTemplate,
+    /// Which path the lines folded by `fold_line` and `replay_line` took (see [`DisplayFold::lane_counts`]).
+    lane_counts: LaneCounts,
 }
 
 impl std::fmt::Debug for DisplayFold {
@@ -175,7 +179,39 @@ impl DisplayFold {
             writes_observed: true,
             memos: LaneMemos::default(),
             args_event: EventTemplate::default(),
+            lane_counts: LaneCounts::default(),
         }
+    }
+
+    /// Which path each source line folded by [`DisplayFold::fold_line`], [`DisplayFold::replay_line`] or
+    /// [`DisplayFold::replay_scanned`] took since this fold was made or restored: a fast lane, or the general
+    /// path and why. What a benchmark reports to say where a stream's lines go.
+    ///
+    /// ```
+    /// use a13n_stream_protocol::display::{FastLane, LanePath};
+    /// use a13n_stream_protocol::DisplayFold;
+    ///
+    /// let mut fold = DisplayFold::new("r");
+    /// let lines = [
+    ///     r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00Z","event":{"schema_version":"1","kind":"lifecycle","payload":{"type":"run_started"}}}"#,
+    ///     r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01Z","event":{"index":0,"part":{"content":"Hel","id":null,"provider_name":null,"provider_details":null,"citations":null,"part_kind":"text"},"previous_part_kind":null,"event_kind":"part_start"}}"#,
+    ///     r#"{"thread_id":"t","run_id":"r","sequence":2,"occurred_at":"2026-11-29T12:00:02Z","event":{"index":0,"delta":{"content_delta":"lo","provider_name":null,"provider_details":null,"citations_delta":null,"part_delta_kind":"text"},"event_kind":"part_delta"}}"#,
+    ///     r#"{"thread_id":"t","run_id":"r","sequence":3,"occurred_at":"2026-11-29T12:00:03Z","event":{"event_kind":"part_delta","index":0,"delta":{"part_delta_kind":"text","content_delta":"!"}}}"#,
+    /// ];
+    /// for line in lines {
+    ///     fold.replay_line(line)?;
+    /// }
+    /// let counts = fold.lane_counts();
+    /// assert_eq!(counts.get(LanePath::Taken(FastLane::Content)), 1);
+    /// assert_eq!(counts.get(LanePath::NotInLayout), 1); // keys in another order
+    /// assert_eq!(counts.total(), 4);
+    /// for (path, count) in counts.iter() {
+    ///     println!("{path}: {count}");
+    /// }
+    /// # Ok::<(), a13n_stream_protocol::FoldError>(())
+    /// ```
+    pub fn lane_counts(&self) -> &LaneCounts {
+        &self.lane_counts
     }
 
     /// The run this display belongs to.
