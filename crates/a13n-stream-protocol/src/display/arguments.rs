@@ -53,7 +53,7 @@ impl DisplayFold {
     pub(super) fn open_arguments(&mut self, event: Object, stream: Value) {
         self.seal_arguments();
         self.arguments_open = true;
-        let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{}", self.attempt, self.sequence));
+        let key = observation_id(&self.run_id, self.attempt, self.sequence);
         let size = json_size(event.get(agui_key::VALUE).unwrap_or(&Value::Null)) as u64;
         let at = self.occurred(&event);
         self.arguments =

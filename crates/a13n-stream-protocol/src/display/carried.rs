@@ -7,7 +7,7 @@
 
 use super::store::Change;
 use super::stream_id::StreamId;
-use super::{item_id, write_observed_line, DisplayFold, ItemKind, ItemRef, ItemState, ObservedItem};
+use super::{observation_id, write_observed_line, DisplayFold, ItemKind, ItemRef, ItemState, ObservedItem};
 use crate::agui::Event;
 use crate::carried_line::{Carried, CarriedLine};
 use crate::fields::item_key;
@@ -91,7 +91,7 @@ impl DisplayFold {
 
     /// The observation item of the event folded as `sequence`, whose content is already its canonical text.
     fn put_sealed_observation(&mut self, sequence: u64, content: Box<str>, at: UtcTime) -> ItemRef {
-        let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{sequence}", self.attempt));
+        let key = observation_id(&self.run_id, self.attempt, sequence);
         let position = StreamId::At { attempt: self.attempt, sequence };
         self.store.put_sealed(
             key,

@@ -345,12 +345,27 @@ pub fn event_json(event: &Object) -> String {
 
 /// A stable item id: `itm_` and the first 32 hex digits of SHA-256 over run, kind and source identity.
 pub fn item_id(run_id: &str, kind: ItemKind, source_id: &str) -> String {
+    item_id_of(run_id, kind, &[source_id.as_bytes()])
+}
+
+/// The id of the observation item of the event folded as `sequence` in `attempt`: its source identity is
+/// `attempt:sequence`. Hashed from the numbers' digits, with no string made.
+pub(super) fn observation_id(run_id: &str, attempt: u64, sequence: u64) -> String {
+    let (mut attempt_digits, mut sequence_digits) = (itoa::Buffer::new(), itoa::Buffer::new());
+    let parts = [attempt_digits.format(attempt).as_bytes(), b":", sequence_digits.format(sequence).as_bytes()];
+    item_id_of(run_id, ItemKind::Observation, &parts)
+}
+
+/// [`item_id`] of the source identity `parts` make one after another.
+fn item_id_of(run_id: &str, kind: ItemKind, parts: &[&[u8]]) -> String {
     let mut hasher = Sha256::new();
     hasher.update(run_id.as_bytes());
     hasher.update([0]);
     hasher.update(kind.as_str().as_bytes());
     hasher.update([0]);
-    hasher.update(source_id.as_bytes());
+    for part in parts {
+        hasher.update(part);
+    }
     let digest = hasher.finalize();
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(36);
@@ -385,6 +400,14 @@ impl ObservationContent<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_observation_id_is_the_id_of_attempt_and_sequence() {
+        for (attempt, sequence) in [(0, 0), (0, 1), (3, 12_345), (u64::MAX, u64::MAX)] {
+            let spelled = item_id("run-1", ItemKind::Observation, &format!("{attempt}:{sequence}"));
+            assert_eq!(observation_id("run-1", attempt, sequence), spelled);
+        }
+    }
 
     /// The hand-written observed line is the derived `Serialize` layout, byte for byte, in every shape an entry
     /// takes: no item, no ordinal, a failure, memory evidence, escapes, floats.

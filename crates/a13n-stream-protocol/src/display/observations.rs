@@ -100,7 +100,7 @@ impl DisplayFold {
         let keep_whole = self.content.whole_observation(summary);
         let omitted = omitted();
         let value = if !keep_whole && json_size(value) > MAX_OBSERVATION_BYTES { &omitted } else { value };
-        let key = item_id(&self.run_id, ItemKind::Observation, &format!("{}:{}", self.attempt, self.sequence));
+        let key = observation_id(&self.run_id, self.attempt, self.sequence);
         let content = ObservationContent {
             name: &name,
             value,
