@@ -6,7 +6,7 @@
 use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, LaneLine};
 use crate::delta_memo::DeltaMemo;
-use crate::display::{FastLane, LaneFor, LanePath};
+use crate::lane_counts::{FastLane, LaneFor, LanePath};
 use crate::part_line::{PartLine, ToolReturnLine};
 use crate::source_model::layout::LayoutMemo;
 

@@ -114,6 +114,7 @@ mod event_head;
 mod fields;
 pub mod fragments;
 mod json;
+mod lane_counts;
 mod lane_hint;
 mod lane_line;
 pub mod lines;

@@ -1,5 +1,5 @@
 //! Which path each line a fold took: through which fast lane, or on the general path and why. A fold counts them
-//! ([`DisplayFold::lane_counts`](super::DisplayFold::lane_counts)), so that a benchmark can say what its lines
+//! ([`DisplayFold::lane_counts`](crate::DisplayFold::lane_counts), re-exported in [`display`](crate::display)), so that a benchmark can say what its lines
 //! cost and where a lane declined.
 
 use std::fmt;
