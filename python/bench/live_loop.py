@@ -5,11 +5,13 @@ usage (Python >= 3.13 with a13n-harness 0.21.0, the reference and this package i
 
 One real offline Harness run (examples/python/harness_run.py; `--tool-rounds 40 --words 400` makes about 2,700
 items) is made once; both packages then work on the same native objects. Figures, in microseconds per item (lower
-is better), each the fastest run of a case, the same statistic for both sides, the cases interleaved round by round
-(`--runs` rounds). In a round a case runs back to back at least `--repeat` times and until it has taken
-`--min-seconds` (as `timeit` sizes its loops), so that a case of a few milliseconds is timed in the steady state the
-reference's cases of a third of a second are always in; the fastest first run of a round is printed too (a case
-timed straight after the others, as a host calls it once):
+is better), the same statistic for both sides, the cases interleaved round by round (`--runs` rounds). In a round a
+case runs back to back at least `--repeat` times and until it has taken `--min-seconds` (as `timeit` sizes its
+loops), so that a case of a few milliseconds is timed in the steady state the reference's cases of a third of a
+second are always in; the round's figure is the median of its runs after the first, and a case's figure its best
+round. (A median, not the fastest run: a short case runs many more times a round than a long one, and the fastest of
+many runs would favour it.) The fastest first run of a round is printed too (a case timed straight after the
+others, as a host calls it once):
 
 - live loop: the product page's `observed = fold.fold(fold.events(source), source)` for every native item, all
   conversion included (the reference's baseline for every ratio);
@@ -21,6 +23,7 @@ timed straight after the others, as a host calls it once):
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -89,12 +92,12 @@ def main() -> None:
         for name, case in cases.items():
             runs = timed_runs(case, args.repeat, args.min_seconds)
             first_runs.setdefault(name, []).append(runs[0])
-            timings.setdefault(name, []).extend(runs)
+            timings.setdefault(name, []).append(statistics.median(runs[1:]))
     per_item = {name: min(values) / len(items) * 1e6 for name, values in timings.items()}
     first = {name: min(values) / len(items) * 1e6 for name, values in first_runs.items()}
     print(f"{len(items)} items of one real Harness run (tool_rounds={args.tool_rounds}, words={args.words}), "
-          f"fastest run of {args.runs} rounds (each case at least {args.repeat} runs and {args.min_seconds} s a "
-          "round), microseconds per item")
+          f"best of {args.runs} rounds, each the median run after the first (each case at least {args.repeat} runs "
+          f"and {args.min_seconds} s a round), microseconds per item")
     print(f"{'figure':<16} {'reference':>10} {'a13n_stream_rs':>15} {'ratio':>8}   first run of a round")
     for name, baseline in (("live loop", "reference live loop"), ("fold_line", "reference live loop"),
                            ("replay", "reference live loop + export")):

@@ -27,7 +27,8 @@ pub(crate) struct DeltaMemo {
     /// Where the line holds its sequence, time and delta text, in that order.
     values: [Range<usize>; 3],
     fields: Option<Fields>,
-    /// Counts the lines offered to [`DeltaMemo::remember`]: names the remembered line ([`ArgsDelta::memo_line`]).
+    /// Counts the lines offered to [`DeltaMemo::remember`] and [`DeltaMemo::remember_content`]: names the
+    /// remembered line ([`ArgsDelta::memo_line`]). It only grows, so no two remembered lines share a name.
     generation: u64,
     /// This memo's own number, so that no two memos give a line the same name (a fold may take deltas read by a
     /// memo it did not make: [`crate::display::ReadAhead`]).
@@ -47,6 +48,10 @@ impl Default for DeltaMemo {
         }
     }
 }
+
+/// The longest line the memo remembers or reads: the argument lane's bound (the full scan reads longer lines).
+const MAX_MEMO_LINE_BYTES: usize =
+    if MAX_ARGS_LINE_BYTES < MAX_SOURCE_LINE_BYTES { MAX_ARGS_LINE_BYTES } else { MAX_SOURCE_LINE_BYTES };
 
 /// Which lane the remembered line is for, and so which field its text is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,6 +123,10 @@ impl DeltaMemo {
     ) -> Option<MemoLine> {
         self.fields = None;
         self.generation += 1;
+        // A line longer than this is read in full each time: the memo keeps no copy of it.
+        if line.len() > MAX_MEMO_LINE_BYTES {
+            return None;
+        }
         let (Some([sequence, time]), Some(delta_text)) = (written_head_values(line), parsed.text_at.clone()) else {
             return None;
         };
@@ -143,6 +152,7 @@ impl DeltaMemo {
         let ordered = sequence.end <= time.start && time.end <= delta_text.start;
         if let (Some(fields), true) = (fields, ordered) {
             self.line.clear();
+            self.line.shrink_to(MAX_MEMO_LINE_BYTES);
             self.line.push_str(line);
             self.values = [sequence, time, delta_text];
             self.fields = Some(fields);
@@ -160,11 +170,7 @@ impl DeltaMemo {
     /// any other line (which is then scanned in full).
     pub(crate) fn read<'a>(&self, line: &'a str) -> Option<LaneLine<'a>> {
         let fields = self.fields.as_ref()?;
-        let max_bytes = match fields.text {
-            Text::Arguments => MAX_ARGS_LINE_BYTES.min(MAX_SOURCE_LINE_BYTES),
-            Text::Content => MAX_SOURCE_LINE_BYTES,
-        };
-        if line.len() > max_bytes {
+        if line.len() > MAX_MEMO_LINE_BYTES {
             return None;
         }
         let old = self.line.as_bytes();
@@ -386,6 +392,22 @@ mod tests {
                 assert!(memo.read(line).is_none(), "{line}");
             }
         }
+    }
+
+    /// A content delta longer than the memo's bound is read in full each time: the memo keeps no copy of it.
+    #[test]
+    fn a_long_content_delta_is_not_remembered() {
+        let short = r#"{"thread_id":"t","run_id":"r","sequence":9,"occurred_at":"2026-11-29T12:00:00+00:00","event":{"index":1,"delta":{"content_delta":"ver","provider_name":null,"provider_details":null,"citations_delta":null,"part_delta_kind":"text"},"event_kind":"part_delta"}}"#;
+        let long = short.replace("\"ver\"", &format!("\"{}\"", "v".repeat(MAX_MEMO_LINE_BYTES)));
+        let mut memo = DeltaMemo::default();
+        let LaneLine::Content(delta) = LaneLine::scan(&long).unwrap() else { panic!() };
+        memo.remember_content(&long, &delta);
+        assert!(memo.read(&long).is_none());
+        assert!(memo.line.capacity() <= MAX_MEMO_LINE_BYTES);
+        let LaneLine::Content(delta) = LaneLine::scan(short).unwrap() else { panic!() };
+        memo.remember_content(short, &delta);
+        assert!(memo.read(short).is_some());
+        assert!(memo.read(&long).is_none(), "read in full");
     }
 
     /// A line whose fields are decoded from escapes is not remembered (its fields are not its own text).

@@ -205,6 +205,73 @@ pub fn pydantic_float_repr(value: f64) -> String {
     out
 }
 
+/// JSON text as Python's `json.dumps` spells it (what [`to_python_writer`] writes) respelled as Pydantic's
+/// `model_dump_json` spells it (what [`to_pydantic_writer`] writes). The two differ in floats alone: a float with a
+/// decimal exponent from -5 to -9 (`1e-05` is `0.00001`, `2.5e-07` is `2.5e-7`), and a float too large to hold
+/// (`Infinity`, `-Infinity`, `NaN` are `null`). Text holding neither is returned as it is, after one search.
+pub(crate) fn python_to_pydantic(text: &str) -> Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let suspect = memchr::memmem::find(bytes, b"e-0").is_some()
+        || memchr::memmem::find(bytes, b"Infinity").is_some()
+        || memchr::memmem::find(bytes, b"NaN").is_some();
+    if !suspect {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => {
+                // A string, copied whole: its end is the first quote no backslash escapes.
+                let mut end = at + 1;
+                while let Some(found) = find_string_special(bytes, end) {
+                    match bytes[found] {
+                        b'"' => {
+                            end = found;
+                            break;
+                        }
+                        b'\\' => end = found + 2,
+                        _ => end = found + 1,
+                    }
+                }
+                let end = (end + 1).min(bytes.len());
+                // Only text that is not JSON could end a string inside a character; it is copied as it is.
+                let Some(string) = text.get(at..end) else {
+                    out.push_str(&text[at..]);
+                    break;
+                };
+                out.push_str(string);
+                at = end;
+            }
+            b'-' | b'0'..=b'9' | b'I' | b'N' => {
+                let start = at;
+                while at < bytes.len()
+                    && matches!(bytes[at], b'-' | b'+' | b'.' | b'0'..=b'9' | b'e' | b'E' | b'A'..=b'Z' | b'a'..=b'z')
+                {
+                    at += 1;
+                }
+                let token = &text[start..at];
+                match token {
+                    "Infinity" | "-Infinity" | "NaN" => out.push_str("null"),
+                    _ if token.bytes().all(|byte| matches!(byte, b'-' | b'+' | b'.' | b'0'..=b'9' | b'e' | b'E')) => {
+                        out.push_str(&PyNumber::of(token).pydantic());
+                    }
+                    _ => out.push_str(token),
+                }
+            }
+            _ => {
+                let start = at;
+                at += 1;
+                while at < bytes.len() && !matches!(bytes[at], b'"' | b'-' | b'0'..=b'9' | b'I' | b'N') {
+                    at += 1;
+                }
+                out.push_str(&text[start..at]);
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// Options of Python's `json.dumps` that the reference varies.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PyDumps {
@@ -586,6 +653,30 @@ pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `json.dumps` wrote, respelled, is what Pydantic writes: floats of every exponent, numbers too large
+    /// for a float, and strings that look like them.
+    #[test]
+    fn python_text_respelled_is_pydantics() {
+        let mut literals: Vec<String> = (-330..=310).step_by(7).map(|exponent| format!("2.5e{exponent}")).collect();
+        literals.extend(
+            ["1e-05", "1e-5", "-1.25e-07", "0.0001", "1e999", "-1e999", "1e16", "123456789.125", "-0.0", "-0", "7"]
+                .map(String::from),
+        );
+        for literal in &literals {
+            let text = format!(
+                r#"{{"a":[{literal},"e-05 Infinity NaN \"x\" e-0",{{"{literal}":{literal}}}],"b":null,"c":true}}"#
+            );
+            let value: Value = serde_json::from_str(&text).unwrap();
+            let (mut python, mut pydantic) = (Vec::new(), Vec::new());
+            to_python_writer(&mut python, &value).unwrap();
+            to_pydantic_writer(&mut pydantic, &value).unwrap();
+            let python = String::from_utf8(python).unwrap();
+            assert_eq!(python_to_pydantic(&python), String::from_utf8(pydantic).unwrap(), "{python}");
+        }
+        let plain = r#"{"type":"TEXT_MESSAGE_CONTENT","delta":"1.5 and 2"}"#;
+        assert!(matches!(python_to_pydantic(plain), Cow::Borrowed(_)));
+    }
     use serde_json::json;
 
     /// `same` is `==` for runs of every length, whichever byte differs.

@@ -791,16 +791,17 @@ impl Runs {
             }
             written.clear();
             match state.fold.fold_line(line, &mut written) {
-                Ok(_) => {
+                folded @ Ok(_) => {
+                    let before = events.len();
                     for entry in ObservedLine::lines(&written) {
                         complete |= is_terminal(entry.event);
                         let item = entry.item.unwrap_or(NO_ITEM);
-                        events.push(StoredEvent {
-                            sequence: entry.sequence,
-                            event: entry.event.to_owned(),
-                            item: Some(item.to_owned()),
-                        });
+                        // Stored and sent as Pydantic writes events (`event_json`), not as observed lines spell
+                        // them: a float too large to hold is `null` there, not `Infinity`.
+                        let event = entry.event_pydantic().into_owned();
+                        events.push(StoredEvent { sequence: entry.sequence, event, item: Some(item.to_owned()) });
                     }
+                    debug_assert_eq!(Ok(events.len() - before), folded, "every entry the fold wrote is split");
                 }
                 Err(error) => {
                     // Folding is atomic per line: a rejected line leaves the fold as it was. The refusal is the

@@ -593,3 +593,32 @@ async fn refusals_on_the_fast_path_are_those_of_decoding_first() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Regression: the host stored events as the fold writes observed lines (Python's `json.dumps`), so a float with a
+/// small exponent was spelled otherwise than before (`1e-05` for `0.00001`) and a float too large to hold was
+/// stored and sent as `Infinity`, which is not JSON. Stored events are Pydantic's JSON of each event, as
+/// `event_json` of the decode-first fold gives it, whatever path the line takes.
+#[tokio::test]
+async fn stored_events_are_pydantics_json_of_each_event() {
+    let (runs, _, dir) = runs("pydantic-events", RunLimits::default());
+    let case = a13n_testkit::workspace_root().join("tests/cases/extra-parts/source.jsonl");
+    let mut lines: Vec<String> = std::fs::read_to_string(case).unwrap().lines().take(4).map(str::to_owned).collect();
+    assert!(lines[3].contains("1e-05"), "the case holds small floats");
+    lines.push(lines[3].replace(r#""sequence":3"#, r#""sequence":4"#).replace("1e-05,2.5e-07", "1e999,-1e999"));
+    runs.ingest("run-x", 0, lines.clone(), OnReject::Refuse).await.unwrap();
+    let stored = runs.storage().events_after("run-x", 0, 1000).await.unwrap();
+    let mut fold = DisplayFold::new("run-x");
+    let mut expected = Vec::new();
+    for line in &lines {
+        for entry in fold.fold_source(&SourceItem::from_json(line).unwrap()).unwrap() {
+            expected.push((entry.sequence, a13n_stream_protocol::display::event_json(&entry.event)));
+        }
+    }
+    let stored: Vec<(u64, String)> = stored.into_iter().map(|event| (event.sequence, event.event)).collect();
+    assert_eq!(stored, expected);
+    for (_, event) in &stored {
+        serde_json::from_str::<serde_json::Value>(event).unwrap_or_else(|error| panic!("{error}: {event}"));
+    }
+    assert!(stored.iter().any(|(_, event)| event.contains("0.00001") && !event.contains("1e-05")));
+    let _ = std::fs::remove_dir_all(dir);
+}

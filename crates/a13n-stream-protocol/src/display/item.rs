@@ -273,6 +273,8 @@ pub(super) fn write_observed_line(
     out.extend_from_slice(b"}\n");
 }
 
+/// An item reference has no `item` key (nor text that could spell one outside a string): hosts split observed
+/// lines at their last `,"item":` ([`ObservedLine`](super::ObservedLine)).
 fn write_observed_item(out: &mut Vec<u8>, item: &ObservedItem<'_>) {
     out.extend_from_slice(br#"{"id":"#);
     write_pydantic_str(out, item.id);

@@ -1,5 +1,6 @@
 //! One observed entry as [`DisplayFold::fold_line`](super::DisplayFold::fold_line) writes it, split into its parts
-//! without parsing: a host stores the event and the item reference as the text the fold wrote.
+//! without parsing: a host stores the item reference as the text the fold wrote, and the event in Pydantic's
+//! spelling ([`ObservedLine::event_pydantic`]).
 
 /// The parts of one line `{"sequence":…,"event":{…},"item":…}` that the fold wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +30,22 @@ impl<'a> ObservedLine<'a> {
         let (event, item) = rest.rsplit_once(ITEM)?;
         let item = (item != "null").then_some(item);
         Some(ObservedLine { sequence, event, item })
+    }
+
+    /// The event's JSON as Pydantic's `model_dump_json` writes it, as [`event_json`](super::event_json) gives it
+    /// and as a host stores and sends it. The fold writes observed lines as the reference records them (Python's
+    /// `json.dumps`), which spells some floats otherwise (`1e-05` for `0.00001`) and a float too large to hold as
+    /// `Infinity`, which is not JSON (Pydantic: `null`); any other event is its text as written.
+    ///
+    /// ```
+    /// use a13n_stream_protocol::display::ObservedLine;
+    ///
+    /// let line = r#"{"sequence":3,"event":{"type":"CUSTOM","name":"n","value":[1e-05,Infinity,"1e-05"]},"item":null}"#;
+    /// let entry = ObservedLine::split(line).unwrap();
+    /// assert_eq!(entry.event_pydantic(), r#"{"type":"CUSTOM","name":"n","value":[0.00001,null,"1e-05"]}"#);
+    /// ```
+    pub fn event_pydantic(&self) -> std::borrow::Cow<'a, str> {
+        crate::json::python_to_pydantic(self.event)
     }
 
     /// Every entry of `written`, the newline-ended lines one or more folds wrote, in order. Stops at the first line
