@@ -292,15 +292,19 @@ pub(crate) struct MemoLine {
 pub(crate) struct PreparedIdentity {
     pub(crate) bytes: Vec<u8>,
     pub(crate) stream: Value,
+    /// [`ArgsDelta::event_object`] of a root run's delta, for the stream it opens (a child's is made by the fold,
+    /// which knows whether the run is a child).
+    pub(crate) root_event: Option<Object>,
 }
 
 impl<'a> ArgsDelta<'a> {
-    /// Make the stream's identity, for a fold that may take it on another thread. (The observation's event is
-    /// left to the fold: made here too, it would make the reader the slower of the two.)
+    /// Make the stream's identity and a root run's observation event, for a fold that may take them on another
+    /// thread (the fold is the slower of the two once content deltas are read by the memo).
     pub(crate) fn prepare(&self) {
         let mut bytes = Vec::with_capacity(256);
         self.write_identity(&mut bytes);
-        self.prepared.set(Some(Box::new(PreparedIdentity { bytes, stream: self.stream() })));
+        let (stream, root_event) = (self.stream(), Some(self.event_object(false)));
+        self.prepared.set(Some(Box::new(PreparedIdentity { bytes, stream, root_event })));
     }
 
     fn new(parsed: DeltaLine<'a>) -> Option<ArgsDelta<'a>> {
