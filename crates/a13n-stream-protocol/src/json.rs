@@ -205,10 +205,24 @@ pub fn pydantic_float_repr(value: f64) -> String {
     out
 }
 
+/// Where the string whose text starts at `from` (after its opening quote) closes: the position of its closing
+/// quote. Any escape is accepted; `None` for a raw control character or no end.
+pub(crate) fn json_string_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    loop {
+        let found = find_string_special(bytes, at)?;
+        match bytes[found] {
+            b'"' => return Some(found),
+            b'\\' => at = found + 2,
+            _ => return None,
+        }
+    }
+}
+
 /// JSON text as Python's `json.dumps` spells it (what [`to_python_writer`] writes) respelled as Pydantic's
 /// `model_dump_json` spells it (what [`to_pydantic_writer`] writes). The two differ in floats alone: a float with a
 /// decimal exponent from -5 to -9 (`1e-05` is `0.00001`, `2.5e-07` is `2.5e-7`), and a float too large to hold
-/// (`Infinity`, `-Infinity`, `NaN` are `null`). Text holding neither is returned as it is, after one search.
+/// (`Infinity`, `-Infinity`, `NaN` are `null`). Text holding neither is returned as it is, after three searches.
 pub(crate) fn python_to_pydantic(text: &str) -> Cow<'_, str> {
     let bytes = text.as_bytes();
     let suspect = memchr::memmem::find(bytes, b"e-0").is_some()
@@ -222,26 +236,13 @@ pub(crate) fn python_to_pydantic(text: &str) -> Cow<'_, str> {
     while at < bytes.len() {
         match bytes[at] {
             b'"' => {
-                // A string, copied whole: its end is the first quote no backslash escapes.
-                let mut end = at + 1;
-                while let Some(found) = find_string_special(bytes, end) {
-                    match bytes[found] {
-                        b'"' => {
-                            end = found;
-                            break;
-                        }
-                        b'\\' => end = found + 2,
-                        _ => end = found + 1,
-                    }
-                }
-                let end = (end + 1).min(bytes.len());
-                // Only text that is not JSON could end a string inside a character; it is copied as it is.
-                let Some(string) = text.get(at..end) else {
+                // A string, copied whole (only text that is not JSON has none that closes).
+                let Some(close) = json_string_end(bytes, at + 1) else {
                     out.push_str(&text[at..]);
                     break;
                 };
-                out.push_str(string);
-                at = end;
+                out.push_str(&text[at..=close]);
+                at = close + 1;
             }
             b'-' | b'0'..=b'9' | b'I' | b'N' => {
                 let start = at;

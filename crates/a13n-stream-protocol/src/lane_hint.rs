@@ -43,15 +43,15 @@ pub(crate) enum Scanned<'a> {
 }
 
 impl Scanned<'_> {
-    /// The lane that read the line, if one did.
-    pub(crate) fn lane(&self) -> Option<FastLane> {
-        Some(match self {
+    /// The lane that read the line, or why none did.
+    pub(crate) fn lane(&self) -> Result<FastLane, LanePath> {
+        Ok(match self {
             Scanned::Content(_) => FastLane::Content,
             Scanned::Arguments(_) => FastLane::Arguments,
             Scanned::Part(_) => FastLane::Part,
             Scanned::Carried(_) => FastLane::Carried,
             Scanned::ToolReturn(_) => FastLane::ToolReturn,
-            Scanned::General(_) => return None,
+            Scanned::General(why) => return Err(*why),
         })
     }
 }

@@ -65,11 +65,10 @@ impl DisplayFold {
         out: &mut Vec<u8>,
     ) -> Result<usize, FoldError> {
         let taken = take_scanned(self, scanned, out);
-        self.lane_counts.add(match (taken, scanned.lane(), scanned) {
-            (Some(_), Some(lane), _) => LanePath::Taken(lane),
-            (None, Some(lane), _) => LanePath::TakeDeclined(lane),
-            (_, None, Scanned::General(why)) => *why,
-            (_, None, _) => LanePath::NoLane,
+        self.lane_counts.add(match scanned.lane() {
+            Ok(lane) if taken.is_some() => LanePath::Taken(lane),
+            Ok(lane) => LanePath::TakeDeclined(lane),
+            Err(why) => why,
         });
         if let Some(count) = taken {
             return Ok(count);

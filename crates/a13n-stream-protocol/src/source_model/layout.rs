@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use super::{choose, Extra, Model, Ty};
+use crate::json::json_string_end;
 use crate::scan::Scanner;
 
 /// More keys than this in one object: not a layout the lanes take.
@@ -187,7 +188,7 @@ impl Shape {
         while at < line.len() {
             match line[at] {
                 b'"' => {
-                    let Some(end) = string_end(line, at + 1) else { return self.line.clear() };
+                    let Some(end) = json_string_end(line, at + 1) else { return self.line.clear() };
                     let is_key = line[end + 1..].iter().find(|byte| !byte.is_ascii_whitespace()) == Some(&b':');
                     if is_key {
                         key = &line[at + 1..end];
@@ -236,7 +237,7 @@ impl Shape {
                 if other.get(at) != Some(&b'"') {
                     return false;
                 }
-                let Some(close) = string_end(other, at + 1) else { return false };
+                let Some(close) = json_string_end(other, at + 1) else { return false };
                 if hole == Hole::Time && !pydantic_time(&other[at + 1..close]) {
                     return false;
                 }
@@ -256,19 +257,6 @@ fn pydantic_time(text: &[u8]) -> bool {
 
 fn number_byte(byte: u8) -> bool {
     matches!(byte, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
-}
-
-/// Where the string whose text starts at `from` closes (`None` for a control character or no end).
-fn string_end(bytes: &[u8], from: usize) -> Option<usize> {
-    let mut at = from;
-    loop {
-        let found = crate::json::find_string_special(bytes, at)?;
-        match bytes[found] {
-            b'"' => return Some(found),
-            b'\\' => at = found + 2,
-            _ => return None,
-        }
-    }
 }
 
 /// The keys of the models' fields whose value takes part in choosing a model (a `Literal` field), and of their
