@@ -28,7 +28,7 @@ use tokio::sync::watch;
 
 use crate::metrics::SubscriberGuard;
 use crate::problem::Params;
-use crate::runs::{Listener, Live};
+use crate::runs::{Follows, Listener, Live};
 use crate::storage::{StorageError, StoredItem};
 use crate::subscribe::{open, sse_response, EventsQuery};
 use crate::wire::{stored_items, to_json, DisplayEnd, DisplayFrame, ErrorBody};
@@ -104,10 +104,11 @@ impl Feed {
             };
             match received {
                 Ok(live) => match live.as_ref() {
-                    Live::Batch(batch) if batch.from == self.last && batch.to > self.last => {
+                    Live::Batch(batch) if batch.from == self.last && batch.to > self.last && batch.items.is_some() => {
                         // The client holds every item as of `batch.from`: changes to them go as patches.
-                        let whole = batch.items.iter().filter(|(_, patch)| patch.is_none()).map(|(item, _)| item);
-                        let patches = batch.items.iter().filter_map(|(_, patch)| patch.as_deref());
+                        let items = batch.items.iter().flatten();
+                        let whole = items.clone().filter(|(_, patch)| patch.is_none()).map(|(item, _)| item);
+                        let patches = items.filter_map(|(_, patch)| patch.as_deref());
                         let frame = frame(Frame::Items, batch.to, batch.complete, whole, patches);
                         self.pending.push_back(frame.inspect_err(|error| tracing::error!(%error)).ok()?);
                         self.last = batch.to;
@@ -179,7 +180,7 @@ pub(crate) async fn display(
     Params(query): Params<EventsQuery>,
     headers: HeaderMap,
 ) -> Response {
-    let opened = match open(&app, &run_id, &headers, query.after()).await {
+    let opened = match open(&app, &run_id, &headers, query.after(), Follows::Display).await {
         Ok(opened) => opened,
         Err(response) => return response,
     };

@@ -21,6 +21,7 @@
 
 pub mod config;
 mod display;
+mod group_commit;
 pub mod guard;
 mod ingest;
 pub mod listener;

@@ -26,7 +26,7 @@ use tokio::sync::watch;
 
 use crate::metrics::SubscriberGuard;
 use crate::problem::Params;
-use crate::runs::{is_terminal, Listener, Live};
+use crate::runs::{is_terminal, Follows, Listener, Live};
 use crate::storage::StorageError;
 use crate::subscribe::{open, sse_response, EventsQuery};
 use crate::wire::{to_json, DisplayEnd, ErrorBody, DELETED};
@@ -274,7 +274,7 @@ pub(crate) async fn observed(
     Params(query): Params<EventsQuery>,
     headers: HeaderMap,
 ) -> Response {
-    let opened = match open(&app, &run_id, &headers, query.after()).await {
+    let opened = match open(&app, &run_id, &headers, query.after(), Follows::Events).await {
         Ok(opened) => opened,
         Err(response) => return response,
     };

@@ -19,6 +19,8 @@ use std::time::{Duration, Instant};
 use a13n_stream_protocol::agui::EventType;
 use a13n_stream_protocol::display::ObservedLine;
 use a13n_stream_protocol::{ContentPolicy, DisplayFold, DisplayOptions, FoldError, SourceItem};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use tokio::sync::{broadcast, Mutex, OwnedMutexGuard};
 
 use crate::metrics::Metrics;
@@ -218,6 +220,29 @@ fn stored_item(item: &a13n_stream_protocol::Item, position: u64) -> StoredItem {
     }
 }
 
+/// For subscribers of `/display` (when `gather`): every item the batch changed, each as a patch when they hold
+/// it already. Without them nothing is gathered, and what they were sent is forgotten, so that the first batch
+/// gathered again sends whole items.
+fn display_change(state: &mut RunState, position: u64, gather: bool) -> Option<Vec<(StoredItem, Option<String>)>> {
+    if !gather {
+        state.published.clear();
+        return None;
+    }
+    let mut changed: Vec<(StoredItem, Option<String>)> = Vec::new();
+    for item in state.fold.changed().iter().filter_map(|id| state.fold.item(id)) {
+        let stored = stored_item(&item, position);
+        let patch = state.published.get(&item.id).and_then(|old| item_patch(old, &stored.item));
+        if item.state == a13n_stream_protocol::display::ItemState::InProgress {
+            state.published.insert(item.id.clone(), stored.item.clone());
+        } else {
+            state.published.remove(&item.id);
+        }
+        changed.push((stored, patch));
+    }
+    changed.sort_by_key(|(item, _)| item.ordinal);
+    Some(changed)
+}
+
 /// What one committed batch changed in the run's display.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DisplayBatch {
@@ -228,8 +253,20 @@ pub struct DisplayBatch {
     /// Whether the run's terminal event is committed.
     pub complete: bool,
     /// The items the batch changed, as stored, each with its patch from the version published before, when
-    /// there is one (see [`crate::patch`]).
-    pub items: Vec<(StoredItem, Option<String>)>,
+    /// there is one (see [`crate::patch`]). `None` when no `/display` subscriber listened as the batch was folded:
+    /// they are gathered only for one (their cost grows with the items' length), and one that finds them missing
+    /// catches up instead.
+    pub items: Option<Vec<(StoredItem, Option<String>)>>,
+}
+
+/// What a subscriber of a run follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Follows {
+    /// Events and the ends of batches (`/events`, `/observed`).
+    Events,
+    /// Also the items each batch changed (`/display`), which are gathered only while such a subscriber listens.
+    Display,
 }
 
 /// What subscribers of a run are told.
@@ -266,6 +303,9 @@ struct SlotState {
     /// The incarnation of the stored run the subscribers follow (0: not known yet, or a run stored before
     /// incarnations were kept).
     incarnation: u64,
+    /// How many listeners follow the run's display (see [`Follows::Display`]); counted up under the run's lock,
+    /// down by their [`Listener`]s when they leave.
+    display_followers: Arc<AtomicUsize>,
 }
 
 impl SlotState {
@@ -393,6 +433,8 @@ impl Resident {
 pub struct Listener {
     receiver: Option<broadcast::Receiver<Arc<Live>>>,
     release: Option<(Arc<Resident>, String, Arc<Slot>)>,
+    /// The run's count of display followers, when this listener is one.
+    display: Option<Arc<AtomicUsize>>,
 }
 
 impl Listener {
@@ -415,6 +457,9 @@ impl Listener {
 
 impl Drop for Listener {
     fn drop(&mut self) {
+        if let Some(followers) = self.display.take() {
+            followers.fetch_sub(1, Ordering::Relaxed);
+        }
         if let Some((resident, run_id, slot)) = self.release.take() {
             resident.release(&run_id, slot, self.receiver.take());
         }
@@ -774,7 +819,8 @@ impl Runs {
         on_reject: OnReject,
         slot: &mut SlotState,
         live: &broadcast::Sender<Arc<Live>>,
-    ) -> Result<(Batch, Vec<(StoredItem, Option<String>)>), IngestError> {
+    ) -> Result<(Batch, Option<Vec<(StoredItem, Option<String>)>>), IngestError> {
+        let gather = slot.display_followers.load(Ordering::Relaxed) > 0;
         let state = self.state(run_id, slot, live).await.map_err(|e| IngestError::Storage(e.to_string()))?;
         let mut events = Vec::new();
         let mut rejections = Vec::new();
@@ -818,20 +864,7 @@ impl Runs {
             }
         }
         let position = state.fold.position().sequence;
-        // Subscribers of `/display` get every item the batch changed (as a patch when they hold it already);
-        // storage only what a checkpoint holds.
-        let mut changed: Vec<(StoredItem, Option<String>)> = Vec::new();
-        for item in state.fold.changed().iter().filter_map(|id| state.fold.item(id)) {
-            let stored = stored_item(&item, position);
-            let patch = state.published.get(&item.id).and_then(|old| item_patch(old, &stored.item));
-            if item.state == a13n_stream_protocol::display::ItemState::InProgress {
-                state.published.insert(item.id.clone(), stored.item.clone());
-            } else {
-                state.published.remove(&item.id);
-            }
-            changed.push((stored, patch));
-        }
-        changed.sort_by_key(|(item, _)| item.ordinal);
+        let changed = display_change(state, position, gather);
         state.fold.clear_changed();
         state.since_checkpoint += lines.iter().map(|line| line.len() as u64 + 1).sum::<u64>();
         let due =
@@ -872,12 +905,23 @@ impl Runs {
     /// The listener releases the run's slot when it is dropped: a run with no stored data leaves memory with its
     /// last listener.
     pub async fn subscribe(&self, run_id: &str) -> Result<(Listener, RunStatus), StorageError> {
+        self.follow(run_id, Follows::Events).await
+    }
+
+    /// [`Runs::subscribe`], following what `follows` says: a display follower's live batches carry the items they
+    /// changed (see [`DisplayBatch::items`]).
+    pub async fn follow(&self, run_id: &str, follows: Follows) -> Result<(Listener, RunStatus), StorageError> {
         // Subscribed under the run's lock: every event published later reaches the listener, and every earlier
-        // one is in the status read here.
+        // one is in the status read here; a display follower is counted before the next batch is folded.
         let (slot, mut guard) = self.locked(run_id).await;
+        let display = (follows == Follows::Display).then(|| {
+            guard.display_followers.fetch_add(1, Ordering::Relaxed);
+            Arc::clone(&guard.display_followers)
+        });
         let listener = Listener {
             receiver: Some(slot.live.subscribe()),
             release: Some((Arc::clone(&self.resident), run_id.to_owned(), Arc::clone(&slot))),
+            display,
         };
         if let Some(state) = &guard.state {
             return Ok((listener, status(state)));

@@ -11,8 +11,10 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
+use crate::group_commit::{self, CommitQueue, WriterGuard};
+
 /// A storage failure.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StorageError {
     /// The batch does not start at the journal's end (another writer or a stale retry).
@@ -113,7 +115,7 @@ pub struct Rejection {
 }
 
 /// Everything one accepted batch commits, atomically.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Batch {
     /// The run.
     pub run_id: String,
@@ -195,6 +197,8 @@ pub trait Storage: Send + Sync + 'static {
 pub struct SqliteStorage {
     connection: Arc<Mutex<Connection>>,
     file: Arc<FileWatch>,
+    /// Batches waiting for the writer, which commits each group of them in one transaction.
+    queue: Arc<CommitQueue>,
 }
 
 /// The database file as it was opened: its path and identity (device and inode). Removing the file (or renaming
@@ -355,8 +359,11 @@ impl SqliteStorage {
         // After a checkpoint the write-ahead log is cut back to this, however large a delete made it.
         connection.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT)?;
         connection.busy_timeout(std::time::Duration::from_secs(10))?;
-        let storage =
-            SqliteStorage { connection: Arc::new(Mutex::new(connection)), file: Arc::new(FileWatch::new(path)) };
+        let storage = SqliteStorage {
+            connection: Arc::new(Mutex::new(connection)),
+            file: Arc::new(FileWatch::new(path)),
+            queue: Arc::default(),
+        };
         storage.migrate()?;
         let auto_vacuum: i64 = storage.lock().pragma_query_value(None, "auto_vacuum", |row| row.get(0))?;
         if auto_vacuum != AUTO_VACUUM_INCREMENTAL {
@@ -387,6 +394,16 @@ impl SqliteStorage {
         })
         .await
         .map_err(|error| StorageError::Database(error.to_string()))?
+    }
+
+    /// The writer: commit each group of waiting batches in one transaction until none waits.
+    fn write_groups(&self) {
+        let _guard = WriterGuard(&self.queue);
+        while let Some(group) = self.queue.next_group() {
+            let batches: Vec<&Batch> = group.iter().map(|waiting| &*waiting.batch).collect();
+            let results = commit_group(&mut self.lock(), &self.file, &batches);
+            group_commit::answer(group, results);
+        }
     }
 
     fn migrate(&self) -> Result<(), StorageError> {
@@ -474,13 +491,12 @@ impl Storage for SqliteStorage {
     }
 
     async fn commit(&self, batch: Arc<Batch>) -> Result<(), StorageError> {
-        let file = Arc::clone(&self.file);
-        self.on_connection(move |connection| {
-            commit(connection, &batch)?;
-            // Removed while the commit ran: it went to a file that is gone, and must not be acknowledged.
-            file.check()
-        })
-        .await
+        let (answer, start) = self.queue.submit(batch);
+        if start {
+            let storage = self.clone();
+            tokio::task::spawn_blocking(move || storage.write_groups());
+        }
+        answer.await.unwrap_or_else(|_| Err(group_commit::writer_gone()))
     }
 
     async fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError> {
@@ -567,8 +583,33 @@ fn stored_item(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredItem> {
     Ok(StoredItem { id: row.get(0)?, ordinal: to_u64(row.get(1)?), changed: to_u64(row.get(2)?), item: row.get(3)? })
 }
 
-fn commit(connection: &mut Connection, batch: &Batch) -> Result<(), StorageError> {
-    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+/// Commit `batches` in one transaction (one sync of the write-ahead log for all of them). A batch that does not
+/// start at its run's journal end is refused with a conflict before it writes anything, and the others commit; any
+/// other failure (of a statement, the transaction or the file, see [`FileWatch`]) refuses every batch of the group,
+/// since nothing of it is stored. Results are in `batches`' order.
+fn commit_group(connection: &mut Connection, file: &FileWatch, batches: &[&Batch]) -> Vec<Result<(), StorageError>> {
+    let mut results = Vec::with_capacity(batches.len());
+    let outcome = file.check().and_then(|()| {
+        let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        for batch in batches {
+            match write_batch(&transaction, batch) {
+                Err(conflict @ StorageError::Conflict { .. }) => results.push(Err(conflict)),
+                other => results.push(Ok(other?)),
+            }
+        }
+        transaction.commit()?;
+        // Removed while the commit ran: it went to a file that is gone, and must not be acknowledged.
+        file.check()
+    });
+    match outcome {
+        Ok(()) => results,
+        Err(error) => vec![Err(error); batches.len()],
+    }
+}
+
+/// Write one batch inside the group's transaction. A batch that does not start at the run's journal end, on the
+/// incarnation stored, is a conflict, found before anything is written.
+fn write_batch(transaction: &rusqlite::Transaction<'_>, batch: &Batch) -> Result<(), StorageError> {
     let stored: Option<(i64, i64)> = transaction
         .query_row("SELECT journal_len, incarnation FROM runs WHERE run_id = ?1", params![batch.run_id], |row| {
             Ok((row.get(0)?, row.get(1)?))
@@ -637,7 +678,6 @@ fn commit(connection: &mut Connection, batch: &Batch) -> Result<(), StorageError
             created.unwrap_or(0)
         ],
     )?;
-    transaction.commit()?;
     Ok(())
 }
 
@@ -724,6 +764,30 @@ mod tests {
         // Reopening runs no migration twice and keeps everything.
         let reopened = SqliteStorage::open(&path).unwrap();
         assert_eq!(reopened.runs("", 10).await.unwrap().len(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test]
+    async fn a_group_commits_every_batch_but_one_that_conflicts() {
+        let dir = std::env::temp_dir().join(format!("a13n-storage-group-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("test.db");
+        let _ = std::fs::remove_file(&path);
+        let storage = SqliteStorage::open(&path).unwrap();
+        let lines = vec!["a".to_owned(), "b".to_owned()];
+        storage.commit(batch("r", 0, &lines)).await.unwrap();
+        let (first, stale, other) = (batch("r", 2, &lines), batch("r", 0, &lines), batch("s", 0, &lines));
+        let results = commit_group(&mut storage.lock(), &storage.file, &[&first, &stale, &other]);
+        assert!(results[0].is_ok() && results[2].is_ok(), "{results:?}");
+        assert!(matches!(results[1], Err(StorageError::Conflict { journal_len: 4, .. })), "{results:?}");
+        assert_eq!(storage.run("r").await.unwrap().unwrap().journal_len, 4);
+        assert_eq!(storage.run("s").await.unwrap().unwrap().journal_len, 2);
+        // Batches committed at once, each by its own caller, all land.
+        let commits = (0..16).map(|index| storage.commit(batch(&format!("c{index}"), 0, &lines)));
+        for result in futures_util::future::join_all(commits).await {
+            result.unwrap();
+        }
+        assert_eq!(storage.runs("", 100).await.unwrap().len(), 18);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -22,7 +22,7 @@ use utoipa::IntoParams;
 
 use crate::metrics::SubscriberGuard;
 use crate::problem::{Params, Problem};
-use crate::runs::{is_terminal, valid_run_id, Listener, Live};
+use crate::runs::{is_terminal, valid_run_id, Follows, Listener, Live};
 use crate::storage::StorageError;
 use crate::wire::ErrorBody;
 use crate::{bad_run_id, position, Shared, ATTEMPT};
@@ -180,12 +180,13 @@ pub(crate) async fn open(
     run_id: &str,
     headers: &HeaderMap,
     after: Option<&str>,
+    follows: Follows,
 ) -> Result<Opened, Response> {
     if !valid_run_id(run_id) {
         return Err(bad_run_id());
     }
     let after = resume_after(headers, after).map_err(IntoResponse::into_response)?;
-    let (receiver, status) = app.runs.subscribe(run_id).await.map_err(|e| Problem::storage(e).into_response())?;
+    let (receiver, status) = app.runs.follow(run_id, follows).await.map_err(|e| Problem::storage(e).into_response())?;
     let committed = position(status.position);
     let last = match after {
         None => 0,
@@ -239,7 +240,7 @@ pub(crate) async fn events(
     Params(query): Params<EventsQuery>,
     headers: HeaderMap,
 ) -> Response {
-    let opened = match open(&app, &run_id, &headers, query.after()).await {
+    let opened = match open(&app, &run_id, &headers, query.after(), Follows::Events).await {
         Ok(opened) => opened,
         Err(response) => return response,
     };

@@ -7,7 +7,9 @@ use std::time::Duration;
 use a13n_stream_protocol::{DisplayFold, SourceItem};
 use a13n_stream_server::metrics::Metrics;
 use a13n_stream_server::postgres::{PoolOptions, PostgresStorage};
-use a13n_stream_server::runs::{Conflict, IngestError, LineKind, OnReject, RunLimits, Runs};
+use a13n_stream_server::runs::{
+    Conflict, DisplayBatch, Follows, IngestError, LineKind, Listener, Live, OnReject, RunLimits, Runs,
+};
 use a13n_stream_server::storage::SqliteStorage;
 use a13n_testkit::hello_stream;
 
@@ -620,5 +622,44 @@ async fn stored_events_are_pydantics_json_of_each_event() {
         serde_json::from_str::<serde_json::Value>(event).unwrap_or_else(|error| panic!("{error}: {event}"));
     }
     assert!(stored.iter().any(|(_, event)| event.contains("0.00001") && !event.contains("1e-05")));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The display change of the last batch `listener` was sent.
+fn last_display_batch(listener: &mut Listener) -> Arc<DisplayBatch> {
+    let mut last = None;
+    while let Ok(live) = listener.try_recv() {
+        if let Live::Batch(batch) = live.as_ref() {
+            last = Some(Arc::clone(batch));
+        }
+    }
+    last.expect("a batch was published")
+}
+
+#[tokio::test]
+async fn display_items_are_gathered_only_for_display_followers_and_go_whole_after_a_pause() {
+    let (runs, _, dir) = runs("display-followers", RunLimits::default());
+    let lines = a13n_testkit::text_stream("t", "run-d", 6);
+    let ingest = |from: usize, to: usize| runs.ingest("run-d", from as u64, lines[from..to].to_vec(), OnReject::Refuse);
+    let (mut events, _) = runs.subscribe("run-d").await.unwrap();
+    ingest(0, 3).await.unwrap();
+    assert_eq!(last_display_batch(&mut events).items, None, "nobody follows the display: nothing gathered");
+
+    let (mut display, _) = runs.follow("run-d", Follows::Display).await.unwrap();
+    ingest(3, 5).await.unwrap();
+    let items = last_display_batch(&mut display).items.clone().expect("gathered for a display follower");
+    assert!(items.len() == 1 && items[0].1.is_none(), "the first gathered batch sends the item whole");
+    ingest(5, 6).await.unwrap();
+    let items = last_display_batch(&mut display).items.clone().unwrap();
+    assert!(items[0].1.is_some(), "then the follower holds it: a patch");
+    drop(display);
+
+    ingest(6, 7).await.unwrap();
+    assert_eq!(last_display_batch(&mut events).items, None, "the follower left");
+    let (mut display, _) = runs.follow("run-d", Follows::Display).await.unwrap();
+    ingest(7, 8).await.unwrap();
+    let items = last_display_batch(&mut display).items.clone().unwrap();
+    // A patch here would be from the version published before the pause, which no follower holds.
+    assert!(items.len() == 1 && items[0].1.is_none(), "after a pause the item goes whole again");
     let _ = std::fs::remove_dir_all(dir);
 }
