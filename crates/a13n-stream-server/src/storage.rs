@@ -610,10 +610,10 @@ fn commit_group(connection: &mut Connection, file: &FileWatch, batches: &[&Batch
 /// Write one batch inside the group's transaction. A batch that does not start at the run's journal end, on the
 /// incarnation stored, is a conflict, found before anything is written.
 fn write_batch(transaction: &rusqlite::Transaction<'_>, batch: &Batch) -> Result<(), StorageError> {
+    // Every statement is prepared once per connection (`prepare_cached`): a group runs each of them many times.
     let stored: Option<(i64, i64)> = transaction
-        .query_row("SELECT journal_len, incarnation FROM runs WHERE run_id = ?1", params![batch.run_id], |row| {
-            Ok((row.get(0)?, row.get(1)?))
-        })
+        .prepare_cached("SELECT journal_len, incarnation FROM runs WHERE run_id = ?1")?
+        .query_row(params![batch.run_id], |row| Ok((row.get(0)?, row.get(1)?)))
         .optional()?;
     let (journal_len, incarnation) =
         stored.map_or((0, None), |(length, incarnation)| (to_u64(length), Some(incarnation)));
@@ -623,11 +623,11 @@ fn write_batch(transaction: &rusqlite::Transaction<'_>, batch: &Batch) -> Result
     // A new run takes the next place in the order of first ingest (never one a deleted run had).
     let created: Option<i64> = match stored {
         Some(_) => None,
-        None => Some(transaction.query_row(
-            "UPDATE counters SET value = value + 1 WHERE name = 'runs_created' RETURNING value",
-            [],
-            |row| row.get(0),
-        )?),
+        None => Some(
+            transaction
+                .prepare_cached("UPDATE counters SET value = value + 1 WHERE name = 'runs_created' RETURNING value")?
+                .query_row([], |row| row.get(0))?,
+        ),
     };
     {
         let mut insert =
@@ -654,7 +654,7 @@ fn write_batch(transaction: &rusqlite::Transaction<'_>, batch: &Batch) -> Result
             insert.execute(params![batch.run_id, to_i64(rejection.line), rejection.kind, rejection.message])?;
         }
     }
-    transaction.execute(
+    transaction.prepare_cached(
         "INSERT INTO runs (run_id, journal_len, position, complete, continuation, item_count, updated_ms, incarnation,
              thread_id, created, checkpoint_len)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, CASE WHEN ?5 IS NULL THEN 0 ELSE ?2 END)
@@ -665,7 +665,8 @@ fn write_batch(transaction: &rusqlite::Transaction<'_>, batch: &Batch) -> Result
                  ELSE excluded.checkpoint_len END,
              updated_ms = excluded.updated_ms, incarnation = excluded.incarnation,
              thread_id = coalesce(runs.thread_id, excluded.thread_id)",
-        params![
+    )?
+    .execute(params![
             batch.run_id,
             to_i64(batch.offset + batch.lines.len() as u64),
             to_i64(batch.position),
