@@ -79,8 +79,10 @@ impl CommitQueue {
 /// Send each batch of `group` its result (`results` in the group's order). A caller that stopped waiting (its
 /// request was cancelled) is not an error: its batch is committed or not as the result says.
 pub(crate) fn answer(group: Vec<Waiting>, results: Vec<Result<(), StorageError>>) {
-    for (waiting, result) in group.into_iter().zip(results) {
-        let _ = waiting.answer.send(result);
+    for (Waiting { batch, answer }, result) in group.into_iter().zip(results) {
+        // Let go first: the caller, once woken, takes its batch back without a copy if it holds the last reference.
+        drop(batch);
+        let _ = answer.send(result);
     }
 }
 

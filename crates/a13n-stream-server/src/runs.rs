@@ -306,9 +306,20 @@ struct SlotState {
     /// How many listeners follow the run's display (see [`Follows::Display`]); counted up under the run's lock,
     /// down by their [`Listener`]s when they leave.
     display_followers: Arc<AtomicUsize>,
+    /// A batch was folded into `state` and its commit not yet answered: if the ingest holding the lock is dropped
+    /// there (its client went away, a timeout, shutdown), `state` may hold lines storage does not, and whoever
+    /// locks the slot next drops it ([`SlotState::settle`]).
+    unsettled: bool,
 }
 
 impl SlotState {
+    /// Drop a state an abandoned ingest left ahead of storage (see [`SlotState::unsettled`]).
+    fn settle(&mut self) {
+        if std::mem::take(&mut self.unsettled) {
+            self.state = None;
+        }
+    }
+
     /// Storage holds incarnation `incarnation` of the run. If the subscribers followed another one, that run was
     /// deleted (by another process; the run id was then ingested again): their streams end, and positions start
     /// afresh.
@@ -554,7 +565,8 @@ impl Runs {
     async fn locked(&self, run_id: &str) -> (Arc<Slot>, OwnedMutexGuard<SlotState>) {
         loop {
             let slot = self.slot(run_id);
-            let guard = Arc::clone(&slot.inner).lock_owned().await;
+            let mut guard = Arc::clone(&slot.inner).lock_owned().await;
+            guard.settle();
             if !guard.retired {
                 return (slot, guard);
             }
@@ -730,7 +742,10 @@ impl Runs {
                 }
             };
             let batch = Arc::new(batch);
-            match self.storage.commit(Arc::clone(&batch)).await {
+            slot.unsettled = true;
+            let committed = self.storage.commit(Arc::clone(&batch)).await;
+            slot.unsettled = false;
+            match committed {
                 Ok(()) => break (Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone()), changed),
                 Err(StorageError::Conflict { .. }) => {
                     // Another process committed at this offset first (its notice had not arrived yet), or deleted the
@@ -942,6 +957,7 @@ impl Runs {
     pub async fn advanced_elsewhere(&self, notice: &Notice) {
         let Some(slot) = self.resident(&notice.run_id) else { return };
         let mut guard = slot.inner.lock().await;
+        guard.settle();
         // Subscribers were told about this position already (this process's own commit, or an earlier notice
         // that also dropped a stale state): nothing to read.
         if guard.retired || notice.position.is_some_and(|position| position <= guard.announced) {
@@ -1097,7 +1113,9 @@ impl Runs {
     /// The committed position and completeness of a run, or `None` when it does not exist.
     pub async fn status(&self, run_id: &str) -> Result<Option<RunStatus>, StorageError> {
         if let Some(slot) = self.resident(run_id) {
-            if let Some(state) = &slot.inner.lock().await.state {
+            let mut guard = slot.inner.lock().await;
+            guard.settle();
+            if let Some(state) = &guard.state {
                 return Ok(Some(status(state)));
             }
         }

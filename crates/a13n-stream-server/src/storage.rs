@@ -1,5 +1,6 @@
 //! Durable storage of runs: the source journal, the AG-UI events with their display sequence, the display items
-//! and the display continuation, committed together one batch at a time.
+//! and the display continuation, committed together; on SQLite the batches of many runs that wait while a commit is
+//! written go into the next transaction together (`group_commit`).
 //!
 //! [`Storage`] is asynchronous. [`SqliteStorage`] is the embedded default (WAL, `synchronous=FULL`: an
 //! acknowledged batch survives a crash or power loss); it runs its one connection on blocking threads.
@@ -325,6 +326,9 @@ const MIGRATIONS: &[&str] = &[
 ",
 ];
 
+/// Prepared statements kept per connection.
+const STATEMENT_CACHE: usize = 64;
+
 /// `PRAGMA auto_vacuum`'s value for `INCREMENTAL`.
 const AUTO_VACUUM_INCREMENTAL: i64 = 2;
 
@@ -359,6 +363,9 @@ impl SqliteStorage {
         // After a checkpoint the write-ahead log is cut back to this, however large a delete made it.
         connection.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT)?;
         connection.busy_timeout(std::time::Duration::from_secs(10))?;
+        // Room for every statement the host runs (about twenty), so that a retention sweep's deletes do not push
+        // the commit's out of the cache.
+        connection.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         let storage = SqliteStorage {
             connection: Arc::new(Mutex::new(connection)),
             file: Arc::new(FileWatch::new(path)),
@@ -493,8 +500,13 @@ impl Storage for SqliteStorage {
     async fn commit(&self, batch: Arc<Batch>) -> Result<(), StorageError> {
         let (answer, start) = self.queue.submit(batch);
         if start {
+            let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+                // No runtime to write on: nothing waits for a writer that cannot start.
+                self.queue.abandon();
+                return Err(group_commit::writer_gone());
+            };
             let storage = self.clone();
-            tokio::task::spawn_blocking(move || storage.write_groups());
+            runtime.spawn_blocking(move || storage.write_groups());
         }
         answer.await.unwrap_or_else(|_| Err(group_commit::writer_gone()))
     }
@@ -610,7 +622,7 @@ fn commit_group(connection: &mut Connection, file: &FileWatch, batches: &[&Batch
 /// Write one batch inside the group's transaction. A batch that does not start at the run's journal end, on the
 /// incarnation stored, is a conflict, found before anything is written.
 fn write_batch(transaction: &rusqlite::Transaction<'_>, batch: &Batch) -> Result<(), StorageError> {
-    // Every statement is prepared once per connection (`prepare_cached`): a group runs each of them many times.
+    // Every statement is prepared once per connection and kept (`prepare_cached`): a group runs each of them often.
     let stored: Option<(i64, i64)> = transaction
         .prepare_cached("SELECT journal_len, incarnation FROM runs WHERE run_id = ?1")?
         .query_row(params![batch.run_id], |row| Ok((row.get(0)?, row.get(1)?)))

@@ -10,7 +10,9 @@ use a13n_stream_server::postgres::{PoolOptions, PostgresStorage};
 use a13n_stream_server::runs::{
     Conflict, DisplayBatch, Follows, IngestError, LineKind, Listener, Live, OnReject, RunLimits, Runs,
 };
-use a13n_stream_server::storage::SqliteStorage;
+use a13n_stream_server::storage::{
+    Batch, Rejection, RunRecord, SqliteStorage, Storage, StorageError, StoredEvent, StoredItem,
+};
 use a13n_testkit::hello_stream;
 
 fn runs(name: &str, limits: RunLimits) -> (Runs, Arc<Metrics>, std::path::PathBuf) {
@@ -661,5 +663,76 @@ async fn display_items_are_gathered_only_for_display_followers_and_go_whole_afte
     let items = last_display_batch(&mut display).items.clone().unwrap();
     // A patch here would be from the version published before the pause, which no follower holds.
     assert!(items.len() == 1 && items[0].1.is_none(), "after a pause the item goes whole again");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// SQLite storage whose commits never answer while `stall` is set, as on a disk that hangs.
+struct Stalling {
+    inner: SqliteStorage,
+    stall: std::sync::atomic::AtomicBool,
+}
+
+#[async_trait::async_trait]
+impl Storage for Stalling {
+    async fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StorageError> {
+        self.inner.run(run_id).await
+    }
+    async fn runs(&self, after: &str, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
+        self.inner.runs(after, limit).await
+    }
+    async fn thread_runs(&self, thread_id: &str, after: u64, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
+        self.inner.thread_runs(thread_id, after, limit).await
+    }
+    async fn journal(&self, run_id: &str, from: u64, to: u64) -> Result<Vec<String>, StorageError> {
+        self.inner.journal(run_id, from, to).await
+    }
+    async fn commit(&self, batch: Arc<Batch>) -> Result<(), StorageError> {
+        if self.stall.load(std::sync::atomic::Ordering::SeqCst) {
+            std::future::pending::<()>().await;
+        }
+        self.inner.commit(batch).await
+    }
+    async fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError> {
+        self.inner.events_after(run_id, after, limit).await
+    }
+    async fn items(
+        &self,
+        run_id: &str,
+        after: u64,
+        before: Option<u64>,
+        limit: usize,
+    ) -> Result<Vec<StoredItem>, StorageError> {
+        self.inner.items(run_id, after, before, limit).await
+    }
+    async fn rejections(&self, run_id: &str, from: u64, limit: usize) -> Result<Vec<Rejection>, StorageError> {
+        self.inner.rejections(run_id, from, limit).await
+    }
+    async fn delete(&self, run_id: &str, idle_before: Option<u64>) -> Result<bool, StorageError> {
+        self.inner.delete(run_id, idle_before).await
+    }
+    async fn idle_runs(&self, before: u64, after: &str, limit: usize) -> Result<Vec<String>, StorageError> {
+        self.inner.idle_runs(before, after, limit).await
+    }
+}
+
+#[tokio::test]
+async fn an_ingest_dropped_while_its_commit_is_awaited_leaves_nothing_folded_behind() {
+    let dir = std::env::temp_dir().join(format!("a13n-runs-stalling-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let inner = SqliteStorage::open(&dir.join("host.db")).unwrap();
+    let storage = Arc::new(Stalling { inner, stall: std::sync::atomic::AtomicBool::new(false) });
+    let runs = Runs::with_limits(Arc::clone(&storage) as _, false, RunLimits::default(), Arc::default());
+    let lines = a13n_testkit::text_stream("t", "run-c", 4);
+    runs.ingest("run-c", 0, lines[..3].to_vec(), OnReject::Refuse).await.unwrap();
+    storage.stall.store(true, std::sync::atomic::Ordering::SeqCst);
+    let abandoned = runs.ingest("run-c", 3, lines[3..6].to_vec(), OnReject::Refuse);
+    assert!(tokio::time::timeout(Duration::from_millis(200), abandoned).await.is_err(), "the commit stalls");
+    storage.stall.store(false, std::sync::atomic::Ordering::SeqCst);
+    let committed = runs.status("run-c").await.unwrap().unwrap();
+    assert_eq!(committed.journal_len, 3, "the status is storage's, not the abandoned fold's");
+    // The client's retry folds the lines once, on the committed state.
+    runs.ingest("run-c", 3, lines[3..].to_vec(), OnReject::Refuse).await.unwrap();
+    assert_eq!(runs.snapshot("run-c").await.unwrap().unwrap(), fold_of(&lines));
     let _ = std::fs::remove_dir_all(dir);
 }
