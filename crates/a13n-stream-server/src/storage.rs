@@ -754,13 +754,18 @@ mod tests {
         })
     }
 
-    #[tokio::test]
-    async fn commits_are_checked_against_the_journal_end() {
-        let dir = std::env::temp_dir().join(format!("a13n-storage-{}", std::process::id()));
+    /// A new database in a directory of its own: the storage, the directory and the file.
+    fn fresh(name: &str) -> (SqliteStorage, std::path::PathBuf, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("a13n-storage-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("test.db");
-        let _ = std::fs::remove_file(&path);
-        let storage = SqliteStorage::open(&path).unwrap();
+        (SqliteStorage::open(&path).unwrap(), dir, path)
+    }
+
+    #[tokio::test]
+    async fn commits_are_checked_against_the_journal_end() {
+        let (storage, dir, path) = fresh("journal-end");
         let lines = vec!["a".to_owned(), "b".to_owned()];
         storage.commit(batch("r", 0, &lines)).await.unwrap();
         assert!(matches!(
@@ -782,11 +787,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_group_commits_every_batch_but_one_that_conflicts() {
-        let dir = std::env::temp_dir().join(format!("a13n-storage-group-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("test.db");
-        let _ = std::fs::remove_file(&path);
-        let storage = SqliteStorage::open(&path).unwrap();
+        let (storage, dir, _) = fresh("group");
         let lines = vec!["a".to_owned(), "b".to_owned()];
         storage.commit(batch("r", 0, &lines)).await.unwrap();
         let (first, stale, other) = (batch("r", 2, &lines), batch("r", 0, &lines), batch("s", 0, &lines));
