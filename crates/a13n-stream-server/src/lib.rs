@@ -19,6 +19,7 @@
 
 #![forbid(unsafe_code)]
 
+mod checkpointer;
 pub mod config;
 mod display;
 mod group_commit;

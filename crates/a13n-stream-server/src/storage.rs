@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
+use crate::checkpointer::Checkpointer;
 use crate::group_commit::{self, CommitQueue, WriterGuard};
 
 /// A storage failure.
@@ -200,6 +201,8 @@ pub struct SqliteStorage {
     file: Arc<FileWatch>,
     /// Batches waiting for the writer, which commits each group of them in one transaction.
     queue: Arc<CommitQueue>,
+    /// Checkpoints the write-ahead log on a thread of its own (`None`: the commits do, as by default).
+    checkpointer: Option<Arc<Checkpointer>>,
 }
 
 /// The database file as it was opened: its path and identity (device and inode). Removing the file (or renaming
@@ -366,10 +369,15 @@ impl SqliteStorage {
         // Room for every statement the host runs (about twenty), so that a retention sweep's deletes do not push
         // the commit's out of the cache.
         connection.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+        let checkpointer = Checkpointer::start(path).map(Arc::new);
+        if checkpointer.is_some() {
+            connection.pragma_update(None, "wal_autocheckpoint", 0)?;
+        }
         let storage = SqliteStorage {
             connection: Arc::new(Mutex::new(connection)),
             file: Arc::new(FileWatch::new(path)),
             queue: Arc::default(),
+            checkpointer,
         };
         storage.migrate()?;
         let auto_vacuum: i64 = storage.lock().pragma_query_value(None, "auto_vacuum", |row| row.get(0))?;
@@ -410,6 +418,9 @@ impl SqliteStorage {
             let batches: Vec<&Batch> = group.iter().map(|waiting| &*waiting.batch).collect();
             let results = commit_group(&mut self.lock(), &self.file, &batches);
             group_commit::answer(group, results);
+            if let Some(checkpointer) = &self.checkpointer {
+                checkpointer.committed();
+            }
         }
     }
 
@@ -802,6 +813,23 @@ mod tests {
             result.unwrap();
         }
         assert_eq!(storage.runs("", 100).await.unwrap().len(), 18);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test]
+    async fn the_write_ahead_log_is_checkpointed_off_the_commit_path() {
+        let (storage, dir, path) = fresh("checkpoint");
+        let opened = std::fs::metadata(&path).unwrap().len();
+        let lines: Vec<String> = (0..200).map(|index| format!("line {index} {}", "x".repeat(200))).collect();
+        storage.commit(batch("r", 0, &lines)).await.unwrap();
+        // The commit left its pages in the log; only a checkpoint copies them into the database file, and the
+        // writer's connection runs none.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while std::fs::metadata(&path).unwrap().len() <= opened {
+            assert!(std::time::Instant::now() < deadline, "no checkpoint copied the log into the database file");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        drop(storage);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
