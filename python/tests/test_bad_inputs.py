@@ -362,6 +362,30 @@ def test_replay_of_a_short_or_long_journal_names_the_failing_line(deltas: int) -
         assert rejected.value.line == broken + 1
 
 
+
+def test_replays_on_several_threads_at_once_share_the_reader_and_agree() -> None:
+    # Every long replay's lines are read on one kept reader thread: replays started together take it in turn, and
+    # each gets its own checkpoint (or its own failing line).
+    from concurrent.futures import ThreadPoolExecutor
+
+    journal = long_journal(2_000)
+    fold = DisplayFold("r")
+    for line in journal:
+        fold.fold_line(line)
+    expected = fold.export_json()
+    broken = journal[:500] + ["{broken"] + journal[500:]
+
+    def one(index: int) -> str:
+        if index % 3 == 2:
+            with pytest.raises(InputError, match="^line 501: "):
+                replay(broken)
+            return expected
+        return replay(journal)
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(pool.map(one, range(24)))
+    assert results == [expected] * 24
+
 def test_fragments_round_trip() -> None:
     event = {"type": "CUSTOM", "timestamp": 1, "name": "big", "value": {"text": "x" * 300_000}}
     frames = fragment_custom_event(event, identity="big-1")

@@ -292,19 +292,16 @@ pub(crate) struct MemoLine {
 pub(crate) struct PreparedIdentity {
     pub(crate) bytes: Vec<u8>,
     pub(crate) stream: Value,
-    /// [`ArgsDelta::event_object`] of a root run's delta, for the stream it opens (a child's is made by the fold,
-    /// which knows whether the run is a child).
-    pub(crate) root_event: Option<Object>,
 }
 
 impl<'a> ArgsDelta<'a> {
-    /// Make the stream's identity and a root run's observation event, for a fold that may take them on another
-    /// thread (the fold is the slower of the two once content deltas are read by the memo).
+    /// Make the stream's identity, for a fold that may take it on another thread. (The observation event a stream
+    /// opens with is left to the fold: made here, it cost the fold as much to take over as to make, since its tree
+    /// was built and later freed on the other thread.)
     pub(crate) fn prepare(&self) {
         let mut bytes = Vec::with_capacity(256);
         self.write_identity(&mut bytes);
-        let (stream, root_event) = (self.stream(), Some(self.event_object(false)));
-        self.prepared.set(Some(Box::new(PreparedIdentity { bytes, stream, root_event })));
+        self.prepared.set(Some(Box::new(PreparedIdentity { bytes, stream: self.stream() })));
     }
 
     fn new(parsed: DeltaLine<'a>) -> Option<ArgsDelta<'a>> {

@@ -238,10 +238,7 @@ impl DisplayFold {
         // as the bytes; either way the bytes are written straight into the output below.
         let opened = match (continued, stream) {
             (true, _) => None,
-            (false, Some(stream)) => {
-                let prepared = prepared.as_mut().and_then(|prepared| prepared.root_event.take());
-                Some((prepared.filter(|_| !child).unwrap_or_else(|| delta.event_object(child)), stream))
-            }
+            (false, Some(stream)) => Some((delta.event_object(child), stream)),
             (false, None) => return false,
         };
         self.next_sequence();
