@@ -20,7 +20,8 @@ pub enum FastLane {
     ToolReturn,
 }
 
-/// The lane a line's `event_kind` sends it to, before that lane's scan has read it.
+/// The lane a line's `event_kind` sends it to, before that lane's scan has read it. (In this order they also number
+/// the slots of the layout memo, `crate::source_model::layout::LayoutMemo`.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum LaneFor {

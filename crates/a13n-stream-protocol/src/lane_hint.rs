@@ -71,14 +71,13 @@ pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, ahead: boo
         Some(LaneLine::Content(delta)) => return Scanned::Content(delta),
         None => {}
     }
-    let hint = lane_hint(line);
-    let Some(lane_for) = hint.lane_for() else { return Scanned::General(LanePath::NoLane) };
+    let Some(lane_for) = lane_hint(line) else { return Scanned::General(LanePath::NoLane) };
     // The lanes copy what they scan: a line spelled otherwise than its model's dump takes the general path.
-    if !memos.layout.in_layout(hint as usize, line) {
+    if !memos.layout.in_layout(lane_for as usize, line) {
         return Scanned::General(LanePath::NotInLayout);
     }
-    let scanned = match hint {
-        LaneHint::Delta => LaneLine::scan(line).map(|scanned| match scanned {
+    let scanned = match lane_for {
+        LaneFor::Delta => LaneLine::scan(line).map(|scanned| match scanned {
             LaneLine::Content(delta) => {
                 memos.delta.remember_content(line, &delta);
                 Scanned::Content(delta)
@@ -91,14 +90,13 @@ pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, ahead: boo
                 Scanned::Arguments(delta)
             }
         }),
-        LaneHint::Part => match PartLine::scan(line) {
+        LaneFor::Part => match PartLine::scan(line) {
             Some(part) => Some(Scanned::Part(part)),
             // A tool call's start is carried through whole.
             None => CarriedLine::scan(line).map(Scanned::Carried),
         },
-        LaneHint::Carried => CarriedLine::scan(line).map(Scanned::Carried),
-        LaneHint::ToolReturn => ToolReturnLine::scan(line).map(Scanned::ToolReturn),
-        LaneHint::General => None,
+        LaneFor::Carried => CarriedLine::scan(line).map(Scanned::Carried),
+        LaneFor::ToolReturn => ToolReturnLine::scan(line).map(Scanned::ToolReturn),
     };
     scanned.unwrap_or(Scanned::General(LanePath::ScanDeclined(lane_for)))
 }
@@ -115,39 +113,10 @@ pub(crate) fn take_scanned(lanes: &mut impl Lanes, scanned: &Scanned<'_>, out: &
     }
 }
 
-/// The lane a line's `event_kind` points to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum LaneHint {
-    // The first four number the slots of a `LayoutMemo`.
-    /// A part's delta: the delta lanes ([`crate::delta_line`]).
-    Delta,
-    /// A part's start or end: the part lane ([`crate::part_line`]), and for a tool call's start the carried lane.
-    Part,
-    /// No `event_kind` (a Harness extension event), a function tool call or a tool call's start: the carried lane
-    /// ([`crate::carried_line`]).
-    Carried,
-    /// A tool's return: the tool return lane ([`crate::part_line::ToolReturnLine`]).
-    ToolReturn,
-    /// Anything else, and a part of a kind no part lane takes: the general path.
-    General,
-}
-
-impl LaneHint {
-    /// The lanes the hint names, as a fold counts them; `None` for the general path.
-    fn lane_for(self) -> Option<LaneFor> {
-        Some(match self {
-            LaneHint::Delta => LaneFor::Delta,
-            LaneHint::Part => LaneFor::Part,
-            LaneHint::Carried => LaneFor::Carried,
-            LaneHint::ToolReturn => LaneFor::ToolReturn,
-            LaneHint::General => return None,
-        })
-    }
-}
-
-/// The hint for `line`. A Pydantic event's dump ends with its `event_kind`, so it is read from the end first.
+/// The lanes `line`'s `event_kind` points to (`None`: the general path, for anything else and a part of a kind no
+/// part lane takes). A Pydantic event's dump ends with its `event_kind`, so it is read from the end first.
 /// Where the hint is wrong, a lane refuses the line or it takes the general path: the result is the same.
-pub(crate) fn lane_hint(line: &str) -> LaneHint {
+pub(crate) fn lane_hint(line: &str) -> Option<LaneFor> {
     const KEY: &str = r#""event_kind":""#;
     let bytes = line.as_bytes();
     // A dump ends `…"event_kind":"<kind>"}}`; any other layout is searched.
@@ -160,28 +129,32 @@ pub(crate) fn lane_hint(line: &str) -> LaneHint {
         .filter(|&at| bytes[at..].starts_with(KEY.as_bytes()));
     // Searched forwards, which is several times faster than backwards: a nested `event_kind` found first (a
     // tool's result holding one) only sends the line to a lane that refuses it.
-    let Some(at) = at_end.or_else(|| memchr::memmem::find(bytes, KEY.as_bytes())) else { return LaneHint::Carried };
+    let Some(at) = at_end.or_else(|| memchr::memmem::find(bytes, KEY.as_bytes())) else {
+        return Some(LaneFor::Carried);
+    };
     match quoted_after(line, at + KEY.len()) {
-        "part_delta" => LaneHint::Delta,
+        "part_delta" => Some(LaneFor::Delta),
         "part_start" => part_hint(line, at, true),
         "part_end" => part_hint(line, at, false),
-        "function_tool_call" => LaneHint::Carried,
-        "function_tool_result" | "output_tool_result" => LaneHint::ToolReturn,
-        _ => LaneHint::General,
+        "function_tool_call" => Some(LaneFor::Carried),
+        "function_tool_result" | "output_tool_result" => Some(LaneFor::ToolReturn),
+        _ => None,
     }
 }
 
 /// The lane of a part's start or end, by the last `part_kind` before its `event_kind` at `event_at` (the part's,
 /// in a dump).
-fn part_hint(line: &str, event_at: usize, start: bool) -> LaneHint {
+fn part_hint(line: &str, event_at: usize, start: bool) -> Option<LaneFor> {
     const KEY: &str = r#""part_kind":""#;
-    let Some(at) = memchr::memmem::rfind(&line.as_bytes()[..event_at], KEY.as_bytes()) else { return LaneHint::Part };
+    let Some(at) = memchr::memmem::rfind(&line.as_bytes()[..event_at], KEY.as_bytes()) else {
+        return Some(LaneFor::Part);
+    };
     match quoted_after(line, at + KEY.len()) {
         // A tool call's start is carried; its end presents the call.
-        "tool-call" if start => LaneHint::Carried,
-        "text" | "thinking" | "tool-call" => LaneHint::Part,
+        "tool-call" if start => Some(LaneFor::Carried),
+        "text" | "thinking" | "tool-call" => Some(LaneFor::Part),
         // No part lane takes any other kind.
-        _ => LaneHint::General,
+        _ => None,
     }
 }
 
@@ -198,22 +171,22 @@ mod tests {
     #[test]
     fn the_hint_follows_the_event_kind() {
         let line = |event: &str| format!(r#"{{"thread_id":"t","run_id":"r","event":{event}}}"#);
-        assert_eq!(lane_hint(&line(r#"{"index":0,"part":{},"event_kind":"part_end"}"#)), LaneHint::Part);
-        assert_eq!(lane_hint(&line(r#"{"index":0,"delta":{},"event_kind":"part_delta"}"#)), LaneHint::Delta);
+        assert_eq!(lane_hint(&line(r#"{"index":0,"part":{},"event_kind":"part_end"}"#)), Some(LaneFor::Part));
+        assert_eq!(lane_hint(&line(r#"{"index":0,"delta":{},"event_kind":"part_delta"}"#)), Some(LaneFor::Delta));
         let part =
             |kind: &str, event: &str| line(&format!(r#"{{"part":{{"part_kind":"{kind}"}},"event_kind":"{event}"}}"#));
-        assert_eq!(lane_hint(&part("tool-call", "part_start")), LaneHint::Carried);
-        assert_eq!(lane_hint(&part("tool-call", "part_end")), LaneHint::Part);
-        assert_eq!(lane_hint(&part("text", "part_start")), LaneHint::Part);
-        assert_eq!(lane_hint(&part("thinking", "part_end")), LaneHint::Part);
-        assert_eq!(lane_hint(&part("builtin-tool-call", "part_start")), LaneHint::General);
-        assert_eq!(lane_hint(&line(r#"{"event_kind":"part_start","index":0}"#)), LaneHint::Part);
-        assert_eq!(lane_hint(&line(r#"{"kind":"lifecycle","payload":{}}"#)), LaneHint::Carried);
-        assert_eq!(lane_hint(&line(r#"{"part":{},"event_kind":"function_tool_call"}"#)), LaneHint::Carried);
-        assert_eq!(lane_hint(&line(r#"{"part":{},"event_kind":"output_tool_result"}"#)), LaneHint::ToolReturn);
-        assert_eq!(lane_hint(&line(r#"{"event_kind":"final_result"}"#)), LaneHint::General);
-        assert_eq!(lane_hint(r#"{"event_kind":""#), LaneHint::General);
-        assert_eq!(lane_hint(r#""}}"#), LaneHint::Carried);
+        assert_eq!(lane_hint(&part("tool-call", "part_start")), Some(LaneFor::Carried));
+        assert_eq!(lane_hint(&part("tool-call", "part_end")), Some(LaneFor::Part));
+        assert_eq!(lane_hint(&part("text", "part_start")), Some(LaneFor::Part));
+        assert_eq!(lane_hint(&part("thinking", "part_end")), Some(LaneFor::Part));
+        assert_eq!(lane_hint(&part("builtin-tool-call", "part_start")), None);
+        assert_eq!(lane_hint(&line(r#"{"event_kind":"part_start","index":0}"#)), Some(LaneFor::Part));
+        assert_eq!(lane_hint(&line(r#"{"kind":"lifecycle","payload":{}}"#)), Some(LaneFor::Carried));
+        assert_eq!(lane_hint(&line(r#"{"part":{},"event_kind":"function_tool_call"}"#)), Some(LaneFor::Carried));
+        assert_eq!(lane_hint(&line(r#"{"part":{},"event_kind":"output_tool_result"}"#)), Some(LaneFor::ToolReturn));
+        assert_eq!(lane_hint(&line(r#"{"event_kind":"final_result"}"#)), None);
+        assert_eq!(lane_hint(r#"{"event_kind":""#), None);
+        assert_eq!(lane_hint(r#""}}"#), Some(LaneFor::Carried));
     }
 
     /// Found by the `fold_lanes` fuzz target: where the key would start can fall inside a character.
@@ -221,6 +194,6 @@ mod tests {
     fn a_line_ending_like_a_dump_inside_a_character_is_no_dump() {
         let line = format!("x{}\"\"}}}}", "\u{1f680}".repeat(4));
         assert_eq!(line.len(), 21);
-        assert_eq!(lane_hint(&line), LaneHint::Carried);
+        assert_eq!(lane_hint(&line), Some(LaneFor::Carried));
     }
 }
