@@ -13,14 +13,13 @@
 //! against the limit, so such requests cannot push real runs out of memory.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use a13n_stream_protocol::agui::EventType;
 use a13n_stream_protocol::display::ObservedLine;
 use a13n_stream_protocol::{ContentPolicy, DisplayFold, DisplayOptions, FoldError, SourceItem};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use tokio::sync::{broadcast, Mutex, OwnedMutexGuard};
 
 use crate::metrics::Metrics;
@@ -287,6 +286,9 @@ pub enum Live {
 struct Slot {
     live: broadcast::Sender<Arc<Live>>,
     inner: Arc<Mutex<SlotState>>,
+    /// How many listeners follow the run's display (see [`Follows::Display`]); counted up under the run's lock,
+    /// down by their [`Listener`]s when they leave.
+    display_followers: AtomicUsize,
 }
 
 #[derive(Default)]
@@ -303,9 +305,6 @@ struct SlotState {
     /// The incarnation of the stored run the subscribers follow (0: not known yet, or a run stored before
     /// incarnations were kept).
     incarnation: u64,
-    /// How many listeners follow the run's display (see [`Follows::Display`]); counted up under the run's lock,
-    /// down by their [`Listener`]s when they leave.
-    display_followers: Arc<AtomicUsize>,
     /// A batch was folded into `state` and its commit not yet answered: if the ingest holding the lock is dropped
     /// there (its client went away, a timeout, shutdown), `state` may hold lines storage does not, and whoever
     /// locks the slot next drops it ([`SlotState::settle`]).
@@ -444,8 +443,8 @@ impl Resident {
 pub struct Listener {
     receiver: Option<broadcast::Receiver<Arc<Live>>>,
     release: Option<(Arc<Resident>, String, Arc<Slot>)>,
-    /// The run's count of display followers, when this listener is one.
-    display: Option<Arc<AtomicUsize>>,
+    /// Whether this listener counts among the run's display followers.
+    display: bool,
 }
 
 impl Listener {
@@ -468,10 +467,10 @@ impl Listener {
 
 impl Drop for Listener {
     fn drop(&mut self) {
-        if let Some(followers) = self.display.take() {
-            followers.fetch_sub(1, Ordering::Relaxed);
-        }
         if let Some((resident, run_id, slot)) = self.release.take() {
+            if self.display {
+                slot.display_followers.fetch_sub(1, Ordering::Relaxed);
+            }
             resident.release(&run_id, slot, self.receiver.take());
         }
     }
@@ -547,7 +546,11 @@ impl Runs {
             entry.used = now;
             return Arc::clone(&entry.slot);
         }
-        let slot = Arc::new(Slot { live: broadcast::channel(LIVE_BUFFER).0, inner: Arc::default() });
+        let slot = Arc::new(Slot {
+            live: broadcast::channel(LIVE_BUFFER).0,
+            inner: Arc::default(),
+            display_followers: AtomicUsize::new(0),
+        });
         table.entries.insert(run_id.to_owned(), Entry { slot: Arc::clone(&slot), used: now, holds_run: false });
         self.resident.count(&table);
         slot
@@ -696,7 +699,7 @@ impl Runs {
             return Err(IngestError::Empty);
         }
         let (slot, mut guard) = self.locked(run_id).await;
-        let result = self.ingest_locked(run_id, offset, lines, on_reject, &mut guard, &slot.live).await;
+        let result = self.ingest_locked(run_id, offset, lines, on_reject, &mut guard, &slot).await;
         drop(guard);
         if result.is_err() {
             self.metrics.refused.inc();
@@ -713,9 +716,10 @@ impl Runs {
         lines: Vec<String>,
         on_reject: OnReject,
         slot: &mut SlotState,
-        live: &broadcast::Sender<Arc<Live>>,
+        shared: &Slot,
     ) -> Result<Accepted, IngestError> {
         let storage_error = |error: StorageError| IngestError::Storage(error.to_string());
+        let live = &shared.live;
         let (mut lines, mut refolds) = (lines, 0);
         let (batch, changed) = loop {
             let mut journal_len = self.state(run_id, slot, live).await.map_err(storage_error)?.journal_len;
@@ -732,7 +736,7 @@ impl Runs {
                     return self.retry_or_conflict(run_id, offset, &lines, journal_len, position).await;
                 }
             }
-            let prepared = self.fold_batch(run_id, offset, lines, on_reject, slot, live);
+            let prepared = self.fold_batch(run_id, offset, lines, on_reject, slot, shared);
             let (batch, changed) = match prepared.await {
                 Ok(prepared) => prepared,
                 Err(error) => {
@@ -833,10 +837,10 @@ impl Runs {
         lines: Vec<String>,
         on_reject: OnReject,
         slot: &mut SlotState,
-        live: &broadcast::Sender<Arc<Live>>,
+        shared: &Slot,
     ) -> Result<(Batch, Option<Vec<(StoredItem, Option<String>)>>), IngestError> {
-        let gather = slot.display_followers.load(Ordering::Relaxed) > 0;
-        let state = self.state(run_id, slot, live).await.map_err(|e| IngestError::Storage(e.to_string()))?;
+        let gather = shared.display_followers.load(Ordering::Relaxed) > 0;
+        let state = self.state(run_id, slot, &shared.live).await.map_err(|e| IngestError::Storage(e.to_string()))?;
         let mut events = Vec::new();
         let mut rejections = Vec::new();
         let mut complete = state.complete;
@@ -929,10 +933,10 @@ impl Runs {
         // Subscribed under the run's lock: every event published later reaches the listener, and every earlier
         // one is in the status read here; a display follower is counted before the next batch is folded.
         let (slot, mut guard) = self.locked(run_id).await;
-        let display = (follows == Follows::Display).then(|| {
-            guard.display_followers.fetch_add(1, Ordering::Relaxed);
-            Arc::clone(&guard.display_followers)
-        });
+        let display = follows == Follows::Display;
+        if display {
+            slot.display_followers.fetch_add(1, Ordering::Relaxed);
+        }
         let listener = Listener {
             receiver: Some(slot.live.subscribe()),
             release: Some((Arc::clone(&self.resident), run_id.to_owned(), Arc::clone(&slot))),
