@@ -95,7 +95,7 @@ impl Feed {
                 return None;
             }
             if self.catching_up {
-                self.catch_up().await.ok()?;
+                self.catch_up().await.inspect_err(|error| tracing::error!(run_id = self.run_id, %error)).ok()?;
                 continue;
             }
             let received = tokio::select! {

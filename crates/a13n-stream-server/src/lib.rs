@@ -20,6 +20,7 @@
 #![forbid(unsafe_code)]
 
 mod checkpointer;
+mod chunks;
 pub mod config;
 mod display;
 mod group_commit;

@@ -15,6 +15,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use futures_util::future::poll_fn;
 use tokio_postgres::{AsyncMessage, NoTls};
 
+use crate::chunks;
 use crate::storage::{to_i64, to_u64, Batch, Rejection, RunRecord, Storage, StorageError, StoredEvent, StoredItem};
 
 /// The channel commits are announced on.
@@ -98,7 +99,31 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE a13n_runs ADD COLUMN checkpoint_len BIGINT NOT NULL DEFAULT 0;
     UPDATE a13n_runs SET checkpoint_len = journal_len WHERE continuation IS NOT NULL;
 ",
+    // A batch's lines and events a row each (`chunks.rs`); each line or event stored before is a chunk of one.
+    "
+    CREATE TABLE a13n_journal_chunks (
+        run_id TEXT NOT NULL,
+        first BIGINT NOT NULL,
+        lines TEXT[] NOT NULL,
+        PRIMARY KEY (run_id, first)
+    );
+    INSERT INTO a13n_journal_chunks (run_id, first, lines) SELECT run_id, line_no, ARRAY[line] FROM a13n_journal;
+    DROP TABLE a13n_journal;
+    CREATE TABLE a13n_event_chunks (
+        run_id TEXT NOT NULL,
+        first BIGINT NOT NULL,
+        events TEXT[] NOT NULL,
+        items TEXT[] NOT NULL,
+        PRIMARY KEY (run_id, first)
+    );
+    INSERT INTO a13n_event_chunks (run_id, first, events, items)
+        SELECT run_id, sequence, ARRAY[event], ARRAY[item] FROM a13n_events;
+    DROP TABLE a13n_events;
+",
 ];
+
+/// Event chunks read a query while catching a subscriber up (a batch's events are a chunk).
+const EVENT_CHUNKS_A_QUERY: i64 = 16;
 
 /// The advisory lock that orders new runs' first commits (an arbitrary key of this program's own).
 const CREATED_LOCK: i64 = 0x6131_336e_7275_6e73;
@@ -107,10 +132,8 @@ const CREATED_LOCK: i64 = 0x6131_336e_7275_6e73;
 const COMMIT: [&str; 7] = [
     "INSERT INTO a13n_runs (run_id, journal_len, position, complete, incarnation) VALUES ($1, 0, 0, FALSE, $2)
      ON CONFLICT (run_id) DO UPDATE SET run_id = EXCLUDED.run_id RETURNING journal_len, incarnation",
-    "INSERT INTO a13n_journal (run_id, line_no, line)
-     SELECT $1, $2 + ordinality - 1, line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, ordinality)",
-    "INSERT INTO a13n_events (run_id, sequence, event, item)
-     SELECT $1, sequence, event, item FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(sequence, event, item)",
+    "INSERT INTO a13n_journal_chunks (run_id, first, lines) VALUES ($1, $2, $3)",
+    "INSERT INTO a13n_event_chunks (run_id, first, events, items) VALUES ($1, $2, $3, $4)",
     "INSERT INTO a13n_items (run_id, item_id, ordinal, changed, item)
      SELECT $1, item_id, ordinal, changed, item
      FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::text[]) AS t(item_id, ordinal, changed, item)
@@ -265,13 +288,19 @@ impl Storage for PostgresStorage {
 
     async fn journal(&self, run_id: &str, from: u64, to: u64) -> Result<Vec<String>, StorageError> {
         let client = self.pool.get().await?;
+        // From the chunk holding line `from` (the last to start at or before it) to the last starting before `to`.
         let statement = client
             .prepare_cached(
-                "SELECT line FROM a13n_journal WHERE run_id = $1 AND line_no >= $2 AND line_no < $3 ORDER BY line_no",
+                "SELECT first, lines FROM a13n_journal_chunks WHERE run_id = $1 AND first < $3 AND first >=
+                     coalesce((SELECT max(first) FROM a13n_journal_chunks WHERE run_id = $1 AND first <= $2), 0)
+                 ORDER BY first",
             )
             .await?;
-        let rows = client.query(&statement, &[&run_id, &to_i64(from), &to_i64(to)]).await?;
-        Ok(rows.iter().map(|row| row.get(0)).collect())
+        let mut lines = Vec::new();
+        for row in client.query(&statement, &[&run_id, &to_i64(from), &to_i64(to)]).await? {
+            chunks::lines_within(to_u64(row.get(0)), row.get::<_, Vec<String>>(1), (from, to), &mut lines);
+        }
+        Ok(lines)
     }
 
     async fn commit(&self, batch: Arc<Batch>) -> Result<(), StorageError> {
@@ -288,10 +317,16 @@ impl Storage for PostgresStorage {
         if journal_len != batch.offset || incarnation != batch.incarnation {
             return Err(StorageError::Conflict { run_id: batch.run_id.clone(), journal_len });
         }
-        let lines: Vec<&str> = batch.lines.iter().map(String::as_str).collect();
-        let sequences: Vec<i64> = batch.events.iter().map(|event| to_i64(event.sequence)).collect();
+        let first_sequence = chunks::first_sequence(&batch.events)?.map_or(0, to_i64);
         let event_texts: Vec<&str> = batch.events.iter().map(|event| event.event.as_str()).collect();
         let event_items: Vec<Option<&str>> = batch.events.iter().map(|event| event.item.as_deref()).collect();
+        let journal_chunks: Vec<(i64, &[String])> = (chunks::ranges(batch.lines.iter().map(String::len)).into_iter())
+            .map(|range| (to_i64(batch.offset + range.start as u64), &batch.lines[range]))
+            .collect();
+        let event_chunks: Vec<(i64, &[&str], &[Option<&str>])> = (chunks::ranges(event_texts.iter().map(|e| e.len())))
+            .into_iter()
+            .map(|range| (first_sequence + range.start as i64, &event_texts[range.clone()], &event_items[range]))
+            .collect();
         let ids: Vec<&str> = batch.items.iter().map(|item| item.id.as_str()).collect();
         let ordinals: Vec<i64> = batch.items.iter().map(|item| to_i64(item.ordinal)).collect();
         let changed: Vec<i64> = batch.items.iter().map(|item| to_i64(item.changed)).collect();
@@ -299,12 +334,14 @@ impl Storage for PostgresStorage {
         let rejected: Vec<i64> = batch.rejections.iter().map(|r| to_i64(r.line)).collect();
         let kinds: Vec<&str> = batch.rejections.iter().map(|r| r.kind.as_str()).collect();
         let messages: Vec<&str> = batch.rejections.iter().map(|r| r.message.as_str()).collect();
-        let (offset, end, position) =
-            (to_i64(batch.offset), to_i64(batch.offset + batch.lines.len() as u64), to_i64(batch.position));
+        let (end, position) = (to_i64(batch.offset + batch.lines.len() as u64), to_i64(batch.position));
         let notice = format!("{} {}", batch.position, batch.run_id);
         type Params<'a, const N: usize> = [&'a (dyn tokio_postgres::types::ToSql + Sync); N];
-        let journal_params: Params<3> = [&batch.run_id, &offset, &lines];
-        let event_params: Params<4> = [&batch.run_id, &sequences, &event_texts, &event_items];
+        let journal_params: Vec<Params<3>> =
+            journal_chunks.iter().map(|(first, lines)| [&batch.run_id as _, first as _, lines as _]).collect();
+        let event_params: Vec<Params<4>> = (event_chunks.iter())
+            .map(|(first, texts, items)| [&batch.run_id as _, first as _, texts as _, items as _])
+            .collect();
         let item_params: Params<5> = [&batch.run_id, &ids, &ordinals, &changed, &item_texts];
         let rejection_params: Params<4> = [&batch.run_id, &rejected, &kinds, &messages];
         let (item_count, updated_ms) = (to_i64(batch.item_count), to_i64(batch.updated_ms));
@@ -319,16 +356,12 @@ impl Storage for PostgresStorage {
             &batch.thread_id,
         ];
         let notify_params: Params<2> = [&CHANNEL, &notice];
-        // One statement per table, whatever the batch size (rows travel as arrays), sent together: the connection
-        // pipelines them, so the whole batch costs four round trips (begin, lock, writes, commit).
-        let mut writes = vec![
-            transaction.execute(&journal, &journal_params),
-            transaction.execute(&run, &run_params),
-            transaction.execute(&notify, &notify_params),
-        ];
-        if !batch.events.is_empty() {
-            writes.push(transaction.execute(&events, &event_params));
-        }
+        // One statement per table (a journal and an event chunk, or more for a batch beyond `CHUNK_BYTES`; other
+        // rows travel as arrays), sent together: the connection pipelines them, so the whole batch costs four
+        // round trips (begin, lock, writes, commit).
+        let mut writes = vec![transaction.execute(&run, &run_params), transaction.execute(&notify, &notify_params)];
+        writes.extend(journal_params.iter().map(|params| transaction.execute(&journal, params)));
+        writes.extend(event_params.iter().map(|params| transaction.execute(&events, params)));
         if !batch.items.is_empty() {
             writes.push(transaction.execute(&items, &item_params));
         }
@@ -359,7 +392,7 @@ impl Storage for PostgresStorage {
         if idle_before.is_some_and(|before| updated == 0 || updated >= before) {
             return Ok(false);
         }
-        for table in ["a13n_journal", "a13n_events", "a13n_items", "a13n_rejections", "a13n_runs"] {
+        for table in ["a13n_journal_chunks", "a13n_event_chunks", "a13n_items", "a13n_rejections", "a13n_runs"] {
             transaction.execute(&format!("DELETE FROM {table} WHERE run_id = $1"), &[&run_id]).await?;
         }
         let notice = format!("{DELETED} {run_id}");
@@ -382,16 +415,28 @@ impl Storage for PostgresStorage {
 
     async fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError> {
         let client = self.pool.get().await?;
+        // From the chunk holding the event after `after`, a few chunks a query until `limit` events are read.
         let statement = client
             .prepare_cached(
-                "SELECT sequence, event, item FROM a13n_events WHERE run_id = $1 AND sequence > $2 ORDER BY sequence LIMIT $3",
+                "SELECT first, events, items FROM a13n_event_chunks WHERE run_id = $1 AND first > $3 AND first >=
+                     coalesce((SELECT max(first) FROM a13n_event_chunks WHERE run_id = $1 AND first <= $2::bigint + 1), 0)
+                 ORDER BY first LIMIT $4",
             )
             .await?;
-        let rows = client.query(&statement, &[&run_id, &to_i64(after), &to_i64(limit as u64)]).await?;
-        Ok(rows
-            .iter()
-            .map(|row| StoredEvent { sequence: to_u64(row.get(0)), event: row.get(1), item: row.get(2) })
-            .collect())
+        let (mut events, mut read_to) = (Vec::new(), -1_i64);
+        loop {
+            let rows = client.query(&statement, &[&run_id, &to_i64(after), &read_to, &EVENT_CHUNKS_A_QUERY]).await?;
+            for row in &rows {
+                read_to = row.get(0);
+                let parts = row.get::<_, Vec<String>>(1).into_iter().zip(row.get::<_, Vec<Option<String>>>(2));
+                if chunks::events_after(to_u64(read_to), parts, after, limit, &mut events) {
+                    return Ok(events);
+                }
+            }
+            if rows.len() < EVENT_CHUNKS_A_QUERY as usize {
+                return Ok(events);
+            }
+        }
     }
 
     async fn items(

@@ -13,6 +13,7 @@ use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use crate::checkpointer::Checkpointer;
+use crate::chunks;
 use crate::group_commit::{self, CommitQueue, WriterGuard};
 
 /// A storage failure.
@@ -44,6 +45,12 @@ pub enum StorageError {
 
 impl From<rusqlite::Error> for StorageError {
     fn from(error: rusqlite::Error) -> Self {
+        StorageError::Database(error.to_string())
+    }
+}
+
+impl From<rusqlite::types::FromSqlError> for StorageError {
+    fn from(error: rusqlite::types::FromSqlError) -> Self {
         StorageError::Database(error.to_string())
     }
 }
@@ -327,6 +334,26 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE runs ADD COLUMN checkpoint_len INTEGER NOT NULL DEFAULT 0;
     UPDATE runs SET checkpoint_len = journal_len WHERE continuation IS NOT NULL;
 ",
+    // A batch's lines and events a row each (`chunks.rs`); each line or event stored before is a chunk of one.
+    "
+    CREATE TABLE journal_chunks (
+        run_id TEXT NOT NULL,
+        first INTEGER NOT NULL,
+        lines TEXT NOT NULL,
+        PRIMARY KEY (run_id, first)
+    );
+    INSERT INTO journal_chunks (run_id, first, lines) SELECT run_id, offset, line FROM journal;
+    DROP TABLE journal;
+    CREATE TABLE event_chunks (
+        run_id TEXT NOT NULL,
+        first INTEGER NOT NULL,
+        events TEXT NOT NULL,
+        items TEXT,
+        PRIMARY KEY (run_id, first)
+    );
+    INSERT INTO event_chunks (run_id, first, events, items) SELECT run_id, sequence, event, item FROM events;
+    DROP TABLE events;
+",
 ];
 
 /// Prepared statements kept per connection.
@@ -339,7 +366,7 @@ const AUTO_VACUUM_INCREMENTAL: i64 = 2;
 const WAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
 
 /// The tables holding a run's rows, the run's own row last.
-const RUN_TABLES: [&str; 5] = ["journal", "events", "items", "rejections", "runs"];
+const RUN_TABLES: [&str; 5] = ["journal_chunks", "event_chunks", "items", "rejections", "runs"];
 
 /// A stored (signed) integer as a count or position.
 pub(crate) fn to_u64(value: i64) -> u64 {
@@ -499,11 +526,19 @@ impl Storage for SqliteStorage {
     async fn journal(&self, run_id: &str, from: u64, to: u64) -> Result<Vec<String>, StorageError> {
         let run_id = run_id.to_owned();
         self.on_connection(move |connection| {
+            // From the chunk holding line `from` (the last to start at or before it) to the last starting before `to`.
             let mut statement = connection.prepare_cached(
-                "SELECT line FROM journal WHERE run_id = ?1 AND offset >= ?2 AND offset < ?3 ORDER BY offset",
+                "SELECT first, lines FROM journal_chunks WHERE run_id = ?1 AND first < ?3 AND first >=
+                     coalesce((SELECT max(first) FROM journal_chunks WHERE run_id = ?1 AND first <= ?2), 0)
+                 ORDER BY first",
             )?;
-            let rows = statement.query_map(params![run_id, to_i64(from), to_i64(to)], |row| row.get(0))?;
-            Ok(rows.collect::<Result<_, _>>()?)
+            let mut rows = statement.query(params![run_id, to_i64(from), to_i64(to)])?;
+            let mut lines = Vec::new();
+            while let Some(row) = rows.next()? {
+                let text: &str = row.get_ref(1)?.as_str()?;
+                chunks::lines_within(to_u64(row.get(0)?), chunks::split(text), (from, to), &mut lines);
+            }
+            Ok(lines)
         })
         .await
     }
@@ -525,13 +560,23 @@ impl Storage for SqliteStorage {
     async fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError> {
         let run_id = run_id.to_owned();
         self.on_connection(move |connection| {
+            // From the chunk holding the event after `after`, chunk by chunk until `limit` events are read.
             let mut statement = connection.prepare_cached(
-                "SELECT sequence, event, item FROM events WHERE run_id = ?1 AND sequence > ?2 ORDER BY sequence LIMIT ?3",
+                "SELECT first, events, items FROM event_chunks WHERE run_id = ?1 AND first >=
+                     coalesce((SELECT max(first) FROM event_chunks WHERE run_id = ?1 AND first <= ?2 + 1), 0)
+                 ORDER BY first",
             )?;
-            let rows = statement.query_map(params![run_id, to_i64(after), to_i64(limit as u64)], |row| {
-                Ok(StoredEvent { sequence: to_u64(row.get(0)?), event: row.get(1)?, item: row.get(2)? })
-            })?;
-            Ok(rows.collect::<Result<_, _>>()?)
+            let mut rows = statement.query(params![run_id, to_i64(after)])?;
+            let mut events = Vec::new();
+            while let Some(row) = rows.next()? {
+                let (texts, items) = (row.get_ref(1)?.as_str()?, row.get_ref(2)?.as_str_or_null()?);
+                let items = items.map(chunks::split).into_iter().flatten().map(Some).chain(std::iter::repeat(None));
+                if chunks::events_after(to_u64(row.get(0)?), chunks::split(texts).zip(items), after, limit, &mut events)
+                {
+                    break;
+                }
+            }
+            Ok(events)
         })
         .await
     }
@@ -654,14 +699,22 @@ fn write_batch(transaction: &rusqlite::Transaction<'_>, batch: &Batch) -> Result
     };
     {
         let mut insert =
-            transaction.prepare_cached("INSERT INTO journal (run_id, offset, line) VALUES (?1, ?2, ?3)")?;
-        for (index, line) in batch.lines.iter().enumerate() {
-            insert.execute(params![batch.run_id, to_i64(batch.offset + index as u64), line])?;
+            transaction.prepare_cached("INSERT INTO journal_chunks (run_id, first, lines) VALUES (?1, ?2, ?3)")?;
+        for range in chunks::ranges(batch.lines.iter().map(String::len)) {
+            let first = batch.offset + range.start as u64;
+            let lines = chunks::join(batch.lines[range].iter().map(String::as_str))?;
+            insert.execute(params![batch.run_id, to_i64(first), lines])?;
         }
-        let mut insert =
-            transaction.prepare_cached("INSERT INTO events (run_id, sequence, event, item) VALUES (?1, ?2, ?3, ?4)")?;
-        for event in &batch.events {
-            insert.execute(params![batch.run_id, to_i64(event.sequence), event.event, event.item])?;
+        let first_sequence = chunks::first_sequence(&batch.events)?.unwrap_or(0);
+        let mut insert = transaction
+            .prepare_cached("INSERT INTO event_chunks (run_id, first, events, items) VALUES (?1, ?2, ?3, ?4)")?;
+        for range in chunks::ranges(batch.events.iter().map(|event| event.event.len())) {
+            let (first, events) = (first_sequence + range.start as u64, &batch.events[range]);
+            let texts = chunks::join(events.iter().map(|event| event.event.as_str()))?;
+            // Item references all or none: a host stored events without them only before it kept them.
+            let items = events.iter().map(|event| event.item.as_deref()).collect::<Option<Vec<_>>>();
+            let items = items.map(chunks::join).transpose()?;
+            insert.execute(params![batch.run_id, to_i64(first), texts, items])?;
         }
         let mut upsert = transaction.prepare_cached(
             "INSERT INTO items (run_id, item_id, ordinal, changed, item) VALUES (?1, ?2, ?3, ?4, ?5)

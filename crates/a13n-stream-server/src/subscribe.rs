@@ -97,7 +97,10 @@ impl RunTail {
             }
             if self.catching_up {
                 let page = self.app.runs.storage().events_after(&self.run_id, self.last, PAGE).await;
-                let Ok(page) = page else { return None };
+                // The stream ends (the client reconnects from its last id); the operator is told why.
+                let Ok(page) = page.inspect_err(|error| tracing::error!(run_id = self.run_id, %error)) else {
+                    return None;
+                };
                 if page.len() < PAGE {
                     self.catching_up = false;
                     // A completed run has nothing more to send once its stored events are exhausted.

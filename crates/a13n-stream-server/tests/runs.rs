@@ -411,13 +411,30 @@ async fn postgres_a_batch_folded_on_a_deleted_run_is_never_committed_on_its_succ
 
 /// Runs stored before threads and first-ingest places were kept get them from the migration: the thread from
 /// the stored continuation, the place from the order in which their rows were made (SQLite) or their last commit
-/// (PostgreSQL, which keeps no insertion order). Simulated by taking the columns away again.
+/// (PostgreSQL, which keeps no insertion order). Simulated by taking the columns away again, and the journal and
+/// events back to a row a line and a row an event: the migration to chunks keeps every line and event.
 async fn migrated_runs_are_listed_by_thread(runs: Runs, reopen: impl AsyncFnOnce() -> Runs) {
+    let mut stored = Vec::new();
     for run in ["run-z", "run-y"] {
-        runs.ingest(run, 0, hello_stream("thread-m", run), OnReject::Refuse).await.unwrap();
+        let lines = a13n_testkit::text_stream("thread-m", run, 6);
+        runs.ingest(run, 0, lines[..2].to_vec(), OnReject::Refuse).await.unwrap();
+        runs.ingest(run, 2, lines[2..].to_vec(), OnReject::Refuse).await.unwrap();
+        let events = runs.storage().events_after(run, 0, 1000).await.unwrap();
+        let events: Vec<_> = events.into_iter().map(|event| (event.sequence, event.event)).collect();
+        stored.push((lines, events));
     }
     drop(runs);
     let runs = reopen().await;
+    for (run, (lines, events)) in ["run-z", "run-y"].into_iter().zip(&stored) {
+        assert_eq!(&runs.storage().journal(run, 0, 100).await.unwrap(), lines);
+        assert_eq!(&runs.storage().journal(run, 1, 3).await.unwrap(), &lines[1..3]);
+        let migrated = runs.storage().events_after(run, 0, 1000).await.unwrap();
+        assert!(migrated.iter().all(|event| event.item.is_none()), "stored before item references were kept");
+        let migrated: Vec<_> = migrated.into_iter().map(|event| (event.sequence, event.event)).collect();
+        assert_eq!(&migrated, events);
+        let page = runs.storage().events_after(run, 2, 3).await.unwrap();
+        assert_eq!(page.iter().map(|event| event.sequence).collect::<Vec<_>>(), [3, 4, 5]);
+    }
     let listed = runs.storage().thread_runs("thread-m", 0, 10).await.unwrap();
     let ids: Vec<&str> = listed.iter().map(|run| run.run_id.as_str()).collect();
     assert_eq!(ids, ["run-z", "run-y"]);
@@ -430,7 +447,7 @@ async fn migrated_runs_are_listed_by_thread(runs: Runs, reopen: impl AsyncFnOnce
 }
 
 #[tokio::test]
-async fn sqlite_runs_stored_before_threads_were_kept_are_migrated() {
+async fn sqlite_runs_stored_before_threads_and_chunks_are_migrated() {
     let (runs, _, dir) = runs("migrate-threads", RunLimits::default());
     let path = dir.join("host.db");
     migrated_runs_are_listed_by_thread(runs, async || {
@@ -438,11 +455,27 @@ async fn sqlite_runs_stored_before_threads_were_kept_are_migrated() {
         let version: i64 = connection.query_row("PRAGMA user_version", [], |row| row.get(0)).unwrap();
         connection
             .execute_batch(&format!(
-                // Back to before the threads migration, and the later ones (events' item references, checkpoints).
-                "ALTER TABLE runs DROP COLUMN checkpoint_len; ALTER TABLE events DROP COLUMN item;
+                // Back to before the threads migration, and the later ones (events' item references, checkpoints,
+                // chunks: each chunk's parts split back into rows).
+                "CREATE TABLE journal (run_id TEXT NOT NULL, offset INTEGER NOT NULL, line TEXT NOT NULL,
+                     PRIMARY KEY (run_id, offset)) WITHOUT ROWID;
+                 CREATE TABLE events (run_id TEXT NOT NULL, sequence INTEGER NOT NULL, event TEXT NOT NULL,
+                     PRIMARY KEY (run_id, sequence)) WITHOUT ROWID;
+                 WITH RECURSIVE parts(run_id, at, rest, part) AS (
+                     SELECT run_id, first - 1, lines || char(10), NULL FROM journal_chunks
+                     UNION ALL SELECT run_id, at + 1, substr(rest, instr(rest, char(10)) + 1),
+                         substr(rest, 1, instr(rest, char(10)) - 1) FROM parts WHERE rest <> '')
+                 INSERT INTO journal SELECT run_id, at, part FROM parts WHERE part IS NOT NULL;
+                 WITH RECURSIVE parts(run_id, at, rest, part) AS (
+                     SELECT run_id, first - 1, events || char(10), NULL FROM event_chunks
+                     UNION ALL SELECT run_id, at + 1, substr(rest, instr(rest, char(10)) + 1),
+                         substr(rest, 1, instr(rest, char(10)) - 1) FROM parts WHERE rest <> '')
+                 INSERT INTO events SELECT run_id, at, part FROM parts WHERE part IS NOT NULL;
+                 DROP TABLE journal_chunks; DROP TABLE event_chunks;
+                 ALTER TABLE runs DROP COLUMN checkpoint_len;
                  DROP INDEX runs_by_thread; DROP TABLE counters; ALTER TABLE runs DROP COLUMN thread_id;
                  ALTER TABLE runs DROP COLUMN created; PRAGMA user_version = {};",
-                version - 3
+                version - 4
             ))
             .unwrap();
         drop(connection);
@@ -453,7 +486,7 @@ async fn sqlite_runs_stored_before_threads_were_kept_are_migrated() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_runs_stored_before_threads_were_kept_are_migrated() {
+async fn postgres_runs_stored_before_threads_and_chunks_are_migrated() {
     let url = tokio::task::spawn_blocking(|| a13n_testkit::host::postgres_database("migrate_threads")).await.unwrap();
     let options = PoolOptions { size: 2, wait: Duration::from_secs(10) };
     let runs = Runs::new(Arc::new(PostgresStorage::open(&url, options).await.unwrap()), false);
@@ -466,8 +499,17 @@ async fn postgres_runs_stored_before_threads_were_kept_are_migrated() {
                 "UPDATE a13n_runs SET updated_ms = CASE run_id WHEN 'run-z' THEN 1000 ELSE 2000 END;
                  DROP INDEX a13n_runs_by_thread; ALTER TABLE a13n_runs DROP COLUMN thread_id;
                  ALTER TABLE a13n_runs DROP COLUMN created; DROP SEQUENCE a13n_runs_created;
-                 ALTER TABLE a13n_events DROP COLUMN item; ALTER TABLE a13n_runs DROP COLUMN checkpoint_len;
-                 UPDATE a13n_schema SET version = version - 3;",
+                 CREATE TABLE a13n_journal (run_id TEXT NOT NULL, line_no BIGINT NOT NULL, line TEXT NOT NULL,
+                     PRIMARY KEY (run_id, line_no));
+                 INSERT INTO a13n_journal SELECT run_id, first + ordinality - 1, line
+                     FROM a13n_journal_chunks, unnest(lines) WITH ORDINALITY AS t(line, ordinality);
+                 CREATE TABLE a13n_events (run_id TEXT NOT NULL, sequence BIGINT NOT NULL, event TEXT NOT NULL,
+                     PRIMARY KEY (run_id, sequence));
+                 INSERT INTO a13n_events SELECT run_id, first + ordinality - 1, event
+                     FROM a13n_event_chunks, unnest(events) WITH ORDINALITY AS t(event, ordinality);
+                 DROP TABLE a13n_journal_chunks; DROP TABLE a13n_event_chunks;
+                 ALTER TABLE a13n_runs DROP COLUMN checkpoint_len;
+                 UPDATE a13n_schema SET version = version - 4;",
             )
             .await
             .unwrap();

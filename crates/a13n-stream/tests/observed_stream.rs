@@ -221,7 +221,7 @@ fn entries_stored_without_item_references_are_replaced_by_a_snapshot() {
     post(&server.address, 0, &lines[..20]);
     server.kill();
     let connection = rusqlite::Connection::open(&db).unwrap();
-    let forgotten = connection.execute("UPDATE events SET item = NULL WHERE run_id = 'run-x'", []).unwrap();
+    let forgotten = connection.execute("UPDATE event_chunks SET items = NULL WHERE run_id = 'run-x'", []).unwrap();
     assert!(forgotten > 0);
     drop(connection);
     let server = Server::start(exe, db.to_str().unwrap(), &[]);
