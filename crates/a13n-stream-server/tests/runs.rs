@@ -778,3 +778,62 @@ async fn an_ingest_dropped_while_its_commit_is_awaited_leaves_nothing_folded_beh
     assert_eq!(runs.snapshot("run-c").await.unwrap().unwrap(), fold_of(&lines));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A batch's lines and events are stored as chunks (one, or several past a megabyte): every range of the journal
+/// and every page of events reads back exactly what was committed, across chunk and batch boundaries.
+async fn chunks_read_back_every_range(storage: Arc<dyn Storage>) {
+    let big = |index: usize| format!("{index}{}", "x".repeat(600_000));
+    // Batches of 3, 1 and 3 lines; the last of three lines of 600 KB each (three chunks).
+    let batches: [Vec<String>; 3] =
+        [(0..3).map(|i| format!("line {i}")).collect(), vec!["line 3".into()], (4..7).map(big).collect()];
+    let (mut lines, mut events) = (Vec::new(), Vec::new());
+    for (index, batch_lines) in batches.into_iter().enumerate() {
+        // A batch's events have consecutive sequences; the second batch has none, the third large ones.
+        let count = [4, 0, 3][index];
+        let made: Vec<StoredEvent> = (0..count)
+            .map(|n| {
+                let sequence = events.len() as u64 + n + 1;
+                let event = if index == 2 { big(sequence as usize) } else { format!("{{\"n\":{sequence}}}") };
+                StoredEvent { sequence, event, item: Some(format!("{{\"i\":{sequence}}}")) }
+            })
+            .collect();
+        let batch = Batch {
+            run_id: "run-ch".into(),
+            offset: lines.len() as u64,
+            lines: batch_lines.clone(),
+            events: made.clone(),
+            position: (events.len() + made.len()) as u64,
+            incarnation: 5,
+            ..Batch::default()
+        };
+        storage.commit(Arc::new(batch)).await.unwrap();
+        lines.extend(batch_lines);
+        events.extend(made);
+    }
+    for from in 0..=lines.len() {
+        for to in from..=lines.len() + 1 {
+            let read = storage.journal("run-ch", from as u64, to as u64).await.unwrap();
+            assert!(read == lines[from..to.min(lines.len())], "journal {from}..{to}");
+        }
+    }
+    for after in 0..=events.len() {
+        for limit in 1..=events.len() + 1 {
+            let read = storage.events_after("run-ch", after as u64, limit).await.unwrap();
+            assert!(read == events[after..(after + limit).min(events.len())], "events after {after}, {limit}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn sqlite_chunks_read_back_every_range() {
+    let (runs, _, dir) = runs("chunks", RunLimits::default());
+    chunks_read_back_every_range(runs.storage()).await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn postgres_chunks_read_back_every_range() {
+    let url = tokio::task::spawn_blocking(|| a13n_testkit::host::postgres_database("chunks")).await.unwrap();
+    let options = PoolOptions { size: 2, wait: Duration::from_secs(10) };
+    chunks_read_back_every_range(Arc::new(PostgresStorage::open(&url, options).await.unwrap())).await;
+}
