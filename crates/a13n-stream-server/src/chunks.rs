@@ -7,7 +7,7 @@
 //! holds them as arrays. Either way a chunk's `first` is the journal offset or sequence of its first part, and
 //! the next part is the next one: a batch's events have consecutive sequences ([`first_sequence`] checks).
 
-use crate::storage::{StorageError, StoredEvent};
+use crate::storage::{Batch, StorageError, StoredEvent};
 
 /// What separates a chunk's parts in SQLite.
 pub(crate) const SEPARATOR: char = '\n';
@@ -48,6 +48,18 @@ pub(crate) fn join<'a>(parts: impl IntoIterator<Item = &'a str>) -> Result<Strin
         joined.push_str(part);
     }
     Ok(joined)
+}
+
+/// Whether `batch` can be stored as chunks in SQLite (events at consecutive sequences, no part holding the
+/// separator), checked before it joins a commit group, whose other batches it would otherwise fail.
+pub(crate) fn check(batch: &Batch) -> Result<(), StorageError> {
+    first_sequence(&batch.events)?;
+    let events = batch.events.iter().flat_map(|event| [Some(event.event.as_str()), event.item.as_deref()]);
+    let parts = batch.lines.iter().map(String::as_str).chain(events.flatten());
+    match parts.enumerate().find(|(_, part)| part.contains(SEPARATOR)) {
+        None => Ok(()),
+        Some((index, _)) => Err(StorageError::Database(format!("part {index} of a batch holds a newline"))),
+    }
 }
 
 /// A chunk's parts, in order.
@@ -120,6 +132,18 @@ mod tests {
         assert_eq!(ranges([10, 20, 30]), vec![(0..3)]);
         let half = CHUNK_BYTES / 2;
         assert_eq!(ranges([half, half, 5, CHUNK_BYTES * 3, 1]), [0..1, 1..3, 3..4, 4..5]);
+    }
+
+    #[test]
+    fn a_batch_is_checked_before_it_joins_a_group() {
+        let batch =
+            |events: Vec<StoredEvent>, line: &str| Batch { lines: vec![line.into()], events, ..Batch::default() };
+        assert!(check(&batch(vec![event(3), event(4)], "a")).is_ok());
+        assert!(check(&batch(vec![event(3), event(5)], "a")).is_err(), "sequences not consecutive");
+        assert!(check(&batch(vec![event(3)], "a\nb")).is_err(), "a line holding a newline");
+        let mut item = event(3);
+        item.item = Some("{\"a\":\n1}".into());
+        assert!(check(&batch(vec![item], "a")).is_err(), "an item reference holding a newline");
     }
 
     #[test]

@@ -122,7 +122,7 @@ const MIGRATIONS: &[&str] = &[
 ",
 ];
 
-/// Event chunks read a query while catching a subscriber up (a batch's events are a chunk).
+/// Event chunks read a query when a page of events is still short after the chunks its sequences name.
 const EVENT_CHUNKS_A_QUERY: i64 = 16;
 
 /// The advisory lock that orders new runs' first commits (an arbitrary key of this program's own).
@@ -298,7 +298,8 @@ impl Storage for PostgresStorage {
             .await?;
         let mut lines = Vec::new();
         for row in client.query(&statement, &[&run_id, &to_i64(from), &to_i64(to)]).await? {
-            chunks::lines_within(to_u64(row.get(0)), row.get::<_, Vec<String>>(1), (from, to), &mut lines);
+            let lines_of: Vec<String> = row.try_get(1)?;
+            chunks::lines_within(to_u64(row.try_get(0)?), lines_of, (from, to), &mut lines);
         }
         Ok(lines)
     }
@@ -415,27 +416,36 @@ impl Storage for PostgresStorage {
 
     async fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError> {
         let client = self.pool.get().await?;
-        // From the chunk holding the event after `after`, a few chunks a query until `limit` events are read.
+        // From the chunk holding the event after `after`: first the chunks that start by `after + limit` (a run's
+        // sequences are consecutive, so those hold the page), then, while the page is short (a gap, or the run's
+        // end), a few chunks a query after the last one read.
         let statement = client
             .prepare_cached(
-                "SELECT first, events, items FROM a13n_event_chunks WHERE run_id = $1 AND first > $3 AND first >=
-                     coalesce((SELECT max(first) FROM a13n_event_chunks WHERE run_id = $1 AND first <= $2::bigint + 1), 0)
-                 ORDER BY first LIMIT $4",
+                "SELECT first, events, items FROM a13n_event_chunks WHERE run_id = $1 AND first > $3 AND first <= $4
+                     AND first >= coalesce((SELECT max(first) FROM a13n_event_chunks
+                         WHERE run_id = $1 AND first <= $2::bigint + 1), 0)
+                 ORDER BY first LIMIT $5",
             )
             .await?;
         let (mut events, mut read_to) = (Vec::new(), -1_i64);
+        let (mut upto, mut rows_a_query) = (to_i64(after.saturating_add(limit as u64)), to_i64(limit as u64 + 1));
         loop {
-            let rows = client.query(&statement, &[&run_id, &to_i64(after), &read_to, &EVENT_CHUNKS_A_QUERY]).await?;
+            let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
+                [&run_id, &to_i64(after), &read_to, &upto, &rows_a_query];
+            let rows = client.query(&statement, &params).await?;
             for row in &rows {
-                read_to = row.get(0);
-                let parts = row.get::<_, Vec<String>>(1).into_iter().zip(row.get::<_, Vec<Option<String>>>(2));
+                read_to = row.try_get(0)?;
+                let texts: Vec<String> = row.try_get(1)?;
+                let items: Vec<Option<String>> = row.try_get(2)?;
+                let parts = texts.into_iter().zip(items.into_iter().chain(std::iter::repeat(None)));
                 if chunks::events_after(to_u64(read_to), parts, after, limit, &mut events) {
                     return Ok(events);
                 }
             }
-            if rows.len() < EVENT_CHUNKS_A_QUERY as usize {
+            if rows.len() < rows_a_query as usize && upto == i64::MAX {
                 return Ok(events);
             }
+            (upto, rows_a_query) = (i64::MAX, EVENT_CHUNKS_A_QUERY);
         }
     }
 

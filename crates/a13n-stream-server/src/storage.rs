@@ -544,6 +544,8 @@ impl Storage for SqliteStorage {
     }
 
     async fn commit(&self, batch: Arc<Batch>) -> Result<(), StorageError> {
+        // Refused alone, before it joins a group that it would fail.
+        chunks::check(&batch)?;
         let (answer, start) = self.queue.submit(batch);
         if start {
             let Ok(runtime) = tokio::runtime::Handle::try_current() else {
