@@ -3,7 +3,8 @@
 //! A commit writes two rows, not one a line and one an event; a database's cost is mostly per row.
 //!
 //! SQLite holds a chunk's parts joined by newlines: no part holds one (journal lines are split at newlines; events
-//! and item references are compact JSON, which escapes them), and joining refuses a part that does. PostgreSQL
+//! and item references are compact JSON, which escapes them), and [`check`] refuses a batch with a part that does,
+//! before the batch is written (the writer joins the parts without looking again). PostgreSQL
 //! holds them as arrays. Either way a chunk's `first` is the journal offset or sequence of its first part, and
 //! the next part is the next one: a batch's events have consecutive sequences ([`first_sequence`] checks).
 
@@ -35,19 +36,17 @@ pub(crate) fn ranges(sizes: impl IntoIterator<Item = usize>) -> Vec<std::ops::Ra
     ranges
 }
 
-/// `parts` joined into one chunk's text, or an error when a part holds the separator.
-pub(crate) fn join<'a>(parts: impl IntoIterator<Item = &'a str>) -> Result<String, StorageError> {
+/// `parts` joined into one chunk's text. The parts come from a batch [`check`] passed, so none holds the separator.
+pub(crate) fn join<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
     let mut joined = String::new();
     for (index, part) in parts.into_iter().enumerate() {
-        if part.contains(SEPARATOR) {
-            return Err(StorageError::Database(format!("part {index} of a chunk holds a newline")));
-        }
+        debug_assert!(!part.contains(SEPARATOR), "a checked batch's part holds no separator");
         if index > 0 {
             joined.push(SEPARATOR);
         }
         joined.push_str(part);
     }
-    Ok(joined)
+    joined
 }
 
 /// Whether `batch` can be stored as chunks in SQLite (events at consecutive sequences, no part holding the
@@ -121,9 +120,11 @@ mod tests {
 
     #[test]
     fn parts_join_and_split_back_and_a_newline_is_refused() {
-        let joined = join(["a", "", "{\"b\":1}"]).expect("no newline");
+        let joined = join(["a", "", "{\"b\":1}"]);
         assert_eq!(split(&joined).collect::<Vec<_>>(), ["a", "", "{\"b\":1}"]);
-        assert!(matches!(join(["a", "b\nc"]), Err(StorageError::Database(message)) if message.contains("part 1")));
+        let lines = vec!["a".to_owned(), "b\nc".to_owned()];
+        let refused = check(&Batch { lines, ..Batch::default() });
+        assert!(matches!(refused, Err(StorageError::Database(message)) if message.contains("part 1")));
     }
 
     #[test]

@@ -704,7 +704,7 @@ fn write_batch(transaction: &rusqlite::Transaction<'_>, batch: &Batch) -> Result
             transaction.prepare_cached("INSERT INTO journal_chunks (run_id, first, lines) VALUES (?1, ?2, ?3)")?;
         for range in chunks::ranges(batch.lines.iter().map(String::len)) {
             let first = batch.offset + range.start as u64;
-            let lines = chunks::join(batch.lines[range].iter().map(String::as_str))?;
+            let lines = chunks::join(batch.lines[range].iter().map(String::as_str));
             insert.execute(params![batch.run_id, to_i64(first), lines])?;
         }
         let first_sequence = chunks::first_sequence(&batch.events)?.unwrap_or(0);
@@ -712,10 +712,10 @@ fn write_batch(transaction: &rusqlite::Transaction<'_>, batch: &Batch) -> Result
             .prepare_cached("INSERT INTO event_chunks (run_id, first, events, items) VALUES (?1, ?2, ?3, ?4)")?;
         for range in chunks::ranges(batch.events.iter().map(|event| event.event.len())) {
             let (first, events) = (first_sequence + range.start as u64, &batch.events[range]);
-            let texts = chunks::join(events.iter().map(|event| event.event.as_str()))?;
+            let texts = chunks::join(events.iter().map(|event| event.event.as_str()));
             // Item references all or none: a host stored events without them only before it kept them.
             let items = events.iter().map(|event| event.item.as_deref()).collect::<Option<Vec<_>>>();
-            let items = items.map(chunks::join).transpose()?;
+            let items = items.map(chunks::join);
             insert.execute(params![batch.run_id, to_i64(first), texts, items])?;
         }
         let mut upsert = transaction.prepare_cached(
