@@ -3,8 +3,16 @@
 //! [`DisplayFold::fold_line`] extend a held stream through the same two steps ([`DisplayFold::grow_arguments`]
 //! and [`DisplayFold::put_arguments`]), so they change the held stream and its item identically.
 
-#[allow(unused_imports)]
-use super::*;
+use serde_json::{json, Value};
+
+use super::bounds::{append_args_delta, append_value_args_delta, omitted};
+use super::item::{observation_id, ObservedItem};
+use super::{
+    Change, CharCounts, Field, Held, ItemContent, ItemKind, ItemState, StreamedArguments, MAX_OBSERVATION_BYTES,
+};
+use crate::fields::{agui_key, source_key};
+use crate::json::{escaped_str_size, json_size, Object};
+use crate::{names, DisplayFold, ItemRef, UtcTime};
 
 impl DisplayFold {
     /// Seal the observation of a finished argument stream: no later event can extend it.

@@ -1,7 +1,11 @@
 //! The display's size bounds: bounded fields, appends that keep within them, and events cut to fit.
 
-#[allow(unused_imports)]
-use super::*;
+use serde_json::Value;
+
+use super::{CharCounts, Field, ItemContent, ToolResultContent};
+use crate::fields::{agui_key, item_key, source_key};
+use crate::json::{char_boundary, char_len, Object};
+use crate::Event;
 
 /// Observations larger than this (bytes of ASCII-escaped JSON) keep only their name.
 pub const MAX_OBSERVATION_BYTES: usize = 32_768;

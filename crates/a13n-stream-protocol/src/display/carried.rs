@@ -5,9 +5,10 @@
 //! its keys and serialize the item; the lane writes the event's value once from the scanned line
 //! ([`CarriedLine`]) and uses those bytes for both the observed line and the item's sealed content.
 
+use super::item::{observation_id, write_observed_line, ObservedItem};
 use super::store::Change;
 use super::stream_id::StreamId;
-use super::{observation_id, write_observed_line, DisplayFold, ItemKind, ItemRef, ItemState, ObservedItem};
+use super::{DisplayFold, ItemKind, ItemRef, ItemState};
 use crate::agui::Event;
 use crate::carried_line::{Carried, CarriedLine};
 use crate::fields::item_key;

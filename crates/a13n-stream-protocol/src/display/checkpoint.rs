@@ -1,7 +1,13 @@
 //! Checkpoints: the continuation a fold restores from and the snapshot (items and continuation) it exports.
 
-#[allow(unused_imports)]
-use super::*;
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::ItemKind;
+use crate::fragments::FragmentState;
+use crate::json::Object;
+use crate::{InputError, Item, MemorySource, ObserverContinuation, StreamPosition, UtcTime};
 
 /// A tool-call part's streamed arguments so far and the one observation item that holds them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,8 +1,13 @@
 //! The display's items: their kinds and states, positions, references and the observed entries a fold writes.
 
-#[allow(unused_imports)]
-use super::*;
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
 use crate::json::write_pydantic_str;
+use crate::json::Object;
+use crate::{MemorySource, UtcTime};
 
 /// What an item presents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

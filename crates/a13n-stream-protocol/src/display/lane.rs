@@ -11,11 +11,13 @@
 
 use serde_json::Value;
 
+use super::bounds::append_bounded;
 use super::field::{Field, FieldInput};
+use super::item::{write_observed_line, ObservedItem};
 use super::item_content::ItemContent;
 use super::store::CharCounts;
 use super::stream_id::StreamId;
-use super::{append_bounded, write_observed_line, DisplayFold, ItemKind, LanePath, ObservedItem};
+use super::{DisplayFold, ItemKind, LanePath};
 use crate::carried_line::CarriedLine;
 use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
 use crate::error::FoldError;

@@ -6,8 +6,21 @@
 
 use std::borrow::Cow;
 
-#[allow(unused_imports)]
-use super::*;
+use serde_json::Value;
+
+use super::bounds::{append_bounded, set_bounded};
+use super::field::COPIED;
+use super::item::{write_observed_line, ObservedItem};
+use super::py::py_str;
+use super::rules::check_timestamp;
+use super::{
+    integer_timestamp, message_kind, Change, CharCounts, Field, FieldInput, FieldValue, ItemContent, ItemKind,
+    ItemState, ToolResultContent, MAX_FIELD_CHARS,
+};
+use crate::agui::EventType;
+use crate::fields::{agui_key, item_key};
+use crate::json::{json_size, Object};
+use crate::{DisplayFold, Event, ItemRef};
 
 /// What folding a message event reads of it.
 pub(super) struct MessageEvent<'a> {
@@ -161,7 +174,7 @@ impl DisplayFold {
 
     /// Fold one message event into its item (`kind`, keyed by the run, the event's scope and its source id).
     pub(super) fn fold_message(&mut self, kind: ItemKind, event: MessageEvent<'_>) -> ItemRef {
-        use EventType as T;
+        use crate::agui::EventType as T;
         let event_type = event.event_type;
         let position = self.stream_id();
         let key = self.scoped(kind, event.subagent(), &event.source_id);

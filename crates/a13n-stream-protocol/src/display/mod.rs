@@ -11,8 +11,6 @@
 //! [`DisplayFold::fold_source`] (or [`DisplayFold::events`] followed by [`DisplayFold::fold`]); AG-UI events from
 //! elsewhere go to [`DisplayFold::fold`] directly. Export whenever a checkpoint is due.
 
-use std::collections::HashSet;
-
 mod arguments;
 mod bounds;
 mod carried;
@@ -40,15 +38,20 @@ mod store;
 mod stream_id;
 
 pub use crate::lane_counts::{FastLane, LaneCounts, LaneFor, LanePath};
-use bounds::*;
+use bounds::bound_event;
 pub use bounds::{MAX_FIELD_CHARS, MAX_OBSERVATION_BYTES};
-pub use checkpoint::*;
-pub use item::*;
+pub use checkpoint::{DisplayContinuation, DisplaySnapshot, StreamedArguments};
+pub use item::{
+    event_json, item_id, ContentRef, Item, ItemKind, ItemRef, ItemState, Observed, PositionError, StreamPosition,
+};
 pub use observed_line::ObservedLine;
 pub use policy::ContentPolicy;
-use py::*;
 pub use read_ahead::{ReadAhead, ScannedLine};
-use rules::*;
+use rules::failed_tool_call;
+use rules::integer_timestamp;
+use rules::message_kind;
+use rules::observed_whole;
+use rules::validate_event;
 
 use checkpoint_text::DecodedItem;
 use continuation_parts::ContinuationParts;
@@ -62,22 +65,19 @@ use store::{Change, CharCounts, Store};
 use stream_id::StreamId;
 
 use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
+use serde_json::Value;
 
 use crate::agui::{Event, EventType, ToolResultContent};
 use crate::args_event::EventTemplate;
-use crate::content::{tool_execution_value, tool_result_content};
-use crate::error::{FoldError, InputError, InputKind};
-use crate::fields::{agui_key, item_key, source_key};
-use crate::fragments::{Accepted, CustomEventAssembler, FragmentState};
-use crate::json::{char_boundary, char_len, escaped_str_size, json_size, Object, PyDumps};
+use crate::content::tool_execution_value;
+use crate::error::FoldError;
+use crate::fields::agui_key;
+use crate::fragments::CustomEventAssembler;
+use crate::json::Object;
 use crate::lane_hint::LaneMemos;
-use crate::memory::{memory_sources, MemorySource};
-use crate::names;
-use crate::observer::{AguiEventProcessor, HarnessAguiStreamObserver, ObserverContinuation};
-use crate::source::{EventKind, SourceItem};
+use crate::memory::MemorySource;
+use crate::observer::{AguiEventProcessor, HarnessAguiStreamObserver};
+use crate::source::SourceItem;
 use crate::time::UtcTime;
 
 /// Options of a new [`DisplayFold`].
@@ -451,6 +451,10 @@ fn observer_with(processor: Option<AguiEventProcessor>, bounded: bool) -> Harnes
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::display::bounds::append_bounded;
+    use crate::display::py::py_str;
+    use crate::json::char_len;
+    use serde_json::json;
 
     fn event(value: Value) -> Object {
         value.as_object().cloned().unwrap()

@@ -2,7 +2,22 @@
 //! event can change it; streamed tool-call arguments coalesce into one, a tool's execution observation names its
 //! call, and a failed tool result fails the call's item.
 
-use super::*;
+use serde_json::{json, Value};
+
+use super::bounds::{omitted, set_bounded};
+use super::item::{observation_id, ObservationContent};
+use super::py::{py_str, truthy, PY_NONE};
+use super::rules::streamed_arguments;
+use super::{
+    item_id, Change, CharCounts, Field, FieldInput, ItemContent, ItemKind, ItemState, MAX_FIELD_CHARS,
+    MAX_OBSERVATION_BYTES,
+};
+use crate::fields::{agui_key, item_key, source_key};
+use crate::fragments::Accepted;
+use crate::json::{json_size, Object, PyDumps};
+use crate::memory::memory_sources;
+use crate::{names, DisplayFold, ItemRef, MemorySource, UtcTime};
+use std::collections::HashSet;
 
 impl DisplayFold {
     pub(super) fn observation(&mut self, payload: &Object) -> Option<ItemRef> {

@@ -1,7 +1,6 @@
 //! Python's truthiness, `str` and `repr` of JSON values, as the reference applies them to event fields.
 
-#[allow(unused_imports)]
-use super::*;
+use serde_json::Value;
 
 /// Python truthiness of a JSON value.
 pub(super) fn truthy(value: &Value) -> bool {

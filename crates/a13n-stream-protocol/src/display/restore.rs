@@ -1,7 +1,14 @@
 //! Continuing a fold from a checkpoint: from a decoded snapshot, from checkpoint JSON (read in one pass when it
 //! is in the writers' layout), from the parts a host stores, or checked against the run it must belong to.
 
-use super::*;
+use serde::Deserialize;
+
+use super::checkpoint::checkpoint_error;
+use super::{bound_event, checkpoint_text, ContinuationParts, DecodedItem, Held, Restoring, Store};
+use crate::{
+    AguiEventProcessor, ContentPolicy, CustomEventAssembler, DisplayContinuation, DisplayFold, DisplayOptions,
+    DisplaySnapshot, FoldError, HarnessAguiStreamObserver, InputError,
+};
 
 impl DisplayFold {
     /// Continue from a checkpoint. `retain_content` and the processor are host policy, not checkpoint state:

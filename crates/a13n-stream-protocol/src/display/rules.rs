@@ -1,12 +1,19 @@
 //! What the fold reads from an AG-UI event: which item kind it folds into, the fields it copies, the checks
 //! that make folding unable to fail half-way, and the events that need special handling.
 
-#[allow(unused_imports)]
-use super::*;
+use serde_json::Value;
+
+use super::py::truthy;
+use super::{tool_execution_value, ItemKind, ToolResultContent};
+use crate::agui::EventType;
+use crate::fields::{agui_key, source_key};
+use crate::json::{char_boundary, Object, PyDumps};
+use crate::source::EventKind;
+use crate::{names, tool_result_content, InputError, InputKind, SourceItem, UtcTime};
 
 /// The message kinds and the item kind each folds into.
 pub(super) fn message_kind(event_type: EventType) -> Option<ItemKind> {
-    use EventType as T;
+    use crate::agui::EventType as T;
     match event_type {
         T::TextMessageStart | T::TextMessageContent | T::TextMessageEnd => Some(ItemKind::TextMessage),
         T::ReasoningMessageStart | T::ReasoningMessageContent | T::ReasoningMessageEnd | T::ReasoningEncryptedValue => {
@@ -20,14 +27,12 @@ pub(super) fn message_kind(event_type: EventType) -> Option<ItemKind> {
 /// The events whose item is the whole event: the run's and a subagent's boundaries, each one completed
 /// observation.
 pub(super) fn observed_whole(event_type: EventType) -> bool {
-    use EventType as T;
+    use crate::agui::EventType as T;
     matches!(
         event_type,
         T::RunStarted | T::RunFinished | T::RunError | T::SubagentStarted | T::SubagentFinished | T::SubagentError
     )
 }
-
-pub(super) use super::field::COPIED;
 
 /// Python's `isinstance(timestamp, int)`, as epoch milliseconds.
 pub(super) fn integer_timestamp(payload: &Object) -> Option<i64> {
@@ -67,7 +72,7 @@ pub(super) fn validate_event(payload: &Object) -> Result<(), InputError> {
             None => Err(InputError::of(InputKind::Missing, key, format!("missing field for {event_type}"))),
         }
     };
-    use EventType as T;
+    use crate::agui::EventType as T;
     let Some(known) = EventType::parse(event_type) else { return Ok(()) };
     match known {
         T::ReasoningEncryptedValue => require_str(agui_key::ENTITY_ID)?,

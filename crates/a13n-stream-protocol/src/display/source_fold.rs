@@ -3,8 +3,12 @@
 //! observation, a run or subagent boundary) becomes that object once, which the observation fold reads and the
 //! observed line writes. Nothing is converted to JSON and read back.
 
-#[allow(unused_imports)]
-use super::*;
+use super::item::{write_observed_line, ObservedItem};
+use super::rules::check_timestamp;
+use super::{integer_timestamp, observed_whole, validate_event};
+use crate::agui::EventType;
+use crate::json::Object;
+use crate::{DisplayFold, Event, FoldError, InputError, ItemRef, Observed, SourceItem};
 
 /// A source item's event as the fold holds it: typed, or the object its item was made of.
 // Most entries are typed events, held inline as the observer's `Vec<Event>` holds them; boxing them would allocate

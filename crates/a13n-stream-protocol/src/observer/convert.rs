@@ -1,7 +1,15 @@
 //! The conversion of one source item: routed by run (root or inline child) and by event kind.
 
-#[allow(unused_imports)]
-use super::*;
+use serde_json::Value;
+
+use super::custom::{convert_input, custom_harness_event, custom_pydantic_event};
+use super::delegation::{attribute, convert_delegation, inline_delegation};
+use super::parts::{close_parts, convert_part_delta, convert_part_end, convert_part_start};
+use super::terminal::{convert_terminal, convert_tool_result};
+use super::{custom, ObserverState, RunStartedEvent};
+use crate::json::Object;
+use crate::source::EventKind;
+use crate::{names, Event, ObserveError, SourceBody, SourceItem};
 
 pub(super) fn convert_stream(
     item: &SourceItem,

@@ -1,7 +1,12 @@
 //! CUSTOM events: Pydantic AI and Harness events carried through, inputs, and fragmentation of large ones.
 
-#[allow(unused_imports)]
-use super::*;
+use serde_json::Value;
+
+use super::{fragment_lazily, CustomEvent};
+use crate::json::char_len;
+use crate::json::Object;
+use crate::source::EventKind;
+use crate::{names, Event, SourceEvent, SourceItem};
 
 pub(super) fn frame_custom(event: CustomEvent, item: &SourceItem, index: usize, out: &mut Vec<Event>) {
     let identity = || format!("{}:{}:{}:{index}", item.thread_id, item.run_id, item.sequence);

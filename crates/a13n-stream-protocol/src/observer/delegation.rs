@@ -1,8 +1,15 @@
 //! Inline delegation: a root stream's subagent runs started, completed or failed, and their events attributed
 //! to them.
 
-#[allow(unused_imports)]
-use super::*;
+use serde_json::Value;
+
+use super::custom::custom_harness_event;
+use super::parts::close_parts;
+use super::{ObserverState, SubagentErrorEvent, SubagentFinishedEvent, SubagentStartedEvent};
+use crate::json::Object;
+use crate::pydantic::Validation;
+use crate::source::EventKind;
+use crate::{Event, ObserveError, SourceEvent, SourceItem};
 
 pub(super) fn inline_delegation(event: &SourceEvent) -> Option<&Object> {
     if event.kind() != EventKind::Extension || event.str_field("kind") != Some("delegation") {

@@ -3,8 +3,16 @@
 //! cursor, a request index). Every check here is one under which [`observe`](Observer::observe) would do exactly
 //! what the lane does.
 
-#[allow(unused_imports)]
-use super::*;
+use super::delegation::{attribute, subagent_event, validate_delegation};
+use super::parts::{
+    closing_events, encrypted, part_id, reasoning_content, reasoning_end, reasoning_start, text_content, text_end,
+    text_start, tool_call_events,
+};
+use super::terminal::tool_result;
+use super::{ObserverState, PartCursor, RootStream};
+use crate::json::Object;
+use crate::part_kind::PartKind;
+use crate::{Event, Observer};
 
 use crate::carried_line::{Carried, CarriedLine};
 use crate::delta_line::ContentDelta;

@@ -20,12 +20,12 @@ mod parts;
 mod terminal;
 mod undo;
 
-use convert::*;
-use custom::*;
-use delegation::*;
-use parts::*;
-use terminal::*;
-use undo::*;
+use convert::convert;
+use convert::convert_stream;
+use custom::custom;
+use custom::frame_custom;
+use custom::snake_case;
+use undo::Undo;
 
 use std::borrow::Borrow;
 use std::marker::PhantomData;
@@ -42,14 +42,11 @@ use crate::agui::{
     ToolCallStartEvent,
 };
 use crate::args_event::EventTemplate;
-use crate::content::{public_tool_value, tool_execution_value, tool_result_content};
+use crate::content::{public_tool_value, tool_execution_value};
 use crate::error::{InputError, ObservationKind, ObserveError};
 use crate::fragments::fragment_lazily;
-use crate::json::{char_len, Object, PyDumps};
 use crate::lane_hint::LaneMemos;
-use crate::names;
-use crate::pydantic::Validation;
-use crate::source::{EventKind, RunResult, RunStatus, SourceBody, SourceEvent, SourceItem};
+use crate::source::SourceItem;
 
 /// A host processor: sees each converted event with its source item and returns it, a replacement, or `None` to
 /// drop it. A replacement may change only the event type's mutable fields (text and argument deltas, encrypted
@@ -528,6 +525,7 @@ fn validate_processor_result(original: &Event, candidate: Event) -> Result<Event
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::observer::custom::valid_tool_event_name;
 
     /// A processor's event is compared with the original as Python compares them: numbers by value, so one that
     /// comes back through Python (`1.50` as `1.5`, `-0` as `0`) changes nothing.

@@ -1,7 +1,16 @@
 //! Parts: text, thinking and tool-call parts opened, extended and closed, each with its cursor.
 
-#[allow(unused_imports)]
-use super::*;
+use serde_json::Value;
+
+use super::{
+    ObserverState, PartCursor, ReasoningEncryptedValueEvent, ReasoningMessageContentEvent, ReasoningMessageEndEvent,
+    ReasoningMessageStartEvent, TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent, ToolCallArgsEvent,
+    ToolCallEndEvent, ToolCallStartEvent,
+};
+use crate::json::Object;
+use crate::json::PyDumps;
+use crate::part_kind::PartKind;
+use crate::{Event, ObservationKind, ObserveError, SourceEvent, SourceItem};
 
 /// Settle open text and reasoning parts at an authoritative execution boundary.
 pub(super) fn close_parts(item: &SourceItem, state: &mut ObserverState) -> Vec<Event> {

@@ -1,7 +1,15 @@
 //! Tool results and the run's terminal result: usage, status and the events that end a run.
 
-#[allow(unused_imports)]
-use super::*;
+use serde_json::Value;
+
+use super::custom::custom_pydantic_event;
+use super::{
+    public_tool_value, tool_execution_value, Interrupt, RunErrorEvent, RunFinishedEvent, RunFinishedOutcome,
+    TokenUsage, ToolCallResultEvent,
+};
+use crate::json::Object;
+use crate::source::{EventKind, RunResult, RunStatus};
+use crate::{names, tool_result_content, Event, ObserveError, SourceEvent, SourceItem};
 
 pub(super) fn convert_tool_result(item: &SourceItem, event: &SourceEvent) -> Result<Vec<Event>, ObserveError> {
     let Some(part) = event.object("part") else {

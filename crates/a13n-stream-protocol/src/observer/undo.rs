@@ -1,7 +1,10 @@
 //! Atomicity: copies of exactly the state entries one item's conversion can touch, put back if it is rejected.
 
-#[allow(unused_imports)]
-use super::*;
+use indexmap::IndexMap;
+
+use super::delegation::inline_delegation;
+use super::{Mode, ObserverState, PartCursor};
+use crate::SourceItem;
 
 /// Copies of the state entries one item's conversion can change, to put back if the item is rejected.
 ///
