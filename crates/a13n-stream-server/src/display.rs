@@ -116,7 +116,7 @@ impl Feed {
                     }
                     Live::Batch(batch) if batch.to <= self.last => {}
                     Live::Batch(_) | Live::Wake => self.catching_up = true,
-                    Live::Event(_) => {}
+                    Live::Events(_) => {}
                     Live::Deleted => {
                         self.pending.push_back(DisplayEnd::frame(self.last, crate::wire::DELETED));
                         self.ending = true;

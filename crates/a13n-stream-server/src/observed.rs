@@ -118,16 +118,18 @@ impl Feed {
     fn take(&mut self, live: &Live) {
         let held = self.last + self.batch.len() as u64;
         match live {
-            Live::Event(event) if event.sequence == held + 1 => {
-                self.batch.push((event.sequence, event.data.clone(), event.item.clone()));
-            }
-            Live::Event(event) if event.sequence <= held => {}
+            Live::Events(events) => match crate::runs::following(events, held) {
+                Some(fresh) => {
+                    self.batch.extend(fresh.iter().map(|e| (e.sequence, e.data.clone(), e.item.clone())));
+                }
+                None => self.fall_back(),
+            },
             Live::Batch(batch) if batch.to <= self.last => {}
             Live::Batch(batch) if batch.from == self.last && batch.to == held => {
                 let entries = std::mem::take(&mut self.batch);
                 self.send(&entries);
             }
-            Live::Event(_) | Live::Batch(_) | Live::Wake => self.fall_back(),
+            Live::Batch(_) | Live::Wake => self.fall_back(),
             Live::Deleted => {
                 self.batch.clear();
                 self.push_end(None, DELETED);

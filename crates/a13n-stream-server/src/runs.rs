@@ -27,8 +27,10 @@ use crate::patch::item_patch;
 use crate::postgres::Notice;
 use crate::storage::{Batch, Rejection, Storage, StorageError, StoredEvent, StoredItem, NO_ITEM};
 
-/// How many live events a subscriber may fall behind before it catches up from storage instead.
-pub const LIVE_BUFFER: usize = 256;
+/// How many live messages a subscriber may fall behind before it catches up from storage instead. A committed batch
+/// sends two (its events, then its display change), so this is 16 batches; a message is dropped once every
+/// subscriber has read it, so only a lagging subscriber keeps any.
+pub const LIVE_BUFFER: usize = 32;
 
 /// Runs read per page by retention.
 const EXPIRE_PAGE: usize = 256;
@@ -42,6 +44,17 @@ pub struct Delivered {
     pub data: String,
     /// The item reference JSON the fold handed out with it (`null`: none).
     pub item: String,
+}
+
+/// The events of a batch's [`Live::Events`] after sequence `last`, when they follow it directly (events at or
+/// before it were delivered already); `None` when there is a gap: the subscriber missed a message, or another
+/// process committed in between, and catches up from storage.
+pub(crate) fn following(events: &[Delivered], last: u64) -> Option<&[Delivered]> {
+    let fresh = &events[events.partition_point(|event| event.sequence <= last)..];
+    match fresh.first() {
+        Some(first) if first.sequence != last + 1 => None,
+        _ => Some(fresh),
+    }
 }
 
 /// Whether an event's JSON is the root run's terminal event (`RUN_FINISHED` or `RUN_ERROR`).
@@ -271,8 +284,9 @@ pub enum Follows {
 /// What subscribers of a run are told.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Live {
-    /// An event committed here.
-    Event(Delivered),
+    /// The events of a batch committed here, in sequence order, consecutive (never empty): one message a batch,
+    /// so that a subscriber wakes once for it and writes its frames together.
+    Events(Vec<Delivered>),
     /// The display change of a batch committed here (after its events).
     Batch(Arc<DisplayBatch>),
     /// Storage advanced elsewhere (another host process): catch up from storage.
@@ -789,11 +803,15 @@ impl Runs {
         self.metrics.rejected_lines.inc_by(batch.rejections.len() as u64);
         let (produced, next_offset, position) = (batch.events.len(), state.journal_len, batch.position);
         slot.announced = slot.announced.max(position);
-        for event in batch.events {
+        let delivered: Vec<Delivered> = (batch.events.into_iter())
+            .map(|event| {
+                let item = event.item.unwrap_or_else(|| NO_ITEM.to_owned());
+                Delivered { sequence: event.sequence, data: event.event, item }
+            })
+            .collect();
+        if !delivered.is_empty() {
             // No subscriber is not an error: events are stored for whoever connects later.
-            let item = event.item.unwrap_or_else(|| NO_ITEM.to_owned());
-            let delivered = Delivered { sequence: event.sequence, data: event.event, item };
-            let _ = live.send(Arc::new(Live::Event(delivered)));
+            let _ = live.send(Arc::new(Live::Events(delivered)));
         }
         let rejected_lines = batch.rejections;
         let change =
@@ -1218,6 +1236,18 @@ pub fn valid_run_id(run_id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_follows_the_last_delivered_event_or_is_a_gap() {
+        let batch = |sequences: std::ops::RangeInclusive<u64>| -> Vec<Delivered> {
+            sequences.map(|sequence| Delivered { sequence, data: String::new(), item: String::new() }).collect()
+        };
+        let sequences = |events: Option<&[Delivered]>| events.map(|e| e.iter().map(|e| e.sequence).collect::<Vec<_>>());
+        assert_eq!(sequences(following(&batch(5..=7), 4)), Some(vec![5, 6, 7]));
+        assert_eq!(sequences(following(&batch(5..=7), 5)), Some(vec![6, 7]), "delivered from storage already");
+        assert_eq!(sequences(following(&batch(5..=7), 9)), Some(vec![]), "all delivered already");
+        assert_eq!(sequences(following(&batch(5..=7), 3)), None, "event 4 was missed");
+    }
 
     #[test]
     fn run_ids_made_of_dots_are_refused() {

@@ -117,11 +117,8 @@ impl RunTail {
             };
             match received {
                 Ok(live) => match live.as_ref() {
-                    Live::Event(delivered) if delivered.sequence == self.last + 1 => {
-                        self.pending.push_back((delivered.sequence, delivered.data.clone()));
-                    }
-                    Live::Event(delivered) if delivered.sequence > self.last => self.catching_up = true,
-                    Live::Event(_) | Live::Batch(_) => {}
+                    Live::Events(events) => self.take(events),
+                    Live::Batch(_) => {}
                     Live::Wake => self.catching_up = true,
                     Live::Deleted => {
                         self.finished = true;
@@ -135,6 +132,15 @@ impl RunTail {
                 }
                 Err(RecvError::Closed) => return None,
             }
+        }
+    }
+
+    /// A batch's live events: those after the last one delivered when they follow it directly, else back to
+    /// storage.
+    fn take(&mut self, events: &[crate::runs::Delivered]) {
+        match crate::runs::following(events, self.last) {
+            Some(fresh) => self.pending.extend(fresh.iter().map(|event| (event.sequence, event.data.clone()))),
+            None => self.catching_up = true,
         }
     }
 
