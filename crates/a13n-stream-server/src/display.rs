@@ -15,12 +15,11 @@
 //! JSON and the sequence that last changed it.
 
 use std::collections::VecDeque;
-use std::convert::Infallible;
 use std::sync::Arc;
 
+use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
-use axum::response::sse::Event as SseEvent;
 use axum::response::Response;
 use futures_util::stream;
 use tokio::sync::broadcast::error::RecvError;
@@ -53,7 +52,7 @@ fn frame<'a>(
     complete: bool,
     items: impl IntoIterator<Item = &'a StoredItem>,
     patches: impl IntoIterator<Item = &'a str>,
-) -> Result<SseEvent, StorageError> {
+) -> Result<Bytes, StorageError> {
     let items = stored_items(items)?;
     let patches = patches
         .into_iter()
@@ -64,7 +63,7 @@ fn frame<'a>(
         Frame::Snapshot => "snapshot",
         Frame::Items => "items",
     };
-    Ok(SseEvent::default().event(name).id(position(at).to_string()).data(data))
+    Ok(crate::sse::frame(Some(name), Some(&position(at).to_string()), &data))
 }
 
 /// Where a display subscriber is.
@@ -78,18 +77,18 @@ struct Feed {
     /// The next catch-up is the client's first frame and carries every item.
     snapshot: bool,
     catching_up: bool,
-    pending: VecDeque<SseEvent>,
+    pending: VecDeque<Bytes>,
     /// The end frame is queued: the stream ends once `pending` is sent.
     ending: bool,
     _counted: SubscriberGuard,
 }
 
 impl Feed {
-    async fn next(mut self) -> Option<(Result<SseEvent, Infallible>, Feed)> {
+    async fn next(mut self) -> Option<(Bytes, Feed)> {
         loop {
             if let Some(frame) = self.pending.pop_front() {
                 self.app.runs.metrics.delivered.inc();
-                return Some((Ok(frame), self));
+                return Some((frame, self));
             }
             if self.ending || *self.shutdown.borrow() {
                 return None;

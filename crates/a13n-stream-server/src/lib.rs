@@ -35,6 +35,7 @@ pub mod postgres;
 mod problem;
 mod routes;
 pub mod runs;
+mod sse;
 pub mod storage;
 mod subscribe;
 mod threads;

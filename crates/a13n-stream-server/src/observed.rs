@@ -13,12 +13,11 @@
 //! that falls behind or misses a batch (another process committed it) catches up from storage.
 
 use std::collections::VecDeque;
-use std::convert::Infallible;
 use std::sync::Arc;
 
+use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
-use axum::response::sse::Event as SseEvent;
 use axum::response::Response;
 use futures_util::stream;
 use tokio::sync::broadcast::error::RecvError;
@@ -243,19 +242,15 @@ struct Subscription {
 }
 
 impl Subscription {
-    async fn next(mut self) -> Option<(Result<SseEvent, Infallible>, Subscription)> {
+    async fn next(mut self) -> Option<(Bytes, Subscription)> {
         let frame = self.feed.next(&mut self.shutdown).await?;
-        Some((Ok(sse(frame, |at| position(at).to_string())), self))
+        Some((sse(frame, |at| position(at).to_string()), self))
     }
 }
 
 /// A frame as an SSE event, its id written by `id`.
-pub(crate) fn sse(frame: Frame, id: impl FnOnce(u64) -> String) -> SseEvent {
-    let event = SseEvent::default().event(frame.event).data(frame.data);
-    match frame.at {
-        Some(at) => event.id(id(at)),
-        None => event,
-    }
+pub(crate) fn sse(frame: Frame, id: impl FnOnce(u64) -> String) -> Bytes {
+    crate::sse::frame(Some(frame.event), frame.at.map(id).as_deref(), &frame.data)
 }
 
 /// The run's display as a browser folds it: a checkpoint (or the entries after `Last-Event-ID` / `?after=`),

@@ -6,13 +6,12 @@
 //! deleted (an `event: end` frame, `data: {"position", "reason": "deleted"}`, no `id`), or when the host shuts down.
 
 use std::collections::VecDeque;
-use std::convert::Infallible;
 use std::sync::Arc;
 
 use a13n_stream_protocol::StreamPosition;
+use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures_util::stream::{self, Stream};
 use serde::Deserialize;
@@ -86,10 +85,7 @@ impl RunTail {
     /// The next event; `None` once the run's terminal event was yielded, on shutdown, or when storage fails.
     pub(crate) async fn next(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<Step> {
         loop {
-            if let Some((sequence, data)) = self.pending.pop_front() {
-                self.last = sequence;
-                self.finished = is_terminal(&data);
-                self.app.runs.metrics.delivered.inc();
+            if let Some((sequence, data)) = self.ready() {
                 return Some(Step::Event(sequence, data));
             }
             if self.finished || *shutdown.borrow() {
@@ -135,6 +131,16 @@ impl RunTail {
         }
     }
 
+    /// The next event when one is at hand (taken from storage or the live channel with the ones before it), without
+    /// waiting: `next` yields it, and a subscriber writing frames takes every event at hand with it.
+    pub(crate) fn ready(&mut self) -> Option<(u64, String)> {
+        let (sequence, data) = self.pending.pop_front()?;
+        self.last = sequence;
+        self.finished = is_terminal(&data);
+        self.app.runs.metrics.delivered.inc();
+        Some((sequence, data))
+    }
+
     /// A batch's live events: those after the last one delivered when they follow it directly, else back to
     /// storage.
     fn take(&mut self, events: &[crate::runs::Delivered]) {
@@ -163,13 +169,25 @@ struct Subscription {
 }
 
 impl Subscription {
-    async fn next(mut self) -> Option<(Result<SseEvent, Infallible>, Subscription)> {
-        let frame = match self.tail.next(&mut self.shutdown).await? {
-            Step::Event(sequence, data) => SseEvent::default().id(position(sequence).to_string()).data(data),
-            Step::Deleted => crate::wire::DisplayEnd::frame(self.tail.last(), crate::wire::DELETED),
-        };
-        Some((Ok(frame), self))
+    /// The frames of the next event and of every event at hand after it (a committed batch's), as one chunk.
+    async fn next(mut self) -> Option<(Bytes, Subscription)> {
+        let mut frames = Vec::new();
+        match self.tail.next(&mut self.shutdown).await? {
+            Step::Event(sequence, data) => {
+                write_event(&mut frames, sequence, &data);
+                while let Some((sequence, data)) = (!self.tail.finished()).then(|| self.tail.ready()).flatten() {
+                    write_event(&mut frames, sequence, &data);
+                }
+            }
+            Step::Deleted => crate::wire::DisplayEnd::write_frame(self.tail.last(), crate::wire::DELETED, &mut frames),
+        }
+        Some((Bytes::from(frames), self))
     }
+}
+
+/// An event's frame: `id: attempt-sequence`, `data: <event JSON>`.
+fn write_event(out: &mut Vec<u8>, sequence: u64, data: &str) {
+    crate::sse::write_frame(out, None, Some(&position(sequence).to_string()), data);
 }
 
 /// A subscription to a run's live channel, with the committed status and the client's position.
@@ -261,10 +279,8 @@ pub(crate) async fn events(
     sse_response(&app, stream::unfold(subscription, Subscription::next))
 }
 
-/// A Server-Sent Events answer over `frames`, with keep-alive comments well inside the idle timeout.
-pub(crate) fn sse_response(
-    app: &Shared,
-    frames: impl Stream<Item = Result<SseEvent, Infallible>> + Send + 'static,
-) -> Response {
-    Sse::new(frames).keep_alive(KeepAlive::new().interval(app.config.keep_alive())).into_response()
+/// A Server-Sent Events answer over `frames` (whole frames, see [`crate::sse`]), with keep-alive comments well
+/// inside the idle timeout.
+pub(crate) fn sse_response(app: &Shared, frames: impl Stream<Item = Bytes> + Send + 'static) -> Response {
+    crate::sse::response(app.config.keep_alive(), frames)
 }

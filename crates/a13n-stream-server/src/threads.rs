@@ -9,13 +9,12 @@
 //! deleted while it is followed is left for the next. The stream does not end by itself: a thread may always get
 //! another run.
 
-use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 
+use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::sse::Event as SseEvent;
 use axum::response::{IntoResponse, Response};
 use futures_util::stream;
 use serde::Deserialize;
@@ -108,7 +107,7 @@ struct ThreadFeed<F> {
 }
 
 impl<F: RunFrames> ThreadFeed<F> {
-    async fn next(mut self) -> Option<(Result<SseEvent, Infallible>, ThreadFeed<F>)> {
+    async fn next(mut self) -> Option<(Bytes, ThreadFeed<F>)> {
         loop {
             if *self.shutdown.borrow() {
                 return None;
@@ -116,14 +115,8 @@ impl<F: RunFrames> ThreadFeed<F> {
             if let Some((run_id, frames)) = &mut self.current {
                 match frames.next(&mut self.shutdown).await {
                     Some((event, at, data)) => {
-                        let mut frame = SseEvent::default().data(data);
-                        if let Some(event) = event {
-                            frame = frame.event(event);
-                        }
-                        if let Some(at) = at {
-                            frame = frame.id(format!("{run_id}{SEPARATOR}{}", position(at)));
-                        }
-                        return Some((Ok(frame), self));
+                        let id = at.map(|at| format!("{run_id}{SEPARATOR}{}", position(at)));
+                        return Some((crate::sse::frame(event, id.as_deref(), &data), self));
                     }
                     // Shutdown or a storage failure: the client resumes from its last id.
                     None if !frames.finished() => return None,

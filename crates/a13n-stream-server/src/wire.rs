@@ -145,13 +145,28 @@ pub struct DisplayEnd {
 impl DisplayEnd {
     /// The `end` frame of a stream whose client holds `position`, ending for `reason`. A deleted run's frame has no
     /// `id`: there is nothing to resume.
-    pub(crate) fn frame(position: u64, reason: &'static str) -> axum::response::sse::Event {
+    pub(crate) fn frame(position: u64, reason: &'static str) -> axum::body::Bytes {
+        let mut out = Vec::new();
+        DisplayEnd::write_frame(position, reason, &mut out);
+        axum::body::Bytes::from(out)
+    }
+
+    /// [`DisplayEnd::frame`], appended to `out`.
+    pub(crate) fn write_frame(position: u64, reason: &'static str, out: &mut Vec<u8>) {
+        let (id, data) = DisplayEnd::parts(position, reason);
+        crate::sse::write_frame(out, Some(END), id.as_deref(), &data);
+    }
+
+    /// The `end` frame's id and data.
+    fn parts(position: u64, reason: &'static str) -> (Option<String>, String) {
         let at = crate::position(position).to_string();
-        let frame = axum::response::sse::Event::default().event("end");
-        let frame = if reason == DELETED { frame } else { frame.id(at.clone()) };
-        frame.data(to_json(&DisplayEnd { position: at, reason }))
+        let id = (reason != DELETED).then(|| at.clone());
+        (id, to_json(&DisplayEnd { position: at, reason }))
     }
 }
+
+/// The event name of the frame that ends a stream.
+const END: &str = "end";
 
 /// The `reason` of the `end` frame of a deleted run.
 pub(crate) const DELETED: &str = "deleted";
