@@ -329,13 +329,6 @@ impl Storage for PostgresStorage {
         let prepared = futures_util::future::try_join_all(COMMIT.iter().map(|sql| transaction.prepare_cached(sql)));
         let [lock, journal, events, items, rejections, run, notify]: [tokio_postgres::Statement; 7] =
             prepared.await?.try_into().map_err(|_| StorageError::Database("prepared statements".into()))?;
-        // The first statement creates the run row if needed (with the batch's incarnation), locks it against other
-        // processes' commits and deletes, and reads the journal's length and the run's incarnation.
-        let row = transaction.query_one(&lock, &[&batch.run_id, &to_i64(batch.incarnation)]).await?;
-        let (journal_len, incarnation) = (to_u64(row.get(0)), to_u64(row.get(1)));
-        if journal_len != batch.offset || incarnation != batch.incarnation {
-            return Err(StorageError::Conflict { run_id: batch.run_id.clone(), journal_len });
-        }
         let first_sequence = chunks::first_sequence(&batch.events)?.map_or(0, to_i64);
         let event_texts: Vec<&str> = batch.events.iter().map(|event| event.event.as_str()).collect();
         let event_items: Vec<Option<&str>> = batch.events.iter().map(|event| event.item.as_deref()).collect();
@@ -375,9 +368,15 @@ impl Storage for PostgresStorage {
             &batch.thread_id,
         ];
         let notify_params: Params<2> = [&CHANNEL, &notice];
-        // One statement per table (a journal and an event chunk, or more for a batch beyond `CHUNK_BYTES`; other
-        // rows travel as arrays), sent together: the connection pipelines them, so the whole batch costs four
-        // round trips (begin, lock, writes, commit).
+        // The first statement creates the run row if needed (with the batch's incarnation), locks it against other
+        // processes' commits and deletes, and reads the journal's length and the run's incarnation. Then one
+        // statement per table (a journal and an event chunk, or more for a batch beyond `CHUNK_BYTES`; other rows
+        // travel as arrays). All are sent together, the lock first: the server runs them in order, so the writes
+        // run under the lock, and the connection pipelines them, so the batch costs three round trips (begin,
+        // statements, commit). Writes at a position the lock shows taken are rolled back with the transaction.
+        let incarnation = to_i64(batch.incarnation);
+        let lock_params: Params<2> = [&batch.run_id, &incarnation];
+        let locked = transaction.query_one(&lock, &lock_params);
         let mut writes = vec![transaction.execute(&run, &run_params), transaction.execute(&notify, &notify_params)];
         writes.extend(journal_params.iter().map(|params| transaction.execute(&journal, params)));
         writes.extend(event_params.iter().map(|params| transaction.execute(&events, params)));
@@ -387,7 +386,15 @@ impl Storage for PostgresStorage {
         if !batch.rejections.is_empty() {
             writes.push(transaction.execute(&rejections, &rejection_params));
         }
-        futures_util::future::try_join_all(writes).await?;
+        let (row, written) = futures_util::future::join(locked, futures_util::future::join_all(writes)).await;
+        let row = row?;
+        let (journal_len, incarnation) = (to_u64(row.get(0)), to_u64(row.get(1)));
+        if journal_len != batch.offset || incarnation != batch.incarnation {
+            return Err(StorageError::Conflict { run_id: batch.run_id.clone(), journal_len });
+        }
+        for result in written {
+            result?;
+        }
         if batch.offset == 0 {
             // A new run's place in the order of first ingest is drawn in commit order (a sequence alone is not:
             // a later draw may commit first, and a thread's follower past it would never see the earlier run):
