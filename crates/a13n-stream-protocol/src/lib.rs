@@ -101,29 +101,21 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable))]
 
 pub mod agui;
-mod args_event;
 mod canonical;
 mod canonical_token;
-mod carried_line;
 mod content;
-mod delta_line;
-mod delta_memo;
 pub mod display;
 mod error;
-mod event_head;
 mod fields;
 pub mod fragments;
 mod json;
-mod lane_counts;
-mod lane_hint;
 mod lane_line;
+mod lanes;
 pub mod lines;
 mod memory;
 pub mod names;
 pub mod observer;
-mod observer_lane;
 mod part_kind;
-mod part_line;
 mod pydantic;
 pub mod recorded;
 mod scan;

@@ -10,9 +10,9 @@ use super::store::Change;
 use super::stream_id::StreamId;
 use super::{DisplayFold, ItemKind, ItemRef, ItemState};
 use crate::agui::Event;
-use crate::carried_line::{Carried, CarriedLine};
 use crate::fields::item_key;
 use crate::json::write_pydantic_str;
+use crate::lanes::carried_line::{Carried, CarriedLine};
 use crate::time::UtcTime;
 
 impl DisplayFold {

@@ -332,7 +332,7 @@ impl Observed {
         out.pop();
     }
 
-    /// Append each entry's JSON followed by a newline: the layout [`DisplayFold::fold_line`] writes.
+    /// Append each entry's JSON followed by a newline: the layout [`DisplayFold::fold_line`](crate::DisplayFold::fold_line) writes.
     pub fn write_lines(observed: &[Observed], out: &mut Vec<u8>) {
         for entry in observed {
             entry.write_line(out);

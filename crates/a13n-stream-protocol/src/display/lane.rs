@@ -18,13 +18,13 @@ use super::item_content::ItemContent;
 use super::store::CharCounts;
 use super::stream_id::StreamId;
 use super::{DisplayFold, ItemKind, LanePath};
-use crate::carried_line::CarriedLine;
-use crate::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
 use crate::error::FoldError;
 use crate::fields::item_key;
-use crate::lane_hint::{scan_for_lane, take_scanned, LaneMemos, Lanes, Scanned};
+use crate::lanes::carried_line::CarriedLine;
+use crate::lanes::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
+use crate::lanes::lane_hint::{scan_for_lane, take_scanned, LaneMemos, Lanes, Scanned};
+use crate::lanes::part_line::{PartLine, ToolReturnLine};
 use crate::observer::PartKind;
-use crate::part_line::{PartLine, ToolReturnLine};
 use crate::source::SourceItem;
 
 impl DisplayFold {
@@ -115,7 +115,7 @@ impl DisplayFold {
     /// nothing changed or written.
     #[cfg(test)]
     fn fold_in_lane(&mut self, line: &str, out: &mut Vec<u8>) -> Option<usize> {
-        crate::lane_hint::take_in_lane(self, line, out)
+        crate::lanes::lane_hint::take_in_lane(self, line, out)
     }
 
     /// The part lane: a text part's start or end or a tool call's end converts without a tree (its events are
@@ -329,7 +329,7 @@ pub(super) enum Lane {
     Content(LaneHit),
     /// The identity ([`ArgsDelta::write_identity`]) of the argument stream a delta continued, a spare buffer
     /// for the next delta's, and the delta's [`ArgsDelta::memo_line`].
-    Arguments { identity: Vec<u8>, spare: Vec<u8>, memo_line: Option<crate::delta_line::MemoLine> },
+    Arguments { identity: Vec<u8>, spare: Vec<u8>, memo_line: Option<crate::lanes::delta_line::MemoLine> },
 }
 
 /// The part the content lane folded last and what its checks found.

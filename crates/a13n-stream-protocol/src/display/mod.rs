@@ -37,7 +37,7 @@ mod source_fold;
 mod store;
 mod stream_id;
 
-pub use crate::lane_counts::{FastLane, LaneCounts, LaneFor, LanePath};
+pub use crate::lanes::lane_counts::{FastLane, LaneCounts, LaneFor, LanePath};
 use bounds::bound_event;
 pub use bounds::{MAX_FIELD_CHARS, MAX_OBSERVATION_BYTES};
 pub use checkpoint::{DisplayContinuation, DisplaySnapshot, StreamedArguments};
@@ -68,13 +68,13 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use crate::agui::{Event, EventType, ToolResultContent};
-use crate::args_event::EventTemplate;
 use crate::content::tool_execution_value;
 use crate::error::FoldError;
 use crate::fields::agui_key;
 use crate::fragments::CustomEventAssembler;
 use crate::json::Object;
-use crate::lane_hint::LaneMemos;
+use crate::lanes::args_event::EventTemplate;
+use crate::lanes::lane_hint::LaneMemos;
 use crate::memory::MemorySource;
 use crate::observer::{AguiEventProcessor, HarnessAguiStreamObserver};
 use crate::source::SourceItem;

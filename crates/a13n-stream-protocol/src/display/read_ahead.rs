@@ -8,7 +8,7 @@
 
 use super::DisplayFold;
 use crate::error::FoldError;
-use crate::lane_hint::{scan_for_lane, LaneMemos, Scanned};
+use crate::lanes::lane_hint::{scan_for_lane, LaneMemos, Scanned};
 
 /// Reads source lines for a fold ahead of it, on any thread: the lanes' scans. (A line no lane takes is decoded
 /// by the fold: decoded here, it would make the reader the slower of the two on a real Harness run.)

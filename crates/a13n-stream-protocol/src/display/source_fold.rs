@@ -1,5 +1,5 @@
 //! The general path for a Harness source item: the observer's typed events fold as they are. Message events are
-//! read straight from their fields ([`MessageEvent::from_event`]); an event whose item is its JSON (a `CUSTOM`
+//! read straight from their fields ([`MessageEvent::from_event`](super::messages::MessageEvent::from_event)); an event whose item is its JSON (a `CUSTOM`
 //! observation, a run or subagent boundary) becomes that object once, which the observation fold reads and the
 //! observed line writes. Nothing is converted to JSON and read back.
 

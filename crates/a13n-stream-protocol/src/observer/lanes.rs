@@ -14,9 +14,9 @@ use crate::json::Object;
 use crate::part_kind::PartKind;
 use crate::{Event, Observer};
 
-use crate::carried_line::{Carried, CarriedLine};
-use crate::delta_line::ContentDelta;
-use crate::part_line::{Boundary, PartBody, PartLine, ToolReturnLine};
+use crate::lanes::carried_line::{Carried, CarriedLine};
+use crate::lanes::delta_line::ContentDelta;
+use crate::lanes::part_line::{Boundary, PartBody, PartLine, ToolReturnLine};
 
 impl Observer<RootStream> {
     /// The part id of the open part `index` of `kind` in the root run or one of its inline children, when a
@@ -61,7 +61,7 @@ impl Observer<RootStream> {
     }
 
     /// Whether a line of `run_id` that the observer carries through as one `CUSTOM` event
-    /// ([`CarriedLine`](crate::carried_line::CarriedLine)) may take a lane; `Some(child)` when it may.
+    /// ([`CarriedLine`]) may take a lane; `Some(child)` when it may.
     pub(crate) fn carries_in_any_run(&self, thread_id: &str, run_id: &str) -> Option<bool> {
         self.lane_run(thread_id, run_id).map(|(_, child)| child)
     }

@@ -16,6 +16,7 @@ mod convert;
 mod custom;
 mod delegation;
 mod lanes;
+mod line;
 mod parts;
 mod terminal;
 mod undo;
@@ -41,11 +42,11 @@ use crate::agui::{
     TextMessageEndEvent, TextMessageStartEvent, TokenUsage, ToolCallArgsEvent, ToolCallEndEvent, ToolCallResultEvent,
     ToolCallStartEvent,
 };
-use crate::args_event::EventTemplate;
 use crate::content::{public_tool_value, tool_execution_value};
 use crate::error::{InputError, ObservationKind, ObserveError};
 use crate::fragments::fragment_lazily;
-use crate::lane_hint::LaneMemos;
+use crate::lanes::args_event::EventTemplate;
+use crate::lanes::lane_hint::LaneMemos;
 use crate::source::SourceItem;
 
 /// A host processor: sees each converted event with its source item and returns it, a replacement, or `None` to

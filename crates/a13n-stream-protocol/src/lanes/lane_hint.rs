@@ -3,11 +3,11 @@
 //! by none. The hint only chooses; the lane's own scan checks everything, and a line it refuses takes the general
 //! path. [`take_in_lane`] is the one dispatch both the observer and the display fold use.
 
-use crate::carried_line::CarriedLine;
-use crate::delta_line::{ArgsDelta, ContentDelta, LaneLine};
-use crate::delta_memo::DeltaMemo;
-use crate::lane_counts::{FastLane, LaneFor, LanePath};
-use crate::part_line::{PartLine, ToolReturnLine};
+use crate::lanes::carried_line::CarriedLine;
+use crate::lanes::delta_line::{ArgsDelta, ContentDelta, LaneLine};
+use crate::lanes::delta_memo::DeltaMemo;
+use crate::lanes::lane_counts::{FastLane, LaneFor, LanePath};
+use crate::lanes::part_line::{PartLine, ToolReturnLine};
 use crate::source_model::layout::LayoutMemo;
 
 /// What takes lines through the fast lanes (the observer, the display fold): one method per lane, each

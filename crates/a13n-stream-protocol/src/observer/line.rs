@@ -3,17 +3,17 @@
 //! flag of the part's cursor), an argument delta of an open tool call (carried through as one `CUSTOM` event,
 //! nothing changed), and a line carried through whole (a Harness lifecycle event, a tool-call part's start, a
 //! function tool call: one `CUSTOM` event, and a request index or a new cursor). The lanes scan the line into
-//! borrowed fields ([`crate::delta_line`], [`crate::carried_line`]), check every condition under which the
+//! borrowed fields ([`crate::lanes::delta_line`], [`crate::lanes::carried_line`]), check every condition under which the
 //! general path would do anything else, and then make exactly that change and write exactly those bytes.
-//! Anything else goes through [`SourceItem::from_json`] and [`Observer::observe`]; the tests compare both lanes
+//! Anything else goes through [`SourceItem::from_json`] and [`Observer::observe`](super::Observer::observe); the tests compare both lanes
 //! byte for byte.
 
-use crate::carried_line::{Carried, CarriedLine};
-use crate::delta_line::{ArgsDelta, ContentDelta};
 use crate::error::ObserveError;
-use crate::lane_hint::{take_in_lane, LaneMemos, Lanes};
+use crate::lanes::carried_line::{Carried, CarriedLine};
+use crate::lanes::delta_line::{ArgsDelta, ContentDelta};
+use crate::lanes::lane_hint::{take_in_lane, LaneMemos, Lanes};
+use crate::lanes::part_line::{PartLine, ToolReturnLine};
 use crate::observer::HarnessAguiStreamObserver;
-use crate::part_line::{PartLine, ToolReturnLine};
 use crate::source::SourceItem;
 
 impl HarnessAguiStreamObserver {

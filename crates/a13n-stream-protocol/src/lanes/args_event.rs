@@ -1,7 +1,7 @@
 //! Writing an argument delta's event by the one written before it.
 //!
 //! The `CUSTOM` observation of an argument delta ([`ArgsDelta::write_event`]) holds the whole source line, so
-//! writing it costs as much again as reading the line. But the deltas a [`DeltaMemo`](crate::delta_memo::DeltaMemo)
+//! writing it costs as much again as reading the line. But the deltas a [`DeltaMemo`](crate::lanes::delta_memo::DeltaMemo)
 //! reads by one remembered line differ from it in three values only (sequence, time and argument text), and their
 //! events differ in those and the timestamp made from the time. [`EventTemplate`] keeps the event of the first
 //! such delta it writes, with where those four values are, and writes the next ones' events as those bytes with
@@ -9,8 +9,8 @@
 
 use std::ops::Range;
 
-use crate::delta_line::{ArgsDelta, MemoLine};
 use crate::json::write_pydantic_str;
+use crate::lanes::delta_line::{ArgsDelta, MemoLine};
 use crate::sink::{Bytes, JsonSink};
 
 /// The last written argument-delta event, cut where its four changing values are.
@@ -94,8 +94,8 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::delta_line::LaneLine;
-    use crate::delta_memo::DeltaMemo;
+    use crate::lanes::delta_line::LaneLine;
+    use crate::lanes::delta_memo::DeltaMemo;
 
     const FIRST: &str = r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01Z","event":{"index":0,"delta":{"tool_name_delta":null,"args_delta":"{\"q","tool_call_id":"c1","provider_name":null,"provider_details":null,"part_delta_kind":"tool_call"},"event_kind":"part_delta"}}"#;
 

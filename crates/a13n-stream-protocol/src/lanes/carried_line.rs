@@ -7,10 +7,10 @@
 use std::borrow::Cow;
 
 use crate::agui::EventType;
-use crate::event_head::describe_event_head;
 use crate::fields::agui_key;
 use crate::json::write_pydantic_str;
 use crate::lane_line::{scan_line, LineHead};
+use crate::lanes::event_head::describe_event_head;
 use crate::names;
 use crate::scan::{once, Scanner};
 use crate::sink::{Bytes, JsonSink};

@@ -11,10 +11,10 @@ use std::ops::Range;
 use serde_json::Value;
 
 use crate::agui::EventType;
-use crate::event_head::describe_event_head;
 use crate::fields::{agui_key, source_key};
 use crate::json::{write_pydantic_str, Object};
 use crate::lane_line::{scan_line, LineHead};
+use crate::lanes::event_head::describe_event_head;
 use crate::names;
 use crate::part_kind::PartKind;
 use crate::scan::{once, Scanner};
@@ -94,7 +94,7 @@ pub(crate) struct DeltaLine<'a> {
     pub(crate) event_keys: KeyOrder<EventKey, 3>,
     pub(crate) delta_keys: KeyOrder<DeltaKey, 9>,
     /// Where the line holds the delta's text, the `args_delta` or `content_delta` value (with any whitespace
-    /// before it): the value a [`DeltaMemo`](crate::delta_memo::DeltaMemo) lets vary.
+    /// before it): the value a [`DeltaMemo`](crate::lanes::delta_memo::DeltaMemo) lets vary.
     pub(crate) text_at: Option<Range<usize>>,
 }
 
@@ -271,7 +271,7 @@ impl<'a> ContentDelta<'a> {
 pub(crate) struct ArgsDelta<'a> {
     pub(crate) line: DeltaLine<'a>,
     pub(crate) provider_name: Option<Cow<'a, str>>,
-    /// Which line a [`DeltaMemo`](crate::delta_memo::DeltaMemo) remembered when this delta is that line or was
+    /// Which line a [`DeltaMemo`](crate::lanes::delta_memo::DeltaMemo) remembered when this delta is that line or was
     /// read by it: deltas with the same such line have the same identity ([`ArgsDelta::write_identity`]).
     pub(crate) memo_line: Option<MemoLine>,
     /// The stream's identity, made ahead of the fold ([`ArgsDelta::prepare`]) when a reader scans on another
@@ -279,7 +279,7 @@ pub(crate) struct ArgsDelta<'a> {
     pub(crate) prepared: Cell<Option<Box<PreparedIdentity>>>,
 }
 
-/// The name a [`DeltaMemo`](crate::delta_memo::DeltaMemo) gives a line it remembers, which the deltas read by
+/// The name a [`DeltaMemo`](crate::lanes::delta_memo::DeltaMemo) gives a line it remembers, which the deltas read by
 /// it share: the memo's serial and the line's generation in it. Equal names mean the same remembered line of the
 /// same memo.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! (its content when none was sent yet, then `TEXT_MESSAGE_END`). A thinking part does the same with `REASONING_*`
 //! events, and its signature as `REASONING_ENCRYPTED_VALUE`. A tool-call part's end presents the call
 //! (`TOOL_CALL_START`, its arguments, `TOOL_CALL_END`); its start is carried through whole
-//! ([`crate::carried_line`]).
+//! ([`crate::lanes::carried_line`]).
 
 use std::borrow::Cow;
 

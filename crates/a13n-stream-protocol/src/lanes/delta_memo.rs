@@ -10,11 +10,11 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use crate::delta_line::{
-    ArgsDelta, ContentDelta, DeltaKey, DeltaLine, EventKey, KeyOrder, LaneLine, MemoLine, MAX_ARGS_LINE_BYTES,
-};
 use crate::json::same;
 use crate::lane_line::{written_head_values, LineHead};
+use crate::lanes::delta_line::{
+    ArgsDelta, ContentDelta, DeltaKey, DeltaLine, EventKey, KeyOrder, LaneLine, MemoLine, MAX_ARGS_LINE_BYTES,
+};
 use crate::scan::Scanner;
 use crate::source::MAX_SOURCE_LINE_BYTES;
 
