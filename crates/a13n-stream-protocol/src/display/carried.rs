@@ -48,7 +48,7 @@ impl DisplayFold {
             None => 0,
         };
         // Nothing below can fail; this is what the general path commits, in its order.
-        self.lane = None;
+        self.fast.forget();
         if let Some(plan) = &delegation {
             self.fold_sealed_event(&plan.event, line.head.at, out);
         }

@@ -20,8 +20,10 @@ use super::stream_id::StreamId;
 use super::{DisplayFold, ItemKind, LanePath};
 use crate::error::FoldError;
 use crate::fields::item_key;
+use crate::lanes::args_event::EventTemplate;
 use crate::lanes::carried_line::CarriedLine;
 use crate::lanes::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
+use crate::lanes::lane_counts::LaneCounts;
 use crate::lanes::lane_hint::{scan_for_lane, take_scanned, LaneMemos, Lanes, Scanned};
 use crate::lanes::part_line::{PartLine, ToolReturnLine};
 use crate::observer::PartKind;
@@ -54,7 +56,7 @@ impl DisplayFold {
     /// # Ok::<(), a13n_stream_protocol::FoldError>(())
     /// ```
     pub fn fold_line(&mut self, line: &str, out: &mut Vec<u8>) -> Result<usize, FoldError> {
-        let scanned = scan_for_lane(&mut self.memos, line, false);
+        let scanned = scan_for_lane(&mut self.fast.memos, line, false);
         self.fold_scanned(line, &scanned, out)
     }
 
@@ -67,7 +69,7 @@ impl DisplayFold {
         out: &mut Vec<u8>,
     ) -> Result<usize, FoldError> {
         let taken = take_scanned(self, scanned, out);
-        self.lane_counts.add(match scanned.lane() {
+        self.fast.counts.add(match scanned.lane() {
             Ok(lane) if taken.is_some() => LanePath::Taken(lane),
             Ok(lane) => LanePath::TakeDeclined(lane),
             Err(why) => why,
@@ -145,7 +147,7 @@ impl DisplayFold {
         };
         // The same part as the lane's last line, with nothing else folded since: every check below held then and
         // nothing could change its outcome (only the general path changes cursors, groups and copied fields).
-        let (hit, first) = match self.lane.take() {
+        let (hit, first) = match self.fast.lane.take() {
             Some(Lane::Content(hit)) if hit.is(parsed, part_kind) => (hit, false),
             _ => match self.check_open_part(parsed, part_kind, item_kind) {
                 Some(hit) => (hit, true),
@@ -186,7 +188,7 @@ impl DisplayFold {
         if self.arguments.as_ref().is_some_and(|held| held.sequence() + 1 < self.sequence) {
             self.seal_arguments();
         }
-        self.lane = Some(Lane::Content(hit));
+        self.fast.lane = Some(Lane::Content(hit));
         true
     }
 
@@ -207,10 +209,10 @@ impl DisplayFold {
         // The stream identity the lane verified last (against the held stream's value) spares rebuilding it. The
         // identity is written into the buffer of the one before it, so a run of deltas allocates none; a delta
         // the memo read by the last delta's line has that delta's identity, so it writes none.
-        let (spare, last, last_line) = match self.lane.take() {
+        let (spare, last, last_line) = match self.fast.lane.take() {
             Some(Lane::Arguments { identity, spare, memo_line }) => (spare, Some(identity), memo_line),
             other => {
-                self.lane = other;
+                self.fast.lane = other;
                 (Vec::with_capacity(256), None, None)
             }
         };
@@ -250,14 +252,14 @@ impl DisplayFold {
         }
         let subagent = child.then(|| Value::String(parsed.head.run_id.to_string()));
         let (sequence, writes) = (self.sequence, self.writes_observed);
-        let mut template = std::mem::take(&mut self.args_event);
+        let mut template = std::mem::take(&mut self.fast.args_event);
         self.put_arguments(continued, delta.text(), subagent, |item| {
             if writes {
                 write_observed_line(out, sequence, |out| template.write(delta, child, out), Some(item));
             }
         });
-        self.args_event = template;
-        self.lane = Some(Lane::Arguments { identity, spare, memo_line: delta.memo_line });
+        self.fast.args_event = template;
+        self.fast.lane = Some(Lane::Arguments { identity, spare, memo_line: delta.memo_line });
         true
     }
 
@@ -318,7 +320,28 @@ impl Lanes for DisplayFold {
     }
 
     fn memos(&mut self) -> &mut LaneMemos {
-        &mut self.memos
+        &mut self.fast.memos
+    }
+}
+
+/// What the fast lanes keep between lines. Only the lanes change it, except that every change the general path
+/// makes to the fold calls [`FastPath::forget`].
+#[derive(Debug, Default)]
+pub(super) struct FastPath {
+    /// What the lanes read lines by (the last part delta scanned in full, lines found in their model's layout).
+    pub(super) memos: LaneMemos,
+    /// What the lane that took the last line verified; forgotten by any other change to the fold.
+    lane: Option<Lane>,
+    /// The last argument-delta event the lane wrote, to write the next ones by (see `lanes/args_event.rs`).
+    args_event: EventTemplate,
+    /// Which path the lines folded by `fold_line` and `replay_line` took (see [`DisplayFold::lane_counts`]).
+    pub(super) counts: LaneCounts,
+}
+
+impl FastPath {
+    /// Forget what the lanes verified: the general path changed the fold.
+    pub(super) fn forget(&mut self) {
+        self.lane = None;
     }
 }
 

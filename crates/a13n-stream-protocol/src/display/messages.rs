@@ -149,7 +149,7 @@ impl DisplayFold {
             message_kind(event.kind())?;
             check_timestamp(event.timestamp()).ok()?;
         }
-        self.lane = None;
+        self.fast.forget();
         for event in events {
             self.next_sequence();
             let reference = self.fold_typed_message(event);

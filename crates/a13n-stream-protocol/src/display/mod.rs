@@ -73,8 +73,6 @@ use crate::error::FoldError;
 use crate::fields::agui_key;
 use crate::fragments::CustomEventAssembler;
 use crate::json::Object;
-use crate::lanes::args_event::EventTemplate;
-use crate::lanes::lane_hint::LaneMemos;
 use crate::memory::MemorySource;
 use crate::observer::{AguiEventProcessor, HarnessAguiStreamObserver};
 use crate::source::SourceItem;
@@ -125,18 +123,12 @@ pub struct DisplayFold {
     clock: Option<Box<dyn Fn() -> UtcTime + Send>>,
     /// The last item id computed: consecutive events of one message or call hash their source identity once.
     last_id: Option<(ItemKind, String, String)>,
-    /// The part the fast lane folded last; any other change to the fold forgets it (see `lane.rs`).
-    lane: Option<lane::Lane>,
     /// Whether the held argument stream's observation is still live (unsealed) in the store.
     arguments_open: bool,
     /// Whether folding a line writes its observed lines; off only inside [`DisplayFold::replay_line`].
     writes_observed: bool,
-    /// What the lanes read lines by (the last argument delta scanned in full, lines found in their model's layout).
-    memos: LaneMemos,
-    /// The last argument-delta event the lane wrote, to write the next ones by (see `args_event.rs`).
-    args_event: EventTemplate,
-    /// Which path the lines folded by `fold_line` and `replay_line` took (see [`DisplayFold::lane_counts`]).
-    lane_counts: LaneCounts,
+    /// What the fast lanes keep between lines (see `lane.rs`).
+    fast: lane::FastPath,
 }
 
 impl std::fmt::Debug for DisplayFold {
@@ -173,12 +165,9 @@ impl DisplayFold {
             observer: observer_with(options.processor, bounded),
             clock: options.clock,
             last_id: None,
-            lane: None,
             arguments_open: false,
             writes_observed: true,
-            memos: LaneMemos::default(),
-            args_event: EventTemplate::default(),
-            lane_counts: LaneCounts::default(),
+            fast: lane::FastPath::default(),
         }
     }
 
@@ -210,7 +199,7 @@ impl DisplayFold {
     /// # Ok::<(), a13n_stream_protocol::FoldError>(())
     /// ```
     pub fn lane_counts(&self) -> &LaneCounts {
-        &self.lane_counts
+        &self.fast.counts
     }
 
     /// The run this display belongs to.
@@ -313,7 +302,7 @@ impl DisplayFold {
     /// The items changed since the last capture (by ordinal) and the parser state, independently of live
     /// publication.
     pub fn capture_delta(&mut self) -> DisplaySnapshot {
-        self.lane = None;
+        self.fast.forget();
         let items = self.store.take_checkpoint_changed();
         DisplaySnapshot { items, continuation: self.export_continuation() }
     }
@@ -336,7 +325,7 @@ impl DisplayFold {
     /// The AG-UI events of one Harness source item, as the JSON the stream carries. Atomic: a rejected item
     /// leaves the fold's observer unchanged.
     pub fn events(&mut self, source: &SourceItem) -> Result<Vec<Object>, FoldError> {
-        self.lane = None;
+        self.fast.forget();
         let events = self.observer.observe(source)?;
         Ok(events.into_iter().map(Event::into_object).collect())
     }
@@ -351,7 +340,7 @@ impl DisplayFold {
     /// present, its call's item fails and the last event reports it. Atomic: a malformed event rejects the whole
     /// batch before anything changes.
     pub fn fold(&mut self, events: Vec<Object>, source: Option<&SourceItem>) -> Result<Vec<Observed>, FoldError> {
-        self.lane = None;
+        self.fast.forget();
         for (index, payload) in events.iter().enumerate() {
             validate_event(payload).map_err(|error| error.nested(&format!("events.{index}")))?;
         }

@@ -77,12 +77,12 @@ impl DisplayFold {
     /// Until the reader is given back ([`DisplayFold::end_read_ahead`]), the fold's own line methods read with
     /// fresh memos: the same results, found more slowly.
     pub fn read_ahead(&mut self) -> ReadAhead {
-        ReadAhead { memos: std::mem::take(&mut self.memos) }
+        ReadAhead { memos: std::mem::take(&mut self.fast.memos) }
     }
 
     /// Take back what `reader` has learnt of the lines it read, so that later lines are read as fast as before.
     pub fn end_read_ahead(&mut self, reader: ReadAhead) {
-        self.memos = reader.memos;
+        self.fast.memos = reader.memos;
     }
 
     /// Fold a line read ahead: the same as [`DisplayFold::replay_line`] on its line, state for state, and as

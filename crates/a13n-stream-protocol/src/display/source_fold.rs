@@ -79,7 +79,7 @@ impl DisplayFold {
     /// Convert one source item and fold its typed events. Atomic as [`DisplayFold::fold`]: an event the display
     /// cannot hold rejects the item before any item changes.
     pub(super) fn fold_source_typed(&mut self, source: &SourceItem) -> Result<Vec<Folded>, FoldError> {
-        self.lane = None;
+        self.fast.forget();
         let events = self.observer.observe(source)?;
         let events: Vec<FoldedEvent> = events
             .into_iter()
