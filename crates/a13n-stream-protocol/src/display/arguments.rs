@@ -14,12 +14,20 @@ use crate::fields::{agui_key, source_key};
 use crate::json::{escaped_str_size, json_size, Object};
 use crate::{names, DisplayFold, ItemRef, UtcTime};
 
+/// The argument stream a fold holds: the observation its deltas fold into, and whether that observation is still
+/// live (unsealed) in the store.
+#[derive(Debug, Default)]
+pub(super) struct ArgumentStream {
+    pub(super) held: Option<Held>,
+    pub(super) open: bool,
+}
+
 impl DisplayFold {
     /// Seal the observation of a finished argument stream: no later event can extend it.
     pub(super) fn seal_arguments(&mut self) {
-        if let (Some(held), true) = (&self.arguments, self.arguments_open) {
+        if let (Some(held), true) = (&self.arguments.held, self.arguments.open) {
             self.store.seal(held.key());
-            self.arguments_open = false;
+            self.arguments.open = false;
         }
     }
 
@@ -53,18 +61,21 @@ impl DisplayFold {
     /// stream, and its last delta was the event just before.
     pub(super) fn continues_arguments(&mut self, stream: &Value) -> bool {
         let sequence = self.sequence;
-        self.arguments.as_mut().is_some_and(|held| held.sequence() + 1 == sequence && held.decoded().stream == *stream)
+        self.arguments
+            .held
+            .as_mut()
+            .is_some_and(|held| held.sequence() + 1 == sequence && held.decoded().stream == *stream)
     }
 
     /// Hold a new argument stream whose first delta is `event` (the part-delta observation folded as the current
     /// sequence), sealing the one held before.
     pub(super) fn open_arguments(&mut self, event: Object, stream: Value) {
         self.seal_arguments();
-        self.arguments_open = true;
+        self.arguments.open = true;
         let key = observation_id(&self.run_id, self.attempt, self.sequence);
         let size = json_size(event.get(agui_key::VALUE).unwrap_or(&Value::Null)) as u64;
         let at = self.occurred(&event);
-        self.arguments =
+        self.arguments.held =
             Some(Held::Decoded(StreamedArguments { stream, key, at, sequence: 0, event: Some(event), size }));
     }
 
@@ -72,14 +83,14 @@ impl DisplayFold {
     /// of `stream` continues it.
     pub(super) fn holds_adjacent(&mut self, stream: Option<&Value>) -> bool {
         let sequence = self.sequence;
-        self.arguments.as_mut().is_some_and(|held| {
+        self.arguments.held.as_mut().is_some_and(|held| {
             held.sequence() == sequence && stream.is_none_or(|stream| held.decoded().stream == *stream)
         })
     }
 
     /// Append a continuing delta's text to the held observation.
     pub(super) fn grow_arguments(&mut self, text: &str) {
-        if let Some(held) = self.arguments.as_mut().map(Held::decoded) {
+        if let Some(held) = self.arguments.held.as_mut().map(Held::decoded) {
             if let Some(event) = held.event.as_mut() {
                 append_args_delta(event, text);
                 held.size = held.size.saturating_add((escaped_str_size(text) - 2) as u64);
@@ -103,6 +114,7 @@ impl DisplayFold {
         // Set by the caller (a new stream) or held (a continued one); the default is never built.
         let held = self
             .arguments
+            .held
             .get_or_insert_with(|| {
                 Held::Decoded(StreamedArguments {
                     stream: Value::Null,

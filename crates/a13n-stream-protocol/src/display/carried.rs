@@ -84,7 +84,7 @@ impl DisplayFold {
     /// The next event's sequence, sealing a held argument stream it does not continue.
     pub(super) fn next_sequence(&mut self) -> u64 {
         self.sequence += 1;
-        if self.arguments.as_ref().is_some_and(|held| held.sequence() + 1 < self.sequence) {
+        if self.arguments.held.as_ref().is_some_and(|held| held.sequence() + 1 < self.sequence) {
             self.seal_arguments();
         }
         self.sequence

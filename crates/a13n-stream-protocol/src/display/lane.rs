@@ -185,7 +185,7 @@ impl DisplayFold {
             self.observer.commit_open_part_content_in(&hit.run_id, hit.child, parsed.index);
         }
         self.sequence = sequence;
-        if self.arguments.as_ref().is_some_and(|held| held.sequence() + 1 < self.sequence) {
+        if self.arguments.held.as_ref().is_some_and(|held| held.sequence() + 1 < self.sequence) {
             self.seal_arguments();
         }
         self.fast.lane = Some(Lane::Content(hit));

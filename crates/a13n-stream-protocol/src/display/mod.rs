@@ -53,6 +53,7 @@ use rules::message_kind;
 use rules::observed_whole;
 use rules::validate_event;
 
+use arguments::ArgumentStream;
 use checkpoint_text::DecodedItem;
 use continuation_parts::ContinuationParts;
 use field::{Field, FieldInput, FieldValue};
@@ -117,14 +118,13 @@ pub struct DisplayFold {
     content: ContentPolicy,
     response_groups: IndexMap<String, String>,
     memory_sources: IndexMap<String, Vec<MemorySource>>,
-    arguments: Option<Held>,
+    /// The argument stream the fold holds (see `arguments.rs`).
+    arguments: ArgumentStream,
     assembler: CustomEventAssembler,
     observer: HarnessAguiStreamObserver,
     clock: Option<Box<dyn Fn() -> UtcTime + Send>>,
     /// The last item id computed: consecutive events of one message or call hash their source identity once.
     last_id: Option<(ItemKind, String, String)>,
-    /// Whether the held argument stream's observation is still live (unsealed) in the store.
-    arguments_open: bool,
     /// Whether folding a line writes its observed lines; off only inside [`DisplayFold::replay_line`].
     writes_observed: bool,
     /// What the fast lanes keep between lines (see `lane.rs`).
@@ -160,12 +160,11 @@ impl DisplayFold {
             content: options.content,
             response_groups: IndexMap::new(),
             memory_sources: IndexMap::new(),
-            arguments: None,
+            arguments: ArgumentStream::default(),
             assembler: CustomEventAssembler::default(),
             observer: observer_with(options.processor, bounded),
             clock: options.clock,
             last_id: None,
-            arguments_open: false,
             writes_observed: true,
             fast: lane::FastPath::default(),
         }
@@ -316,7 +315,7 @@ impl DisplayFold {
             full_content: self.content.full_content(),
             response_groups: self.response_groups.clone(),
             memory_sources: self.memory_sources.clone(),
-            arguments: self.arguments.as_ref().map(Held::to_decoded),
+            arguments: self.arguments.held.as_ref().map(Held::to_decoded),
             fragments: self.assembler.export(),
             observer: self.observer.export(),
         }

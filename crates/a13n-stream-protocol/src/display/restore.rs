@@ -31,11 +31,11 @@ impl DisplayFold {
         );
         let open = state.arguments.as_ref().map(|held| held.key.as_str());
         fold.store = Store::new(snapshot.items, state.next_ordinal, open);
-        fold.arguments_open = open.is_some();
+        fold.arguments.open = open.is_some();
         fold.sequence = state.position.sequence;
         fold.response_groups = state.response_groups;
         fold.memory_sources = state.memory_sources;
-        fold.arguments = state.arguments.map(Held::Decoded);
+        fold.arguments.held = state.arguments.map(Held::Decoded);
         fold.assembler = CustomEventAssembler::restore(state.fragments)?;
         let mut observer = HarnessAguiStreamObserver::restore(state.observer, processor);
         if bounded {
@@ -106,8 +106,8 @@ impl DisplayFold {
             processor,
         )?;
         fold.store = store;
-        fold.arguments_open = held.is_some();
-        fold.arguments = held;
+        fold.arguments.open = held.is_some();
+        fold.arguments.held = held;
         Ok(fold)
     }
 
