@@ -58,12 +58,13 @@ fn frame<'a>(
         .into_iter()
         .map(|patch| serde_json::from_str::<&RawValue>(patch).map_err(|e| StorageError::Database(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    let data = to_json(&DisplayFrame { position: position(at).to_string(), complete, items, patches });
+    let id = position(at).to_string();
+    let data = to_json(&DisplayFrame { position: id.clone(), complete, items, patches });
     let name = match kind {
         Frame::Snapshot => "snapshot",
         Frame::Items => "items",
     };
-    Ok(crate::sse::frame(Some(name), Some(&position(at).to_string()), &data))
+    Ok(crate::sse::frame(Some(name), Some(&id), &data))
 }
 
 /// Where a display subscriber is.

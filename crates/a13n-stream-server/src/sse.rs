@@ -58,12 +58,10 @@ const KEEP_ALIVE: &[u8] = b":\n\n";
 /// A `text/event-stream` response of `chunks` (each one or more whole frames), with a keep-alive comment after
 /// `keep_alive` without a chunk. It ends when `chunks` does.
 pub(crate) fn response(keep_alive: Duration, chunks: impl Stream<Item = Bytes> + Send + 'static) -> Response {
-    let chunks = Box::pin(chunks);
-    let body = stream::unfold(Some(chunks), move |chunks| async move {
-        let mut chunks = chunks?;
+    let body = stream::unfold(Box::pin(chunks), move |mut chunks| async move {
         tokio::select! {
-            chunk = chunks.next() => chunk.map(|chunk| (Ok::<_, Infallible>(chunk), Some(chunks))),
-            _ = tokio::time::sleep(keep_alive) => Some((Ok(Bytes::from_static(KEEP_ALIVE)), Some(chunks))),
+            chunk = chunks.next() => chunk.map(|chunk| (Ok::<_, Infallible>(chunk), chunks)),
+            _ = tokio::time::sleep(keep_alive) => Some((Ok(Bytes::from_static(KEEP_ALIVE)), chunks)),
         }
     });
     ([(header::CONTENT_TYPE, "text/event-stream"), (header::CACHE_CONTROL, "no-cache")], Body::from_stream(body))

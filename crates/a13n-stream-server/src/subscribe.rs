@@ -6,6 +6,7 @@
 //! deleted (an `event: end` frame, `data: {"position", "reason": "deleted"}`, no `id`), or when the host shuts down.
 
 use std::collections::VecDeque;
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use a13n_stream_protocol::StreamPosition;
@@ -174,20 +175,23 @@ impl Subscription {
         let mut frames = Vec::new();
         match self.tail.next(&mut self.shutdown).await? {
             Step::Event(sequence, data) => {
-                write_event(&mut frames, sequence, &data);
-                while let Some((sequence, data)) = (!self.tail.finished()).then(|| self.tail.ready()).flatten() {
-                    write_event(&mut frames, sequence, &data);
+                // One id buffer for the chunk's frames: `attempt-sequence`.
+                let mut id = String::new();
+                let mut write = |sequence: u64, data: &str| {
+                    id.clear();
+                    let _ = write!(id, "{}", position(sequence));
+                    crate::sse::write_frame(&mut frames, None, Some(&id), data);
+                };
+                write(sequence, &data);
+                while !self.tail.finished() {
+                    let Some((sequence, data)) = self.tail.ready() else { break };
+                    write(sequence, &data);
                 }
             }
             Step::Deleted => crate::wire::DisplayEnd::write_frame(self.tail.last(), crate::wire::DELETED, &mut frames),
         }
         Some((Bytes::from(frames), self))
     }
-}
-
-/// An event's frame: `id: attempt-sequence`, `data: <event JSON>`.
-fn write_event(out: &mut Vec<u8>, sequence: u64, data: &str) {
-    crate::sse::write_frame(out, None, Some(&position(sequence).to_string()), data);
 }
 
 /// A subscription to a run's live channel, with the committed status and the client's position.

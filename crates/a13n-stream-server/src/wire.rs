@@ -153,15 +153,9 @@ impl DisplayEnd {
 
     /// [`DisplayEnd::frame`], appended to `out`.
     pub(crate) fn write_frame(position: u64, reason: &'static str, out: &mut Vec<u8>) {
-        let (id, data) = DisplayEnd::parts(position, reason);
-        crate::sse::write_frame(out, Some(END), id.as_deref(), &data);
-    }
-
-    /// The `end` frame's id and data.
-    fn parts(position: u64, reason: &'static str) -> (Option<String>, String) {
         let at = crate::position(position).to_string();
-        let id = (reason != DELETED).then(|| at.clone());
-        (id, to_json(&DisplayEnd { position: at, reason }))
+        let id = (reason != DELETED).then_some(at.as_str());
+        crate::sse::write_frame(out, Some(END), id, &to_json(&DisplayEnd { position: at.clone(), reason }));
     }
 }
 
