@@ -1,5 +1,6 @@
-//! A minimal HTTP/1.0 client for a host on this machine (tests and the load benchmark): one request per
-//! connection, the response read to the end, so Server-Sent Events arrive close-delimited, without chunking.
+//! A minimal HTTP client for a host on this machine (tests and the load benchmark). [`request`] and the SSE
+//! readers speak HTTP/1.0, one request per connection, the response read to the end, so Server-Sent Events arrive
+//! close-delimited, without chunking; a [`Connection`] keeps one HTTP/1.1 connection open for many requests.
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -63,6 +64,56 @@ pub fn request(
         .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
         .collect();
     Ok(Response { status, headers, body: body.to_owned() })
+}
+
+/// One HTTP/1.1 connection kept open across requests, as a real client's pool keeps it: no connect and close a
+/// request. A response must carry `Content-Length` (every JSON response of the host does).
+pub struct Connection {
+    address: String,
+    reader: BufReader<TcpStream>,
+}
+
+impl Connection {
+    /// Connect to `address`.
+    pub fn open(address: &str) -> std::io::Result<Connection> {
+        let stream = connect(address)?;
+        // A request is written whole in one write; without this, a body written after its head would wait for the
+        // acknowledgement of the head (Nagle's algorithm against delayed ACKs: 40 ms a request).
+        stream.set_nodelay(true)?;
+        Ok(Connection { address: address.to_owned(), reader: BufReader::new(stream) })
+    }
+
+    /// Send one request with `body` and read its response; the connection stays open for the next.
+    pub fn request(&mut self, method: &str, path: &str, content_type: &str, body: &[u8]) -> std::io::Result<Response> {
+        let mut request = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+            self.address,
+            body.len()
+        )
+        .into_bytes();
+        request.extend_from_slice(body);
+        self.reader.get_mut().write_all(&request)?;
+        let mut line = String::new();
+        self.reader.read_line(&mut line)?;
+        let status = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        let mut headers = Vec::new();
+        loop {
+            line.clear();
+            if self.reader.read_line(&mut line)? == 0 {
+                return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "response head cut short"));
+            }
+            let Some((name, value)) = line.split_once(':') else { break };
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+        }
+        let mut response = Response { status, headers, body: String::new() };
+        let Some(length) = response.header("content-length").and_then(|v| v.parse::<usize>().ok()) else {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "a response without Content-Length"));
+        };
+        let mut body = vec![0; length];
+        self.reader.read_exact(&mut body)?;
+        response.body = String::from_utf8_lossy(&body).into_owned();
+        Ok(response)
+    }
 }
 
 /// One Server-Sent Event: its id, name and data.

@@ -1,7 +1,8 @@
 //! `a13n-stream bench-serve`: a bounded load test of `a13n-stream serve` on loopback.
 //!
 //! It starts the server as a child process on a free port with a temporary database (or the one given), then runs
-//! many runs at once: one ingester per run posting batches of generated text-delta lines, and several SSE
+//! many runs at once: one ingester per run posting batches of generated text-delta lines on one kept-alive
+//! connection (as any HTTP client's connection pool does), and several SSE
 //! subscribers per run stamping every event on arrival. Latency is measured from the moment a batch is sent to
 //! the moment each subscriber receives each event of that batch. Everything stops at the deadline.
 
@@ -16,7 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::generate::{Generator, StreamKind};
-use crate::http::{request, sse_each};
+use crate::http::{sse_each, Connection};
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -151,6 +152,7 @@ pub fn run(exe: &Path, options: &LoadOptions) -> Result<LoadReport, String> {
             let mut generator = Generator::for_run(StreamKind::Text, options.lines, &run);
             let mut offset = 0u64;
             let mut times: Vec<Instant> = Vec::new();
+            let mut connection = Connection::open(&address).map_err(|e| e.to_string())?;
             loop {
                 if Instant::now() >= deadline {
                     break;
@@ -168,7 +170,8 @@ pub fn run(exe: &Path, options: &LoadOptions) -> Result<LoadReport, String> {
                 }
                 let at = Instant::now();
                 let path = format!("/v1/runs/{run}/source?offset={offset}");
-                let response = request(&address, "POST", &path, &[], batch.as_bytes()).map_err(|e| e.to_string())?;
+                let response = (connection.request("POST", &path, "application/x-ndjson", batch.as_bytes()))
+                    .map_err(|e| e.to_string())?;
                 if response.status != 200 {
                     return Err(format!("{run}: {} {}", response.status, response.body));
                 }

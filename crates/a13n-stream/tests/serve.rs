@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use a13n_stream_bench::http::{request, sse, SseEvent};
+use a13n_stream_bench::http::{request, sse, Connection, SseEvent};
 use a13n_stream_protocol::{DisplayFold, HarnessAguiStreamObserver, SourceItem};
 use a13n_testkit::host::{postgres_database, Server};
 use a13n_testkit::{own_cases, shared_cases, Rng};
@@ -346,6 +346,34 @@ fn a_refused_batch_does_not_disconnect_subscribers() {
     assert_eq!(post(&server.address, &run, half, &lines[half..]).unwrap().0, 200);
     let (events, _) = subscriber.join().unwrap();
     assert_eq!(events.len(), expected.len(), "every event arrived on the one connection");
+}
+
+/// A client that keeps its connection open (as an HTTP client's pool does, and `bench-serve`'s ingesters do) sends
+/// every batch of a run on it, refused ones too: each answer is read whole by its length and the next request
+/// follows on the same connection.
+#[test]
+fn batches_follow_one_another_on_one_kept_alive_connection() {
+    let database = temp_db("kept-alive");
+    let server = start(database.to_str().unwrap(), &[]);
+    let lines = case_lines("synth-observations");
+    let run = run_id(&lines);
+    let (_, expected_display) = uninterrupted(&lines);
+    let mut connection = Connection::open(&server.address).unwrap();
+    let mut post = |offset: usize, lines: &[String]| {
+        let (path, body) = (format!("/v1/runs/{run}/source?offset={offset}"), lines.join("\n") + "\n");
+        let response = connection.request("POST", &path, "application/x-ndjson", body.as_bytes()).unwrap();
+        (response.status, serde_json::from_str::<Value>(&response.body).unwrap())
+    };
+    let mut offset = 0;
+    for batch in lines.chunks(4) {
+        let (status, body) = post(offset + 1, batch);
+        assert_eq!((status, body["error"]["expected_offset"].as_u64()), (409, Some(offset as u64)), "{body}");
+        let (status, body) = post(offset, batch);
+        offset += batch.len();
+        assert_eq!((status, body["next_offset"].as_u64()), (200, Some(offset as u64)), "{body}");
+    }
+    let snapshot = request(&server.address, "GET", &format!("/v1/runs/{run}/snapshot"), &[], b"").unwrap();
+    assert_eq!(snapshot.body, expected_display, "every batch was stored once");
 }
 
 /// Several processes share one PostgreSQL database: batches of one run alternate between them, and subscribers
