@@ -59,10 +59,12 @@ def reference(job: str, journal: Path, out: Path) -> None:
             sink.write(display.export().model_dump_json() + "\n")
 
 
-def seconds(command: list[str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+def seconds(command: list[str], stdout: Path) -> float:
+    """The CLI's whole process, its standard output written to `stdout` (a file, as the reference writes one)."""
+    with stdout.open("w") as sink:
+        start = time.perf_counter()
+        subprocess.run(command, check=True, stdout=sink)
+        return time.perf_counter() - start
 
 
 def reference_seconds(command: list[str]) -> float:
@@ -96,7 +98,7 @@ def main() -> None:
             rust, python = [], []
             for _ in range(args.processes):
                 python.append(reference_seconds(theirs))
-                rust.append(seconds(ours))
+                rust.append(seconds(ours, out / f"a13n-stream-{job}"))
             r, p = statistics.median(rust), statistics.median(python)
             print(f"{job:8} reference {p:8.3f} s ({count / p:9,.0f} lines/s)   a13n-stream {r:8.4f} s "
                   f"({count / r:11,.0f} lines/s)   {p / r:7.1f}x")

@@ -117,6 +117,7 @@ pub mod names;
 pub mod observer;
 mod part_kind;
 mod pydantic;
+mod read_ahead;
 pub mod recorded;
 mod scan;
 mod sink;
@@ -129,7 +130,7 @@ pub use agui::Event;
 pub use content::tool_result_content;
 pub use display::{
     ContentPolicy, DisplayContinuation, DisplayFold, DisplayOptions, DisplaySnapshot, Item, ItemRef, Observed,
-    PositionError, ReadAhead, ScannedLine, StreamPosition,
+    PositionError, StreamPosition,
 };
 pub use error::{FoldError, InputError, InputKind, ObservationKind, ObserveError, Rejection};
 pub use fragments::{fragment_custom_event, CustomEventAssembler};
@@ -139,5 +140,6 @@ pub use observer::{
     infallible, AguiEventProcessor, HarnessAguiObserver, HarnessAguiStreamObserver, Observer, ObserverContinuation,
     ProcessorRefusal,
 };
+pub use read_ahead::{ReadAhead, ScannedLine};
 pub use source::{SourceBody, SourceEvent, SourceItem, MAX_SOURCE_LINE_BYTES};
 pub use time::{SourceTime, UtcTime};

@@ -22,7 +22,8 @@ fn fold_for(options: &Value, run_id: &str) -> DisplayFold {
 /// path spelled out (the observer's events as objects, then `fold`); `fold_source` (typed events folded as they
 /// are) and `fold_line` (its lanes, and the typed path for any other line) must match it. A fourth fold replays
 /// the lines (`replay_line`), and a fifth folds them as a reader read every one of them beforehand
-/// (`read_ahead`, `replay_scanned`): the same results and state, nothing written.
+/// (`read_ahead`; `fold_scanned_line` on odd lines, the same output, and `replay_scanned` on even ones, nothing
+/// written): the same results and state.
 fn compare(make: impl Fn() -> DisplayFold, lines: &[String], check_every: usize, context: &str) {
     let (general, typed, lane, replayed) = (&mut make(), &mut make(), &mut make(), &mut make());
     let read_ahead = &mut make();
@@ -46,7 +47,16 @@ fn compare(make: impl Fn() -> DisplayFold, lines: &[String], check_every: usize,
         let replay_result = replayed.replay_line(line);
         assert_eq!(format!("{replay_result:?}"), format!("{expected_result:?}"), "{context}: line {n} replayed");
         assert_eq!(replayed.changed(), general.changed(), "{context}: line {n} changed items replayed");
-        let read_result = read_ahead.replay_scanned(&scanned.next().expect("a scanned line a line"));
+        let scanned_line = scanned.next().expect("a scanned line a line");
+        let read_result = if n % 2 == 1 {
+            let mut read = Vec::new();
+            let result = read_ahead.fold_scanned_line(&scanned_line, &mut read);
+            let context = format!("{context}: line {n} output read ahead");
+            assert_eq!(String::from_utf8_lossy(&read), String::from_utf8_lossy(&expected), "{context}");
+            result
+        } else {
+            read_ahead.replay_scanned(&scanned_line)
+        };
         assert_eq!(format!("{read_result:?}"), format!("{expected_result:?}"), "{context}: line {n} read ahead");
         assert_eq!(read_ahead.changed(), general.changed(), "{context}: line {n} changed items read ahead");
         for fold in [&mut *general, &mut *typed, &mut *lane, &mut *replayed, &mut *read_ahead] {

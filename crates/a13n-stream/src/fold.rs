@@ -5,15 +5,16 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use a13n_stream_conformance::processors;
+use a13n_stream_protocol::lines::LineError;
 use a13n_stream_protocol::{
     recorded, AguiEventProcessor, ContentPolicy, DisplayFold, DisplayOptions, FoldError, InputError, Observed,
-    SourceItem,
+    ReadAhead, ScannedLine, SourceItem,
 };
 use serde_json::Value;
 
 use crate::cli::FoldArgs;
 use crate::failure::{io_error, Failure, Outcome};
-use crate::input;
+use crate::{input, read_ahead};
 
 fn processor(args: &FoldArgs) -> Result<Option<AguiEventProcessor>, Failure> {
     args.processor.map(|name| processors::named(name.name())).transpose().map_err(Failure::Usage)
@@ -69,7 +70,7 @@ pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
     let mut buffer = Vec::with_capacity(4096);
     let mut entries = Vec::with_capacity(4096);
     let mut index = 0u64;
-    input::for_each_line(input::open(args.input.as_deref())?, |number, line| {
+    let mut each = |number: u64, line: Result<&str, LineError>, scanned: Option<&ScannedLine<'_>>| {
         index += 1;
         if index <= args.start {
             return Ok(true);
@@ -79,9 +80,11 @@ pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
         }
         entries.clear();
         // Without --observed nothing reads the observed lines: only the state is wanted.
-        let fold_line = |fold: &mut DisplayFold, line: &str, entries: &mut Vec<u8>| match observed {
-            None => fold.replay_line(line).map(drop),
-            Some(_) => fold.fold_line(line, entries).map(drop),
+        let fold_line = |fold: &mut DisplayFold, line: &str, entries: &mut Vec<u8>| match (scanned, &observed) {
+            (None, None) => fold.replay_line(line).map(drop),
+            (None, Some(_)) => fold.fold_line(line, entries).map(drop),
+            (Some(scanned), None) => fold.replay_scanned(scanned).map(drop),
+            (Some(scanned), Some(_)) => fold.fold_scanned_line(scanned, entries).map(drop),
         };
         let result: Result<(), FoldError> = match line {
             Err(error) => Err(InputError::new("", error.to_string()).into()),
@@ -111,7 +114,21 @@ pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
             out.write_all(&buffer).map_err(io_error)?;
         }
         Ok(true)
-    })?;
+    };
+    let input = input::open(args.input.as_deref())?;
+    // Source lines are scanned on a second thread while this one folds, from the first line on: a fold restored
+    // to continue (`--start`) takes its lines as they come, and AG-UI lines have no lane.
+    if args.agui || args.start > 0 {
+        input::for_each_line(input, |number, line| each(number, line, None))?;
+    } else {
+        let reader = read_ahead::for_each_scanned(input, ReadAhead::new(), |number, line| match line {
+            Ok(scanned) => each(number, Ok(scanned.line()), Some(scanned)),
+            Err(error) => each(number, Err(error), None),
+        })?;
+        if let Some(fold) = fold.as_mut() {
+            fold.end_read_ahead(reader);
+        }
+    }
     if let Some(mut out) = observed {
         out.flush().map_err(io_error)?;
     }

@@ -12,12 +12,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::failure::Failure;
 
 /// Open a file, or standard input for `-` or no path.
-pub fn open(path: Option<&Path>) -> Result<Box<dyn BufRead>, Failure> {
+pub fn open(path: Option<&Path>) -> Result<Box<dyn BufRead + Send>, Failure> {
     match path {
         None => Ok(Box::new(BufReader::new(io::stdin()))),
         Some(path) if path == Path::new("-") => Ok(Box::new(BufReader::new(io::stdin()))),
         Some(path) => File::open(path)
-            .map(|file| Box::new(BufReader::with_capacity(1 << 16, file)) as Box<dyn BufRead>)
+            .map(|file| Box::new(BufReader::with_capacity(1 << 16, file)) as Box<dyn BufRead + Send>)
             .map_err(|error| Failure::Io(format!("{}: {error}", path.display()))),
     }
 }
@@ -28,7 +28,7 @@ pub fn create(path: &Path) -> Result<Box<dyn Write>, Failure> {
         return Ok(Box::new(io::BufWriter::new(io::stdout())));
     }
     File::create(path)
-        .map(|file| Box::new(io::BufWriter::new(file)) as Box<dyn Write>)
+        .map(|file| Box::new(io::BufWriter::with_capacity(1 << 20, file)) as Box<dyn Write>)
         .map_err(|error| Failure::Io(format!("{}: {error}", path.display())))
 }
 
@@ -67,7 +67,7 @@ pub fn for_each_line(
 }
 
 /// A spinner with lines, lines/s and bytes on a terminal; hidden otherwise.
-fn progress_bar() -> ProgressBar {
+pub(crate) fn progress_bar() -> ProgressBar {
     if !io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }

@@ -8,6 +8,7 @@ mod failure;
 mod fold;
 mod input;
 mod observe;
+mod read_ahead;
 mod serve;
 
 use std::io::Write;

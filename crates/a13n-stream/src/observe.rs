@@ -8,7 +8,7 @@ use a13n_stream_protocol::{recorded, HarnessAguiStreamObserver, InputError, Obse
 
 use crate::cli::ObserveArgs;
 use crate::failure::{io_error, Failure, Outcome};
-use crate::input;
+use crate::{input, read_ahead};
 
 /// Run `observe`.
 pub fn run(args: ObserveArgs) -> Result<ExitCode, Failure> {
@@ -19,20 +19,29 @@ pub fn run(args: ObserveArgs) -> Result<ExitCode, Failure> {
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let mut outcome = Outcome::default();
     let mut buffer = Vec::with_capacity(4096);
-    input::for_each_line(input::open(args.input.as_deref())?, |number, line| {
-        buffer.clear();
-        if !args.per_item {
-            // Event lines straight from the source line (with the fast lane for content deltas).
+    let input = input::open(args.input.as_deref())?;
+    if !args.per_item {
+        // Event lines straight from the source line, the lines read and scanned for the fast lanes on a second
+        // thread while this one observes them.
+        let reader = observer.read_ahead();
+        let reader = read_ahead::for_each_scanned(input, reader, |number, line| {
+            buffer.clear();
             let result = match line {
-                Ok(line) => observer.observe_line(line, &mut buffer),
+                Ok(scanned) => observer.observe_scanned(scanned, &mut buffer),
                 Err(error) => Err(ObserveError::Input(InputError::new("", error.to_string()))),
             };
             if let Err(error) = result {
                 outcome.report(number, error.is_observation(), &error.to_string());
             }
             out.write_all(&buffer).map_err(io_error)?;
-            return Ok(true);
-        }
+            Ok(true)
+        })?;
+        observer.end_read_ahead(reader);
+        out.flush().map_err(io_error)?;
+        return Ok(outcome.exit());
+    }
+    input::for_each_line(input, |number, line| {
+        buffer.clear();
         let result = match line {
             Ok(line) => SourceItem::from_json(line).map_err(ObserveError::Input),
             Err(error) => Err(ObserveError::Input(InputError::new("", error.to_string()))),

@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use a13n_stream_bench::generate::{Generator, StreamKind};
+use a13n_stream_protocol::{recorded, DisplayFold, FoldError, HarnessAguiStreamObserver, InputError, SourceItem};
 use a13n_testkit::{own_cases, workspace_root};
 
 fn binary() -> Command {
@@ -148,6 +150,58 @@ fn fold_lanes_accounts_for_every_line() {
     assert_eq!(counts.iter().map(|(_, count)| count).sum::<u64>(), lines.len() as u64, "{report}");
     assert!(counts.iter().any(|(path, count)| path == "general/not-in-layout" && *count >= 1), "{report}");
     assert!(counts.iter().any(|(path, _)| path.starts_with("taken/")), "{report}");
+}
+
+/// `observe` and `fold` read their input on a second thread, in blocks: on a journal of many blocks, with a line
+/// that is not JSON and one that is not UTF-8 among them, what they write is what the library writes taking the
+/// lines one by one.
+#[test]
+fn observe_and_fold_read_ahead_write_what_the_library_writes_line_by_line() {
+    let mut generator = Generator::for_run(StreamKind::Tools, 8000, "run-ahead");
+    let mut lines: Vec<Option<String>> = std::iter::from_fn(|| generator.next_line().map(|l| Some(l.to_owned()))).collect();
+    lines.insert(3000, Some("{not json".into()));
+    lines.insert(5000, None);
+    let journal: Vec<u8> = (lines.iter())
+        .flat_map(|line| line.as_deref().map_or(&b"\xff\xfe"[..], str::as_bytes).iter().chain(b"\n"))
+        .copied()
+        .collect();
+    assert!(journal.len() > 1 << 20, "the journal spans several blocks");
+    let dir = temp_dir("read-ahead");
+    let path = dir.join("journal.jsonl");
+    std::fs::write(&path, &journal).unwrap();
+
+    let mut observer = HarnessAguiStreamObserver::new().retain_events(false);
+    let mut events = Vec::new();
+    let first = SourceItem::from_json(lines[0].as_deref().unwrap()).unwrap();
+    let mut fold = DisplayFold::new(first.run_id);
+    let mut observed = Vec::new();
+    for line in &lines {
+        let (mut entries, mut written) = (Vec::new(), Vec::new());
+        let result = match line {
+            Some(line) => {
+                let _ = observer.observe_line(line, &mut written);
+                fold.fold_line(line, &mut entries)
+            }
+            None => Err(FoldError::from(InputError::new("", "the line is not UTF-8 (invalid after byte 0)"))),
+        };
+        events.extend(written);
+        match result {
+            Ok(_) => recorded::write_observed_line(&entries, &mut observed),
+            Err(error) => {
+                let (kind, message) = recorded::fold_error_parts(&error);
+                recorded::write_error_line(kind, &message, &mut observed);
+            }
+        }
+        observed.push(b'\n');
+    }
+
+    let output = run(&["observe", path.to_str().unwrap()], None);
+    assert!(output.stdout == events, "observe wrote what observe_line writes");
+    let (observed_path, export_path) = (dir.join("observed.jsonl"), dir.join("checkpoint.json"));
+    let args = ["fold", path.to_str().unwrap(), "--observed", observed_path.to_str().unwrap(), "--export"];
+    run(&[&args[..], &[export_path.to_str().unwrap()]].concat(), None);
+    assert!(std::fs::read(&observed_path).unwrap() == observed, "fold wrote what fold_line writes");
+    assert_eq!(std::fs::read_to_string(&export_path).unwrap(), fold.export_json() + "\n");
 }
 
 #[test]

@@ -38,6 +38,7 @@ mod store;
 mod stream_id;
 
 pub use crate::lanes::lane_counts::{FastLane, LaneCounts, LaneFor, LanePath};
+pub use crate::read_ahead::{ReadAhead, ScannedLine};
 use bounds::bound_event;
 pub use bounds::{MAX_FIELD_CHARS, MAX_OBSERVATION_BYTES};
 pub use checkpoint::{DisplayContinuation, DisplaySnapshot, StreamedArguments};
@@ -46,7 +47,6 @@ pub use item::{
 };
 pub use observed_line::ObservedLine;
 pub use policy::ContentPolicy;
-pub use read_ahead::{ReadAhead, ScannedLine};
 use rules::failed_tool_call;
 use rules::integer_timestamp;
 use rules::message_kind;

@@ -1,46 +1,9 @@
-//! Reading a journal's lines ahead of folding them.
-//!
-//! A fast lane's scan reads its line and the lanes' memos, never the fold's state. A host that replays a
-//! whole journal can therefore scan lines on one thread while the fold takes the lines scanned before on
-//! another: [`DisplayFold::read_ahead`] hands out the fold's memos as a [`ReadAhead`], whose
-//! [`ReadAhead::scan`] makes a [`ScannedLine`] that [`DisplayFold::replay_scanned`] folds exactly as
-//! [`DisplayFold::replay_line`] folds the line.
+//! A fold's side of reading lines ahead ([`crate::read_ahead`]): handing out its memos, taking them back, and
+//! folding a line read ahead.
 
 use super::DisplayFold;
 use crate::error::FoldError;
-use crate::lanes::lane_hint::{scan_for_lane, LaneMemos, Scanned};
-
-/// Reads source lines for a fold ahead of it, on any thread: the lanes' scans. (A line no lane takes is decoded
-/// by the fold: decoded here, it would make the reader the slower of the two on a real Harness run.)
-/// Made by [`DisplayFold::read_ahead`]; give it back with [`DisplayFold::end_read_ahead`].
-pub struct ReadAhead {
-    memos: LaneMemos,
-}
-
-/// A source line as [`ReadAhead::scan`] read it, for [`DisplayFold::replay_scanned`].
-pub struct ScannedLine<'a> {
-    line: &'a str,
-    scanned: Scanned<'a>,
-}
-
-impl std::fmt::Debug for ReadAhead {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ReadAhead").finish_non_exhaustive()
-    }
-}
-
-impl std::fmt::Debug for ScannedLine<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ScannedLine").field("line", &self.line).finish_non_exhaustive()
-    }
-}
-
-impl ReadAhead {
-    /// Read `line` for the fold: what its lane reads, if a lane may take it.
-    pub fn scan<'a>(&mut self, line: &'a str) -> ScannedLine<'a> {
-        ScannedLine { line, scanned: scan_for_lane(&mut self.memos, line, true) }
-    }
-}
+use crate::read_ahead::{ReadAhead, ScannedLine};
 
 impl DisplayFold {
     /// A reader of lines ahead of this fold, for a journal replayed on two threads: one scans lines
@@ -90,20 +53,14 @@ impl DisplayFold {
     /// made for the fold is taken out of `line`: a line folded twice is read from its text the second time.
     pub fn replay_scanned(&mut self, line: &ScannedLine<'_>) -> Result<usize, FoldError> {
         self.writes_observed = false;
-        let folded = self.fold_scanned(line.line, &line.scanned, &mut Vec::new());
+        let folded = self.fold_scanned(line.line(), &line.scanned, &mut Vec::new());
         self.writes_observed = true;
         folded
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_reader_and_its_lines_move_between_threads() {
-        fn sendable<T: Send>() {}
-        sendable::<ReadAhead>();
-        sendable::<ScannedLine<'static>>();
+    /// Fold a line read ahead and append its observed entries to `out`: the same as [`DisplayFold::fold_line`]
+    /// on its line, byte for byte, state for state, and as atomic. Lines must come in the order they were read.
+    pub fn fold_scanned_line(&mut self, line: &ScannedLine<'_>, out: &mut Vec<u8>) -> Result<usize, FoldError> {
+        self.fold_scanned(line.line(), &line.scanned, out)
     }
 }

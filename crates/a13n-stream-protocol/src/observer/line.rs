@@ -11,9 +11,10 @@
 use crate::error::ObserveError;
 use crate::lanes::carried_line::{Carried, CarriedLine};
 use crate::lanes::delta_line::{ArgsDelta, ContentDelta};
-use crate::lanes::lane_hint::{take_in_lane, LaneMemos, Lanes};
+use crate::lanes::lane_hint::{take_in_lane, take_scanned, LaneMemos, Lanes};
 use crate::lanes::part_line::{PartLine, ToolReturnLine};
 use crate::observer::HarnessAguiStreamObserver;
+use crate::read_ahead::{ReadAhead, ScannedLine};
 use crate::source::SourceItem;
 
 impl HarnessAguiStreamObserver {
@@ -43,9 +44,68 @@ impl HarnessAguiStreamObserver {
     /// ```
     pub fn observe_line(&mut self, line: &str, out: &mut Vec<u8>) -> Result<usize, ObserveError> {
         let taken = if self.has_finish() { None } else { take_in_lane(self, line, out) };
-        if let Some(count) = taken {
-            return Ok(count);
+        match taken {
+            Some(count) => Ok(count),
+            None => self.observe_decoded(line, out),
         }
+    }
+
+    /// Observe a line read ahead ([`ReadAhead::scan`]) and append its events to `out`: the same as
+    /// [`HarnessAguiStreamObserver::observe_line`] on its line, byte for byte, state for state, and as atomic.
+    /// Lines must come in the order they were read.
+    ///
+    /// ```
+    /// use a13n_stream_protocol::{HarnessAguiStreamObserver, ReadAhead};
+    ///
+    /// let journal = [
+    ///     r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00Z","event":{"index":0,"part":{"content":"Hel","part_kind":"text"},"event_kind":"part_start"}}"#,
+    ///     r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01Z","event":{"index":0,"delta":{"content_delta":"lo","part_delta_kind":"text"},"event_kind":"part_delta"}}"#,
+    /// ];
+    /// let mut observer = HarnessAguiStreamObserver::new().retain_events(false);
+    /// let mut reader = observer.read_ahead();
+    /// let mut out = Vec::new();
+    /// let reader = std::thread::scope(|scope| {
+    ///     let (send, receive) = std::sync::mpsc::sync_channel(64);
+    ///     let reading = scope.spawn(move || {
+    ///         // The observer stops receiving at a line that fails: then nothing more is read.
+    ///         journal.iter().map_while(|line| send.send(reader.scan(line)).ok()).for_each(drop);
+    ///         reader
+    ///     });
+    ///     for scanned in receive {
+    ///         observer.observe_scanned(&scanned, &mut out)?;
+    ///     }
+    ///     Ok::<_, a13n_stream_protocol::ObserveError>(reading.join().unwrap())
+    /// })?;
+    /// observer.end_read_ahead(reader);
+    /// let (mut alone, mut expected) = (HarnessAguiStreamObserver::new().retain_events(false), Vec::new());
+    /// journal.iter().try_for_each(|line| alone.observe_line(line, &mut expected).map(drop))?;
+    /// assert_eq!(out, expected);
+    /// # Ok::<(), a13n_stream_protocol::ObserveError>(())
+    /// ```
+    pub fn observe_scanned(&mut self, line: &ScannedLine<'_>, out: &mut Vec<u8>) -> Result<usize, ObserveError> {
+        let taken = if self.has_finish() { None } else { take_scanned(self, &line.scanned, out) };
+        match taken {
+            Some(count) => Ok(count),
+            None => self.observe_decoded(line.line(), out),
+        }
+    }
+
+    /// A reader of lines ahead of this observer, for a journal read on two threads: one scans lines
+    /// ([`ReadAhead::scan`]), the other observes them in the same order
+    /// ([`HarnessAguiStreamObserver::observe_scanned`]). Until the reader is given back
+    /// ([`HarnessAguiStreamObserver::end_read_ahead`]), `observe_line` reads with fresh memos: the same results,
+    /// found more slowly.
+    pub fn read_ahead(&mut self) -> ReadAhead {
+        ReadAhead { memos: std::mem::take(&mut self.memos) }
+    }
+
+    /// Take back what `reader` has learnt of the lines it read.
+    pub fn end_read_ahead(&mut self, reader: ReadAhead) {
+        self.memos = reader.memos;
+    }
+
+    /// The general path: decode the line, observe the item, write its events.
+    fn observe_decoded(&mut self, line: &str, out: &mut Vec<u8>) -> Result<usize, ObserveError> {
         let item = SourceItem::from_json(line)?;
         let events = self.observe(&item)?;
         write_events(&events, out);
