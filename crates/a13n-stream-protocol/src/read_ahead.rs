@@ -15,11 +15,20 @@ use crate::lanes::lane_hint::{scan_for_lane, LaneMemos, Scanned};
 /// takes is decoded by its taker: decoded here, it would make the reader the slower of the two on a real Harness
 /// run.)
 ///
-/// Made by [`ReadAhead::new`] for a taker that has read no line yet, or taken from one with `read_ahead` and
-/// given back with `end_read_ahead`. One reader serves one taker: its lines name the memos they were read by.
-#[derive(Default)]
+/// Made by [`ReadAhead::new`] for a fold that has read no line yet, or taken from an observer or a fold with
+/// `read_ahead` and given back with `end_read_ahead`. One reader serves one taker: its lines name the memos they
+/// were read by.
 pub struct ReadAhead {
     pub(crate) memos: LaneMemos,
+    /// The taker is a fold: an argument delta read in full also makes its stream's identity, which the fold's
+    /// lane then takes instead of making it (an observer reads no identity).
+    pub(crate) for_fold: bool,
+}
+
+impl Default for ReadAhead {
+    fn default() -> ReadAhead {
+        ReadAhead::new()
+    }
 }
 
 /// A source line as [`ReadAhead::scan`] read it.
@@ -41,14 +50,14 @@ impl std::fmt::Debug for ScannedLine<'_> {
 }
 
 impl ReadAhead {
-    /// A reader for an observer or a fold that has read no line yet.
+    /// A reader for a fold that has read no line yet.
     pub fn new() -> ReadAhead {
-        ReadAhead::default()
+        ReadAhead { memos: LaneMemos::default(), for_fold: true }
     }
 
     /// Read `line` for its taker: what its lane reads, if a lane may take it.
     pub fn scan<'a>(&mut self, line: &'a str) -> ScannedLine<'a> {
-        ScannedLine { line, scanned: scan_for_lane(&mut self.memos, line, true) }
+        ScannedLine { line, scanned: scan_for_lane(&mut self.memos, line, self.for_fold) }
     }
 }
 

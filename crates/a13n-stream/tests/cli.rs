@@ -158,7 +158,8 @@ fn fold_lanes_accounts_for_every_line() {
 #[test]
 fn observe_and_fold_read_ahead_write_what_the_library_writes_line_by_line() {
     let mut generator = Generator::for_run(StreamKind::Tools, 8000, "run-ahead");
-    let mut lines: Vec<Option<String>> = std::iter::from_fn(|| generator.next_line().map(|l| Some(l.to_owned()))).collect();
+    let mut lines: Vec<Option<String>> =
+        std::iter::from_fn(|| generator.next_line().map(|l| Some(l.to_owned()))).collect();
     lines.insert(3000, Some("{not json".into()));
     lines.insert(5000, None);
     let journal: Vec<u8> = (lines.iter())

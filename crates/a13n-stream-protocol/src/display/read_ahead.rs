@@ -40,7 +40,7 @@ impl DisplayFold {
     /// Until the reader is given back ([`DisplayFold::end_read_ahead`]), the fold's own line methods read with
     /// fresh memos: the same results, found more slowly.
     pub fn read_ahead(&mut self) -> ReadAhead {
-        ReadAhead { memos: std::mem::take(&mut self.fast.memos) }
+        ReadAhead { memos: std::mem::take(&mut self.fast.memos), for_fold: true }
     }
 
     /// Take back what `reader` has learnt of the lines it read, so that later lines are read as fast as before.

@@ -24,7 +24,7 @@ pub(crate) trait Lanes {
 
 /// What a line's lane scan reads it by besides the line: the last part delta scanned in full, and the lines
 /// found in their model's layout. Both depend on the lines read alone, never on a taker's state, so lines can be
-/// read ahead of taking them (see [`crate::display::ReadAhead`]).
+/// read ahead of taking them (see [`crate::read_ahead::ReadAhead`]).
 #[derive(Debug, Default)]
 pub(crate) struct LaneMemos {
     pub(crate) delta: DeltaMemo,

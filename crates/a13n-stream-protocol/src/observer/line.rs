@@ -96,7 +96,7 @@ impl HarnessAguiStreamObserver {
     /// ([`HarnessAguiStreamObserver::end_read_ahead`]), `observe_line` reads with fresh memos: the same results,
     /// found more slowly.
     pub fn read_ahead(&mut self) -> ReadAhead {
-        ReadAhead { memos: std::mem::take(&mut self.memos) }
+        ReadAhead { memos: std::mem::take(&mut self.memos), for_fold: false }
     }
 
     /// Take back what `reader` has learnt of the lines it read.
