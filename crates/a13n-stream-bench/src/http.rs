@@ -67,20 +67,26 @@ pub fn request(
 }
 
 /// One HTTP/1.1 connection kept open across requests, as a real client's pool keeps it: no connect and close a
-/// request. A response must carry `Content-Length` (every JSON response of the host does).
+/// request. A response must carry `Content-Length` (every JSON response of the host does). A connection the
+/// server closed between requests (an idle timeout) is opened again and the request sent once more; after a
+/// response that says `Connection: close`, or any failure mid-exchange, the next request opens a new one.
 pub struct Connection {
     address: String,
-    reader: BufReader<TcpStream>,
+    reader: Option<BufReader<TcpStream>>,
+}
+
+/// How an exchange on a kept-alive connection failed.
+enum Failed {
+    /// Before any byte of the answer: the server may have closed the connection between requests.
+    Unanswered(std::io::Error),
+    /// After the answer began.
+    Answering(std::io::Error),
 }
 
 impl Connection {
     /// Connect to `address`.
     pub fn open(address: &str) -> std::io::Result<Connection> {
-        let stream = connect(address)?;
-        // A request is written whole in one write; without this, a body written after its head would wait for the
-        // acknowledgement of the head (Nagle's algorithm against delayed ACKs: 40 ms a request).
-        stream.set_nodelay(true)?;
-        Ok(Connection { address: address.to_owned(), reader: BufReader::new(stream) })
+        Ok(Connection { address: address.to_owned(), reader: Some(kept_alive(address)?) })
     }
 
     /// Send one request with `body` and read its response; the connection stays open for the next.
@@ -92,28 +98,78 @@ impl Connection {
         )
         .into_bytes();
         request.extend_from_slice(body);
-        self.reader.get_mut().write_all(&request)?;
-        let mut line = String::new();
-        self.reader.read_line(&mut line)?;
-        let status = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-        let mut headers = Vec::new();
-        loop {
-            line.clear();
-            if self.reader.read_line(&mut line)? == 0 {
-                return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "response head cut short"));
-            }
-            let Some((name, value)) = line.split_once(':') else { break };
-            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
-        }
-        let mut response = Response { status, headers, body: String::new() };
-        let Some(length) = response.header("content-length").and_then(|v| v.parse::<usize>().ok()) else {
-            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "a response without Content-Length"));
+        let reused = self.reader.is_some();
+        let reader = match self.reader.take() {
+            Some(reader) => reader,
+            None => kept_alive(&self.address)?,
         };
-        let mut body = vec![0; length];
-        self.reader.read_exact(&mut body)?;
-        response.body = String::from_utf8_lossy(&body).into_owned();
-        Ok(response)
+        match exchange(reader, &request) {
+            Ok((response, reader)) => {
+                let close = response.header("connection").is_some_and(|v| v.eq_ignore_ascii_case("close"));
+                self.reader = (!close).then_some(reader);
+                Ok(response)
+            }
+            Err(Failed::Unanswered(_)) if reused => {
+                let reader = kept_alive(&self.address)?;
+                let (response, reader) = exchange(reader, &request).map_err(Failed::into_error)?;
+                self.reader = Some(reader);
+                Ok(response)
+            }
+            Err(failed) => Err(failed.into_error()),
+        }
     }
+}
+
+impl Failed {
+    fn into_error(self) -> std::io::Error {
+        match self {
+            Failed::Unanswered(error) | Failed::Answering(error) => error,
+        }
+    }
+}
+
+/// A connection to `address` for many requests.
+fn kept_alive(address: &str) -> std::io::Result<BufReader<TcpStream>> {
+    let stream = connect(address)?;
+    // A request is written whole in one write; without this, a body written after its head would wait for the
+    // acknowledgement of the head (Nagle's algorithm against delayed ACKs: 40 ms a request).
+    stream.set_nodelay(true)?;
+    Ok(BufReader::new(stream))
+}
+
+/// Write `request` and read its whole response on `reader`.
+fn exchange(mut reader: BufReader<TcpStream>, request: &[u8]) -> Result<(Response, BufReader<TcpStream>), Failed> {
+    reader.get_mut().write_all(request).map_err(Failed::Unanswered)?;
+    let mut line = String::new();
+    match reader.read_line(&mut line) {
+        Ok(0) => return Err(Failed::Unanswered(std::io::ErrorKind::UnexpectedEof.into())),
+        Ok(_) => {}
+        Err(error) => return Err(Failed::Unanswered(error)),
+    }
+    let answering = |error: std::io::Error| Failed::Answering(error);
+    let cut = || Failed::Answering(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "response head cut short"));
+    let status = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let mut headers = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_line(&mut line).map_err(answering)? == 0 {
+            return Err(cut());
+        }
+        if line == "\r\n" || line == "\n" {
+            break;
+        }
+        let (name, value) = line.split_once(':').ok_or_else(cut)?;
+        headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+    }
+    let mut response = Response { status, headers, body: String::new() };
+    let Some(length) = response.header("content-length").and_then(|v| v.parse::<usize>().ok()) else {
+        let error = std::io::Error::new(std::io::ErrorKind::InvalidData, "a response without Content-Length");
+        return Err(Failed::Answering(error));
+    };
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).map_err(answering)?;
+    response.body = String::from_utf8_lossy(&body).into_owned();
+    Ok((response, reader))
 }
 
 /// One Server-Sent Event: its id, name and data.

@@ -15,20 +15,14 @@ use crate::lanes::lane_hint::{scan_for_lane, LaneMemos, Scanned};
 /// takes is decoded by its taker: decoded here, it would make the reader the slower of the two on a real Harness
 /// run.)
 ///
-/// Made by [`ReadAhead::new`] for a fold that has read no line yet, or taken from an observer or a fold with
-/// `read_ahead` and given back with `end_read_ahead`. One reader serves one taker: its lines name the memos they
-/// were read by.
+/// Made by [`ReadAhead::for_new_fold`] for a fold that has read no line yet, or taken from an observer or a fold
+/// with `read_ahead` and given back with `end_read_ahead`. One reader serves one taker: its lines name the memos
+/// they were read by.
 pub struct ReadAhead {
     pub(crate) memos: LaneMemos,
     /// The taker is a fold: an argument delta read in full also makes its stream's identity, which the fold's
     /// lane then takes instead of making it (an observer reads no identity).
     pub(crate) for_fold: bool,
-}
-
-impl Default for ReadAhead {
-    fn default() -> ReadAhead {
-        ReadAhead::new()
-    }
 }
 
 /// A source line as [`ReadAhead::scan`] read it.
@@ -50,8 +44,8 @@ impl std::fmt::Debug for ScannedLine<'_> {
 }
 
 impl ReadAhead {
-    /// A reader for a fold that has read no line yet.
-    pub fn new() -> ReadAhead {
+    /// A reader for a fold that has read no line yet. (An observer's reader comes from its `read_ahead`.)
+    pub fn for_new_fold() -> ReadAhead {
         ReadAhead { memos: LaneMemos::default(), for_fold: true }
     }
 

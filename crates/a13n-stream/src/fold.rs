@@ -70,6 +70,11 @@ pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
     let mut buffer = Vec::with_capacity(4096);
     let mut entries = Vec::with_capacity(4096);
     let mut index = 0u64;
+    // Source lines are scanned on a second thread while this one folds, from the first line on: a fold restored
+    // to continue (`--start`) takes its lines as they come, and AG-UI lines have no lane. A restored fold hands its
+    // reader out; a fold made from the first line starts with a new one.
+    let reader = (!args.agui && args.start == 0)
+        .then(|| fold.as_mut().map_or_else(ReadAhead::for_new_fold, DisplayFold::read_ahead));
     let mut each = |number: u64, line: Result<&str, LineError>, scanned: Option<&ScannedLine<'_>>| {
         index += 1;
         if index <= args.start {
@@ -116,18 +121,16 @@ pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
         Ok(true)
     };
     let input = input::open(args.input.as_deref())?;
-    // Source lines are scanned on a second thread while this one folds, from the first line on: a fold restored
-    // to continue (`--start`) takes its lines as they come, and AG-UI lines have no lane.
-    if args.agui || args.start > 0 {
-        input::for_each_line(input, |number, line| each(number, line, None))?;
-    } else {
-        let reader = read_ahead::for_each_scanned(input, ReadAhead::new(), |number, line| match line {
+    if let Some(reader) = reader {
+        let reader = read_ahead::for_each_scanned(input, reader, |number, line| match line {
             Ok(scanned) => each(number, Ok(scanned.line()), Some(scanned)),
             Err(error) => each(number, Err(error), None),
         })?;
-        if let Some(fold) = fold.as_mut() {
+        if let (Some(fold), Some(reader)) = (fold.as_mut(), reader) {
             fold.end_read_ahead(reader);
         }
+    } else {
+        input::for_each_line(input, |number, line| each(number, line, None))?;
     }
     if let Some(mut out) = observed {
         out.flush().map_err(io_error)?;

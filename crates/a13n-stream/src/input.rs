@@ -11,13 +11,17 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::failure::Failure;
 
+/// How much input one read asks for.
+pub const READ_BYTES: usize = 1 << 16;
+
 /// Open a file, or standard input for `-` or no path.
 pub fn open(path: Option<&Path>) -> Result<Box<dyn BufRead + Send>, Failure> {
+    let stdin = || Box::new(BufReader::with_capacity(READ_BYTES, io::stdin())) as Box<dyn BufRead + Send>;
     match path {
-        None => Ok(Box::new(BufReader::new(io::stdin()))),
-        Some(path) if path == Path::new("-") => Ok(Box::new(BufReader::new(io::stdin()))),
+        None => Ok(stdin()),
+        Some(path) if path == Path::new("-") => Ok(stdin()),
         Some(path) => File::open(path)
-            .map(|file| Box::new(BufReader::with_capacity(1 << 16, file)) as Box<dyn BufRead + Send>)
+            .map(|file| Box::new(BufReader::with_capacity(READ_BYTES, file)) as Box<dyn BufRead + Send>)
             .map_err(|error| Failure::Io(format!("{}: {error}", path.display()))),
     }
 }

@@ -36,7 +36,9 @@ pub fn run(args: ObserveArgs) -> Result<ExitCode, Failure> {
             out.write_all(&buffer).map_err(io_error)?;
             Ok(true)
         })?;
-        observer.end_read_ahead(reader);
+        if let Some(reader) = reader {
+            observer.end_read_ahead(reader);
+        }
         out.flush().map_err(io_error)?;
         return Ok(outcome.exit());
     }

@@ -1,9 +1,14 @@
 //! Reading input on a second thread: blocks of lines are read, split by the workspace's line rules and scanned
 //! by the fast lanes' scans ([`ReadAhead`]) while the main thread observes or folds the block before.
 //!
-//! A block owns its text and the scans that borrow it (`self_cell`), so it moves between threads whole; at most
-//! [`BLOCKS_AHEAD`] blocks of about [`BLOCK_BYTES`] wait, so memory stays bounded whatever the input's length.
-//! A block taken goes back to the reader, which fills it again: its memory is touched once, not once a block.
+//! A block owns its text and the scans that borrow it (`self_cell`), so it moves between threads whole. A block is
+//! handed on once it holds [`BLOCK_BYTES`], or when the input has nothing more ready (a pipe or a terminal between
+//! writes), so a live producer's lines are taken as they come. At most [`BLOCKS_AHEAD`] blocks wait; a block
+//! holds up to [`BLOCK_BYTES`] plus one read and one line (a line may be as long as the line limit). A block taken
+//! goes back to the reader, which fills it again: its memory is touched once, not once a block.
+//!
+//! A taker that stops early or fails does not wait for the reader, which may be waiting for input that never
+//! comes: the reader is left to stop when it next hands a block on (or when the process ends).
 
 use std::io::BufRead;
 use std::ops::Range;
@@ -14,19 +19,21 @@ use a13n_stream_protocol::{ReadAhead, ScannedLine, MAX_SOURCE_LINE_BYTES};
 use self_cell::self_cell;
 
 use crate::failure::Failure;
-use crate::input::progress_bar;
+use crate::input::{progress_bar, READ_BYTES};
 
-/// A block is handed on once it holds this many bytes of lines (or the input ends).
+/// A block is handed on once it holds this many bytes of lines (or the input ends, or has nothing more ready).
 const BLOCK_BYTES: usize = 1 << 18;
 
 /// Blocks read ahead of the one being taken.
 const BLOCKS_AHEAD: usize = 4;
 
-/// A block's lines: their text, one after another, and each line's number and place in it (or its error).
+/// A block's lines: their text, one after another, each line's number and place in it (or its error), and how
+/// many bytes of input the block read.
 #[derive(Default)]
 struct Lines {
     text: String,
     lines: Vec<(u64, Result<Range<usize>, LineError>)>,
+    bytes: u64,
 }
 
 /// Each line's scan (`None` for a line with an error).
@@ -42,12 +49,13 @@ self_cell!(
 
 /// Hand every line of `input` to `each` (its 1-based line number and its scan, or why it has none) until the
 /// input ends or `each` returns `false`, as [`crate::input::for_each_line`] does, the lines read and scanned by
-/// `reader` on another thread. Returns the reader, to be given back to the observer or fold it read for.
+/// `reader` on another thread. Returns the reader when the input was read to its end, to be given back to the
+/// observer or fold it read for (`None` when `each` stopped first).
 pub fn for_each_scanned(
     input: Box<dyn BufRead + Send>,
     reader: ReadAhead,
     each: impl FnMut(u64, Result<&ScannedLine<'_>, LineError>) -> Result<bool, Failure>,
-) -> Result<ReadAhead, Failure> {
+) -> Result<Option<ReadAhead>, Failure> {
     for_each_scanned_within(input, reader, MAX_SOURCE_LINE_BYTES, each)
 }
 
@@ -57,47 +65,45 @@ fn for_each_scanned_within(
     reader: ReadAhead,
     limit: usize,
     mut each: impl FnMut(u64, Result<&ScannedLine<'_>, LineError>) -> Result<bool, Failure>,
-) -> Result<ReadAhead, Failure> {
+) -> Result<Option<ReadAhead>, Failure> {
     let progress = progress_bar();
-    std::thread::scope(|scope| {
-        let (send, receive) = sync_channel(BLOCKS_AHEAD);
-        // Room for every block there can be: giving one back never waits.
-        let (give_back, taken_back) = sync_channel(BLOCKS_AHEAD + 2);
-        let reading = scope.spawn(move || read_blocks(input, reader, limit, &send, &taken_back));
-        let mut taken = || -> Result<(), Failure> {
-            for block in &receive {
-                let block = block?;
-                let (go, seen) = block.with_dependent(|lines, scans| -> Result<(bool, u64), Failure> {
-                    for ((number, line), scan) in lines.lines.iter().zip(scans) {
-                        let line = match (line, scan) {
-                            (Ok(_), Some(scanned)) => Ok(scanned),
-                            (Err(error), _) => Err(*error),
-                            (Ok(_), None) => unreachable!("a line without an error is scanned"),
-                        };
-                        if !each(*number, line)? {
-                            return Ok((false, *number));
-                        }
-                    }
-                    Ok((true, lines.lines.last().map_or(0, |(number, _)| *number)))
-                })?;
-                progress.set_position(seen);
-                let _ = give_back.try_send(block.into_owner());
-                if !go {
-                    break;
+    let (send, receive) = sync_channel(BLOCKS_AHEAD);
+    // Room for every block there can be: giving one back never waits.
+    let (give_back, taken_back) = sync_channel(BLOCKS_AHEAD + 2);
+    let reading = std::thread::spawn(move || read_blocks(input, reader, limit, &send, &taken_back));
+    let mut bytes = 0u64;
+    for block in &receive {
+        let block = block?;
+        let (go, seen) = block.with_dependent(|lines, scans| -> Result<(bool, u64), Failure> {
+            for ((number, line), scan) in lines.lines.iter().zip(scans) {
+                let line = match (line, scan) {
+                    (Ok(_), Some(scanned)) => Ok(scanned),
+                    (Err(error), _) => Err(*error),
+                    (Ok(_), None) => unreachable!("a line without an error is scanned"),
+                };
+                if !each(*number, line)? {
+                    return Ok((false, *number));
                 }
             }
-            Ok(())
-        };
-        let taken = taken();
-        // The reader stops at its next block once nobody receives.
-        drop(receive);
-        let reader = reading.join().map_err(|_| Failure::Io("the input reader stopped".into()))?;
-        progress.finish_and_clear();
-        taken.map(|()| reader)
-    })
+            Ok((true, lines.lines.last().map_or(0, |(number, _)| *number)))
+        })?;
+        bytes += block.borrow_owner().bytes;
+        progress.set_position(seen);
+        progress.set_message(format!("{} read", indicatif::HumanBytes(bytes)));
+        if !go {
+            progress.finish_and_clear();
+            return Ok(None);
+        }
+        let _ = give_back.try_send(block.into_owner());
+    }
+    // The reader has sent its last block: it has ended.
+    let reader = reading.join().map_err(|_| Failure::Io("the input reader stopped".into()))?;
+    progress.finish_and_clear();
+    Ok(Some(reader))
 }
 
-/// The reading thread: blocks of `input`'s lines, scanned, sent until the input ends or nobody receives.
+/// The reading thread: blocks of `input`'s lines, scanned, sent until the input ends, a read fails (the lines
+/// before it are sent first), or nobody receives.
 fn read_blocks(
     mut input: Box<dyn BufRead + Send>,
     mut reader: ReadAhead,
@@ -111,38 +117,40 @@ fn read_blocks(
         let mut lines = taken_back.try_recv().unwrap_or_else(|_| Lines {
             // A block ends after the line that fills it: room for a long one more without growing.
             text: String::with_capacity(2 * BLOCK_BYTES),
-            lines: Vec::new(),
+            ..Lines::default()
         });
         lines.text.clear();
+        // A block that held a very long line lets it go.
+        lines.text.shrink_to(2 * BLOCK_BYTES);
         lines.lines.clear();
-        let push = |lines: &mut Lines, (number, line): (u64, Result<&str, LineError>)| {
-            let at = lines.text.len();
-            let line = line.map(|text| {
-                lines.text.push_str(text);
-                at..lines.text.len()
-            });
-            lines.lines.push((number, line));
-        };
-        while lines.text.len() < BLOCK_BYTES && !ended {
+        lines.bytes = 0;
+        let mut failed = None;
+        loop {
             let chunk = match input.fill_buf() {
                 Ok(chunk) => chunk,
                 Err(error) => {
-                    let _ = send.send(Err(Failure::Io(format!("reading input: {error}"))));
-                    return reader;
+                    failed = Some(Failure::Io(format!("reading input: {error}")));
+                    break;
                 }
             };
             if chunk.is_empty() {
                 if let Some(line) = splitter.finish() {
-                    push(&mut lines, line);
+                    lines.push(line);
                 }
                 ended = true;
                 break;
             }
             let (length, mut rest) = (chunk.len(), chunk);
             while let Some(line) = splitter.next_line(&mut rest) {
-                push(&mut lines, line);
+                lines.push(line);
             }
             input.consume(length);
+            lines.bytes += length as u64;
+            // A short read: the input has nothing more ready now. Hand on what there is rather than wait.
+            let waiting = length < READ_BYTES && !lines.lines.is_empty();
+            if lines.text.len() >= BLOCK_BYTES || waiting {
+                break;
+            }
         }
         let block = Block::new(lines, |lines| {
             let mut scan = |line: &Result<Range<usize>, LineError>| {
@@ -153,43 +161,85 @@ fn read_blocks(
         if send.send(Ok(block)).is_err() {
             break;
         }
+        if let Some(failure) = failed {
+            let _ = send.send(Err(failure));
+            break;
+        }
     }
     reader
 }
 
+impl Lines {
+    /// Append a line: its text to the block's, its place to the block's list.
+    fn push(&mut self, (number, line): (u64, Result<&str, LineError>)) {
+        let at = self.text.len();
+        let line = line.map(|text| {
+            self.text.push_str(text);
+            at..self.text.len()
+        });
+        self.lines.push((number, line));
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use std::io::Cursor;
+    use std::io::{BufReader, Read};
+    use std::sync::mpsc::channel;
+    use std::time::Duration;
 
     use super::*;
 
-    type Read = Vec<(u64, Result<String, LineError>)>;
+    type Taken = Vec<(u64, Result<String, LineError>)>;
 
-    /// What `for_each_scanned_within` hands out for `input`, until `stop` lines were taken.
-    fn scanned(input: &[u8], limit: usize, stop: usize) -> Result<Read, Failure> {
-        let mut read = Vec::new();
-        let input = Box::new(Cursor::new(input.to_vec()));
-        for_each_scanned_within(input, ReadAhead::new(), limit, |number, line| {
-            read.push((number, line.map(|scanned| scanned.line().to_owned())));
-            Ok(read.len() < stop)
+    /// Input handed out in reads of uneven sizes (a few bytes, a page, a whole buffer), as a pipe hands it out,
+    /// then, if `then_wait`, no more: a read that waits for bytes that never come (a producer gone quiet).
+    struct Uneven {
+        bytes: Vec<u8>,
+        at: usize,
+        reads: usize,
+        then_wait: bool,
+    }
+
+    impl Read for Uneven {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            if self.at == self.bytes.len() && self.then_wait {
+                std::thread::park();
+            }
+            let size = [7, 4093, READ_BYTES][self.reads % 3].min(out.len()).min(self.bytes.len() - self.at);
+            out[..size].copy_from_slice(&self.bytes[self.at..self.at + size]);
+            (self.at, self.reads) = (self.at + size, self.reads + 1);
+            Ok(size)
+        }
+    }
+
+    fn uneven(bytes: Vec<u8>, then_wait: bool) -> Box<dyn BufRead + Send> {
+        Box::new(BufReader::with_capacity(READ_BYTES, Uneven { bytes, at: 0, reads: 0, then_wait }))
+    }
+
+    /// What `for_each_scanned_within` hands out for `input`, until `stop` lines were taken, and how many blocks.
+    fn taken(input: Box<dyn BufRead + Send>, limit: usize, stop: usize) -> Result<(Taken, bool), Failure> {
+        let mut taken = Vec::new();
+        let reader = for_each_scanned_within(input, ReadAhead::for_new_fold(), limit, |number, line| {
+            taken.push((number, line.map(|scanned| scanned.line().to_owned())));
+            Ok(taken.len() < stop)
         })?;
-        Ok(read)
+        Ok((taken, reader.is_some()))
     }
 
     /// The line rules applied to the whole input at once.
-    fn split(input: &[u8], limit: usize) -> Read {
+    fn split(input: &[u8], limit: usize) -> Taken {
         let mut splitter = LineSplitter::new(limit);
         let mut rest = input;
-        let mut read = Vec::new();
+        let mut taken = Vec::new();
         while let Some((number, line)) = splitter.next_line(&mut rest) {
-            read.push((number, line.map(str::to_owned)));
+            taken.push((number, line.map(str::to_owned)));
         }
-        read.extend(splitter.finish().map(|(number, line)| (number, line.map(str::to_owned))));
-        read
+        taken.extend(splitter.finish().map(|(number, line)| (number, line.map(str::to_owned))));
+        taken
     }
 
-    /// Several blocks of lines of every length, blank lines, `\r\n` endings, a line that is not UTF-8, lines over
-    /// the limit (one longer than a block) and a last line without a newline.
+    /// Lines of every length over several blocks, blank lines, `\r\n` endings, lines that are not UTF-8, lines
+    /// over the limit, valid lines longer than a block, and a last line without a newline.
     fn journal(limit: usize) -> Vec<u8> {
         let mut input = Vec::new();
         for n in 0..4000usize {
@@ -203,6 +253,8 @@ mod tests {
             if n % 1000 == 999 {
                 input.extend(std::iter::repeat_n(b'y', limit + 1 + n * 300));
                 input.extend_from_slice(b"\n\xff\xfe\n");
+                input.extend(std::iter::repeat_n(b'z', BLOCK_BYTES + n));
+                input.push(b'\n');
             }
         }
         input.extend_from_slice(b"{\"last\":true}");
@@ -210,30 +262,51 @@ mod tests {
     }
 
     #[test]
-    fn lines_are_handed_out_in_order_across_blocks_as_the_rules_read_them() {
+    fn lines_are_handed_out_in_order_across_reads_and_blocks_as_the_rules_read_them() {
         let limit = BLOCK_BYTES + BLOCK_BYTES / 2;
         let input = journal(limit);
-        assert!(input.len() > 4 * BLOCK_BYTES, "the journal spans blocks");
+        assert!(input.len() > 8 * BLOCK_BYTES, "the journal spans blocks");
         let expected = split(&input, limit);
         assert!(expected.iter().any(|(_, line)| matches!(line, Err(LineError::TooLong { .. }))));
         assert!(expected.iter().any(|(_, line)| matches!(line, Err(LineError::NotUtf8 { .. }))));
-        assert_eq!(scanned(&input, limit, usize::MAX).unwrap(), expected);
+        assert!(expected.iter().any(|(_, line)| line.as_ref().is_ok_and(|text| text.len() > BLOCK_BYTES)));
+        let (got, ended) = taken(uneven(input.clone(), false), limit, usize::MAX).unwrap();
+        assert!(got == expected && ended, "uneven reads");
+        let (got, ended) = taken(Box::new(std::io::Cursor::new(input)), limit, usize::MAX).unwrap();
+        assert!(got == expected && ended, "the whole input in one read");
     }
 
     #[test]
-    fn a_taker_that_stops_or_fails_ends_the_reading() {
+    fn a_taker_that_stops_or_fails_does_not_wait_for_the_input() {
         let input = journal(1 << 20);
-        let first = scanned(&input, 1 << 20, 10).unwrap();
-        assert_eq!(first, split(&input, 1 << 20)[..10]);
-        let mut taken = 0;
-        let failed = for_each_scanned(Box::new(Cursor::new(input)), ReadAhead::new(), |_, _| {
-            taken += 1;
-            if taken == 5 {
-                return Err(Failure::Io("the output is gone".into()));
-            }
-            Ok(true)
-        });
-        assert!(matches!(failed, Err(Failure::Io(message)) if message == "the output is gone"));
-        assert_eq!(taken, 5, "no line is taken after the failure");
+        let expected = split(&input, 1 << 20);
+        // Each check runs on its own thread: a taker left waiting for the input fails the test at the deadline.
+        let within_deadline = |check: Box<dyn FnOnce() + Send>| {
+            let (done, finished) = channel();
+            std::thread::spawn(move || {
+                check();
+                let _ = done.send(());
+            });
+            finished.recv_timeout(Duration::from_secs(60)).expect("the taker returned without waiting for input");
+        };
+        // The producer goes quiet after the journal: every line it finished is taken (its last line, with no
+        // newline, waits for the input to end), then the taker stops.
+        let finished = expected[..expected.len() - 1].to_vec();
+        within_deadline(Box::new(move || {
+            let (got, ended) = taken(uneven(input, true), 1 << 20, finished.len()).unwrap();
+            assert!(got == finished && !ended, "every finished line was taken");
+        }));
+        within_deadline(Box::new(move || {
+            let mut count = 0;
+            let failed = for_each_scanned(uneven(journal(1 << 20), true), ReadAhead::for_new_fold(), |_, _| {
+                count += 1;
+                if count == 5 {
+                    return Err(Failure::Io("the output is gone".into()));
+                }
+                Ok(true)
+            });
+            assert!(matches!(failed, Err(Failure::Io(message)) if message == "the output is gone"));
+            assert_eq!(count, 5, "no line is taken after the failure");
+        }));
     }
 }

@@ -196,13 +196,32 @@ fn observe_and_fold_read_ahead_write_what_the_library_writes_line_by_line() {
         observed.push(b'\n');
     }
 
+    // Both report the two bad lines by their numbers, and exit 3 (malformed input).
+    let bad: Vec<String> = (lines.iter().enumerate())
+        .filter(|(_, line)| line.as_deref().is_none_or(|line| line.starts_with("{not")))
+        .map(|(at, _)| format!("line {}", at + 1))
+        .collect();
+    let reported = |output: &Output| -> Vec<String> {
+        text(&output.stderr).lines().filter_map(|line| line.split(':').next().map(str::to_owned)).collect()
+    };
     let output = run(&["observe", path.to_str().unwrap()], None);
     assert!(output.stdout == events, "observe wrote what observe_line writes");
+    assert_eq!((output.status.code(), reported(&output)), (Some(3), bad.clone()), "{}", text(&output.stderr));
     let (observed_path, export_path) = (dir.join("observed.jsonl"), dir.join("checkpoint.json"));
     let args = ["fold", path.to_str().unwrap(), "--observed", observed_path.to_str().unwrap(), "--export"];
-    run(&[&args[..], &[export_path.to_str().unwrap()]].concat(), None);
+    let output = run(&[&args[..], &[export_path.to_str().unwrap()]].concat(), None);
+    assert_eq!((output.status.code(), reported(&output)), (Some(3), bad), "{}", text(&output.stderr));
     assert!(std::fs::read(&observed_path).unwrap() == observed, "fold wrote what fold_line writes");
     assert_eq!(std::fs::read_to_string(&export_path).unwrap(), fold.export_json() + "\n");
+
+    // From standard input, stopped part way (`--stop`): the fold of the lines before the stop.
+    let text_lines: Vec<&str> = lines[..4500].iter().map(|line| line.as_deref().unwrap()).collect();
+    let mut stopped = DisplayFold::new(SourceItem::from_json(text_lines[0]).unwrap().run_id);
+    for line in &text_lines[..4000] {
+        let _ = stopped.fold_line(line, &mut Vec::new());
+    }
+    let output = run(&["fold", "-", "--stop", "4000"], Some(&(text_lines.join("\n") + "\n")));
+    assert_eq!(text(&output.stdout), stopped.export_json() + "\n", "{}", text(&output.stderr));
 }
 
 #[test]

@@ -62,10 +62,10 @@ pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>
     take_scanned(lanes, &scanned, out)
 }
 
-/// Read `line` for its lane: the scan alone, which changes nothing but the memos. With `ahead` (the line is read
-/// ahead of the fold, on another thread), an argument delta read in full, which may open a stream, also makes the
+/// Read `line` for its lane: the scan alone, which changes nothing but the memos. With `for_fold` (a reader reads
+/// the line ahead of a fold, on another thread), an argument delta read in full, which may open a stream, also makes the
 /// stream's identity ([`ArgsDelta::prepare`]).
-pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, ahead: bool) -> Scanned<'a> {
+pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, for_fold: bool) -> Scanned<'a> {
     match memos.delta.read(line) {
         Some(LaneLine::Arguments(delta)) => return Scanned::Arguments(delta),
         Some(LaneLine::Content(delta)) => return Scanned::Content(delta),
@@ -84,7 +84,7 @@ pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, ahead: boo
             }
             LaneLine::Arguments(mut delta) => {
                 delta.memo_line = memos.delta.remember(line, &delta);
-                if ahead {
+                if for_fold {
                     delta.prepare();
                 }
                 Scanned::Arguments(delta)
