@@ -56,13 +56,8 @@ pub fn request(
     stream.read_to_end(&mut raw)?;
     let text = String::from_utf8_lossy(&raw).into_owned();
     let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let headers = head
-        .lines()
-        .skip(1)
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
-        .collect();
+    let status = status_of(head);
+    let headers = head.lines().skip(1).filter_map(header_of).collect();
     Ok(Response { status, headers, body: body.to_owned() })
 }
 
@@ -148,7 +143,7 @@ fn exchange(mut reader: BufReader<TcpStream>, request: &[u8]) -> Result<(Respons
     }
     let answering = |error: std::io::Error| Failed::Answering(error);
     let cut = || Failed::Answering(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "response head cut short"));
-    let status = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let status = status_of(&line);
     let mut headers = Vec::new();
     loop {
         line.clear();
@@ -158,8 +153,7 @@ fn exchange(mut reader: BufReader<TcpStream>, request: &[u8]) -> Result<(Respons
         if line == "\r\n" || line == "\n" {
             break;
         }
-        let (name, value) = line.split_once(':').ok_or_else(cut)?;
-        headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+        headers.push(header_of(&line).ok_or_else(cut)?);
     }
     let mut response = Response { status, headers, body: String::new() };
     let Some(length) = response.header("content-length").and_then(|v| v.parse::<usize>().ok()) else {
@@ -170,6 +164,17 @@ fn exchange(mut reader: BufReader<TcpStream>, request: &[u8]) -> Result<(Respons
     reader.read_exact(&mut body).map_err(answering)?;
     response.body = String::from_utf8_lossy(&body).into_owned();
     Ok((response, reader))
+}
+
+/// The status code of a response's status line (0 when it has none).
+fn status_of(line: &str) -> u16 {
+    line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+/// A header line as its name (lower case) and value.
+fn header_of(line: &str) -> Option<(String, String)> {
+    let (name, value) = line.split_once(':')?;
+    Some((name.trim().to_ascii_lowercase(), value.trim().to_owned()))
 }
 
 /// One Server-Sent Event: its id, name and data.

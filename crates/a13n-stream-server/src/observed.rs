@@ -35,7 +35,7 @@ use crate::{position, Shared};
 const PAGE: usize = 512;
 
 /// One entry: its sequence, its event JSON and its item reference JSON.
-type Entry = (u64, String, String);
+type Entry = (u64, Arc<str>, Arc<str>);
 
 /// One frame of a run's `/observed` stream: its `event:` name, the position it brings the client to (`None`: no
 /// `id`, the end of a deleted run), and its `data:`.
@@ -119,7 +119,8 @@ impl Feed {
         match live {
             Live::Events(events) => match crate::runs::following(events, held) {
                 Some(fresh) => {
-                    self.batch.extend(fresh.iter().map(|e| (e.sequence, e.data.clone(), e.item.clone())));
+                    let shared = |e: &crate::runs::Delivered| (e.sequence, Arc::clone(&e.data), Arc::clone(&e.item));
+                    self.batch.extend(fresh.iter().map(shared));
                 }
                 None => self.fall_back(),
             },
@@ -216,7 +217,7 @@ impl Feed {
             }
             let full = page.len() == PAGE;
             let entries: Vec<Entry> =
-                page.into_iter().map(|event| (event.sequence, event.event, event.item.unwrap_or_default())).collect();
+                page.into_iter().map(|e| (e.sequence, e.event.into(), e.item.unwrap_or_default().into())).collect();
             self.send(&entries);
             if self.ending || !full {
                 break;

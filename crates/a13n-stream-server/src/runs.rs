@@ -35,15 +35,15 @@ pub const LIVE_BUFFER: usize = 32;
 /// Runs read per page by retention.
 const EXPIRE_PAGE: usize = 256;
 
-/// One delivered AG-UI event.
+/// One delivered AG-UI event. Its texts are shared: every subscriber of the run takes them without a copy.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Delivered {
     /// The display sequence.
     pub sequence: u64,
     /// The event JSON.
-    pub data: String,
+    pub data: Arc<str>,
     /// The item reference JSON the fold handed out with it (`null`: none).
-    pub item: String,
+    pub item: Arc<str>,
 }
 
 /// The events of a batch's [`Live::Events`] after sequence `last`, when they follow it directly (events at or
@@ -805,8 +805,8 @@ impl Runs {
         slot.announced = slot.announced.max(position);
         let delivered: Vec<Delivered> = (batch.events.into_iter())
             .map(|event| {
-                let item = event.item.unwrap_or_else(|| NO_ITEM.to_owned());
-                Delivered { sequence: event.sequence, data: event.event, item }
+                let item = event.item.as_deref().unwrap_or(NO_ITEM).into();
+                Delivered { sequence: event.sequence, data: event.event.into(), item }
             })
             .collect();
         if !delivered.is_empty() {
@@ -1240,7 +1240,7 @@ mod tests {
     #[test]
     fn a_batch_follows_the_last_delivered_event_or_is_a_gap() {
         let batch = |sequences: std::ops::RangeInclusive<u64>| -> Vec<Delivered> {
-            sequences.map(|sequence| Delivered { sequence, data: String::new(), item: String::new() }).collect()
+            sequences.map(|sequence| Delivered { sequence, data: "".into(), item: "".into() }).collect()
         };
         let sequences = |events: Option<&[Delivered]>| events.map(|e| e.iter().map(|e| e.sequence).collect::<Vec<_>>());
         assert_eq!(sequences(following(&batch(5..=7), 4)), Some(vec![5, 6, 7]));

@@ -52,7 +52,7 @@ pub(crate) struct RunTail {
     run_id: String,
     receiver: Listener,
     last: u64,
-    pending: VecDeque<(u64, String)>,
+    pending: VecDeque<(u64, Arc<str>)>,
     catching_up: bool,
     finished: bool,
     /// The position of a run already complete when subscribing (`u64::MAX` while it is still running).
@@ -62,7 +62,7 @@ pub(crate) struct RunTail {
 /// What a run's tail yields next.
 pub(crate) enum Step {
     /// An event at its sequence.
-    Event(u64, String),
+    Event(u64, Arc<str>),
     /// The run was deleted: its stream ends.
     Deleted,
 }
@@ -105,7 +105,7 @@ impl RunTail {
                         self.finished = true;
                     }
                 }
-                self.pending.extend(page.into_iter().map(|event| (event.sequence, event.event)));
+                self.pending.extend(page.into_iter().map(|event| (event.sequence, event.event.into())));
                 continue;
             }
             let received = tokio::select! {
@@ -134,7 +134,7 @@ impl RunTail {
 
     /// The next event when one is at hand (taken from storage or the live channel with the ones before it), without
     /// waiting: `next` yields it, and a subscriber writing frames takes every event at hand with it.
-    pub(crate) fn ready(&mut self) -> Option<(u64, String)> {
+    pub(crate) fn ready(&mut self) -> Option<(u64, Arc<str>)> {
         let (sequence, data) = self.pending.pop_front()?;
         self.last = sequence;
         self.finished = is_terminal(&data);
@@ -146,7 +146,7 @@ impl RunTail {
     /// storage.
     fn take(&mut self, events: &[crate::runs::Delivered]) {
         match crate::runs::following(events, self.last) {
-            Some(fresh) => self.pending.extend(fresh.iter().map(|event| (event.sequence, event.data.clone()))),
+            Some(fresh) => self.pending.extend(fresh.iter().map(|event| (event.sequence, Arc::clone(&event.data)))),
             None => self.catching_up = true,
         }
     }

@@ -68,7 +68,7 @@ impl RunFrames for RunTail {
 
     async fn next(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<RunFrame> {
         match RunTail::next(self, shutdown).await? {
-            Step::Event(sequence, data) => Some((None, Some(sequence), data)),
+            Step::Event(sequence, data) => Some((None, Some(sequence), data.to_string())),
             // A deleted run is left for the thread's next run.
             Step::Deleted => None,
         }

@@ -60,14 +60,19 @@ pub fn for_each_line(
         }
         input.consume(length);
         bytes += length as u64;
-        progress.set_position(splitter.lines_seen());
-        progress.set_message(format!("{} read", indicatif::HumanBytes(bytes)));
+        show_progress(&progress, splitter.lines_seen(), bytes);
     }
     if let Some((number, line)) = splitter.finish() {
         each(number, line)?;
     }
     progress.finish_and_clear();
     Ok(())
+}
+
+/// Show `lines` lines and `bytes` bytes read on `progress`.
+pub(crate) fn show_progress(progress: &ProgressBar, lines: u64, bytes: u64) {
+    progress.set_position(lines);
+    progress.set_message(format!("{} read", indicatif::HumanBytes(bytes)));
 }
 
 /// A spinner with lines, lines/s and bytes on a terminal; hidden otherwise.

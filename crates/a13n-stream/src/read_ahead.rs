@@ -19,7 +19,7 @@ use a13n_stream_protocol::{ReadAhead, ScannedLine, MAX_SOURCE_LINE_BYTES};
 use self_cell::self_cell;
 
 use crate::failure::Failure;
-use crate::input::{progress_bar, READ_BYTES};
+use crate::input::{progress_bar, show_progress, READ_BYTES};
 
 /// A block is handed on once it holds this many bytes of lines (or the input ends, or has nothing more ready).
 const BLOCK_BYTES: usize = 1 << 18;
@@ -88,8 +88,7 @@ fn for_each_scanned_within(
             Ok((true, lines.lines.last().map_or(0, |(number, _)| *number)))
         })?;
         bytes += block.borrow_owner().bytes;
-        progress.set_position(seen);
-        progress.set_message(format!("{} read", indicatif::HumanBytes(bytes)));
+        show_progress(&progress, seen, bytes);
         if !go {
             progress.finish_and_clear();
             return Ok(None);
