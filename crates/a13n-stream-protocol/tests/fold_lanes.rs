@@ -367,3 +367,39 @@ fn both_lanes_agree_on_mutated_tool_call_ends() {
 fn both_lanes_agree_on_mutated_tool_returns() {
     compare_mutations(&TOOL_RETURNS, tool_streams(), 47, 2, 16);
 }
+
+/// A part that ends with no open cursor (its start lost, or ended twice) is reopened and closed by the general
+/// path's rules, which the part lane now converts through too: the lane takes it, with the general path's bytes.
+#[test]
+fn a_part_ended_without_a_cursor_takes_the_part_lane_with_the_general_paths_bytes() {
+    use a13n_stream_protocol::display::{FastLane, LanePath};
+    for kind in ["text", "thinking"] {
+        let short = bench::lines(StreamKind::Short, 200);
+        let mut lines: Vec<String> = short
+            .iter()
+            .map(|line| {
+                line.replace(r#""part_kind":"text""#, &format!(r#""part_kind":"{kind}""#))
+                    .replace(r#""part_delta_kind":"text""#, &format!(r#""part_delta_kind":"{kind}""#))
+            })
+            .collect();
+        let end = lines.iter().position(|line| line.contains(r#""event_kind":"part_end""#)).expect("a part's end");
+        // The same end again: the part is closed, so the second end has no cursor.
+        let again = lines[end].replace(r#""content":""#, r#""content":"again "#);
+        lines.insert(end + 1, again);
+        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+        compare(|| fold_for(&json!({}), &run_id), &lines, 1, &format!("{kind} ended twice"));
+        // A thinking part here is a text part's line relabelled, not in a thinking part's layout: no lane takes it.
+        if kind != "text" {
+            continue;
+        }
+        let mut fold = fold_for(&json!({}), &run_id);
+        let mut out = Vec::new();
+        for line in &lines[..=end] {
+            fold.fold_line(line, &mut out).unwrap();
+        }
+        let part = LanePath::Taken(FastLane::Part);
+        let before = fold.lane_counts().get(part);
+        fold.fold_line(&lines[end + 1], &mut out).unwrap();
+        assert_eq!(fold.lane_counts().get(part), before + 1, "{kind}: the second end took the part lane");
+    }
+}

@@ -62,8 +62,9 @@ impl DisplayFold {
         if self.writes_observed {
             write_observed_line(out, sequence, |out| line.write_event(child, &value, out), Some(reference));
         }
-        self.observer.commit_carried_in(&line.head.run_id, child, &line.carried, delegation.as_ref());
-        Some(1 + closed + usize::from(delegation.is_some()))
+        let delegated = usize::from(delegation.is_some());
+        self.observer.commit_carried_in(&line.head.run_id, child, &line.carried, delegation);
+        Some(1 + closed + delegated)
     }
 
     /// Fold a run's or subagent's lifecycle event (`RUN_*`, `SUBAGENT_*`) as the general path does: the next

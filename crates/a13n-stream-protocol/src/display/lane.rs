@@ -125,7 +125,7 @@ impl DisplayFold {
     fn fold_part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
         let plan = self.observer.part_in_any_run(line)?;
         let count = self.fold_events(&plan.events, out)?;
-        self.observer.commit_part_in(line, plan);
+        self.observer.commit(plan);
         Some(count)
     }
 
@@ -134,7 +134,7 @@ impl DisplayFold {
     fn fold_opening_delta(&mut self, delta: &ContentDelta<'_>, out: &mut Vec<u8>) -> Option<usize> {
         let plan = self.observer.opening_delta_in_any_run(delta)?;
         let count = self.fold_events(&plan.events, out)?;
-        self.observer.commit_opening_delta_in(delta, plan);
+        self.observer.commit(plan);
         Some(count)
     }
 

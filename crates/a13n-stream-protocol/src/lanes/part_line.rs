@@ -11,27 +11,11 @@ use std::borrow::Cow;
 
 use crate::fields::source_key;
 use crate::lane_line::{scan_line, LineHead};
+use crate::part_kind::{Boundary, PartBody};
 use crate::scan::once;
 
 /// The longest part line the lanes take (a longer one is rare and takes the general path).
 const MAX_PART_LINE_BYTES: usize = 64 * 1024;
-
-/// Which boundary of the part the line is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Boundary {
-    Start,
-    End,
-}
-
-/// What the conversion reads of the part.
-pub(crate) enum PartBody<'a> {
-    /// A text part: its text, and its own message id when it names one.
-    Text { content: Cow<'a, str>, id: Option<Cow<'a, str>> },
-    /// A thinking part: its text and its signature (its id is positional, so any `id` is not read).
-    Thinking { content: Cow<'a, str>, signature: Option<Cow<'a, str>> },
-    /// A tool-call part (at its end): the tool's name and the argument text (`None`: no arguments).
-    ToolCall { tool_name: Cow<'a, str>, args: Option<Cow<'a, str>> },
-}
 
 /// A text or thinking part's start or end, or a tool-call part's end, as the conversion reads it.
 pub(crate) struct PartLine<'a> {
@@ -101,21 +85,15 @@ impl<'a> PartLine<'a> {
         let body = match (part_kind?.as_ref(), boundary) {
             ("text", _) => PartBody::Text { content: content?, id: id.flatten() },
             ("thinking", _) => PartBody::Thinking { content: content?, signature: signature.flatten() },
-            // The general decoder requires a call id; the conversion reads the open cursor's.
-            ("tool-call", Boundary::End) if tool_call_id.is_some() => {
-                PartBody::ToolCall { tool_name: tool_name?, args: args.flatten() }
-            }
+            ("tool-call", Boundary::End) => PartBody::ToolCall {
+                tool_call_id: tool_call_id?,
+                tool_name: Some(tool_name?),
+                args: args.flatten(),
+                builtin: false,
+            },
             _ => return None,
         };
         Some(PartLine { head, index: index?, boundary, body })
-    }
-
-    /// A text part's own message id, when it names a non-empty one.
-    pub(crate) fn own_id(&self) -> Option<&str> {
-        match &self.body {
-            PartBody::Text { id, .. } => id.as_deref().filter(|id| !id.is_empty()),
-            PartBody::Thinking { .. } | PartBody::ToolCall { .. } => None,
-        }
     }
 }
 

@@ -1,49 +1,72 @@
-//! The conversion of one source item: routed by run (root or inline child) and by event kind.
+//! The conversion of one source item, planned: routed by run (root or inline child) and by event kind, it reads
+//! the state and says what the item changes ([`Plan`]).
+
+use std::borrow::Cow;
 
 use serde_json::Value;
 
 use super::custom::{convert_input, custom_harness_event, custom_pydantic_event};
 use super::delegation::{attribute, convert_delegation, inline_delegation};
-use super::parts::{close_parts, convert_part_delta, convert_part_end, convert_part_start};
+use super::parts::{close_parts, convert_part_boundary, convert_part_delta};
+use super::plan::{Change, Plan, RunChange};
 use super::terminal::{convert_terminal, convert_tool_result};
 use super::{custom, ObserverState, RunStartedEvent};
 use crate::json::Object;
+use crate::part_kind::Boundary;
 use crate::source::EventKind;
 use crate::{names, Event, ObserveError, SourceBody, SourceItem};
 
-pub(super) fn convert_stream(
-    item: &SourceItem,
-    state: &mut ObserverState,
+/// What an item of a root stream does: its run bound to its thread, an inline child's cursors opened, then the
+/// item converted in its run (or, for an inline delegation, in the delegated child).
+pub(super) fn plan_stream<'a>(
+    item: &'a SourceItem,
+    state: &ObserverState,
     root_run_id: &str,
-) -> Result<Vec<Event>, ObserveError> {
-    state.threads.insert(item.run_id.clone(), item.thread_id.clone());
+) -> Result<Plan<'a>, ObserveError> {
+    let mut changes = vec![Change::BindThread { run_id: &item.run_id, thread_id: &item.thread_id }];
     let is_child = item.run_id != root_run_id;
     if is_child {
-        state.children.entry(item.run_id.clone()).or_default();
+        changes.push(Change::OpenChild(Cow::Borrowed(&item.run_id)));
     }
     if let Some(event) = item.event() {
         if let Some(payload) = inline_delegation(event) {
-            return convert_delegation(item, event, payload, state, root_run_id, is_child);
+            let (events, change) = convert_delegation(item, event, payload, state, root_run_id, is_child)?;
+            changes.extend(change);
+            return Ok(Plan { events, changes });
         }
     }
-    let cursor = if is_child { state.children.entry(item.run_id.clone()).or_default() } else { state };
-    let events = convert(item, cursor)?;
+    let fresh;
+    let run = match state.children.get(&item.run_id) {
+        _ if !is_child => state,
+        Some(child) => child,
+        None => {
+            fresh = ObserverState::default();
+            &fresh
+        }
+    };
+    let mut run_changes = Vec::new();
+    let events = convert(item, run, &mut run_changes)?;
+    let target = is_child.then_some(item.run_id.as_str());
+    changes.extend(run_changes.into_iter().map(|change| Change::Run(target, change)));
     if !is_child {
-        return Ok(events);
+        return Ok(Plan { events, changes });
     }
-    Ok(attribute(
-        events
-            .into_iter()
-            .filter(|e| !matches!(e, Event::RunStarted(_) | Event::RunFinished(_) | Event::RunError(_)))
-            .collect(),
-        &item.run_id,
-    ))
+    let events = events
+        .into_iter()
+        .filter(|e| !matches!(e, Event::RunStarted(_) | Event::RunFinished(_) | Event::RunError(_)))
+        .collect();
+    Ok(Plan { events: attribute(events, &item.run_id), changes })
 }
 
-pub(super) fn convert(item: &SourceItem, state: &mut ObserverState) -> Result<Vec<Event>, ObserveError> {
+/// What an item of one run does: its events, and the changes to the run's cursors (`run`) in `changes`.
+pub(super) fn convert(
+    item: &SourceItem,
+    run: &ObserverState,
+    changes: &mut Vec<RunChange>,
+) -> Result<Vec<Event>, ObserveError> {
     let event = match &item.body {
         SourceBody::Result(result) => {
-            let mut events = close_parts(item, state);
+            let mut events = close_parts(item, run, changes);
             events.push(convert_terminal(item, result));
             return Ok(events);
         }
@@ -67,7 +90,7 @@ pub(super) fn convert(item: &SourceItem, state: &mut ObserverState) -> Result<Ve
                 // keep their identity until their own end or a replacing start.
                 if let Some(index) = payload.and_then(|p| p.get("request_index")).and_then(Value::as_i64) {
                     if index >= 0 {
-                        state.request_index = index;
+                        changes.push(RunChange::RequestIndex(index));
                     }
                 }
             }
@@ -98,9 +121,9 @@ pub(super) fn convert(item: &SourceItem, state: &mut ObserverState) -> Result<Ve
             let name = event.str_field("kind").unwrap_or_default().to_owned();
             return Ok(vec![custom(item, name, Value::Object(event.raw().clone()))]);
         }
-        EventKind::PartStart => convert_part_start(item, event, state),
-        EventKind::PartDelta => convert_part_delta(item, event, state)?,
-        EventKind::PartEnd => convert_part_end(item, event, state)?,
+        EventKind::PartStart => convert_part_boundary(item, event, run, Boundary::Start, changes)?,
+        EventKind::PartDelta => convert_part_delta(item, event, run, changes)?,
+        EventKind::PartEnd => convert_part_boundary(item, event, run, Boundary::End, changes)?,
         EventKind::FunctionToolResult | EventKind::OutputToolResult => return convert_tool_result(item, event),
         EventKind::Other => Vec::new(),
     };

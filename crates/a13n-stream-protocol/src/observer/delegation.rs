@@ -1,10 +1,13 @@
 //! Inline delegation: a root stream's subagent runs started, completed or failed, and their events attributed
 //! to them.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::custom::custom_harness_event;
-use super::parts::close_parts;
+use super::parts::closing_events;
+use super::plan::Change;
 use super::{ObserverState, SubagentErrorEvent, SubagentFinishedEvent, SubagentStartedEvent};
 use crate::json::Object;
 use crate::pydantic::Validation;
@@ -103,45 +106,55 @@ pub(super) fn validate_delegation(payload: &Object) -> Result<Delegation<'_>, Ob
     }
 }
 
-pub(super) fn convert_delegation(
+/// What an inline delegation converts to: a completed or failed child's closing events and its release, or a
+/// started child's cursors opened; the `SUBAGENT_*` event, then the observation.
+pub(super) fn convert_delegation<'a>(
     item: &SourceItem,
     event: &SourceEvent,
-    payload: &Object,
-    state: &mut ObserverState,
+    payload: &'a Object,
+    state: &ObserverState,
     root_run_id: &str,
     is_child: bool,
-) -> Result<Vec<Event>, ObserveError> {
+) -> Result<(Vec<Event>, Option<Change<'a>>), ObserveError> {
     let delegation = validate_delegation(payload)?;
     let timestamp = Some(item.occurred_at.timestamp_ms());
     // Preparation may fail before a child Run exists: keep the observation, fabricate no child identity.
     let Some(child_id) = delegation.child_run_id else {
-        return Ok(vec![custom_harness_event(item, event)]);
+        return Ok((vec![custom_harness_event(item, event)], None));
     };
-    let child = state.children.entry(child_id.to_owned()).or_default();
-    let mut events = Vec::new();
-    if delegation.action != "started" {
-        events.extend(attribute(close_parts(item, child), child_id));
-        // The parent reports completion only after accepting the child outcome: release its cursors.
-        state.children.shift_remove(child_id);
-    }
-    events.push(subagent_event(&delegation, timestamp, root_run_id, child_id));
+    let (mut events, subagent, change) = delegation_steps(&delegation, child_id, state, root_run_id, timestamp);
+    events.push(subagent);
     let custom = custom_harness_event(item, event);
     if is_child {
         events.extend(attribute(vec![custom], &item.run_id));
     } else {
         events.push(custom);
     }
-    Ok(events)
+    Ok((events, Some(change)))
+}
+
+/// What a validated delegation of child run `child_id` does before its observation, for the general path and the
+/// carried lane alike: a completed or failed child's closing events (attributed to it), its `SUBAGENT_*` event,
+/// and the change to the child's cursors (a started child's opened, another's released: the parent reports
+/// completion only after accepting the child's outcome).
+pub(super) fn delegation_steps<'a>(
+    delegation: &Delegation<'_>,
+    child_id: &'a str,
+    state: &ObserverState,
+    root_run_id: &str,
+    timestamp: Option<i64>,
+) -> (Vec<Event>, Event, Change<'a>) {
+    let subagent = subagent_event(delegation, timestamp, root_run_id, child_id);
+    if delegation.action == "started" {
+        return (Vec::new(), subagent, Change::OpenChild(Cow::Borrowed(child_id)));
+    }
+    let closing = state.children.get(child_id).map(|child| closing_events(timestamp, child)).unwrap_or_default();
+    (attribute(closing, child_id), subagent, Change::ReleaseChild(Cow::Borrowed(child_id)))
 }
 
 /// The `SUBAGENT_*` event of a validated delegation of child run `child_id`: started, finished (completed) or
 /// failed.
-pub(super) fn subagent_event(
-    delegation: &Delegation<'_>,
-    timestamp: Option<i64>,
-    root_run_id: &str,
-    child_id: &str,
-) -> Event {
+fn subagent_event(delegation: &Delegation<'_>, timestamp: Option<i64>, root_run_id: &str, child_id: &str) -> Event {
     match delegation.action {
         "started" => Event::SubagentStarted(SubagentStartedEvent {
             timestamp,

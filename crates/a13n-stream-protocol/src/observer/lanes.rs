@@ -3,20 +3,20 @@
 //! cursor, a request index). Every check here is one under which [`observe`](Observer::observe) would do exactly
 //! what the lane does.
 
-use super::delegation::{attribute, subagent_event, validate_delegation};
-use super::parts::{
-    closing_events, encrypted, part_id, reasoning_content, reasoning_end, reasoning_start, text_content, text_end,
-    text_start, tool_call_events,
-};
+use std::borrow::Cow;
+
+use super::delegation::{attribute, delegation_steps, validate_delegation};
+use super::parts::{content_delta, part_boundary};
+use super::plan::{Change, Plan, RunChange};
 use super::terminal::tool_result;
-use super::{ObserverState, PartCursor, RootStream};
+use super::{ObserverState, RootStream};
 use crate::json::Object;
-use crate::part_kind::PartKind;
+use crate::part_kind::{Boundary, PartBody, PartKind};
 use crate::{Event, Observer};
 
 use crate::lanes::carried_line::{Carried, CarriedLine};
 use crate::lanes::delta_line::ContentDelta;
-use crate::lanes::part_line::{Boundary, PartBody, PartLine, ToolReturnLine};
+use crate::lanes::part_line::{PartLine, ToolReturnLine};
 
 impl Observer<RootStream> {
     /// The part id of the open part `index` of `kind` in the root run or one of its inline children, when a
@@ -56,8 +56,7 @@ impl Observer<RootStream> {
             found => found.is_some(),
         };
         let child = run_id != root;
-        let state = if child { self.core.state.children.get(run_id)? } else { &self.core.state };
-        Some((state, child, bound))
+        Some((self.cursors_of(run_id, child)?, child, bound))
     }
 
     /// Whether a line of `run_id` that the observer carries through as one `CUSTOM` event
@@ -74,27 +73,37 @@ impl Observer<RootStream> {
         run_id: &str,
         child: bool,
         carried: &Carried<'_>,
-        delegation: Option<&DelegationPlan>,
+        delegation: Option<DelegationPlan>,
     ) {
         if let Some(plan) = delegation {
-            self.commit_delegation(plan);
+            self.core.state.apply(plan.change);
         }
-        let state = if child { self.core.state.children.get_mut(run_id) } else { Some(&mut self.core.state) };
-        let Some(state) = state else { return };
-        match carried {
-            Carried::Harness { request_index: Some(index), .. } => state.request_index = *index,
+        let change = match carried {
+            Carried::Harness { request_index: Some(index), .. } => RunChange::RequestIndex(*index),
             Carried::ToolCallStart { index, tool_call_id, tool_name } => {
-                let cursor = PartCursor {
-                    kind: PartKind::ToolCall,
-                    part_id: tool_call_id.to_string(),
-                    tool_name: Some(tool_name.to_string()),
-                    emitted_content: false,
-                    emitted_signature: false,
+                let body = PartBody::ToolCall {
+                    tool_call_id: Cow::Borrowed(tool_call_id),
+                    tool_name: Some(Cow::Borrowed(tool_name)),
+                    args: None,
+                    builtin: false,
                 };
-                state.parts.insert(*index, cursor);
+                // A tool call's start opens its cursor and converts to no event of its own.
+                let Some(run) = self.cursors_of(run_id, child) else { return };
+                let Ok((_, change)) = part_boundary(run_id, run, *index, Boundary::Start, &body, None) else { return };
+                change
             }
-            // A delegation's change is its plan's, committed above.
-            Carried::Harness { request_index: None, .. } | Carried::ToolCall | Carried::Delegation { .. } => {}
+            // A delegation's change is its plan's, applied above.
+            Carried::Harness { request_index: None, .. } | Carried::ToolCall | Carried::Delegation { .. } => return,
+        };
+        self.core.state.apply(Change::Run(child.then_some(run_id), change));
+    }
+
+    /// The cursors of `run_id`: the root's, or the inline child's (`None` when it has none).
+    fn cursors_of(&self, run_id: &str, child: bool) -> Option<&ObserverState> {
+        if child {
+            self.core.state.children.get(run_id)
+        } else {
+            Some(&self.core.state)
         }
     }
 
@@ -115,10 +124,8 @@ impl Observer<RootStream> {
 
     /// Commit what [`Observer::observe`] commits for the content delta [`Observer::open_part_in_any_run`] accepted.
     pub(crate) fn commit_open_part_content_in(&mut self, run_id: &str, child: bool, index: i64) {
-        let state = if child { self.core.state.children.get_mut(run_id) } else { Some(&mut self.core.state) };
-        if let Some(cursor) = state.and_then(|state| state.parts.get_mut(&index)) {
-            cursor.emitted_content = true;
-        }
+        let emitted = RunChange::Emitted { index, content: true, signature: false };
+        self.core.state.apply(Change::Run(child.then_some(run_id), emitted));
     }
 
     /// Whether kept events pass through a finishing step (a display fold's bounds).
@@ -126,130 +133,41 @@ impl Observer<RootStream> {
         self.finish.is_some()
     }
 
-    /// What a part line converts to in its run (the root run or an inline child), when the lanes may take it:
-    /// its events, typed and finished as [`Observer::observe`] would hand them on, and the cursor change to commit.
-    /// A text start always opens; a text end must close the open text part under the same id; a tool call's end
-    /// must close the open tool-call part.
-    pub(crate) fn part_in_any_run(&self, line: &PartLine<'_>) -> Option<PartPlan> {
+    /// What a part line converts to in its run (the root run or an inline child), by the general path's rules,
+    /// when the lanes may take it: its events, typed and finished as [`Observer::observe`] would hand them on, and
+    /// the cursor change to apply. A line the general path would reject takes the general path.
+    pub(crate) fn part_in_any_run<'l>(&self, line: &'l PartLine<'_>) -> Option<Plan<'l>> {
         let (state, child) = self.lane_run(&line.head.thread_id, &line.head.run_id)?;
-        let timestamp = Some(line.head.timestamp);
-        let mut events = Vec::with_capacity(3);
-        let opened = match (&line.body, line.boundary) {
-            (PartBody::Text { content, .. }, Boundary::Start) => {
-                let message_id = match line.own_id() {
-                    Some(id) => id.to_owned(),
-                    None => part_id(&line.head.run_id, state.request_index, line.index, "text"),
-                };
-                events.push(text_start(timestamp, &message_id));
-                if !content.is_empty() {
-                    events.push(text_content(timestamp, &message_id, content));
-                }
-                let emitted_content = !content.is_empty();
-                Some(PartCursor {
-                    kind: PartKind::Text,
-                    part_id: message_id,
-                    tool_name: None,
-                    emitted_content,
-                    emitted_signature: false,
-                })
-            }
-            (PartBody::Text { content, .. }, Boundary::End) => {
-                let cursor = state.parts.get(&line.index).filter(|cursor| cursor.kind == PartKind::Text)?;
-                let own = line.own_id().or(Some(cursor.part_id.as_str()).filter(|id| !id.is_empty()));
-                // The id the general path would close under must be the open part's (else it fails or reopens).
-                (own? == cursor.part_id).then_some(())?;
-                let message_id = &cursor.part_id;
-                if !content.is_empty() && !cursor.emitted_content {
-                    events.push(text_content(timestamp, message_id, content));
-                }
-                events.push(text_end(timestamp, message_id.clone()));
-                None
-            }
-            (PartBody::Thinking { content, signature }, Boundary::Start) => {
-                // Positional, as the general path names it: a reasoning item can hold several parts with one id.
-                let message_id = part_id(&line.head.run_id, state.request_index, line.index, "reasoning");
-                let signature = signature.as_deref().filter(|signature| !signature.is_empty());
-                events.push(reasoning_start(timestamp, &message_id));
-                if !content.is_empty() {
-                    events.push(reasoning_content(timestamp, &message_id, content));
-                }
-                if let Some(signature) = signature {
-                    events.push(encrypted(timestamp, &message_id, signature));
-                }
-                Some(PartCursor {
-                    kind: PartKind::Reasoning,
-                    part_id: message_id,
-                    tool_name: None,
-                    emitted_content: !content.is_empty(),
-                    emitted_signature: signature.is_some(),
-                })
-            }
-            (PartBody::Thinking { content, signature }, Boundary::End) => {
-                let cursor = state.parts.get(&line.index).filter(|cursor| cursor.kind == PartKind::Reasoning)?;
-                let message_id = &cursor.part_id;
-                if !content.is_empty() && !cursor.emitted_content {
-                    events.push(reasoning_content(timestamp, message_id, content));
-                }
-                let signature = signature.as_deref().filter(|signature| !signature.is_empty());
-                if let Some(signature) = signature.filter(|_| !cursor.emitted_signature) {
-                    events.push(encrypted(timestamp, message_id, signature));
-                }
-                events.push(reasoning_end(timestamp, message_id.clone()));
-                None
-            }
-            (PartBody::ToolCall { tool_name, args }, Boundary::End) => {
-                let cursor = state.parts.get(&line.index).filter(|cursor| cursor.kind == PartKind::ToolCall)?;
-                let args = args.as_deref().map(str::to_owned);
-                events.extend(tool_call_events(timestamp, cursor.part_id.clone(), tool_name, args));
-                None
-            }
-            (PartBody::ToolCall { .. }, Boundary::Start) => return None,
-        };
-        let events = self.as_observed(events, &line.head.run_id, child);
-        Some(PartPlan { events, child, opened })
+        let (run_id, timestamp) = (line.head.run_id.as_ref(), Some(line.head.timestamp));
+        let (events, change) = part_boundary(run_id, state, line.index, line.boundary, &line.body, timestamp).ok()?;
+        let changes = vec![Change::Run(child.then_some(run_id), change)];
+        Some(Plan { events: self.as_observed(events, run_id, child), changes })
     }
 
     /// What a content delta converts to when its part has no cursor yet (no start came first) in its run (the
     /// root run or an inline child): the part's start and content events, finished as [`Observer::observe`] hands
-    /// them on, and the cursor it opens.
-    pub(crate) fn opening_delta_in_any_run(&self, delta: &ContentDelta<'_>) -> Option<PartPlan> {
+    /// them on, the run bound to its thread (if it was not) and the part's cursor opened.
+    pub(crate) fn opening_delta_in_any_run<'l>(&self, delta: &'l ContentDelta<'_>) -> Option<Plan<'l>> {
         let head = &delta.line.head;
-        let (state, child, _) = self.lane_run_or_unbound(&head.thread_id, &head.run_id)?;
-        let index = delta.line.index;
-        if state.parts.contains_key(&index) {
+        let (state, child, bound) = self.lane_run_or_unbound(&head.thread_id, &head.run_id)?;
+        let (run_id, index, kind) = (head.run_id.as_ref(), delta.line.index, delta.part_kind);
+        if state.parts.contains_key(&index) || kind == PartKind::ToolCall {
             return None;
         }
         let timestamp = Some(head.timestamp);
-        let text = delta.text();
-        let (events, part_id) = match delta.part_kind {
-            PartKind::Text => {
-                let id = part_id(&head.run_id, state.request_index, index, "text");
-                (vec![text_start(timestamp, &id), text_content(timestamp, &id, text)], id)
-            }
-            PartKind::Reasoning => {
-                let id = part_id(&head.run_id, state.request_index, index, "reasoning");
-                (vec![reasoning_start(timestamp, &id), reasoning_content(timestamp, &id, text)], id)
-            }
-            PartKind::ToolCall => return None,
-        };
-        let cursor = PartCursor {
-            kind: delta.part_kind,
-            part_id,
-            tool_name: None,
-            emitted_content: true,
-            emitted_signature: false,
-        };
-        Some(PartPlan { events: self.as_observed(events, &head.run_id, child), child, opened: Some(cursor) })
+        let (events, change) = content_delta(run_id, state, index, kind, Some(delta.text()), None, timestamp).ok()?;
+        let mut changes = Vec::with_capacity(2);
+        if !bound {
+            changes.push(Change::BindThread { run_id, thread_id: &head.thread_id });
+        }
+        changes.extend(change.map(|change| Change::Run(child.then_some(run_id), change)));
+        Some(Plan { events: self.as_observed(events, run_id, child), changes })
     }
 
-    /// Commit what [`Observer::observe`] commits for a content delta [`Observer::opening_delta_in_any_run`]
-    /// planned: the run bound to its thread (if it was not), the part's cursor opened.
-    pub(crate) fn commit_opening_delta_in(&mut self, delta: &ContentDelta<'_>, plan: PartPlan) -> Vec<Event> {
-        let head = &delta.line.head;
-        if !self.core.state.threads.contains_key(head.run_id.as_ref()) {
-            self.core.state.threads.insert(head.run_id.to_string(), head.thread_id.to_string());
-        }
-        self.commit_part(&head.run_id, delta.line.index, plan)
+    /// Apply a lane's plan: what [`Observer::observe`] commits for its line. Its events are handed back.
+    pub(crate) fn commit(&mut self, plan: Plan<'_>) -> Vec<Event> {
+        self.core.state.apply_all(plan.changes);
+        plan.events
     }
 
     /// A lane's converted events as [`Observer::observe`] hands them on: attributed to a child run, then
@@ -262,24 +180,6 @@ impl Observer<RootStream> {
             Some(finish) => events.into_iter().map(finish).collect(),
             None => events,
         }
-    }
-
-    /// Commit what [`Observer::observe`] commits for a part line [`Observer::part_in_any_run`] accepted: the
-    /// part's cursor opened (a start), or closed (an end).
-    pub(crate) fn commit_part_in(&mut self, line: &PartLine<'_>, plan: PartPlan) -> Vec<Event> {
-        self.commit_part(&line.head.run_id, line.index, plan)
-    }
-
-    /// Open (or, without a cursor in the plan, close) part `index` of `run_id` as `plan` says.
-    fn commit_part(&mut self, run_id: &str, index: i64, plan: PartPlan) -> Vec<Event> {
-        let state = if plan.child { self.core.state.children.get_mut(run_id) } else { Some(&mut self.core.state) };
-        if let Some(state) = state {
-            match plan.opened {
-                Some(cursor) => drop(state.parts.insert(index, cursor)),
-                None => drop(state.parts.shift_remove(&index)),
-            }
-        }
-        plan.events
     }
 }
 
@@ -305,29 +205,14 @@ impl Observer<RootStream> {
         let payload: Object = serde_json::from_str(payload).ok()?;
         let delegation = validate_delegation(&payload).ok()?;
         let child_run_id = delegation.child_run_id?;
-        let started = match delegation.action {
-            "started" => true,
-            "completed" => false,
-            _ => return None,
-        };
+        // A failed delegation takes the general path.
+        matches!(delegation.action, "started" | "completed").then_some(())?;
         let timestamp = Some(line.head.timestamp);
-        let child = self.core.state.children.get(child_run_id).filter(|_| !started);
-        let closing = child.map(|child| closing_events(timestamp, child)).unwrap_or_default();
-        let closing = self.as_observed(closing, child_run_id, true);
-        let event = subagent_event(&delegation, timestamp, root, child_run_id);
+        let (closing, event, change) = delegation_steps(&delegation, child_run_id, &self.core.state, root, timestamp);
+        // The closing events are already attributed to the child.
+        let closing = self.as_observed(closing, child_run_id, false);
         let event = self.as_observed(vec![event], child_run_id, false).pop()?;
-        Some(DelegationPlan { closing, event, child_run_id: child_run_id.to_owned(), started })
-    }
-
-    /// Commit what [`Observer::observe`] commits for a delegation [`Observer::delegation_in_any_run`] planned:
-    /// a started child run gets its cursors, a completed one's are released.
-    fn commit_delegation(&mut self, plan: &DelegationPlan) {
-        let children = &mut self.core.state.children;
-        if plan.started {
-            children.entry(plan.child_run_id.clone()).or_default();
-        } else {
-            children.shift_remove(&plan.child_run_id);
-        }
+        Some(DelegationPlan { closing, event, change: change.owned_child()? })
     }
 }
 
@@ -339,15 +224,6 @@ pub(crate) struct DelegationPlan {
     /// The `SUBAGENT_STARTED` or `SUBAGENT_FINISHED` event. Like every event here, finished as
     /// [`Observer::observe`] hands it on.
     pub(crate) event: Event,
-    child_run_id: String,
-    started: bool,
-}
-
-/// What a part line converts to: its events, whether its run is a child, and the cursor a start opens (an end
-/// closes the part's cursor).
-#[derive(Debug)]
-pub(crate) struct PartPlan {
-    pub(crate) events: Vec<Event>,
-    pub(crate) child: bool,
-    opened: Option<PartCursor>,
+    /// The child run opened or released.
+    change: Change<'static>,
 }

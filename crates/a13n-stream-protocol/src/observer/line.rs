@@ -155,14 +155,15 @@ impl HarnessAguiStreamObserver {
         line.write_value(&mut value);
         line.write_event(child, &value, out);
         out.push(b'\n');
-        self.commit_carried_in(&line.head.run_id, child, &line.carried, delegation.as_ref());
-        Some(1 + delegation.map_or(0, |plan| plan.closing.len() + 1))
+        let delegated = delegation.as_ref().map_or(0, |plan| plan.closing.len() + 1);
+        self.commit_carried_in(&line.head.run_id, child, &line.carried, delegation);
+        Some(1 + delegated)
     }
 
     /// The part lane: the events of a text part's start or end or a tool call's end, when the lanes may take it.
     fn observe_part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
         let plan = self.part_in_any_run(line)?;
-        let events = self.commit_part_in(line, plan);
+        let events = self.commit(plan);
         write_events(&events, out);
         Some(events.len())
     }
@@ -175,7 +176,7 @@ impl Lanes for HarnessAguiStreamObserver {
         }
         // A delta whose part had no start opens it.
         let plan = self.opening_delta_in_any_run(delta)?;
-        let events = self.commit_opening_delta_in(delta, plan);
+        let events = self.commit(plan);
         write_events(&events, out);
         Some(events.len())
     }

@@ -18,15 +18,15 @@ mod delegation;
 mod lanes;
 mod line;
 mod parts;
+mod plan;
 mod terminal;
-mod undo;
 
 use convert::convert;
-use convert::convert_stream;
+use convert::plan_stream;
 use custom::custom;
 use custom::frame_custom;
 use custom::snake_case;
-use undo::Undo;
+use plan::Plan;
 
 use std::borrow::Borrow;
 use std::marker::PhantomData;
@@ -417,33 +417,32 @@ fn observe_into<M: Mode>(
     item: &SourceItem,
 ) -> Result<Vec<Event>, ObserveError> {
     validate_correlation::<M>(core, item)?;
-    let root_run_id = core.run_id.as_deref().unwrap_or(&item.run_id).to_owned();
-    // Convert in place, keeping copies of exactly the entries this item can touch; a failure puts them back.
-    let undo = Undo::capture::<M>(&core.state, item, &root_run_id);
-    let converted =
-        if M::STREAM { convert_stream(item, &mut core.state, &root_run_id) } else { convert(item, &mut core.state) };
-    let processed = converted.and_then(|converted| match processor {
-        None => Ok(converted),
+    let root_run_id = core.run_id.as_deref().unwrap_or(&item.run_id);
+    // Plan without changing anything; the changes are applied once the processor has accepted every event.
+    let Plan { events, changes } = if M::STREAM {
+        plan_stream(item, &core.state, root_run_id)?
+    } else {
+        let mut changes = Vec::new();
+        let events = convert(item, &core.state, &mut changes)?;
+        Plan { events, changes: changes.into_iter().map(|change| plan::Change::Run(None, change)).collect() }
+    };
+    let processed = match processor {
+        None => events,
         Some(processor) => {
-            let mut kept = Vec::with_capacity(converted.len());
-            for event in converted {
+            let mut kept = Vec::with_capacity(events.len());
+            for event in events {
                 if let Some(candidate) = processor(item, event.clone())? {
                     kept.push(validate_processor_result(&event, candidate)?);
                 }
             }
-            Ok(kept)
-        }
-    });
-    let processed = match processed {
-        Ok(processed) if finish.is_some() => {
-            processed.into_iter().map(finish.unwrap_or(std::convert::identity)).collect()
-        }
-        Ok(processed) => processed,
-        Err(error) => {
-            undo.apply(&mut core.state);
-            return Err(error);
+            kept
         }
     };
+    let processed: Vec<Event> = match finish {
+        Some(finish) => processed.into_iter().map(finish).collect(),
+        None => processed,
+    };
+    core.state.apply_all(changes);
     // Visibility decisions operate on whole events; only transport is split.
     let mut framed = Vec::with_capacity(processed.len());
     for (index, event) in processed.into_iter().enumerate() {

@@ -1,7 +1,11 @@
-//! Parts: text, thinking and tool-call parts opened, extended and closed, each with its cursor.
+//! Parts: text, thinking and tool-call parts opened, extended and closed, each with its cursor. The rules read a
+//! run's cursors and say what changes ([`RunChange`]); the general path and the lanes both convert through them.
+
+use std::borrow::Cow;
 
 use serde_json::Value;
 
+use super::plan::RunChange;
 use super::{
     ObserverState, PartCursor, ReasoningEncryptedValueEvent, ReasoningMessageContentEvent, ReasoningMessageEndEvent,
     ReasoningMessageStartEvent, TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent, ToolCallArgsEvent,
@@ -9,20 +13,19 @@ use super::{
 };
 use crate::json::Object;
 use crate::json::PyDumps;
-use crate::part_kind::PartKind;
+use crate::part_kind::{Boundary, PartBody, PartKind};
 use crate::{Event, ObservationKind, ObserveError, SourceEvent, SourceItem};
 
-/// Settle open text and reasoning parts at an authoritative execution boundary.
-pub(super) fn close_parts(item: &SourceItem, state: &mut ObserverState) -> Vec<Event> {
-    let events = closing_events(Some(item.occurred_at.timestamp_ms()), state);
-    state.parts.clear();
-    events
+/// Settle open text and reasoning parts at an authoritative execution boundary: their end events; the parts are
+/// cleared.
+pub(super) fn close_parts(item: &SourceItem, run: &ObserverState, changes: &mut Vec<RunChange>) -> Vec<Event> {
+    changes.push(RunChange::ClearParts);
+    closing_events(Some(item.occurred_at.timestamp_ms()), run)
 }
 
 /// The end events of a run's open text and reasoning parts (tool calls end silently), in opening order.
-pub(super) fn closing_events(timestamp: Option<i64>, state: &ObserverState) -> Vec<Event> {
-    state
-        .parts
+pub(super) fn closing_events(timestamp: Option<i64>, run: &ObserverState) -> Vec<Event> {
+    run.parts
         .values()
         .filter_map(|cursor| match cursor.kind {
             PartKind::Text => Some(text_end(timestamp, cursor.part_id.clone())),
@@ -86,253 +89,294 @@ pub(super) fn encrypted(timestamp: Option<i64>, message_id: &str, value: &str) -
     })
 }
 
-pub(super) fn convert_part_start(item: &SourceItem, event: &SourceEvent, state: &mut ObserverState) -> Vec<Event> {
-    let timestamp = Some(item.occurred_at.timestamp_ms());
+/// A part's start or end on the general path: its `part` read as the lanes read it, then the same rules.
+pub(super) fn convert_part_boundary(
+    item: &SourceItem,
+    event: &SourceEvent,
+    run: &ObserverState,
+    boundary: Boundary,
+    changes: &mut Vec<RunChange>,
+) -> Result<Vec<Event>, ObserveError> {
     let index = event.index();
-    let Some(part) = event.object("part") else {
-        return Vec::new();
+    let Some(body) = event.object("part").and_then(|part| part_body(part, boundary)) else {
+        // A part of a kind not presented: its end still closes the part's cursor.
+        if boundary == Boundary::End {
+            changes.push(RunChange::ClosePart(index));
+        }
+        return Ok(Vec::new());
     };
-    match part.get("part_kind").and_then(Value::as_str) {
-        Some("text") => {
-            let message_id = non_empty(part, "id")
-                .map_or_else(|| part_id(&item.run_id, state.request_index, index, "text"), str::to_owned);
-            let content = non_empty(part, "content");
-            let mut events = vec![text_start(timestamp, &message_id)];
-            if let Some(content) = content {
+    let timestamp = Some(item.occurred_at.timestamp_ms());
+    let (events, change) = part_boundary(&item.run_id, run, index, boundary, &body, timestamp)?;
+    changes.push(change);
+    Ok(events)
+}
+
+/// A decoded part as the rules read it; `None` for a kind they do not present.
+fn part_body(part: &Object, boundary: Boundary) -> Option<PartBody<'_>> {
+    let text = |key: &str| part.get(key).and_then(Value::as_str).map(Cow::Borrowed);
+    Some(match part.get("part_kind").and_then(Value::as_str)? {
+        "text" => PartBody::Text { content: text("content").unwrap_or_default(), id: text("id") },
+        "thinking" => PartBody::Thinking { content: text("content").unwrap_or_default(), signature: text("signature") },
+        kind @ ("tool-call" | "builtin-tool-call") => {
+            let builtin = kind == "builtin-tool-call";
+            // Arguments are presented at a (non-builtin) tool call's end alone.
+            let args = part.get("args").filter(|args| !args.is_null() && !builtin && boundary == Boundary::End);
+            PartBody::ToolCall {
+                tool_call_id: text("tool_call_id").unwrap_or_default(),
+                tool_name: text("tool_name"),
+                args: args.map(tool_args_text),
+                builtin,
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// What a part's start or end converts to in run `run_id` (whose cursors are `run`): its events and the change
+/// to the part's cursor (a start opens or replaces it, an end closes it).
+pub(super) fn part_boundary(
+    run_id: &str,
+    run: &ObserverState,
+    index: i64,
+    boundary: Boundary,
+    body: &PartBody<'_>,
+    timestamp: Option<i64>,
+) -> Result<(Vec<Event>, RunChange), ObserveError> {
+    match boundary {
+        Boundary::Start => Ok(part_start(run_id, run.request_index, index, body, timestamp)),
+        Boundary::End => Ok((part_end(run_id, run, index, body, timestamp)?, RunChange::ClosePart(index))),
+    }
+}
+
+fn part_start(
+    run_id: &str,
+    request_index: i64,
+    index: i64,
+    body: &PartBody<'_>,
+    timestamp: Option<i64>,
+) -> (Vec<Event>, RunChange) {
+    let mut events = Vec::with_capacity(3);
+    let cursor = match body {
+        PartBody::Text { content, id } => {
+            let message_id =
+                filled(id.as_deref()).map_or_else(|| part_id(run_id, request_index, index, "text"), str::to_owned);
+            let content = filled(Some(content));
+            events.push(text_start(timestamp, &message_id));
+            events.extend(content.map(|content| text_content(timestamp, &message_id, content)));
+            PartCursor { emitted_content: content.is_some(), ..opened(PartKind::Text, message_id) }
+        }
+        PartBody::Thinking { content, signature } => {
+            // A provider reasoning item can hold several summary parts with one id: identity is positional.
+            let message_id = part_id(run_id, request_index, index, "reasoning");
+            let (content, signature) = (filled(Some(content)), filled(signature.as_deref()));
+            events.push(reasoning_start(timestamp, &message_id));
+            events.extend(content.map(|content| reasoning_content(timestamp, &message_id, content)));
+            events.extend(signature.map(|signature| encrypted(timestamp, &message_id, signature)));
+            PartCursor {
+                emitted_content: content.is_some(),
+                emitted_signature: signature.is_some(),
+                ..opened(PartKind::Reasoning, message_id)
+            }
+        }
+        // Both kinds stream tool-call deltas; a native start replaces a previous request's cursor too, although its
+        // own events stay CUSTOM.
+        PartBody::ToolCall { tool_call_id, tool_name, .. } => PartCursor {
+            tool_name: tool_name.as_deref().map(str::to_owned),
+            ..opened(PartKind::ToolCall, tool_call_id.to_string())
+        },
+    };
+    (events, RunChange::PutPart(index, cursor))
+}
+
+fn part_end(
+    run_id: &str,
+    run: &ObserverState,
+    index: i64,
+    body: &PartBody<'_>,
+    timestamp: Option<i64>,
+) -> Result<Vec<Event>, ObserveError> {
+    let existing = run.parts.get(&index);
+    let positional = |suffix| part_id(run_id, run.request_index, index, suffix);
+    let mut events = Vec::with_capacity(3);
+    match body {
+        PartBody::Text { content, id } => {
+            let message_id = filled(id.as_deref())
+                .map(str::to_owned)
+                .or_else(|| existing.map(|cursor| cursor.part_id.clone()).filter(|id| !id.is_empty()))
+                .unwrap_or_else(|| positional("text"));
+            let cursor = ending_cursor(existing, PartKind::Text, &message_id)?;
+            if cursor.is_none() {
+                events.push(text_start(timestamp, &message_id));
+            }
+            if let Some(content) = filled(Some(content)).filter(|_| !cursor.is_some_and(|c| c.emitted_content)) {
                 events.push(text_content(timestamp, &message_id, content));
             }
-            state.parts.insert(
-                index,
-                PartCursor {
-                    kind: PartKind::Text,
-                    part_id: message_id,
-                    tool_name: None,
-                    emitted_content: content.is_some(),
-                    emitted_signature: false,
-                },
-            );
-            events
+            events.push(text_end(timestamp, message_id));
         }
-        Some("thinking") => {
-            // A provider reasoning item can hold several summary parts with one id: identity is positional.
-            let message_id = part_id(&item.run_id, state.request_index, index, "reasoning");
-            let content = non_empty(part, "content");
-            let signature = non_empty(part, "signature");
-            let mut events = vec![reasoning_start(timestamp, &message_id)];
-            if let Some(content) = content {
+        PartBody::Thinking { content, signature } => {
+            let message_id = existing.map_or_else(|| positional("reasoning"), |cursor| cursor.part_id.clone());
+            let cursor = ending_cursor(existing, PartKind::Reasoning, &message_id)?;
+            if cursor.is_none() {
+                events.push(reasoning_start(timestamp, &message_id));
+            }
+            if let Some(content) = filled(Some(content)).filter(|_| !cursor.is_some_and(|c| c.emitted_content)) {
                 events.push(reasoning_content(timestamp, &message_id, content));
             }
-            if let Some(signature) = signature {
+            if let Some(signature) =
+                filled(signature.as_deref()).filter(|_| !cursor.is_some_and(|c| c.emitted_signature))
+            {
                 events.push(encrypted(timestamp, &message_id, signature));
             }
-            state.parts.insert(
-                index,
-                PartCursor {
-                    kind: PartKind::Reasoning,
-                    part_id: message_id,
-                    tool_name: None,
-                    emitted_content: content.is_some(),
-                    emitted_signature: signature.is_some(),
-                },
-            );
-            events
+            events.push(reasoning_end(timestamp, message_id));
         }
-        Some("tool-call" | "builtin-tool-call") => {
-            // Both stream tool-call deltas; a native start replaces a previous request's cursor too, although
-            // its own events stay CUSTOM.
-            state.parts.insert(
-                index,
-                PartCursor {
-                    kind: PartKind::ToolCall,
-                    part_id: part.get("tool_call_id").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                    tool_name: part.get("tool_name").and_then(Value::as_str).map(str::to_owned),
-                    emitted_content: false,
-                    emitted_signature: false,
-                },
-            );
-            Vec::new()
+        // A provider's own tool call ends silently.
+        PartBody::ToolCall { builtin: true, .. } => {}
+        PartBody::ToolCall { tool_call_id, tool_name, args, .. } => {
+            let tool_call_id = existing.map_or_else(|| tool_call_id.to_string(), |cursor| cursor.part_id.clone());
+            ending_cursor(existing, PartKind::ToolCall, &tool_call_id)?;
+            let tool_name = tool_name.as_deref().unwrap_or_default();
+            events.extend(tool_call_events(timestamp, tool_call_id, tool_name, args.as_deref().map(str::to_owned)));
         }
-        _ => Vec::new(),
     }
+    Ok(events)
 }
 
-pub(super) const KIND_CHANGED: &str = "Pydantic part kind changed before its end event";
-
-/// The cursor of a text or reasoning part, opening one when the part had no start; `true` when opened.
-pub(super) fn ensure_part_cursor<'a>(
-    item: &SourceItem,
-    state: &'a mut ObserverState,
-    index: i64,
+/// The cursor a part's end settles: the open one, which must match (`None`: the part had none).
+fn ending_cursor<'a>(
+    existing: Option<&'a PartCursor>,
     kind: PartKind,
-) -> Result<(&'a mut PartCursor, bool), ObserveError> {
-    let request_index = state.request_index;
-    let mut opened = false;
-    let cursor = state.parts.entry(index).or_insert_with(|| {
-        opened = true;
-        let suffix = if kind == PartKind::Text { "text" } else { "reasoning" };
-        PartCursor {
-            kind,
-            part_id: part_id(&item.run_id, request_index, index, suffix),
-            tool_name: None,
-            emitted_content: false,
-            emitted_signature: false,
-        }
-    });
-    if cursor.kind != kind {
-        return Err(ObserveError::rejected(ObservationKind::PartKindChanged, KIND_CHANGED));
+    part_id: &str,
+) -> Result<Option<&'a PartCursor>, ObserveError> {
+    match existing {
+        Some(cursor) if cursor.kind != kind => Err(kind_changed()),
+        Some(cursor) if cursor.part_id != part_id => Err(ObserveError::rejected(
+            ObservationKind::PartIdentityChanged,
+            "Pydantic part identity changed before its end event",
+        )),
+        existing => Ok(existing),
     }
-    Ok((cursor, opened))
 }
 
+/// A part delta on the general path.
 pub(super) fn convert_part_delta(
     item: &SourceItem,
     event: &SourceEvent,
-    state: &mut ObserverState,
+    run: &ObserverState,
+    changes: &mut Vec<RunChange>,
 ) -> Result<Vec<Event>, ObserveError> {
     let timestamp = Some(item.occurred_at.timestamp_ms());
     let index = event.index();
     let Some(delta) = event.object("delta") else {
         return Ok(Vec::new());
     };
-    let mut events = Vec::new();
-    match delta.get("part_delta_kind").and_then(Value::as_str) {
+    let (events, change) = match delta.get("part_delta_kind").and_then(Value::as_str) {
         Some("text") => {
             let Some(text) = non_empty(delta, "content_delta") else {
-                return Ok(events);
+                return Ok(Vec::new());
             };
-            let (cursor, opened) = ensure_part_cursor(item, state, index, PartKind::Text)?;
-            if opened {
-                events.push(text_start(timestamp, &cursor.part_id));
-            }
-            events.push(text_content(timestamp, &cursor.part_id, text));
-            cursor.emitted_content = true;
+            content_delta(&item.run_id, run, index, PartKind::Text, Some(text), None, timestamp)?
         }
         Some("thinking") => {
-            let (cursor, opened) = ensure_part_cursor(item, state, index, PartKind::Reasoning)?;
-            if opened {
-                events.push(reasoning_start(timestamp, &cursor.part_id));
-            }
-            if let Some(text) = non_empty(delta, "content_delta") {
-                events.push(reasoning_content(timestamp, &cursor.part_id, text));
-                cursor.emitted_content = true;
-            }
-            if let Some(signature) = non_empty(delta, "signature_delta") {
-                events.push(encrypted(timestamp, &cursor.part_id, signature));
-                cursor.emitted_signature = true;
-            }
+            let (text, signature) = (non_empty(delta, "content_delta"), non_empty(delta, "signature_delta"));
+            content_delta(&item.run_id, run, index, PartKind::Reasoning, text, signature, timestamp)?
         }
-        Some("tool_call") => {
-            let call_id = non_empty(delta, "tool_call_id");
-            let request_index = state.request_index;
-            let cursor = state.parts.entry(index).or_insert_with(|| PartCursor {
-                kind: PartKind::ToolCall,
-                part_id: call_id.map_or_else(|| part_id(&item.run_id, request_index, index, "tool"), str::to_owned),
-                tool_name: None,
-                emitted_content: false,
-                emitted_signature: false,
-            });
-            if cursor.kind != PartKind::ToolCall {
-                return Err(ObserveError::rejected(ObservationKind::PartKindChanged, KIND_CHANGED));
-            }
-            if call_id.is_some_and(|id| id != cursor.part_id) {
-                return Err(ObserveError::rejected(
-                    ObservationKind::PartIdentityChanged,
-                    "Pydantic tool-call identity changed before its end event",
-                ));
-            }
-            if let Some(name) = non_empty(delta, "tool_name_delta") {
-                cursor.tool_name.get_or_insert_with(String::new).push_str(name);
-            }
-        }
-        _ => {}
-    }
-    Ok(events)
-}
-
-/// The cursor a part's end settles: the open one (which must match), or a fresh one; `true` when fresh.
-pub(super) fn ending_cursor(
-    existing: Option<PartCursor>,
-    kind: PartKind,
-    part_id: &str,
-) -> Result<(PartCursor, bool), ObserveError> {
-    match existing {
-        None => Ok((
-            PartCursor {
-                kind,
-                part_id: part_id.to_owned(),
-                tool_name: None,
-                emitted_content: false,
-                emitted_signature: false,
-            },
-            true,
-        )),
-        Some(cursor) if cursor.kind != kind => {
-            Err(ObserveError::rejected(ObservationKind::PartKindChanged, KIND_CHANGED))
-        }
-        Some(cursor) if cursor.part_id != part_id => Err(ObserveError::rejected(
-            ObservationKind::PartIdentityChanged,
-            "Pydantic part identity changed before its end event",
-        )),
-        Some(cursor) => Ok((cursor, false)),
-    }
-}
-
-pub(super) fn convert_part_end(
-    item: &SourceItem,
-    event: &SourceEvent,
-    state: &mut ObserverState,
-) -> Result<Vec<Event>, ObserveError> {
-    let timestamp = Some(item.occurred_at.timestamp_ms());
-    let index = event.index();
-    let existing = state.parts.shift_remove(&index);
-    let Some(part) = event.object("part") else {
-        return Ok(Vec::new());
+        Some("tool_call") => (Vec::new(), tool_call_delta(&item.run_id, run, index, delta)?),
+        _ => return Ok(Vec::new()),
     };
-    let mut events = Vec::new();
-    match part.get("part_kind").and_then(Value::as_str) {
-        Some("text") => {
-            let message_id = non_empty(part, "id")
-                .map(str::to_owned)
-                .or_else(|| existing.as_ref().map(|cursor| cursor.part_id.clone()).filter(|id| !id.is_empty()))
-                .unwrap_or_else(|| part_id(&item.run_id, state.request_index, index, "text"));
-            let (cursor, opened) = ending_cursor(existing, PartKind::Text, &message_id)?;
-            if opened {
-                events.push(text_start(timestamp, &message_id));
-            }
-            if let Some(content) = non_empty(part, "content").filter(|_| !cursor.emitted_content) {
-                events.push(text_content(timestamp, &message_id, content));
-            }
-            events.push(text_end(timestamp, message_id));
-        }
-        Some("thinking") => {
-            let message_id = existing
-                .as_ref()
-                .map_or_else(|| part_id(&item.run_id, state.request_index, index, "reasoning"), |c| c.part_id.clone());
-            let (cursor, opened) = ending_cursor(existing, PartKind::Reasoning, &message_id)?;
-            if opened {
-                events.push(reasoning_start(timestamp, &message_id));
-            }
-            if let Some(content) = non_empty(part, "content").filter(|_| !cursor.emitted_content) {
-                events.push(reasoning_content(timestamp, &message_id, content));
-            }
-            if let Some(signature) = non_empty(part, "signature").filter(|_| !cursor.emitted_signature) {
-                events.push(encrypted(timestamp, &message_id, signature));
-            }
-            events.push(reasoning_end(timestamp, message_id));
-        }
-        Some("tool-call") => {
-            let tool_call_id = existing.as_ref().map_or_else(
-                || part.get("tool_call_id").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                |cursor| cursor.part_id.clone(),
-            );
-            ending_cursor(existing, PartKind::ToolCall, &tool_call_id)?;
-            let tool_name = part.get("tool_name").and_then(Value::as_str).unwrap_or_default();
-            let args = part.get("args").filter(|args| !args.is_null()).map(tool_args_text);
-            events.extend(tool_call_events(timestamp, tool_call_id, tool_name, args));
-        }
-        _ => {}
-    }
+    changes.extend(change);
     Ok(events)
+}
+
+/// What a text or thinking part's delta (its text and signature, each non-empty if given) converts to: a part with
+/// no cursor yet opens (its start event first), then its content and signature events.
+pub(super) fn content_delta(
+    run_id: &str,
+    run: &ObserverState,
+    index: i64,
+    kind: PartKind,
+    text: Option<&str>,
+    signature: Option<&str>,
+    timestamp: Option<i64>,
+) -> Result<(Vec<Event>, Option<RunChange>), ObserveError> {
+    let (message_id, opening) = match run.parts.get(&index) {
+        Some(cursor) if cursor.kind != kind => return Err(kind_changed()),
+        Some(cursor) => (Cow::Borrowed(cursor.part_id.as_str()), false),
+        None => (Cow::Owned(part_id(run_id, run.request_index, index, message_suffix(kind))), true),
+    };
+    let mut events = Vec::with_capacity(3);
+    let (content, emitted_content, emitted_signature) = (text.is_some(), text.is_some(), signature.is_some());
+    match kind {
+        PartKind::Text => {
+            events.extend(opening.then(|| text_start(timestamp, &message_id)));
+            events.extend(text.map(|text| text_content(timestamp, &message_id, text)));
+        }
+        _ => {
+            events.extend(opening.then(|| reasoning_start(timestamp, &message_id)));
+            events.extend(text.map(|text| reasoning_content(timestamp, &message_id, text)));
+        }
+    }
+    events.extend(signature.map(|signature| encrypted(timestamp, &message_id, signature)));
+    let change = if opening {
+        let cursor = PartCursor { emitted_content, emitted_signature, ..opened(kind, message_id.into_owned()) };
+        Some(RunChange::PutPart(index, cursor))
+    } else {
+        (content || emitted_signature).then_some(RunChange::Emitted { index, content, signature: emitted_signature })
+    };
+    Ok((events, change))
+}
+
+/// A tool call's delta: the part opens if it had no cursor; a tool-name delta extends the name.
+fn tool_call_delta(
+    run_id: &str,
+    run: &ObserverState,
+    index: i64,
+    delta: &Object,
+) -> Result<Option<RunChange>, ObserveError> {
+    let call_id = non_empty(delta, "tool_call_id");
+    let name = non_empty(delta, "tool_name_delta");
+    let cursor = match run.parts.get(&index) {
+        None => {
+            let part_id = call_id.map_or_else(|| part_id(run_id, run.request_index, index, "tool"), str::to_owned);
+            opened(PartKind::ToolCall, part_id)
+        }
+        Some(cursor) if cursor.kind != PartKind::ToolCall => return Err(kind_changed()),
+        Some(cursor) if call_id.is_some_and(|id| id != cursor.part_id) => {
+            return Err(ObserveError::rejected(
+                ObservationKind::PartIdentityChanged,
+                "Pydantic tool-call identity changed before its end event",
+            ));
+        }
+        Some(_) if name.is_none() => return Ok(None),
+        Some(cursor) => cursor.clone(),
+    };
+    let mut cursor = cursor;
+    if let Some(name) = name {
+        cursor.tool_name.get_or_insert_with(String::new).push_str(name);
+    }
+    Ok(Some(RunChange::PutPart(index, cursor)))
+}
+
+/// A fresh cursor of a part presented as `kind` under `part_id`.
+fn opened(kind: PartKind, part_id: String) -> PartCursor {
+    PartCursor { kind, part_id, tool_name: None, emitted_content: false, emitted_signature: false }
+}
+
+/// The name a text or reasoning part's positional id ends with.
+fn message_suffix(kind: PartKind) -> &'static str {
+    if kind == PartKind::Text {
+        "text"
+    } else {
+        "reasoning"
+    }
+}
+
+/// `text` when it is given and not empty.
+fn filled(text: Option<&str>) -> Option<&str> {
+    text.filter(|text| !text.is_empty())
+}
+
+fn kind_changed() -> ObserveError {
+    ObserveError::rejected(ObservationKind::PartKindChanged, "Pydantic part kind changed before its end event")
 }
 
 /// A reasoning message's end.
@@ -375,9 +419,10 @@ pub(super) fn tool_call_events(
     events
 }
 
-pub(super) fn tool_args_text(args: &Value) -> String {
+/// A tool call's argument text: given as text, or written sorted as the reference writes an object.
+fn tool_args_text(args: &Value) -> Cow<'_, str> {
     match args {
-        Value::String(text) => text.clone(),
-        other => PyDumps::SORTED_TEXT.dumps(other),
+        Value::String(text) => Cow::Borrowed(text),
+        other => Cow::Owned(PyDumps::SORTED_TEXT.dumps(other)),
     }
 }
