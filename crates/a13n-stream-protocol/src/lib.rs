@@ -106,6 +106,7 @@ mod canonical_token;
 mod content;
 pub mod display;
 mod error;
+mod extension;
 mod fields;
 pub mod fragments;
 mod json;

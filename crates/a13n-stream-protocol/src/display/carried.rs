@@ -10,6 +10,7 @@ use super::store::Change;
 use super::stream_id::StreamId;
 use super::{DisplayFold, ItemKind, ItemRef, ItemState};
 use crate::agui::Event;
+use crate::extension::Extension;
 use crate::fields::item_key;
 use crate::json::write_pydantic_str;
 use crate::lanes::carried_line::{Carried, CarriedLine};
@@ -53,7 +54,7 @@ impl DisplayFold {
             self.fold_sealed_event(&plan.event, line.head.at, out);
         }
         let sequence = self.next_sequence();
-        if let Carried::Harness { model_request: true, .. } = line.carried {
+        if let Carried::Harness(Extension::ModelRequestStarted { .. }) = line.carried {
             let scope = if child { line.head.run_id.to_string() } else { item_key::ROOT_SCOPE.to_owned() };
             self.response_groups.insert(scope, format!("{}:{}:{sequence}", self.run_id, self.attempt));
         }

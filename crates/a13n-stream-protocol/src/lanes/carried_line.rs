@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use crate::agui::EventType;
+use crate::extension::Extension;
 use crate::fields::agui_key;
 use crate::json::write_pydantic_str;
 use crate::lane_line::{scan_line, LineHead};
@@ -23,9 +24,9 @@ const MAX_CARRIED_LINE_BYTES: usize = 8 * 1024;
 /// What a carried line changes besides producing its observation.
 #[derive(Debug)]
 pub(crate) enum Carried<'a> {
-    /// A Harness lifecycle event or usage report (which changes nothing). A model request's start opens a
-    /// response group, and its index (when 0 or more) becomes the run's request index.
-    Harness { model_request: bool, request_index: Option<i64> },
+    /// A Harness lifecycle event or usage report ([`Extension::ModelRequestStarted`] changes what it says, the
+    /// others nothing).
+    Harness(Extension),
     /// A tool-call part's start: it opens the part's cursor.
     ToolCallStart { index: i64, tool_call_id: Cow<'a, str>, tool_name: Cow<'a, str> },
     /// A function tool call: nothing.
@@ -140,34 +141,21 @@ fn classify<'a>(fields: &EventFields<'a>) -> Option<(&'static str, Option<Harnes
     match fields.event_kind.as_deref() {
         None => {
             // A Harness extension event with an object payload: a lifecycle event other than the run's start, a
-            // usage report, or an inline delegation. (No rule of the general path reads a usage report.)
+            // usage report, or an inline delegation.
             if fields.other || fields.index.is_some() || fields.part.is_some() {
                 return None;
             }
             let payload = fields.payload?;
             let schema_version = fields.schema_version.clone().unwrap_or(Cow::Borrowed("1"));
             let kind = fields.kind.as_deref()?;
-            if kind == "usage" {
-                // Nothing reads a usage report's payload: it needs only to be an object (it is canonical JSON).
-                payload.starts_with('{').then_some(())?;
-                let carried = Carried::Harness { model_request: false, request_index: None };
-                return Some((names::HARNESS_USAGE, Some((schema_version, "usage", payload)), carried));
-            }
             let (payload_type, request_index) = payload_fields(payload)?;
-            match (kind, payload_type.as_deref()) {
-                ("lifecycle", Some("run_started")) => None,
-                ("lifecycle", payload_type) => {
-                    let model_request = payload_type == Some("model_request_started");
-                    let request_index = request_index.filter(|_| model_request);
-                    let carried = Carried::Harness { model_request, request_index };
-                    Some((names::HARNESS_LIFECYCLE, Some((schema_version, "lifecycle", payload)), carried))
-                }
-                ("delegation", Some("inline_delegation")) => {
-                    let carried = Carried::Delegation { payload };
-                    Some((names::HARNESS_DELEGATION, Some((schema_version, "delegation", payload)), carried))
-                }
-                _ => None,
-            }
+            let extension = Extension::of(Some(kind), payload_type.as_deref(), request_index);
+            let (name, kind) = extension.carried_names()?;
+            let carried = match extension {
+                Extension::InlineDelegation => Carried::Delegation { payload },
+                other => Carried::Harness(other),
+            };
+            Some((name, Some((schema_version, kind, payload)), carried))
         }
         Some("part_start") => {
             let index = fields.index?;

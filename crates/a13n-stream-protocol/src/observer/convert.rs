@@ -11,6 +11,7 @@ use super::parts::{close_parts, convert_part_boundary, convert_part_delta};
 use super::plan::{Change, Plan, RunChange};
 use super::terminal::{convert_terminal, convert_tool_result};
 use super::{custom, ObserverState, RunStartedEvent};
+use crate::extension::Extension;
 use crate::json::Object;
 use crate::part_kind::Boundary;
 use crate::source::EventKind;
@@ -76,23 +77,23 @@ pub(super) fn convert(
         EventKind::Extension => {
             let payload = event.raw().get("payload").and_then(Value::as_object);
             let payload_type = payload.and_then(|p| p.get("type")).and_then(Value::as_str);
-            if event.str_field("kind") == Some("lifecycle") && payload_type == Some("run_started") {
-                return Ok(vec![Event::RunStarted(RunStartedEvent {
-                    timestamp: Some(item.occurred_at.timestamp_ms()),
-                    thread_id: item.thread_id.clone(),
-                    run_id: item.run_id.clone(),
-                    protocol_version: Some("1.0".into()),
-                    ..RunStartedEvent::default()
-                })]);
-            }
-            if event.str_field("kind") == Some("lifecycle") && payload_type == Some("model_request_started") {
+            let request_index = payload.and_then(|p| p.get("request_index")).and_then(Value::as_i64);
+            match Extension::of(event.str_field("kind"), payload_type, request_index) {
+                Extension::RunStarted => {
+                    return Ok(vec![Event::RunStarted(RunStartedEvent {
+                        timestamp: Some(item.occurred_at.timestamp_ms()),
+                        thread_id: item.thread_id.clone(),
+                        run_id: item.run_id.clone(),
+                        protocol_version: Some("1.0".into()),
+                        ..RunStartedEvent::default()
+                    })]);
+                }
                 // Steering can announce the next request before the previous stream ends its parts: open parts
                 // keep their identity until their own end or a replacing start.
-                if let Some(index) = payload.and_then(|p| p.get("request_index")).and_then(Value::as_i64) {
-                    if index >= 0 {
-                        changes.push(RunChange::RequestIndex(index));
-                    }
+                Extension::ModelRequestStarted { request_index: Some(index) } => {
+                    changes.push(RunChange::RequestIndex(index));
                 }
+                _ => {}
             }
             return Ok(vec![custom_harness_event(item, event)]);
         }

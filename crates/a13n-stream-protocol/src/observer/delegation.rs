@@ -9,17 +9,20 @@ use super::custom::custom_harness_event;
 use super::parts::closing_events;
 use super::plan::Change;
 use super::{ObserverState, SubagentErrorEvent, SubagentFinishedEvent, SubagentStartedEvent};
+use crate::extension::Extension;
 use crate::json::Object;
 use crate::pydantic::Validation;
 use crate::source::EventKind;
 use crate::{Event, ObserveError, SourceEvent, SourceItem};
 
+/// The payload of an inline delegation event (see [`Extension::InlineDelegation`]).
 pub(super) fn inline_delegation(event: &SourceEvent) -> Option<&Object> {
-    if event.kind() != EventKind::Extension || event.str_field("kind") != Some("delegation") {
+    if event.kind() != EventKind::Extension {
         return None;
     }
     let payload = event.object("payload")?;
-    (payload.get("type").and_then(Value::as_str) == Some("inline_delegation")).then_some(payload)
+    let payload_type = payload.get("type").and_then(Value::as_str);
+    (Extension::of(event.str_field("kind"), payload_type, None) == Extension::InlineDelegation).then_some(payload)
 }
 
 /// The fields of a validated inline delegation observation.

@@ -10,6 +10,7 @@ use super::parts::{content_delta, part_boundary};
 use super::plan::{Change, Plan, RunChange};
 use super::terminal::tool_result;
 use super::{ObserverState, RootStream};
+use crate::extension::Extension;
 use crate::json::Object;
 use crate::part_kind::{Boundary, PartBody, PartKind};
 use crate::{Event, Observer};
@@ -79,7 +80,9 @@ impl Observer<RootStream> {
             self.core.state.apply(plan.change);
         }
         let change = match carried {
-            Carried::Harness { request_index: Some(index), .. } => RunChange::RequestIndex(*index),
+            Carried::Harness(Extension::ModelRequestStarted { request_index: Some(index) }) => {
+                RunChange::RequestIndex(*index)
+            }
             Carried::ToolCallStart { index, tool_call_id, tool_name } => {
                 let body = PartBody::ToolCall {
                     tool_call_id: Cow::Borrowed(tool_call_id),
@@ -93,7 +96,7 @@ impl Observer<RootStream> {
                 change
             }
             // A delegation's change is its plan's, applied above.
-            Carried::Harness { request_index: None, .. } | Carried::ToolCall | Carried::Delegation { .. } => return,
+            Carried::Harness(_) | Carried::ToolCall | Carried::Delegation { .. } => return,
         };
         self.core.state.apply(Change::Run(child.then_some(run_id), change));
     }

@@ -1,0 +1,56 @@
+//! A Harness extension event (a line's `event` without `event_kind`) as the conversion reads it: by its `kind`, its
+//! payload's `type` and a model request's index. The observer's general path and the carried lane's scan both
+//! classify through [`Extension::of`], so the lifecycle rules are stated once.
+
+use crate::names;
+
+/// What the conversion makes of a Harness extension event. Every one but the run's start is carried through as
+/// one `CUSTOM` observation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Extension {
+    /// The run's start: `RUN_STARTED`.
+    RunStarted,
+    /// A model request's start: it opens a response group, and its index, when 0 or more, becomes the run's
+    /// request index.
+    ModelRequestStarted { request_index: Option<i64> },
+    /// Any other lifecycle event.
+    Lifecycle,
+    /// An inline delegation: validated and converted to `SUBAGENT_*` events before its observation.
+    InlineDelegation,
+    /// A usage report (no rule reads its payload).
+    Usage,
+    /// Any other extension event.
+    Other,
+}
+
+const LIFECYCLE: &str = "lifecycle";
+const DELEGATION: &str = "delegation";
+const USAGE: &str = "usage";
+
+impl Extension {
+    /// Classify an extension event of `kind` whose payload (when it is an object) has `payload_type` and
+    /// `request_index` (when an integer).
+    pub(crate) fn of(kind: Option<&str>, payload_type: Option<&str>, request_index: Option<i64>) -> Extension {
+        match (kind, payload_type) {
+            (Some(LIFECYCLE), Some("run_started")) => Extension::RunStarted,
+            (Some(LIFECYCLE), Some("model_request_started")) => {
+                Extension::ModelRequestStarted { request_index: request_index.filter(|index| *index >= 0) }
+            }
+            (Some(LIFECYCLE), _) => Extension::Lifecycle,
+            (Some(DELEGATION), Some("inline_delegation")) => Extension::InlineDelegation,
+            (Some(USAGE), _) => Extension::Usage,
+            _ => Extension::Other,
+        }
+    }
+
+    /// The observation's name and the event's `kind` as its copy writes it, for the kinds the carried lane takes
+    /// (`None`: the run's start, which is no observation, and any other extension event).
+    pub(crate) fn carried_names(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Extension::ModelRequestStarted { .. } | Extension::Lifecycle => Some((names::HARNESS_LIFECYCLE, LIFECYCLE)),
+            Extension::InlineDelegation => Some((names::HARNESS_DELEGATION, DELEGATION)),
+            Extension::Usage => Some((names::HARNESS_USAGE, USAGE)),
+            Extension::RunStarted | Extension::Other => None,
+        }
+    }
+}
