@@ -103,14 +103,19 @@ pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, for_fold: 
 
 /// Take a scanned line through its lane; `None` (nothing changed or written) when the lane refuses it.
 pub(crate) fn take_scanned(lanes: &mut impl Lanes, scanned: &Scanned<'_>, out: &mut Vec<u8>) -> Option<usize> {
-    match scanned {
+    let written = out.len();
+    let taken = match scanned {
         Scanned::Content(delta) => lanes.content(delta, out),
         Scanned::Arguments(delta) => lanes.arguments(delta, out),
         Scanned::Part(part) => lanes.part(part, out),
         Scanned::Carried(carried) => lanes.carried(carried, out),
         Scanned::ToolReturn(tool_return) => lanes.tool_return(tool_return, out),
         Scanned::General(_) => None,
-    }
+    };
+    // The general path writes the line a lane declined: a lane that declines must have written nothing (debug
+    // builds, the tests and the fuzz targets, hold every lane to it).
+    debug_assert!(taken.is_some() || out.len() == written, "a lane declined a line after writing to it");
+    taken
 }
 
 /// The lanes `line`'s `event_kind` points to (`None`: the general path, for anything else and a part of a kind no
