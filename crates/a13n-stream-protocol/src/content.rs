@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use crate::agui::ToolResultContent;
 use crate::error::InputError;
+use crate::fields::source_key;
 use crate::json::{Object, PyDumps};
 use crate::names;
 
@@ -113,6 +114,13 @@ fn base64_decoded_len(text: &str) -> usize {
     let body = text.trim_end_matches('=');
     let symbols = body.bytes().filter(|b| !b.is_ascii_whitespace()).count();
     symbols * 3 / 4
+}
+
+/// Whether a tool result's part presents as a `TOOL_CALL_RESULT`: a `tool-return` whose outcome, when given as
+/// text, is `success`. Every other result (a retry prompt, a failure, a denial) is carried through as it is and
+/// fails its call. The general path, the fold's rules and the tool-return lane all ask this.
+pub(crate) fn presents_tool_result(part_kind: Option<&str>, outcome: Option<&str>) -> bool {
+    part_kind == Some(source_key::TOOL_RETURN) && outcome.unwrap_or(source_key::SUCCESS) == source_key::SUCCESS
 }
 
 /// The value a settled tool call presents: the marked execution value of a lowered result, or the content.

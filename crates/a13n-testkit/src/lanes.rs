@@ -291,10 +291,11 @@ pub fn is_tool_call_end_line(line: &str) -> bool {
 }
 
 /// How many distinct changes [`mutate_tool_return`] makes.
-pub const TOOL_RETURN_MUTATIONS: u64 = 18;
+pub const TOOL_RETURN_MUTATIONS: u64 = 20;
 
 /// Change a tool's return line in one of [`TOOL_RETURN_MUTATIONS`] ways: content as text, as native media, nested
-/// or with floats; metadata (a lowered result's marker among it); every other outcome; a retry; the call id
+/// or with floats; metadata (a lowered result's marker among it); every other outcome, null, success spelled out
+/// and one of another type; a retry; the call id
 /// missing or of another type; the other result kind; unknown and repeated keys; another run.
 pub fn mutate_tool_return(line: &str, choice: u64) -> String {
     let mut item: Value = serde_json::from_str(line).expect("a JSON line");
@@ -317,6 +318,8 @@ pub fn mutate_tool_return(line: &str, choice: u64) -> String {
         14 => item["run_id"] = json!("another-run"),
         15 => drop(part.as_object_mut().and_then(|p| p.shift_remove("outcome"))),
         16 => part["content"] = json!("x".repeat(40_000)),
+        17 => part["outcome"] = json!(5),
+        18 => part["outcome"] = json!("success"),
         _ => return format!("{line} x"),
     }
     item.to_string()

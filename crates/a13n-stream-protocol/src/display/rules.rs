@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::py::truthy;
 use super::{tool_execution_value, ItemKind, ToolResultContent};
 use crate::agui::EventType;
+use crate::content::presents_tool_result;
 use crate::fields::{agui_key, source_key};
 use crate::json::{char_boundary, Object, PyDumps};
 use crate::source::EventKind;
@@ -122,12 +123,11 @@ pub(super) fn failed_tool_call(source: &SourceItem) -> Option<(String, String)> 
         return None;
     }
     let part = event.object(source_key::PART)?;
-    let is_return = part.get(source_key::PART_KIND).and_then(Value::as_str) == Some(source_key::TOOL_RETURN);
-    if is_return
-        && part.get(source_key::OUTCOME).and_then(Value::as_str).unwrap_or(source_key::SUCCESS) == source_key::SUCCESS
-    {
+    let part_kind = part.get(source_key::PART_KIND).and_then(Value::as_str);
+    if presents_tool_result(part_kind, part.get(source_key::OUTCOME).and_then(Value::as_str)) {
         return None;
     }
+    let is_return = part_kind == Some(source_key::TOOL_RETURN);
     let content = part.get(source_key::CONTENT).unwrap_or(&Value::Null);
     let value = if is_return {
         tool_execution_value(content, part.get(source_key::METADATA).and_then(Value::as_object)).ok()?

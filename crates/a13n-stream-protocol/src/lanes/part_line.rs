@@ -9,6 +9,7 @@
 
 use std::borrow::Cow;
 
+use crate::content::presents_tool_result;
 use crate::fields::source_key;
 use crate::lane_line::{scan_line, LineHead};
 use crate::part_kind::{Boundary, PartBody};
@@ -122,7 +123,8 @@ impl<'a> ToolReturnLine<'a> {
                         "tool_call_id" => once(&mut tool_call_id, scanner.string()),
                         "content" => once(&mut content, scanner.raw_value()),
                         "metadata" => once(&mut metadata, scanner.raw_value()),
-                        "outcome" => once(&mut outcome, scanner.raw_value()),
+                        // A string, as the general decoder requires (anything else takes the general path).
+                        "outcome" => once(&mut outcome, scanner.string()),
                         // Not read by a successful return's conversion; any value will do.
                         _ => scanner.skip_value(),
                     })
@@ -132,10 +134,9 @@ impl<'a> ToolReturnLine<'a> {
             })
         })?;
         matches!(event_kind?.as_ref(), "function_tool_result" | "output_tool_result").then_some(())?;
-        (part_kind? == "tool-return").then_some(())?;
-        // No metadata (a lowered result's marker lives there); an outcome, when given, of success.
+        presents_tool_result(part_kind.as_deref(), outcome.as_deref()).then_some(())?;
+        // No metadata (a lowered result's marker lives there).
         metadata.is_none_or(|raw| raw == "null").then_some(())?;
-        outcome.is_none_or(|raw| raw == r#""success""#).then_some(())?;
         let content = serde_json::from_str(content?).ok()?;
         Some(ToolReturnLine { head, tool_call_id: tool_call_id?, content })
     }

@@ -7,6 +7,7 @@ use super::{
     public_tool_value, tool_execution_value, Interrupt, RunErrorEvent, RunFinishedEvent, RunFinishedOutcome,
     TokenUsage, ToolCallResultEvent,
 };
+use crate::content::presents_tool_result;
 use crate::json::Object;
 use crate::source::{EventKind, RunResult, RunStatus};
 use crate::{names, tool_result_content, Event, ObserveError, SourceEvent, SourceItem};
@@ -15,11 +16,11 @@ pub(super) fn convert_tool_result(item: &SourceItem, event: &SourceEvent) -> Res
     let Some(part) = event.object("part") else {
         return Ok(Vec::new());
     };
-    let is_return = part.get("part_kind").and_then(Value::as_str) == Some("tool-return");
-    let outcome = part.get("outcome").and_then(Value::as_str).unwrap_or("success");
+    let part_kind = part.get("part_kind").and_then(Value::as_str);
+    let is_return = part_kind == Some("tool-return");
     let content = part.get("content").unwrap_or(&Value::Null);
     let metadata = part.get("metadata").and_then(Value::as_object);
-    if !is_return || outcome != "success" {
+    if !presents_tool_result(part_kind, part.get("outcome").and_then(Value::as_str)) {
         // Keep the native failure or retry correlation, never model-only media.
         let mut projected = event.raw().clone();
         if is_return {
