@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 
 use super::delegation::{attribute, delegation_steps, validate_delegation};
-use super::parts::{content_delta, part_boundary};
+use super::parts::{content_delta, part_boundary, tool_call_delta};
 use super::plan::{Change, Plan, RunChange};
 use super::terminal::tool_result;
 use super::{ObserverState, RootStream};
@@ -110,10 +110,10 @@ impl Observer<RootStream> {
         }
     }
 
-    /// Whether the open tool-call part `index` of `run_id` (the root run or an inline child) takes an argument
-    /// delta naming `call_id` without any change to the conversion state, carried through as one `CUSTOM` event:
-    /// the conditions of [`Observer::open_part_in_any_run`], and the part's call is the one named (if any).
-    /// `Some(child)` when it does.
+    /// Whether an argument delta of tool-call part `index` of `run_id` (the root run or an inline child) naming
+    /// `call_id` (if any), with no tool-name delta, changes nothing by the general path's rule
+    /// ([`tool_call_delta`]: its part is open as a tool call under that call), so it is carried through as one
+    /// `CUSTOM` event, under the conditions of [`Observer::lane_run`]. `Some(child)` when it does.
     pub(crate) fn open_tool_call_in_any_run(
         &self,
         thread_id: &str,
@@ -121,8 +121,8 @@ impl Observer<RootStream> {
         index: i64,
         call_id: Option<&str>,
     ) -> Option<bool> {
-        let (part_id, child) = self.open_part_in_any_run(thread_id, run_id, index, PartKind::ToolCall)?;
-        call_id.is_none_or(|id| id == part_id).then_some(child)
+        let (state, child) = self.lane_run(thread_id, run_id)?;
+        matches!(tool_call_delta(run_id, state, index, call_id, None), Ok(None)).then_some(child)
     }
 
     /// Commit what [`Observer::observe`] commits for the content delta [`Observer::open_part_in_any_run`] accepted.

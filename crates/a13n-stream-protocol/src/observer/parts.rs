@@ -280,7 +280,10 @@ pub(super) fn convert_part_delta(
             let (text, signature) = (non_empty(delta, "content_delta"), non_empty(delta, "signature_delta"));
             content_delta(&item.run_id, run, index, PartKind::Reasoning, text, signature, timestamp)?
         }
-        Some("tool_call") => (Vec::new(), tool_call_delta(&item.run_id, run, index, delta)?),
+        Some("tool_call") => {
+            let (call_id, name) = (non_empty(delta, "tool_call_id"), non_empty(delta, "tool_name_delta"));
+            (Vec::new(), tool_call_delta(&item.run_id, run, index, call_id, name)?)
+        }
         _ => return Ok(Vec::new()),
     };
     changes.extend(change);
@@ -325,15 +328,16 @@ pub(super) fn content_delta(
     Ok((events, change))
 }
 
-/// A tool call's delta: the part opens if it had no cursor; a tool-name delta extends the name.
-fn tool_call_delta(
+/// What a tool call's delta naming `call_id` (if any) with a tool-name delta `name` (if any; each non-empty if
+/// given) changes: the part opens if it had no cursor, and a name delta extends the name (`None`: nothing). Its
+/// event is the source event carried through.
+pub(super) fn tool_call_delta(
     run_id: &str,
     run: &ObserverState,
     index: i64,
-    delta: &Object,
+    call_id: Option<&str>,
+    name: Option<&str>,
 ) -> Result<Option<RunChange>, ObserveError> {
-    let call_id = non_empty(delta, "tool_call_id");
-    let name = non_empty(delta, "tool_name_delta");
     let cursor = match run.parts.get(&index) {
         None => {
             let part_id = call_id.map_or_else(|| part_id(run_id, run.request_index, index, "tool"), str::to_owned);
