@@ -112,8 +112,8 @@ pub(crate) fn take_scanned(lanes: &mut impl Lanes, scanned: &Scanned<'_>, out: &
         Scanned::ToolReturn(tool_return) => lanes.tool_return(tool_return, out),
         Scanned::General(_) => None,
     };
-    // The general path writes the line a lane declined: a lane that declines must have written nothing (debug
-    // builds, the tests and the fuzz targets, hold every lane to it).
+    // The general path writes the line a lane declined: a lane that declines must have written nothing (held in
+    // debug builds: `cargo test` without `--release`, and the fuzz targets).
     debug_assert!(taken.is_some() || out.len() == written, "a lane declined a line after writing to it");
     taken
 }

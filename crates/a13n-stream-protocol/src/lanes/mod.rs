@@ -11,7 +11,7 @@
 //! text, and the fold's position; it writes one `*_MESSAGE_CONTENT` observed line. `fold_line` scans such a line
 //! with `scan::Scanner` (no `Value` tree; unknown or repeated fields, non-integer numbers, lone surrogates and deep
 //! nesting all send the line to the general path), checks every condition under which the general path would do
-//! anything else (a processor or event journal on the observer, a child run, a part not open or of another kind, the
+//! anything else (a processor or event journal on the observer, a part not open or of another kind, the
 //! item sealed or missing, copied fields that would change), then appends the text with the same bounded append and
 //! writes the line byte for byte as `Observed::write_json` would. After a success it remembers the part (`LaneHit`);
 //! the next delta of the same part skips the checks, because only the general path can change their outcome, and

@@ -1,18 +1,19 @@
-//! What the fast lanes read of the observer and commit to it: whether a run's line may skip the general path,
-//! the open part a delta extends, and the one change each lane's line makes (a cursor's flag, a new or closed
-//! cursor, a request index). Every check here is one under which [`observe`](Observer::observe) would do exactly
-//! what the lane does.
+//! What the fast lanes read of the observer and apply to it: whether a run's line may skip the general path, the
+//! open part a delta extends, and each lane line's plan (its events, by the general path's rules, and its changes:
+//! a cursor's flag, a new or closed cursor, a request index, a run bound to its thread, a child run opened or
+//! released). Every check here is one under which [`observe`](Observer::observe) would do exactly what the lane
+//! does.
 
 use std::borrow::Cow;
 
 use super::delegation::{attribute, delegation_steps, validate_delegation};
-use super::parts::{content_delta, part_boundary, tool_call_delta};
+use super::parts::{content_delta, part_boundary, part_start, tool_call_delta};
 use super::plan::{Change, Plan, RunChange};
 use super::terminal::tool_result;
 use super::{ObserverState, RootStream};
 use crate::extension::Extension;
 use crate::json::Object;
-use crate::part_kind::{Boundary, PartBody, PartKind};
+use crate::part_kind::{PartBody, PartKind};
 use crate::{Event, Observer};
 
 use crate::lanes::carried_line::{Carried, CarriedLine};
@@ -92,8 +93,7 @@ impl Observer<RootStream> {
                 };
                 // A tool call's start opens its cursor and converts to no event of its own.
                 let Some(run) = self.cursors_of(run_id, child) else { return };
-                let Ok((_, change)) = part_boundary(run_id, run, *index, Boundary::Start, &body, None) else { return };
-                change
+                part_start(run_id, run.request_index, *index, &body, None).1
             }
             // A delegation's change is its plan's, applied above.
             Carried::Harness(_) | Carried::ToolCall | Carried::Delegation { .. } => return,
@@ -143,6 +143,8 @@ impl Observer<RootStream> {
         let (state, child) = self.lane_run(&line.head.thread_id, &line.head.run_id)?;
         let (run_id, timestamp) = (line.head.run_id.as_ref(), Some(line.head.timestamp));
         let (events, change) = part_boundary(run_id, state, line.index, line.boundary, &line.body, timestamp).ok()?;
+        // A part converted to no event (a tool call's start) is carried through whole by the general path.
+        (!events.is_empty()).then_some(())?;
         let changes = vec![Change::Run(child.then_some(run_id), change)];
         Some(Plan { events: self.as_observed(events, run_id, child), changes })
     }

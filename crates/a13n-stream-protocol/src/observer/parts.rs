@@ -148,7 +148,9 @@ pub(super) fn part_boundary(
     }
 }
 
-fn part_start(
+/// What a part's start converts to (it cannot fail): its events and its cursor, opened or replacing the one at
+/// `index`.
+pub(super) fn part_start(
     run_id: &str,
     request_index: i64,
     index: i64,
@@ -307,7 +309,7 @@ pub(super) fn content_delta(
         None => (Cow::Owned(part_id(run_id, run.request_index, index, message_suffix(kind))), true),
     };
     let mut events = Vec::with_capacity(3);
-    let (content, emitted_content, emitted_signature) = (text.is_some(), text.is_some(), signature.is_some());
+    let (emitted_content, emitted_signature) = (text.is_some(), signature.is_some());
     match kind {
         PartKind::Text => {
             events.extend(opening.then(|| text_start(timestamp, &message_id)));
@@ -323,7 +325,8 @@ pub(super) fn content_delta(
         let cursor = PartCursor { emitted_content, emitted_signature, ..opened(kind, message_id.into_owned()) };
         Some(RunChange::PutPart(index, cursor))
     } else {
-        (content || emitted_signature).then_some(RunChange::Emitted { index, content, signature: emitted_signature })
+        let emitted = RunChange::Emitted { index, content: emitted_content, signature: emitted_signature };
+        (emitted_content || emitted_signature).then_some(emitted)
     };
     Ok((events, change))
 }

@@ -9,7 +9,7 @@ use super::{ObserverState, PartCursor};
 use crate::Event;
 
 /// What one item converts to: its events and the changes it makes, applied in order.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Plan<'a> {
     pub(crate) events: Vec<Event>,
     pub(crate) changes: Vec<Change<'a>>,
