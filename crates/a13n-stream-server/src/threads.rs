@@ -43,11 +43,13 @@ pub(crate) struct ThreadEventsQuery {
 }
 
 /// One frame of a run's stream: its `event:` name (none for an event record), the position it brings the client
-/// to (none: no `id`), and its `data:`.
-type RunFrame = (Option<&'static str>, Option<u64>, String);
+/// to (none: no `id`), and its `data:` (as the run's stream holds it: a live event's text is shared, not copied).
+type RunFrame<D> = (Option<&'static str>, Option<u64>, D);
 
 /// A run's stream as a thread stream chains it.
 trait RunFrames: Sized + Send + 'static {
+    /// A frame's `data:` text.
+    type Data: std::ops::Deref<Target = str> + Send;
     /// The run's frames after sequence `after`; `None`: from the start, as a client that holds nothing of it.
     fn open(
         app: &Shared,
@@ -55,20 +57,25 @@ trait RunFrames: Sized + Send + 'static {
         after: Option<u64>,
     ) -> impl Future<Output = Result<Self, StorageError>> + Send;
     /// The next frame; `None` when the run's stream is over ([`RunFrames::finished`]) or cut short.
-    fn next(&mut self, shutdown: &mut watch::Receiver<bool>) -> impl Future<Output = Option<RunFrame>> + Send;
+    fn next(
+        &mut self,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> impl Future<Output = Option<RunFrame<Self::Data>>> + Send;
     /// Whether the run's stream is over: the run is complete or was deleted.
     fn finished(&self) -> bool;
 }
 
 impl RunFrames for RunTail {
+    type Data = std::sync::Arc<str>;
+
     async fn open(app: &Shared, run_id: String, after: Option<u64>) -> Result<RunTail, StorageError> {
         let opened = open_after(app, &run_id, after.unwrap_or(0)).await?;
         Ok(RunTail::new(app, run_id, opened))
     }
 
-    async fn next(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<RunFrame> {
+    async fn next(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<RunFrame<Self::Data>> {
         match RunTail::next(self, shutdown).await? {
-            Step::Event(sequence, data) => Some((None, Some(sequence), data.to_string())),
+            Step::Event(sequence, data) => Some((None, Some(sequence), data)),
             // A deleted run is left for the thread's next run.
             Step::Deleted => None,
         }
@@ -80,12 +87,14 @@ impl RunFrames for RunTail {
 }
 
 impl RunFrames for Feed {
+    type Data = String;
+
     async fn open(app: &Shared, run_id: String, after: Option<u64>) -> Result<Feed, StorageError> {
         let (receiver, _) = app.runs.subscribe(&run_id).await?;
         Ok(Feed::new(app, run_id, receiver, after))
     }
 
-    async fn next(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<RunFrame> {
+    async fn next(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<RunFrame<Self::Data>> {
         let frame = Feed::next(self, shutdown).await?;
         Some((Some(frame.event), frame.at, frame.data))
     }
