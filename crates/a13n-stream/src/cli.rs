@@ -258,11 +258,11 @@ pub struct ServeArgs {
 /// `bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Stream sizes, in items.
-    #[arg(long, value_delimiter = ',', default_values_t = [10_000u64, 100_000, 1_000_000])]
+    /// Stream sizes, in items (`--sizes 10000 100000` or `--sizes 10000,100000`).
+    #[arg(long, num_args = 1.., value_delimiter = ',', default_values_t = [10_000u64, 100_000, 1_000_000])]
     pub sizes: Vec<u64>,
-    /// Stream shapes: text, short, tools, subagents (default: all).
-    #[arg(long, value_delimiter = ',')]
+    /// Stream shapes: text, short, tools, subagents (default: all), separated by spaces or commas.
+    #[arg(long, num_args = 1.., value_delimiter = ',')]
     pub kinds: Vec<String>,
     /// Timed runs per figure (the median is reported).
     #[arg(long, default_value_t = 3)]
@@ -308,4 +308,32 @@ pub struct BenchServeArgs {
     /// One JSON object per measurement.
     #[arg(long)]
     pub json: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    fn bench(args: &[&str]) -> BenchArgs {
+        let line = ["a13n-stream", "bench"].iter().chain(args);
+        match Cli::try_parse_from(line).expect("the arguments parse").command {
+            Command::Bench(args) => args,
+            other => panic!("not bench: {other:?}"),
+        }
+    }
+
+    /// The help writes the default sizes with spaces between them; a user who copies that layout is understood.
+    #[test]
+    fn bench_lists_take_spaces_or_commas() {
+        for args in
+            [&["--sizes", "10", "20", "--kinds", "text", "tools"][..], &["--sizes", "10,20", "--kinds", "text,tools"]]
+        {
+            let parsed = bench(args);
+            assert_eq!(parsed.sizes, [10, 20]);
+            assert_eq!(parsed.kinds, ["text", "tools"]);
+        }
+        assert_eq!(bench(&[]).sizes, [10_000, 100_000, 1_000_000]);
+    }
 }
