@@ -186,7 +186,7 @@ pub struct ServeArgs {
     pub db: String,
     /// The bearer token every route but /healthz requires. Prefer the environment variable: a --token value is
     /// visible to every user of the machine in `ps`.
-    #[arg(long, env = "A13N_STREAM_TOKEN", hide_env_values = true)]
+    #[arg(long, env = TOKEN_VARIABLE, hide_env_values = true)]
     pub token: Option<String>,
     /// Keep full values in displays (a durable host's choice).
     #[arg(long)]
@@ -254,6 +254,9 @@ pub struct ServeArgs {
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
 }
+
+/// The environment variable `serve --token` reads.
+pub const TOKEN_VARIABLE: &str = "A13N_STREAM_TOKEN";
 
 /// `bench`.
 #[derive(Debug, Args)]

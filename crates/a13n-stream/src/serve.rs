@@ -7,14 +7,21 @@ use a13n_stream_bench::load::{self, LoadOptions};
 use a13n_stream_server::Config;
 use tracing_subscriber::EnvFilter;
 
-use crate::cli::{BenchServeArgs, LogFormat, ServeArgs, Wait};
+use crate::cli::{BenchServeArgs, LogFormat, ServeArgs, Wait, TOKEN_VARIABLE};
 use crate::failure::{io_error, Failure};
+
+/// The token variable when it is set but empty, which clap reads as absent: a deployment whose secret came out
+/// empty must not start without authentication.
+fn empty_token_variable() -> Option<String> {
+    std::env::var_os(TOKEN_VARIABLE).filter(|value| value.is_empty()).map(|_| String::new())
+}
 
 fn config(args: ServeArgs) -> Config {
     let mut config = Config::default();
     config.listen = args.listen;
     config.database = args.db;
-    config.token = args.token.filter(|token| !token.is_empty());
+    // An empty token is kept so that validation refuses it: dropped, it would serve every route without one.
+    config.token = args.token.or_else(empty_token_variable);
     config.retain_content = args.retain_content;
     config.allow_origins = args.allow_origin;
     config.allow_hosts = args.allow_host;

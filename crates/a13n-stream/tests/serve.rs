@@ -1,10 +1,10 @@
 //! `a13n-stream serve`, run as a real process on a free loopback port with a temporary SQLite file.
 
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use a13n_stream_bench::http::{request, sse, Connection, SseEvent};
 use a13n_stream_protocol::{DisplayFold, HarnessAguiStreamObserver, SourceItem};
@@ -173,20 +173,34 @@ fn a_token_guards_every_route() {
 
 #[test]
 fn a_token_that_can_never_match_is_refused_at_startup() {
-    let output = Command::new(env!("CARGO_BIN_EXE_a13n-stream"))
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--db",
-            temp_db("badtoken").to_str().unwrap(),
-            "--token",
-            "two words",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("can never match"));
+    // An empty token, given or set in the environment, used to start the host with no authentication at all.
+    for (token, variable) in [(Some("two words"), None), (Some(""), None), (None, Some(""))] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_a13n-stream"));
+        command.args(["serve", "--listen", "127.0.0.1:0", "--db", temp_db("badtoken").to_str().unwrap()]);
+        command.args(token.map(|token| ["--token", token]).iter().flatten());
+        command.env_remove("A13N_STREAM_TOKEN");
+        if let Some(value) = variable {
+            command.env("A13N_STREAM_TOKEN", value);
+        }
+        let case = format!("token {token:?}, variable {variable:?}");
+        let mut child = command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        // A host that starts would serve until killed: wait for the refusal with a deadline.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{case}: the host started instead of refusing the token");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert_eq!(status.code(), Some(2), "{case}: {stderr}");
+        assert!(stderr.contains("can never match"), "{case}: {stderr}");
+    }
 }
 
 /// Streams ingested in random batches while the server is killed with SIGKILL at random moments and restarted;
