@@ -4,7 +4,7 @@ use a13n_stream_protocol::{recorded, DisplayFold, DisplaySnapshot, FoldError, Ob
 use serde_json::Value;
 
 use crate::processors;
-use crate::runner::{lines, text_difference, Case, Report};
+use crate::runner::{check_no_extra_lines, lines, text_difference, Case, Report};
 
 /// One input of a display case: a source line, or an AG-UI event line.
 enum Input<'a> {
@@ -97,6 +97,7 @@ pub(crate) fn check_display(case: &Case, report: &mut Report) {
         let got = fold_line(&mut fold, input);
         report.check(got == *want, || format!("{name}/observed.jsonl:{}: {}", index + 1, text_difference(want, &got)));
     }
+    check_no_extra_lines(report, &format!("{name}/observed.jsonl"), expected.len(), inputs.len());
     let ours = fold.export().to_json();
     report.check(ours == final_reference, || {
         format!("{name}/display.json: export differs: {}", text_difference(&final_reference, &ours))

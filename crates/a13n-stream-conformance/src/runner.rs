@@ -89,8 +89,9 @@ impl Case {
     /// Load `case.json` and the source lines of a case directory.
     pub fn load(dir: &Path) -> Result<Case, String> {
         let name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let path = dir.join("case.json");
         let options: Value =
-            serde_json::from_str(&read(&dir.join("case.json"))?).map_err(|e| format!("{name}/case.json: {e}"))?;
+            serde_json::from_str(&read(&path)?).map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
         let source = dir.join("source.jsonl");
         let source_lines = if source.is_file() { lines(&read(&source)?) } else { Vec::new() };
         Ok(Case { name, dir: dir.to_owned(), options, source_lines })
@@ -121,7 +122,7 @@ impl Case {
     }
 
     fn file(&self, name: &str) -> Result<String, String> {
-        read(&self.dir.join(name)).map_err(|e| format!("{}/{e}", self.name))
+        read(&self.dir.join(name))
     }
 }
 
@@ -140,8 +141,15 @@ pub fn run(paths: &[PathBuf], only: Only) -> Result<Report, String> {
     let mut report = Report::default();
     for path in paths {
         for dir in case_dirs(path)? {
-            let case = Case::load(&dir)?;
             report.cases += 1;
+            // A case that cannot be read fails alone; the others still run.
+            let case = match Case::load(&dir) {
+                Ok(case) => case,
+                Err(error) => {
+                    report.fail(error);
+                    continue;
+                }
+            };
             if only != Only::Display && !case.agui_only() {
                 check_observer(&case, &mut report);
             }
@@ -151,6 +159,14 @@ pub fn run(paths: &[PathBuf], only: Only) -> Result<Report, String> {
         }
     }
     Ok(report)
+}
+
+/// A recorded file holds one line per input line: lines past the input's end are output this implementation
+/// never wrote, so they fail the case as a changed line would.
+pub(crate) fn check_no_extra_lines(report: &mut Report, file: &str, recorded: usize, inputs: usize) {
+    report.check(recorded <= inputs, || {
+        format!("{file}:{}: {} recorded line(s) past the input's {inputs}", inputs + 1, recorded - inputs)
+    });
 }
 
 /// Where two texts first differ, with a little context on each side.
@@ -228,6 +244,7 @@ fn check_observer(case: &Case, report: &mut Report) {
         let got = observe_line(&mut observer, line);
         report.check(got == *want, || format!("{name}/agui.jsonl:{}: {}", index + 1, text_difference(want, &got)));
     }
+    check_no_extra_lines(report, &format!("{name}/agui.jsonl"), expected.len(), case.source_lines.len());
     // Recovery: resumed from the prefix, or restored from the reference's export, then the suffix.
     for (cut, reference) in exports {
         let items: Result<Vec<SourceItem>, _> =

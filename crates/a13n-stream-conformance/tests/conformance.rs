@@ -22,3 +22,51 @@ fn shared_public_corpus_passes() {
     );
     assert_passes(path);
 }
+
+/// A copy of a repository case in a fresh directory, to be spoiled by a test.
+fn copied_case(test: &str, case: &str) -> std::path::PathBuf {
+    let root = std::env::temp_dir().join(format!("a13n-conformance-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let (from, to) = (own_cases().join(case), root.join(case));
+    std::fs::create_dir_all(to.join("cuts")).unwrap();
+    for entry in std::fs::read_dir(&from).unwrap().chain(std::fs::read_dir(from.join("cuts")).unwrap()) {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, to.join(path.strip_prefix(&from).unwrap())).unwrap();
+        }
+    }
+    root
+}
+
+fn append(path: std::path::PathBuf, line: &str) {
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("{text}{line}\n")).unwrap();
+}
+
+/// A recorded line no input line produces used to pass unnoticed: only lines the input reached were compared.
+#[test]
+fn a_recorded_line_past_the_input_fails_the_case() {
+    for (file, only) in [("agui.jsonl", Only::Observer), ("observed.jsonl", Only::Display)] {
+        let root = copied_case(&file.replace('.', "-"), "extra-cancelled");
+        assert!(run(std::slice::from_ref(&root), only).unwrap().failures.is_empty(), "the copy passes as it is");
+        append(root.join("extra-cancelled").join(file), r#"{"observed":[]}"#);
+        let report = run(std::slice::from_ref(&root), only).unwrap();
+        assert_eq!(report.failures.len(), 1, "{file}: {:?}", report.failures);
+        assert!(report.failures[0].contains("1 recorded line(s) past the input's"), "{}", report.failures[0]);
+        let _ = std::fs::remove_dir_all(root);
+    }
+}
+
+/// A case whose `case.json` is not JSON used to stop the whole run: it fails alone and the others still run.
+#[test]
+fn an_unreadable_case_fails_alone() {
+    let root = copied_case("unreadable", "extra-cancelled");
+    std::fs::create_dir_all(root.join("broken")).unwrap();
+    std::fs::write(root.join("broken/case.json"), "{").unwrap();
+    let report = run(std::slice::from_ref(&root), Only::All).expect("a bad case is a failure, not an error");
+    assert_eq!(report.cases, 2);
+    assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
+    assert!(report.failures[0].contains("broken/case.json: not JSON"), "{}", report.failures[0]);
+    assert!(report.passed > 0, "the readable case still ran");
+    let _ = std::fs::remove_dir_all(root);
+}

@@ -23,8 +23,8 @@ pub fn run(args: ConformanceArgs) -> Result<ExitCode, Failure> {
     writeln!(out, "{} cases", report.cases).map_err(io_error)?;
     writeln!(out, "{} passed, {} failed", report.passed, report.failures.len()).map_err(io_error)?;
     if report.cases == 0 {
-        eprintln!("a13n-stream: no case directories (with case.json) under the given paths");
-        return Ok(ExitCode::from(1));
+        // Paths that hold no case are the caller's mistake, not a case that failed.
+        return Err(Failure::Usage("no case directories (with case.json) under the given paths".into()));
     }
     Ok(if report.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -295,6 +295,15 @@ fn a_corrupted_expected_file_fails_conformance() {
     assert!(stdout.lines().last().unwrap().ends_with("failed") && !stdout.contains(" 0 failed"), "{stdout}");
 }
 
+/// Paths with no case are a usage error (2), not a failed case (1), which the exit status kept for conformance.
+#[test]
+fn conformance_on_paths_without_cases_is_a_usage_error() {
+    let dir = temp_dir("no-cases");
+    let output = run(&["conformance", dir.to_str().unwrap()], None);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    assert!(text(&output.stderr).contains("no case directories"), "{}", text(&output.stderr));
+}
+
 /// The flags that give a case's fold options on the command line.
 fn case_flags(dir: &Path) -> Vec<String> {
     let options = a13n_testkit::case_options(dir);
