@@ -88,8 +88,9 @@ pub struct FoldArgs {
     /// The input lines are AG-UI events, not Harness source lines.
     #[arg(long, requires = "agui_run")]
     pub agui: bool,
-    /// The run the display belongs to (with --agui; source folds take the first line's run).
-    #[arg(long)]
+    /// The run the display belongs to (with --agui; source folds take the first line's run, a restored fold
+    /// its checkpoint's).
+    #[arg(long, requires = "agui", conflicts_with = "restore")]
     pub run_id: Option<String>,
     /// Write one line per input line, exactly as the reference's recorded observed.jsonl.
     #[arg(long, value_name = "OUT")]
@@ -97,15 +98,16 @@ pub struct FoldArgs {
     /// Where to write the checkpoint JSON (`-`: standard output).
     #[arg(long, value_name = "OUT", default_value = "-")]
     pub export: PathBuf,
-    /// Fold only the first K input lines.
+    /// Fold only the first K input lines (K after --start; 0 only with --agui: a source fold's run is its first
+    /// line's).
     #[arg(long, value_name = "K")]
     pub stop: Option<u64>,
-    /// Continue the display of a checkpoint (with --start: the input line it was taken at).
-    #[arg(long, value_name = "CHECKPOINT")]
+    /// Continue the display of a checkpoint, with --start: the input line it was taken at.
+    #[arg(long, value_name = "CHECKPOINT", requires = "start")]
     pub restore: Option<PathBuf>,
-    /// Skip the first K input lines (they are in the checkpoint).
-    #[arg(long, value_name = "K", default_value_t = 0, requires = "restore")]
-    pub start: u64,
+    /// Skip the first K input lines, which the checkpoint holds (0 when the input holds only the lines after it).
+    #[arg(long, value_name = "K", requires = "restore")]
+    pub start: Option<u64>,
     /// Keep full values in items instead of bounded previews (the reference's full_content).
     #[arg(long)]
     pub full_content: bool,
@@ -268,7 +270,7 @@ pub struct BenchArgs {
     #[arg(long, num_args = 1.., value_delimiter = ',')]
     pub kinds: Vec<String>,
     /// Timed runs per figure (the median is reported).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub runs: usize,
     /// One JSON object per figure.
     #[arg(long)]

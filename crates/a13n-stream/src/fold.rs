@@ -2,6 +2,7 @@
 //! line per input line, and checkpoint/restore/continue.
 
 use std::io::{Read, Write};
+use std::path::Path;
 use std::process::ExitCode;
 
 use a13n_stream_conformance::processors;
@@ -61,8 +62,46 @@ fn fold_event(fold: &mut DisplayFold, line: &str, entries: &mut Vec<u8>) -> Resu
     }
 }
 
+/// Refuse what clap cannot: a cut that folds nothing, and two outputs in one file.
+fn check_args(args: &FoldArgs) -> Result<(), Failure> {
+    if args.stop == Some(0) && !args.agui {
+        return Err(Failure::Usage(
+            "--stop 0 folds no source line, and a source fold's run is its first line's: its checkpoint could not \
+             continue"
+                .into(),
+        ));
+    }
+    if let (Some(start), Some(stop)) = (args.start, args.stop) {
+        if stop <= start {
+            return Err(Failure::Usage(format!("--stop {stop} folds nothing after --start {start}")));
+        }
+    }
+    if let Some(observed) = &args.observed {
+        if same_file(observed, &args.export) {
+            return Err(Failure::Usage(format!(
+                "--observed and --export both name {}: the checkpoint would overwrite the observed lines",
+                observed.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether two output paths name one file: the same text (`-` is standard output), or one file once links and
+/// `..` are resolved (a file not made yet by its directory).
+fn same_file(a: &Path, b: &Path) -> bool {
+    let resolved = |path: &Path| {
+        path.canonicalize().ok().or_else(|| {
+            let parent = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            Some(parent.canonicalize().ok()?.join(path.file_name()?))
+        })
+    };
+    a == b || matches!((resolved(a), resolved(b)), (Some(a), Some(b)) if a == b)
+}
+
 /// Run `fold`.
 pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
+    check_args(&args)?;
     let mut processor = processor(&args)?;
     let mut fold = starting_fold(&args, &mut processor)?;
     let mut observed = args.observed.as_deref().map(input::create).transpose()?;
@@ -73,11 +112,12 @@ pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
     // Source lines are scanned on a second thread while this one folds, from the first line on: a fold restored
     // to continue (`--start`) takes its lines as they come, and AG-UI lines have no lane. A restored fold hands its
     // reader out; a fold made from the first line starts with a new one.
-    let reader = (!args.agui && args.start == 0)
-        .then(|| fold.as_mut().map_or_else(ReadAhead::for_new_fold, DisplayFold::read_ahead));
+    let start = args.start.unwrap_or(0);
+    let reader =
+        (!args.agui && start == 0).then(|| fold.as_mut().map_or_else(ReadAhead::for_new_fold, DisplayFold::read_ahead));
     let mut each = |number: u64, line: Result<&str, LineError>, scanned: Option<&ScannedLine<'_>>| {
         index += 1;
-        if index <= args.start {
+        if index <= start {
             return Ok(true);
         }
         if args.stop.is_some_and(|stop| index > stop) {

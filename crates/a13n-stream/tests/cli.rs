@@ -295,6 +295,41 @@ fn a_corrupted_expected_file_fails_conformance() {
     assert!(stdout.lines().last().unwrap().ends_with("failed") && !stdout.contains(" 0 failed"), "{stdout}");
 }
 
+/// Flags that could only give a wrong display or lose output used to be accepted with exit status 0: a restore
+/// without the line it was cut at (every line folded twice), a source cut at 0 (a checkpoint of no run), a stop
+/// before the start, both outputs in one file (the observed lines overwritten), a run id the fold ignores.
+#[test]
+fn fold_refuses_flags_that_cannot_give_the_uninterrupted_display() {
+    let dir = temp_dir("refused-flags");
+    let path = example();
+    let example = path.to_str().unwrap();
+    let checkpoint = dir.join("cut.json");
+    let out = run(&["fold", example, "--stop", "20", "--export", checkpoint.to_str().unwrap()], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let cut = checkpoint.to_str().unwrap();
+    let same = dir.join("same.json");
+    let same_again = dir.join("../").join(dir.file_name().unwrap()).join("same.json");
+    let refused: [&[&str]; 7] = [
+        &["fold", example, "--restore", cut],
+        &["fold", example, "--stop", "0"],
+        &["fold", example, "--restore", cut, "--start", "20", "--stop", "20"],
+        &["fold", example, "--observed", same.to_str().unwrap(), "--export", same_again.to_str().unwrap()],
+        &["fold", example, "--run-id", "other"],
+        &["fold", example, "--agui", "--run-id", "other", "--restore", cut, "--start", "20"],
+        &["bench", "--runs", "0"],
+    ];
+    for args in refused {
+        let out = run(args, None);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stderr).lines().count(), 1, "{args:?}: {}", text(&out.stderr));
+    }
+    assert!(!same.exists(), "a refused fold writes nothing");
+    // A cut at 0 is sound where the run is given.
+    let events = run(&["observe", example], None);
+    let out = run(&["fold", "--agui", "--run-id", "r", "--stop", "0", "-"], Some(&text(&events.stdout)));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
 /// Paths with no case are a usage error (2), not a failed case (1), which the exit status kept for conformance.
 #[test]
 fn conformance_on_paths_without_cases_is_a_usage_error() {
