@@ -236,8 +236,11 @@ fn take_line(
             let message = format!("line {position}: {error} (--max-line-bytes)");
             return Err(too_large(message).with("line", position).with("kind", "input"));
         }
+        // Malformed, as a line that is not JSON is (422). The journal holds text, so such a line cannot be kept
+        // at its position and skipped: it is refused whatever `on_reject` says.
         Err(error) => {
-            let problem = Problem::new(StatusCode::BAD_REQUEST, "line", error.to_string());
+            let message = format!("line {position}: {error}: the journal holds only UTF-8, so it cannot be skipped");
+            let problem = Problem::new(StatusCode::UNPROCESSABLE_ENTITY, "line", message);
             return Err(problem.with("line", position).with("kind", "input"));
         }
     }

@@ -390,3 +390,26 @@ fn a_body_announced_too_large_is_refused_before_it_is_sent() {
         assert!(answer.contains("Content-Length: 999999999"), "the answer names the length: {answer}");
     }
 }
+
+/// A line that is not UTF-8 was a `400`, unlike every other malformed line (`422`); the journal holds text, so
+/// it is refused even under `on_reject=skip`, and nothing of its batch is stored.
+#[test]
+fn a_line_that_is_not_utf8_is_refused_as_malformed() {
+    let server = start("not-utf8", &[]);
+    let lines = hello_stream("t", "r");
+    let mut body = Vec::new();
+    for (index, line) in lines.iter().take(3).enumerate() {
+        body.extend_from_slice(if index == 2 { b"x\xff" } else { line.as_bytes() });
+        body.push(b'\n');
+    }
+    for query in ["", "&on_reject=skip"] {
+        let path = format!("/v1/runs/r/source?offset=0{query}");
+        let response = request(&server.address, "POST", &path, &[], &body).unwrap();
+        let answer = json(&response.body);
+        assert_eq!(response.status, 422, "{query}: {}", response.body);
+        assert_eq!((answer["error"]["code"].as_str(), answer["error"]["line"].as_u64()), (Some("line"), Some(2)));
+        assert!(answer["error"]["message"].as_str().unwrap().contains("not UTF-8"), "{}", response.body);
+    }
+    let runs = json(&request(&server.address, "GET", "/v1/runs", &[], b"").unwrap().body);
+    assert_eq!(runs["runs"].as_array().map(Vec::len), Some(0), "a refused batch stores nothing: {runs}");
+}
