@@ -37,8 +37,14 @@ fn starting_fold(args: &FoldArgs, processor: &mut Option<AguiEventProcessor>) ->
         std::fs::File::open(checkpoint)
             .and_then(|mut file| file.read_to_string(&mut text))
             .map_err(|e| Failure::Io(format!("{}: {e}", checkpoint.display())))?;
-        let restored = DisplayFold::restore_json(&text, args.retain_content, processor.take())
-            .map_err(|e| Failure::Input(format!("{}: {e}", checkpoint.display())))?;
+        let restored = DisplayFold::restore_json(&text, args.retain_content, processor.take()).map_err(|error| {
+            // `Failure::Input` says "bad input" itself.
+            let reason = match error {
+                FoldError::Input(error) => error.to_string(),
+                other => other.to_string(),
+            };
+            Failure::Input(format!("{}: {reason}", checkpoint.display()))
+        })?;
         if args.full_content && !restored.export_continuation().full_content {
             return Err(Failure::Usage("--full-content does not match the checkpoint's content policy".into()));
         }

@@ -20,20 +20,47 @@ pub fn open(path: Option<&Path>) -> Result<Box<dyn BufRead + Send>, Failure> {
     match path {
         None => Ok(stdin()),
         Some(path) if path == Path::new("-") => Ok(stdin()),
+        // A directory opens on Unix and fails at the first read, without its name: refused here, named.
+        Some(path) if path.is_dir() => Err(Failure::Io(format!("{}: is a directory", path.display()))),
         Some(path) => File::open(path)
             .map(|file| Box::new(BufReader::with_capacity(READ_BYTES, file)) as Box<dyn BufRead + Send>)
             .map_err(|error| Failure::Io(format!("{}: {error}", path.display()))),
     }
 }
 
-/// Create a file, or standard output for `-`.
+/// Create a file, or standard output for `-`. A failed write names the file.
 pub fn create(path: &Path) -> Result<Box<dyn Write>, Failure> {
     if path == Path::new("-") {
         return Ok(Box::new(io::BufWriter::new(io::stdout())));
     }
     File::create(path)
-        .map(|file| Box::new(io::BufWriter::with_capacity(1 << 20, file)) as Box<dyn Write>)
+        .map(|file| {
+            let file = Named { path: path.display().to_string(), file };
+            Box::new(io::BufWriter::with_capacity(1 << 20, file)) as Box<dyn Write>
+        })
         .map_err(|error| Failure::Io(format!("{}: {error}", path.display())))
+}
+
+/// A file whose errors say which file (`out.json: No space left on device`).
+struct Named {
+    path: String,
+    file: File,
+}
+
+impl Named {
+    fn name(&self, error: io::Error) -> io::Error {
+        io::Error::new(error.kind(), format!("{}: {error}", self.path))
+    }
+}
+
+impl Write for Named {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.file.write(bytes).map_err(|error| self.name(error))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush().map_err(|error| self.name(error))
+    }
 }
 
 /// Hand every line of `input` to `each` (its 1-based line number and its text or why it has none) until the

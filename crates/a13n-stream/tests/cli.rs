@@ -330,6 +330,32 @@ fn fold_refuses_flags_that_cannot_give_the_uninterrupted_display() {
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
+/// Errors name what failed, once: a directory given as input (it failed at the first read, unnamed), a file that
+/// could not be written (unnamed), a checkpoint that is not one ("bad input: …: bad input: …").
+#[test]
+fn file_errors_name_the_file_once() {
+    let dir = temp_dir("named-errors");
+    let path = example();
+    let example = path.to_str().unwrap();
+    let out = run(&["observe", dir.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(5));
+    assert!(text(&out.stderr).contains(&format!("{}: is a directory", dir.display())), "{}", text(&out.stderr));
+    if Path::new("/dev/full").exists() {
+        for args in [&["fold", example, "--export", "/dev/full"][..], &["fold", example, "--observed", "/dev/full"]] {
+            let out = run(args, None);
+            assert_eq!(out.status.code(), Some(5), "{args:?}");
+            assert!(text(&out.stderr).contains("/dev/full: No space left"), "{args:?}: {}", text(&out.stderr));
+        }
+    }
+    let truncated = dir.join("truncated.json");
+    let whole = run(&["fold", example], None);
+    std::fs::write(&truncated, &whole.stdout[..whole.stdout.len() / 2]).unwrap();
+    let out = run(&["fold", example, "--restore", truncated.to_str().unwrap(), "--start", "3"], None);
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains(truncated.to_str().unwrap()) && stderr.matches("bad input").count() == 1, "{stderr}");
+}
+
 /// Paths with no case are a usage error (2), not a failed case (1), which the exit status kept for conformance.
 #[test]
 fn conformance_on_paths_without_cases_is_a_usage_error() {
