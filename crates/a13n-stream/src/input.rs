@@ -7,7 +7,7 @@ use std::path::Path;
 
 use a13n_stream_protocol::lines::{LineError, LineSplitter};
 use a13n_stream_protocol::MAX_SOURCE_LINE_BYTES;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{HumanCount, ProgressBar, ProgressState, ProgressStyle};
 
 use crate::failure::Failure;
 
@@ -108,8 +108,16 @@ pub(crate) fn progress_bar() -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new_spinner();
-    let style = ProgressStyle::with_template("{spinner} {human_pos} lines ({per_sec}), {msg}, {elapsed}")
+    // Whole lines a second: indicatif's own `{per_sec}` writes four decimals.
+    let style = ProgressStyle::with_template("{spinner} {human_pos} lines ({rate}), {msg}, {elapsed}")
+        .map(|style| {
+            style.with_key("rate", |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+                let _ = write!(out, "{}/s", HumanCount(state.per_sec() as u64));
+            })
+        })
         .unwrap_or_else(|_| ProgressStyle::default_spinner());
     bar.set_style(style);
+    // The first frame says what the later ones do.
+    show_progress(&bar, 0, 0);
     bar
 }

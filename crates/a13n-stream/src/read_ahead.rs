@@ -16,6 +16,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 use a13n_stream_protocol::lines::{LineError, LineSplitter};
 use a13n_stream_protocol::{ReadAhead, ScannedLine, MAX_SOURCE_LINE_BYTES};
+use indicatif::ProgressBar;
 use self_cell::self_cell;
 
 use crate::failure::Failure;
@@ -56,7 +57,10 @@ pub fn for_each_scanned(
     reader: ReadAhead,
     each: impl FnMut(u64, Result<&ScannedLine<'_>, LineError>) -> Result<bool, Failure>,
 ) -> Result<Option<ReadAhead>, Failure> {
-    for_each_scanned_within(input, reader, MAX_SOURCE_LINE_BYTES, each)
+    let progress = progress_bar();
+    let reader = for_each_scanned_within(input, reader, MAX_SOURCE_LINE_BYTES, &progress, each);
+    progress.finish_and_clear();
+    reader
 }
 
 /// [`for_each_scanned`] with lines of at most `limit` bytes.
@@ -64,9 +68,9 @@ fn for_each_scanned_within(
     input: Box<dyn BufRead + Send>,
     reader: ReadAhead,
     limit: usize,
+    progress: &ProgressBar,
     mut each: impl FnMut(u64, Result<&ScannedLine<'_>, LineError>) -> Result<bool, Failure>,
 ) -> Result<Option<ReadAhead>, Failure> {
-    let progress = progress_bar();
     let (send, receive) = sync_channel(BLOCKS_AHEAD);
     // Room for every block there can be: giving one back never waits.
     let (give_back, taken_back) = sync_channel(BLOCKS_AHEAD + 2);
@@ -85,19 +89,18 @@ fn for_each_scanned_within(
                     return Ok((false, *number));
                 }
             }
+            // A block without lines (the input's end after its last newline) leaves the count where it was.
             Ok((true, lines.lines.last().map_or(0, |(number, _)| *number)))
         })?;
         bytes += block.borrow_owner().bytes;
-        show_progress(&progress, seen, bytes);
+        show_progress(progress, seen.max(progress.position()), bytes);
         if !go {
-            progress.finish_and_clear();
             return Ok(None);
         }
         let _ = give_back.try_send(block.into_owner());
     }
     // The reader has sent its last block: it has ended.
     let reader = reading.join().map_err(|_| Failure::Io("the input reader stopped".into()))?;
-    progress.finish_and_clear();
     Ok(Some(reader))
 }
 
@@ -218,7 +221,8 @@ mod tests {
     /// What `for_each_scanned_within` hands out for `input`, until `stop` lines were taken, and how many blocks.
     fn taken(input: Box<dyn BufRead + Send>, limit: usize, stop: usize) -> Result<(Taken, bool), Failure> {
         let mut taken = Vec::new();
-        let reader = for_each_scanned_within(input, ReadAhead::for_new_fold(), limit, |number, line| {
+        let progress = ProgressBar::hidden();
+        let reader = for_each_scanned_within(input, ReadAhead::for_new_fold(), limit, &progress, |number, line| {
             taken.push((number, line.map(|scanned| scanned.line().to_owned())));
             Ok(taken.len() < stop)
         })?;
@@ -273,6 +277,17 @@ mod tests {
         assert!(got == expected && ended, "uneven reads");
         let (got, ended) = taken(Box::new(std::io::Cursor::new(input)), limit, usize::MAX).unwrap();
         assert!(got == expected && ended, "the whole input in one read");
+    }
+
+    /// The progress count fell to 0 lines at the end of an input ending with a newline: its last block holds no
+    /// line, and its count was taken as the lines seen.
+    #[test]
+    fn the_progress_count_ends_at_the_last_line() {
+        let input: Vec<u8> = (0..5000).flat_map(|n| format!("{{\"n\":{n}}}\n").into_bytes()).collect();
+        let progress = ProgressBar::hidden();
+        let input = Box::new(std::io::Cursor::new(input));
+        for_each_scanned_within(input, ReadAhead::for_new_fold(), 1 << 20, &progress, |_, _| Ok(true)).unwrap();
+        assert_eq!(progress.position(), 5000);
     }
 
     #[test]
