@@ -98,8 +98,9 @@ pub fn for_each_line(
 
 /// Show `lines` lines and `bytes` bytes read on `progress`.
 pub(crate) fn show_progress(progress: &ProgressBar, lines: u64, bytes: u64) {
-    progress.set_position(lines);
+    // The message first: setting the position may draw the line.
     progress.set_message(format!("{} read", indicatif::HumanBytes(bytes)));
+    progress.set_position(lines);
 }
 
 /// A spinner with lines, lines/s and bytes on a terminal; hidden otherwise.
@@ -107,7 +108,7 @@ pub(crate) fn progress_bar() -> ProgressBar {
     if !io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
-    let bar = ProgressBar::new_spinner();
+    let bar = ProgressBar::new_spinner().with_message("0 B read");
     // Whole lines a second: indicatif's own `{per_sec}` writes four decimals.
     let style = ProgressStyle::with_template("{spinner} {human_pos} lines ({rate}), {msg}, {elapsed}")
         .map(|style| {
@@ -117,7 +118,5 @@ pub(crate) fn progress_bar() -> ProgressBar {
         })
         .unwrap_or_else(|_| ProgressStyle::default_spinner());
     bar.set_style(style);
-    // The first frame says what the later ones do.
-    show_progress(&bar, 0, 0);
     bar
 }
