@@ -94,13 +94,20 @@ pub fn token_matches(presented: &str, expected: &str) -> bool {
     bool::from(a.as_slice().ct_eq(b.as_slice()))
 }
 
-/// Require the bearer token on every route but [`OPEN_PATHS`] when the host has one.
+/// Require the bearer token on every route but [`OPEN_PATHS`] and the viewer's pages (which hold no data: they
+/// read it through the API, token and all) when the host has one.
 pub(crate) async fn authorize(State(app): State<Shared>, request: Request, next: Next) -> Response {
     if let Some(token) = &app.config.token {
         let path = request.uri().path();
         let open = OPEN_PATHS.contains(&path) || crate::viewer::is_viewer_path(path);
-        if !open && !presented(request.headers()).is_some_and(|presented| token_matches(presented, token)) {
-            return Problem::new(StatusCode::UNAUTHORIZED, "unauthorized", "a bearer token is required")
+        let refusal = match presented(request.headers()) {
+            _ if open => None,
+            None => Some("a bearer token is required"),
+            Some(presented) if !token_matches(presented, token) => Some("the bearer token does not match"),
+            Some(_) => None,
+        };
+        if let Some(message) = refusal {
+            return Problem::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
                 .header("www-authenticate", r#"Bearer realm="a13n-stream""#)
                 .into_response();
         }

@@ -168,7 +168,13 @@ fn a_token_guards_every_route() {
     ] {
         let response = request(&server.address, "GET", "/v1/runs", &[("Authorization", value)], b"").unwrap();
         assert_eq!(response.status, status, "{value}");
+        // A wrong token was answered "a bearer token is required", as if none had been sent.
+        if status == 401 {
+            assert!(response.body.contains("does not match"), "{value}: {}", response.body);
+        }
     }
+    let missing = request(&server.address, "GET", "/v1/runs", &[], b"").unwrap();
+    assert!(missing.body.contains("is required"), "{}", missing.body);
 }
 
 #[test]
