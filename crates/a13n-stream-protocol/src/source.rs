@@ -330,12 +330,18 @@ pub(crate) fn json_error(error: serde_json::Error) -> InputError {
     if message.starts_with("unexpected end of hex escape") || message.starts_with("lone leading surrogate") {
         let message = format!(
             "invalid JSON: a lone surrogate escape (\\uD800-\\uDBFF must be followed by a \\uDC00-\\uDFFF escape; \
-             the text must be Unicode) at line {} column {}",
-            error.line(),
+             the text must be Unicode) at column {}",
             error.column()
         );
         return InputError::decoding("", message, error);
     }
+    // A line is one line of JSON: serde_json's "at line 1 column 5" read beside a file's line number as a second
+    // line number, so only the column is named.
+    let place = format!(" at line {} column {}", error.line(), error.column());
+    let message = match message.strip_suffix(&place) {
+        Some(what) if error.line() == 1 => format!("{what} at column {}", error.column()),
+        _ => message,
+    };
     InputError::decoding("", format!("invalid JSON: {message}"), error)
 }
 
@@ -655,6 +661,18 @@ mod tests {
     }
 
     use super::*;
+
+    /// A JSON error said "at line 1 column 5", read beside the CLI's own "line 3:" as a second line number.
+    #[test]
+    fn a_json_error_names_its_column_alone() {
+        let error = SourceItem::from_json(r#"{"a":"#).unwrap_err().to_string();
+        assert!(error.ends_with("at column 5") && !error.contains("line 1"), "{error}");
+        let error = SourceItem::from_json(r#"{"a": "x\ud800"}"#).unwrap_err().to_string();
+        assert!(error.contains("lone surrogate") && !error.contains("line 1"), "{error}");
+        // A text of several lines (not a journal line) keeps its line.
+        let error = SourceItem::from_json("{\n\"a\":").unwrap_err().to_string();
+        assert!(error.contains("at line 2 column"), "{error}");
+    }
 
     #[test]
     fn errors_name_the_field() {
