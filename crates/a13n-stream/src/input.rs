@@ -31,35 +31,42 @@ pub fn open(path: Option<&Path>) -> Result<Box<dyn BufRead + Send>, Failure> {
 /// Create a file, or standard output for `-`. A failed write names the file.
 pub fn create(path: &Path) -> Result<Box<dyn Write>, Failure> {
     if path == Path::new("-") {
-        return Ok(Box::new(io::BufWriter::new(io::stdout())));
+        return Ok(Box::new(io::BufWriter::new(Named::stdout())));
     }
     File::create(path)
         .map(|file| {
-            let file = Named { path: path.display().to_string(), file };
+            let file = Named { name: path.display().to_string(), out: file };
             Box::new(io::BufWriter::with_capacity(1 << 20, file)) as Box<dyn Write>
         })
         .map_err(|error| Failure::Io(format!("{}: {error}", path.display())))
 }
 
-/// A file whose errors say which file (`out.json: No space left on device`).
-struct Named {
-    path: String,
-    file: File,
+/// An output whose errors say which it is (`out.json: No space left on device`).
+pub struct Named<W> {
+    name: String,
+    out: W,
 }
 
-impl Named {
-    fn name(&self, error: io::Error) -> io::Error {
-        io::Error::new(error.kind(), format!("{}: {error}", self.path))
+impl Named<io::Stdout> {
+    /// Standard output, named so.
+    pub fn stdout() -> Named<io::Stdout> {
+        Named { name: "standard output".into(), out: io::stdout() }
     }
 }
 
-impl Write for Named {
+impl<W> Named<W> {
+    fn named(&self, error: io::Error) -> io::Error {
+        io::Error::new(error.kind(), format!("{}: {error}", self.name))
+    }
+}
+
+impl<W: Write> Write for Named<W> {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.file.write(bytes).map_err(|error| self.name(error))
+        self.out.write(bytes).map_err(|error| self.named(error))
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.file.flush().map_err(|error| self.name(error))
+        self.out.flush().map_err(|error| self.named(error))
     }
 }
 

@@ -1,6 +1,6 @@
 //! `a13n-stream observe`: Harness source lines in, AG-UI events out.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use a13n_stream_conformance::processors;
@@ -16,7 +16,7 @@ pub fn run(args: ObserveArgs) -> Result<ExitCode, Failure> {
     if let Some(name) = args.processor {
         observer = observer.with_processor(processors::named(name.name()).map_err(Failure::Usage)?);
     }
-    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let mut out = BufWriter::with_capacity(1 << 16, input::Named::stdout());
     let mut outcome = Outcome::default();
     let mut buffer = Vec::with_capacity(4096);
     let input = input::open(args.input.as_deref())?;

@@ -346,6 +346,12 @@ fn file_errors_name_the_file_once() {
             assert_eq!(out.status.code(), Some(5), "{args:?}");
             assert!(text(&out.stderr).contains("/dev/full: No space left"), "{args:?}: {}", text(&out.stderr));
         }
+        for command in ["observe", "fold"] {
+            let full = std::fs::File::create("/dev/full").unwrap();
+            let out = binary().args([command, example]).stdout(full).output().unwrap();
+            assert_eq!(out.status.code(), Some(5), "{command}");
+            assert!(text(&out.stderr).contains("standard output: No space left"), "{}", text(&out.stderr));
+        }
     }
     let truncated = dir.join("truncated.json");
     let whole = run(&["fold", example], None);
