@@ -24,9 +24,10 @@ Beside them, JSON fast paths: ``DisplayFold.fold_line`` / ``fold_lines``, ``obse
 
 from __future__ import annotations
 
-from typing import Any, Callable, FrozenSet, Optional
+from typing import Any, Callable, FrozenSet, List, Optional, Union
 
-from ag_ui.core import Event
+from ag_ui.core import ContentPart, Event
+from pydantic import TypeAdapter
 
 from ._core import (
     MAX_SOURCE_LINE_BYTES,
@@ -41,8 +42,27 @@ from ._core import (
     fragment_custom_event,
     replay,
     to_source_line,
-    tool_result_content,
 )
+from ._core import tool_result_content as _tool_result_content
+
+
+
+class SourceLineError(InputError, TypeError):
+    """A journal line (``str``, ``bytes`` or ``dict``) given where a native source item goes, that is not one.
+
+    Both an :class:`InputError` (it names the field, with ``kind``, ``line`` and ``path``) and a ``TypeError``, which
+    the reference raises for any value that is not a native item: a host's ``except TypeError`` still catches it."""
+
+
+_CONTENT_PARTS: TypeAdapter[List[ContentPart]] = TypeAdapter(List[ContentPart])
+
+
+def tool_result_content(value: Any) -> Union[str, List[ContentPart]]:
+    """A tool's result as its public content, as the reference projects it: ordinary JSON as text, native content
+    (``ImageUrl``, ``BinaryContent``, ...) as ordered ``ag_ui`` parts, bytes described and never embedded."""
+    projected = _tool_result_content(value)
+    return projected if isinstance(projected, str) else _CONTENT_PARTS.validate_python(projected)
+
 
 AguiEventProcessor = Callable[[Any, Event], Optional[Event]]
 """``processor(source, event)``: the source item as the host gave it and an ``ag_ui`` event model; returns the
@@ -71,6 +91,7 @@ __all__ = [
     "HarnessAguiObserver",
     "HarnessAguiStreamObserver",
     "InputError",
+    "SourceLineError",
     "ValidationError",
     "__version__",
     "fragment_custom_event",

@@ -875,3 +875,68 @@ def test_events_changed_before_folding_are_folded_as_changed(
 
     printed = assert_same(run)
     assert any("(edited)" in line for line in printed)
+
+
+# ---------------------------------------------------------------- the host's own idioms (a new-user trial)
+
+
+def test_a_host_edits_changed_as_the_references_set(native_runs: dict[str, list[Any]]) -> None:
+    """`fold.changed -= published` raised AttributeError (a read-only property: augmented assignment sets the
+    attribute back), and so did `fold.changed = set()`."""
+    items = native_runs[NATIVE_RUN_NAMES[0]][:30]
+
+    def run(package: str) -> list[str]:
+        DisplayFold = importlib.import_module(f"{package}.display").DisplayFold
+        fold = DisplayFold(items[0].run_id)
+        printed = []
+        for index, item in enumerate(items):
+            fold.fold(fold.events(item), item)
+            if index % 7 == 6:
+                published = sorted(fold.changed)[::2]
+                fold.changed -= set(published)
+                printed.append(dumps(sorted(fold.changed)))
+        fold.changed = set()
+        printed.append(dumps(sorted(fold.changed)))
+        return printed
+
+    assert_same(run)
+
+
+def test_a_journal_line_that_is_no_item_is_caught_as_the_references_type_error() -> None:
+    """The reference raises TypeError for any value that is not a native item; this package reads a journal line
+    (str, bytes, dict) too, and one that is no source item raised InputError alone, past a host's
+    `except TypeError`."""
+    from a13n_stream_rs import HarnessAguiStreamObserver, InputError, SourceLineError
+    from a13n_stream_rs.display import DisplayFold
+
+    for bad in ["hello", b"hello", {}]:
+        for call in (HarnessAguiStreamObserver().observe, DisplayFold("r").events):
+            with pytest.raises(TypeError) as raised:
+                call(bad)
+            assert isinstance(raised.value, SourceLineError) and isinstance(raised.value, InputError)
+            assert raised.value.kind in {"json", "missing"}, raised.value
+
+
+def test_tool_result_content_projects_native_content_as_the_reference() -> None:
+    """Native content (`ImageUrl`, `BinaryContent`) raised `InputError: ... has no JSON form`, and parts came back
+    as dicts where the reference returns `ag_ui` part models."""
+    from pydantic_ai.messages import BinaryContent, ImageUrl
+
+    values: list[Any] = [
+        [ImageUrl(url="https://example.com/y.png")],
+        BinaryContent(data=b"abc", media_type="image/png"),
+        [BinaryContent(data=b"abc", media_type="image/png"), "text", {"a": 1}],
+        {"a": [1, 2]},
+        "plain",
+    ]
+
+    def run(package: str) -> list[str]:
+        project = importlib.import_module(package).tool_result_content
+        printed = []
+        for value in values:
+            projected = project(value)
+            printed.append(projected if isinstance(projected, str) else dumped(projected))
+            printed.append(type(projected).__name__ + ":" + ",".join(type(part).__name__ for part in projected))
+        return printed
+
+    assert_same(run)

@@ -342,6 +342,28 @@ impl PyDisplayFold {
         slf.py().import("a13n_stream_rs._views")?.getattr("Changed")?.call1((slf,))
     }
 
+    /// Replace the changed ids, as a host does with the reference's set: `fold.changed -= published` (which
+    /// assigns the view back after editing it) or `fold.changed = set()`. An id the fold does not hold raises
+    /// `KeyError` and changes nothing.
+    #[setter]
+    fn set_changed(slf: &Bound<'_, Self>, ids: &Bound<'_, PyAny>) -> PyResult<()> {
+        let view = slf.py().import("a13n_stream_rs._views")?.getattr("Changed")?;
+        if ids.is_instance(&view)? && ids.getattr("_fold")?.is(slf) {
+            return Ok(());
+        }
+        let ids: Vec<String> = ids.try_iter()?.map(|id| id?.extract()).collect::<PyResult<_>>()?;
+        let this = slf.borrow();
+        let mut held = this.held()?;
+        if let Some(unknown) = ids.iter().find(|id| held.item(id).is_none()) {
+            return Err(pyo3::exceptions::PyKeyError::new_err(unknown.clone()));
+        }
+        held.clear_changed();
+        for id in &ids {
+            held.set_changed(id, true);
+        }
+        Ok(())
+    }
+
     /// The run this display belongs to.
     #[getter]
     fn run_id(&self) -> PyResult<String> {

@@ -11,6 +11,8 @@
 //!   Pydantic's message (`kind` `validation`);
 //! - `InputError(ValueError)`: malformed input; `kind` is `json`, `too_large`, `missing`, `wrong_type`,
 //!   `invalid` or `shape`;
+//! - `SourceLineError(InputError, TypeError)` (defined in the package's `__init__.py`) for a journal line given
+//!   where a source item goes that is not one: the reference raises `TypeError` for any non-native value;
 //! - `TypeError` for a value of another Python type than the call takes (a source item that is no line and no
 //!   native item);
 //! - a host processor's own exception, raised again as it was;
@@ -102,6 +104,23 @@ pub(crate) fn core_input_error(py: Python<'_>, error: &CoreInputError) -> PyErr 
     let path = error.path();
     let at = At { line: error.line(), path: (!path.is_empty()).then(|| path.to_owned()) };
     annotated(py, InputError::new_err(error.to_string()), input_kind(error.kind()), &at)
+}
+
+/// An `InputError` about a journal line given in place of a native item, raised again as the package's
+/// `SourceLineError` (an `InputError` and a `TypeError`), with the same message, kind, line and path.
+pub(crate) fn as_source_line_error(py: Python<'_>, error: PyErr) -> PyErr {
+    if !error.is_instance_of::<InputError>(py) {
+        return error;
+    }
+    let value = error.value(py);
+    let made = py.import("a13n_stream_rs").and_then(|module| module.getattr("SourceLineError")).and_then(|class| {
+        let line_error = class.call1((value.str()?,))?;
+        for attribute in ["kind", "line", "path"] {
+            line_error.setattr(attribute, value.getattr(attribute)?)?;
+        }
+        Ok(PyErr::from_value(line_error))
+    });
+    made.unwrap_or(error)
 }
 
 /// Where a processor's exception waits while the core rolls the item back.

@@ -326,17 +326,19 @@ pub(crate) fn native_item(object: &Bound<'_, PyAny>) -> PyResult<Option<SourceIt
 /// A source item from what a host holds: a native item, or its journal line as `str`, `bytes` or `dict`.
 pub(crate) fn source_item(object: &Bound<'_, PyAny>) -> PyResult<SourceItem> {
     let py = object.py();
-    if let Ok(text) = object.cast::<PyString>() {
-        return SourceItem::from_json(&text.to_cow()?).map_err(|error| core_input_error(py, &error));
-    }
-    if let Ok(bytes) = object.cast::<PyBytes>() {
-        let text = line_str(bytes.as_bytes())?;
-        return SourceItem::from_json(text).map_err(|error| core_input_error(py, &error));
-    }
-    if object.is_instance_of::<PyDict>() {
-        return SourceItem::from_value(from_python(object, "")?).map_err(|error| core_input_error(py, &error));
-    }
-    native_item(object)?.ok_or_else(|| not_a_source(object))
+    // The reference takes native items alone and raises `TypeError` for anything else: a line that is no source
+    // item raises an error that is both that and this package's `InputError`.
+    let line = if let Ok(text) = object.cast::<PyString>() {
+        SourceItem::from_json(&text.to_cow()?).map_err(|error| core_input_error(py, &error))
+    } else if let Ok(bytes) = object.cast::<PyBytes>() {
+        line_str(bytes.as_bytes()).and_then(|text| SourceItem::from_json(text).map_err(|e| core_input_error(py, &e)))
+    } else if object.is_instance_of::<PyDict>() {
+        from_python(object, "")
+            .and_then(|value| SourceItem::from_value(value).map_err(|error| core_input_error(py, &error)))
+    } else {
+        return native_item(object)?.ok_or_else(|| not_a_source(object));
+    };
+    line.map_err(|error| crate::errors::as_source_line_error(py, error))
 }
 
 fn line_str(bytes: &[u8]) -> PyResult<&str> {
