@@ -1,0 +1,23 @@
+"""The observers and their errors, under the reference's module name (``a13n_stream_protocol.observer``)."""
+
+from __future__ import annotations
+
+from . import (
+    AguiEventProcessor,
+    AguiObservationError,
+    HarnessAguiObserver,
+    HarnessAguiStreamObserver,
+    fragment_custom_event,
+    tool_result_content,
+)
+from ._models import ObserverContinuation
+
+__all__ = [
+    "AguiEventProcessor",
+    "AguiObservationError",
+    "HarnessAguiObserver",
+    "HarnessAguiStreamObserver",
+    "ObserverContinuation",
+    "fragment_custom_event",
+    "tool_result_content",
+]
