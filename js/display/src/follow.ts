@@ -42,7 +42,9 @@ export interface Follower {
   /** The display, once the first snapshot arrived. */
   readonly display: DisplayNormalizer | null;
   /** Resolves with the display when the run is complete; rejects with a `FollowError` if the host refuses the
-   * request (a 4xx: its `status`) or the run is deleted (`status` 410). */
+   * request (a 4xx: its `status`), answers with something other than an event stream, or the run is deleted
+   * (`status` 410). A resume position the host refuses (the run was deleted and ingested again) brings a new
+   * snapshot instead. */
   readonly done: Promise<DisplayNormalizer>;
   /** Stop following (`done` rejects with an `AbortError`). */
   stop(): void;
@@ -50,8 +52,17 @@ export interface Follower {
 
 const MAX_RETRY_MS = 30_000;
 
-/** Follow the run whose `/observed` route is `url` (for example `/v1/runs/run-1/observed`). */
+/** Follow the run whose `/observed` route is `url` (for example `/v1/runs/run-1/observed` in a page; outside one,
+ * as in Node, an absolute URL). A URL that cannot be parsed throws a `TypeError` at once. */
 export function follow(url: string, options: FollowOptions = {}): Follower {
+  // A URL no request can be made of is the caller's mistake, not a lost connection to retry.
+  const base = (globalThis as { location?: { href?: string } }).location?.href;
+  try {
+    new URL(url, base);
+  } catch {
+    const hint = base === undefined ? " (outside a page, give an absolute one)" : "";
+    throw new TypeError(`follow: ${JSON.stringify(url)} is not a URL${hint}`);
+  }
   const controller = new AbortController();
   options.signal?.addEventListener("abort", () => controller.abort(options.signal?.reason));
   const state = new FollowState(url, options, controller.signal);
@@ -82,6 +93,8 @@ class FollowState {
   display: DisplayNormalizer | null = null;
   private position: string | null = null;
   private ended = false;
+  /** Whether the current connection delivered a frame. */
+  private progressed = false;
 
   constructor(
     private readonly url: string,
@@ -94,13 +107,16 @@ class FollowState {
     let delay = base;
     for (;;) {
       this.signal.throwIfAborted();
+      this.progressed = false;
       try {
-        const progressed = await this.connect();
+        await this.connect();
         if (this.ended && this.display !== null) return this.display;
-        if (progressed) delay = base;
+        if (this.progressed) delay = base;
         this.options.onRetry?.(new Error("the event stream ended before the run did"), delay);
       } catch (error) {
         if (error instanceof FollowError || this.signal.aborted) throw error;
+        // A connection that delivered frames before it broke was a working one: the delays start again.
+        if (this.progressed) delay = base;
         this.options.onRetry?.(error, delay);
       }
       await sleep(delay, this.signal);
@@ -108,25 +124,34 @@ class FollowState {
     }
   }
 
-  /** One connection, read to its end; whether any frame arrived. */
-  private async connect(): Promise<boolean> {
+  /** One connection, read to its end (`progressed` says whether any frame arrived). */
+  private async connect(): Promise<void> {
     const headers: Record<string, string> = { Accept: "text/event-stream", ...this.options.headers };
-    if (this.position !== null && this.display !== null) headers["Last-Event-ID"] = this.position;
+    const resuming = this.position !== null && this.display !== null;
+    if (resuming && this.position !== null) headers["Last-Event-ID"] = this.position;
     const response = await (this.options.fetch ?? fetch)(this.url, { headers, signal: this.signal });
     if (!response.ok || response.body === null) {
       const text = await response.text().catch(() => "");
       const message = `${this.url} answered ${response.status}: ${text.slice(0, 500)}`;
+      // A resume position the host refuses: the run was deleted and ingested again meanwhile. A new snapshot.
+      if (response.status === 400 && resuming) {
+        this.resnapshot(new Error(message));
+        return;
+      }
       if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
         throw new FollowError(message, response.status);
       }
       throw new Error(message);
     }
-    let progressed = false;
+    const type = response.headers.get("content-type") ?? "";
+    if (!type.startsWith("text/event-stream")) {
+      const what = type || "no content type";
+      throw new FollowError(`${this.url} answered ${response.status} with ${what}, not an event stream`, response.status);
+    }
     for await (const frame of frames(response.body)) {
-      progressed = true;
+      this.progressed = true;
       if (!this.frame(frame)) break;
     }
-    return progressed;
   }
 
   /** Apply one frame; false when the connection should be dropped (the run ended, or a new snapshot is needed). */

@@ -24,9 +24,11 @@ export interface RestoreOptions {
  *
  * Call order: {@link DisplayNormalizer.restore} a checkpoint, then {@link DisplayNormalizer.apply} the entries
  * after its position, in order. An entry at or before the position is a repeat and is ignored; one after the next
- * expected is a gap (`DisplayError` of kind `gap`, nothing applied): restore a newer checkpoint. The host's item
- * reference of each entry is checked against this fold's own: a difference (an entry of another run, a
- * checkpoint of another stream) is a `diverged` error, after which the display refuses entries until restored.
+ * expected is a gap (`DisplayError` of kind `gap`), and a malformed entry is an `entry` error: either refuses the
+ * whole call with nothing applied, and the display goes on. The host's item reference of each entry is checked
+ * against this fold's own: a difference (an entry of another run, a checkpoint of another stream) is a `diverged`
+ * error, after which the display refuses entries and `export()` until restored (its items may show what the
+ * refused entry did).
  */
 export class DisplayNormalizer {
   private readonly fold: Fold;
@@ -62,17 +64,27 @@ export class DisplayNormalizer {
    */
   apply(entries: Observed | readonly Observed[]): string[] {
     const list: readonly Observed[] = Array.isArray(entries) ? entries : [entries as Observed];
-    if (this.broken !== null) throw new DisplayError("stale", `restore a new checkpoint: ${this.broken.message}`);
-    const changed = new Set<string>();
+    this.refuseIfBroken();
+    // Every entry is checked before any is applied: a gap or a malformed entry anywhere applies nothing.
+    const fresh: [Observed, number][] = [];
+    let expected = this.fold.state.sequence + 1;
     for (const entry of list) {
       const sequence = entrySequence(entry);
-      const expected = this.fold.state.sequence + 1;
       if (sequence < expected) continue;
       if (sequence > expected) {
         throw new DisplayError("gap", `the next entry is ${expected}: entries ${expected} to ${sequence - 1} are missing`, {
           sequence,
         });
       }
+      const event = entry.event as Json;
+      if (!isObject(event) || typeof event["type"] !== "string") {
+        throw new DisplayError("entry", "must be an AG-UI event object with a type", { sequence, path: "event" });
+      }
+      fresh.push([entry, sequence]);
+      expected += 1;
+    }
+    const changed = new Set<string>();
+    for (const [entry, sequence] of fresh) {
       try {
         const id = this.step(entry, sequence);
         if (id !== null) changed.add(id);
@@ -95,21 +107,25 @@ export class DisplayNormalizer {
   }
 
   /**
-   * The checkpoint at the current position, detached. Its `observer` is the host's conversion state, which a
-   * browser does not compute: it is the restored one while no entry has been applied since, and `null` after,
-   * so that a host refuses to resume conversion from a browser's checkpoint rather than convert from a stale state.
-   * The browser's own `restore` takes either.
+   * The checkpoint at the current position, detached (a `stale` error after a `diverged` one). Its `observer` is
+   * the host's conversion state, which a browser does not compute: it is the restored one while no entry has been
+   * applied since, and `null` after, so that a host refuses to resume conversion from a browser's checkpoint
+   * rather than convert from a stale state. The browser's own `restore` takes either.
    */
   export(): DisplaySnapshot {
+    // A display that diverged holds an entry it could not check: no checkpoint is made of it.
+    this.refuseIfBroken();
     const current = this.fold.state.sequence === this.restoredSequence;
     return writeCheckpoint(this.fold.state, current ? this.restoredObserver : null);
   }
 
+  private refuseIfBroken(): void {
+    if (this.broken !== null) throw new DisplayError("stale", `restore a new checkpoint: ${this.broken.message}`);
+  }
+
+  /** Fold one entry checked by `apply` (an event object with a type, the next sequence). */
   private step(entry: Observed, sequence: number): string | null {
-    const event = entry.event as Json;
-    if (!isObject(event) || typeof event["type"] !== "string") {
-      throw new DisplayError("entry", "must be an AG-UI event object with a type", { sequence, path: "event" });
-    }
+    const event = entry.event as JsonObject;
     const host = entry.item ?? null;
     this.fold.state.sequence = sequence;
     let ours = this.fold.event(event);

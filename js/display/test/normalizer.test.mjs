@@ -47,6 +47,22 @@ test("an entry of another run is refused, and the display then refuses all until
   const withItem = entries.findIndex((entry) => entry.item !== null);
   assert.throws(() => display.apply(entries.slice(0, withItem + 1)), (error) => error.kind === "diverged" && /another run/.test(error.message));
   assert.throws(() => display.apply(entries[withItem + 1]), (error) => error.kind === "stale");
+  // Its checkpoint would hold the entry it could not check (a restore of it failed at the next entry).
+  assert.throws(() => display.export(), (error) => error.kind === "stale");
+});
+
+test("a gap or a malformed entry later in a batch applies none of it, and the display goes on", () => {
+  const display = DisplayNormalizer.restore(checkpoint);
+  const before = JSON.stringify(display.export());
+  // The first two entries used to be applied before the gap was seen, their changes never returned.
+  assert.throws(() => display.apply([entries[0], entries[1], entries[3]]), (error) => error.kind === "gap");
+  assert.equal(JSON.stringify(display.export()), before);
+  // An entry without its event used to leave the display refusing everything until restored.
+  const eventless = { sequence: entries[1].sequence };
+  assert.throws(() => display.apply([entries[0], eventless]), (error) => error.kind === "entry" && error.path === "event");
+  assert.equal(JSON.stringify(display.export()), before);
+  display.apply(entries.slice(0, 4));
+  assert.equal(display.position.sequence, entries[3].sequence);
 });
 
 test("a bad checkpoint names the field", () => {

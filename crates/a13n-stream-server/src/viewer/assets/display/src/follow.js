@@ -4,8 +4,18 @@
 import { DisplayError } from "./errors.js";
 import { DisplayNormalizer } from "./normalizer.js";
 const MAX_RETRY_MS = 30_000;
-/** Follow the run whose `/observed` route is `url` (for example `/v1/runs/run-1/observed`). */
+/** Follow the run whose `/observed` route is `url` (for example `/v1/runs/run-1/observed` in a page; outside one,
+ * as in Node, an absolute URL). A URL that cannot be parsed throws a `TypeError` at once. */
 export function follow(url, options = {}) {
+    // A URL no request can be made of is the caller's mistake, not a lost connection to retry.
+    const base = globalThis.location?.href;
+    try {
+        new URL(url, base);
+    }
+    catch {
+        const hint = base === undefined ? " (outside a page, give an absolute one)" : "";
+        throw new TypeError(`follow: ${JSON.stringify(url)} is not a URL${hint}`);
+    }
     const controller = new AbortController();
     options.signal?.addEventListener("abort", () => controller.abort(options.signal?.reason));
     const state = new FollowState(url, options, controller.signal);
@@ -36,6 +46,8 @@ class FollowState {
     display = null;
     position = null;
     ended = false;
+    /** Whether the current connection delivered a frame. */
+    progressed = false;
     constructor(url, options, signal) {
         this.url = url;
         this.options = options;
@@ -46,44 +58,57 @@ class FollowState {
         let delay = base;
         for (;;) {
             this.signal.throwIfAborted();
+            this.progressed = false;
             try {
-                const progressed = await this.connect();
+                await this.connect();
                 if (this.ended && this.display !== null)
                     return this.display;
-                if (progressed)
+                if (this.progressed)
                     delay = base;
                 this.options.onRetry?.(new Error("the event stream ended before the run did"), delay);
             }
             catch (error) {
                 if (error instanceof FollowError || this.signal.aborted)
                     throw error;
+                // A connection that delivered frames before it broke was a working one: the delays start again.
+                if (this.progressed)
+                    delay = base;
                 this.options.onRetry?.(error, delay);
             }
             await sleep(delay, this.signal);
             delay = Math.min(delay * 2, MAX_RETRY_MS);
         }
     }
-    /** One connection, read to its end; whether any frame arrived. */
+    /** One connection, read to its end (`progressed` says whether any frame arrived). */
     async connect() {
         const headers = { Accept: "text/event-stream", ...this.options.headers };
-        if (this.position !== null && this.display !== null)
+        const resuming = this.position !== null && this.display !== null;
+        if (resuming && this.position !== null)
             headers["Last-Event-ID"] = this.position;
         const response = await (this.options.fetch ?? fetch)(this.url, { headers, signal: this.signal });
         if (!response.ok || response.body === null) {
             const text = await response.text().catch(() => "");
             const message = `${this.url} answered ${response.status}: ${text.slice(0, 500)}`;
+            // A resume position the host refuses: the run was deleted and ingested again meanwhile. A new snapshot.
+            if (response.status === 400 && resuming) {
+                this.resnapshot(new Error(message));
+                return;
+            }
             if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
                 throw new FollowError(message, response.status);
             }
             throw new Error(message);
         }
-        let progressed = false;
+        const type = response.headers.get("content-type") ?? "";
+        if (!type.startsWith("text/event-stream")) {
+            const what = type || "no content type";
+            throw new FollowError(`${this.url} answered ${response.status} with ${what}, not an event stream`, response.status);
+        }
         for await (const frame of frames(response.body)) {
-            progressed = true;
+            this.progressed = true;
             if (!this.frame(frame))
                 break;
         }
-        return progressed;
     }
     /** Apply one frame; false when the connection should be dropped (the run ended, or a new snapshot is needed). */
     frame(frame) {

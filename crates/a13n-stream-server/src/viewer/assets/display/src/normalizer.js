@@ -9,9 +9,11 @@ import { isObject, pyEqual } from "./values.js";
  *
  * Call order: {@link DisplayNormalizer.restore} a checkpoint, then {@link DisplayNormalizer.apply} the entries
  * after its position, in order. An entry at or before the position is a repeat and is ignored; one after the next
- * expected is a gap (`DisplayError` of kind `gap`, nothing applied): restore a newer checkpoint. The host's item
- * reference of each entry is checked against this fold's own: a difference (an entry of another run, a
- * checkpoint of another stream) is a `diverged` error, after which the display refuses entries until restored.
+ * expected is a gap (`DisplayError` of kind `gap`), and a malformed entry is an `entry` error: either refuses the
+ * whole call with nothing applied, and the display goes on. The host's item reference of each entry is checked
+ * against this fold's own: a difference (an entry of another run, a checkpoint of another stream) is a `diverged`
+ * error, after which the display refuses entries and `export()` until restored (its items may show what the
+ * refused entry did).
  */
 export class DisplayNormalizer {
     fold;
@@ -42,12 +44,12 @@ export class DisplayNormalizer {
      */
     apply(entries) {
         const list = Array.isArray(entries) ? entries : [entries];
-        if (this.broken !== null)
-            throw new DisplayError("stale", `restore a new checkpoint: ${this.broken.message}`);
-        const changed = new Set();
+        this.refuseIfBroken();
+        // Every entry is checked before any is applied: a gap or a malformed entry anywhere applies nothing.
+        const fresh = [];
+        let expected = this.fold.state.sequence + 1;
         for (const entry of list) {
             const sequence = entrySequence(entry);
-            const expected = this.fold.state.sequence + 1;
             if (sequence < expected)
                 continue;
             if (sequence > expected) {
@@ -55,6 +57,15 @@ export class DisplayNormalizer {
                     sequence,
                 });
             }
+            const event = entry.event;
+            if (!isObject(event) || typeof event["type"] !== "string") {
+                throw new DisplayError("entry", "must be an AG-UI event object with a type", { sequence, path: "event" });
+            }
+            fresh.push([entry, sequence]);
+            expected += 1;
+        }
+        const changed = new Set();
+        for (const [entry, sequence] of fresh) {
             try {
                 const id = this.step(entry, sequence);
                 if (id !== null)
@@ -76,20 +87,24 @@ export class DisplayNormalizer {
         return this.fold.state.items.get(id);
     }
     /**
-     * The checkpoint at the current position, detached. Its `observer` is the host's conversion state, which a
-     * browser does not compute: it is the restored one while no entry has been applied since, and `null` after,
-     * so that a host refuses to resume conversion from a browser's checkpoint rather than convert from a stale state.
-     * The browser's own `restore` takes either.
+     * The checkpoint at the current position, detached (a `stale` error after a `diverged` one). Its `observer` is
+     * the host's conversion state, which a browser does not compute: it is the restored one while no entry has been
+     * applied since, and `null` after, so that a host refuses to resume conversion from a browser's checkpoint
+     * rather than convert from a stale state. The browser's own `restore` takes either.
      */
     export() {
+        // A display that diverged holds an entry it could not check: no checkpoint is made of it.
+        this.refuseIfBroken();
         const current = this.fold.state.sequence === this.restoredSequence;
         return writeCheckpoint(this.fold.state, current ? this.restoredObserver : null);
     }
+    refuseIfBroken() {
+        if (this.broken !== null)
+            throw new DisplayError("stale", `restore a new checkpoint: ${this.broken.message}`);
+    }
+    /** Fold one entry checked by `apply` (an event object with a type, the next sequence). */
     step(entry, sequence) {
         const event = entry.event;
-        if (!isObject(event) || typeof event["type"] !== "string") {
-            throw new DisplayError("entry", "must be an AG-UI event object with a type", { sequence, path: "event" });
-        }
         const host = entry.item ?? null;
         this.fold.state.sequence = sequence;
         let ours = this.fold.event(event);
