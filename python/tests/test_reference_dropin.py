@@ -970,3 +970,22 @@ def test_the_references_submodules_are_here(module: str) -> None:
             importlib.import_module(f"{OURS}.display"), name
         )
         assert getattr(ours, name) is top, name
+
+
+def test_the_folds_next_ordinal_and_response_groups_read_as_the_references(
+    native_runs: dict[str, list[Any]],
+) -> None:
+    """`fold.next` (what paging preserves) and `fold.response_groups` were missing (AttributeError)."""
+    items = native_runs[NATIVE_RUN_NAMES[0]]
+
+    def run(package: str) -> list[str]:
+        DisplayFold = importlib.import_module(f"{package}.display").DisplayFold
+        fold = DisplayFold(items[0].run_id)
+        printed = []
+        for index, item in enumerate(items):
+            fold.fold(fold.events(item), item)
+            if index % 5 == 0:
+                printed.append(f"{fold.next} {dumps(dict(fold.response_groups))}")
+        return printed
+
+    assert_same(run)

@@ -394,6 +394,22 @@ impl PyDisplayFold {
         self.retain_content
     }
 
+    /// The ordinal the next new item takes (the reference's `next`): what paging preserves when it retires items.
+    #[getter]
+    fn next(&self) -> PyResult<u64> {
+        Ok(self.held()?.export_continuation().next_ordinal)
+    }
+
+    /// The current response group of each scope (`root` or a subagent run), as the reference's `response_groups`.
+    #[getter]
+    fn response_groups<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let groups = pyo3::types::PyDict::new(py);
+        for (scope, group) in self.held()?.export_continuation().response_groups {
+            groups.set_item(scope, group)?;
+        }
+        Ok(groups)
+    }
+
     /// How many items the display holds.
     #[getter]
     fn item_count(&self) -> PyResult<usize> {
