@@ -9,7 +9,7 @@ Any journal in the wire form works: a real Harness run (`examples/python/harness
 figure is each side's median (the same statistic on both sides). A process does the whole job from the file on:
 - observe: the CLI's `observe JOURNAL` (AG-UI events, one JSON line each) against Python reading the file,
   validating each line into the Harness's objects, `observe` on each, and writing each event's JSON;
-- fold: the CLI's `fold JOURNAL --observed OUT --export OUT` (an observed line a source line, then the checkpoint)
+- fold: the CLI's `fold JOURNAL --observed OBSERVED --export CHECKPOINT` (an observed line a source line, then the checkpoint)
   against Python reading and validating as above, `fold(events(item), item)` on each, writing each line's
   observed entries, then the export's JSON.
 The reference side's terminal result becomes a cancelled one (see bench/compare_reference.py). Output goes to

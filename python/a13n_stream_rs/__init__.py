@@ -46,7 +46,6 @@ from ._core import (
 from ._core import tool_result_content as _tool_result_content
 
 
-
 class SourceLineError(InputError, TypeError):
     """A journal line (``str``, ``bytes`` or ``dict``) given where a native source item goes, that is not one.
 
@@ -57,9 +56,36 @@ class SourceLineError(InputError, TypeError):
 _CONTENT_PARTS: TypeAdapter[List[ContentPart]] = TypeAdapter(List[ContentPart])
 
 
+def _native_content() -> tuple[type, ...]:
+    """Pydantic AI's and the Harness's content types (the reference's native content), those installed."""
+    kinds: list[type] = []
+    try:
+        from pydantic_ai import messages
+
+        names = ("BinaryContent", "ImageUrl", "AudioUrl", "VideoUrl", "DocumentUrl", "UploadedFile", "TextContent")
+        kinds += [getattr(messages, name) for name in names if hasattr(messages, name)]
+    except ImportError:
+        pass
+    try:
+        from a13n_harness.content import ContentItem
+
+        kinds.append(ContentItem)
+    except (ImportError, TypeError):
+        pass
+    return tuple(kind for kind in kinds if isinstance(kind, type))
+
+
 def tool_result_content(value: Any) -> Union[str, List[ContentPart]]:
     """A tool's result as its public content, as the reference projects it: ordinary JSON as text, native content
     (``ImageUrl``, ``BinaryContent``, ...) as ordered ``ag_ui`` parts, bytes described and never embedded."""
+    native = _native_content()
+    values = value if isinstance(value, (list, tuple)) else [value]
+    if native and any(isinstance(item, native) for item in values):
+        # Native content has no JSON form of its own: its journal form is Pydantic's dump, which the core reads.
+        from ._native import dump
+
+        dumped = [dump(item) if isinstance(item, native) else item for item in values]
+        value = dumped if isinstance(value, (list, tuple)) else dumped[0]
     projected = _tool_result_content(value)
     return projected if isinstance(projected, str) else _CONTENT_PARTS.validate_python(projected)
 

@@ -7,10 +7,12 @@ change tracking (``clear()`` after publishing, as a host does with the reference
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, MutableSet
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, MutableSet
+from typing import Any, TypeVar
 
 from ._models import Item
+
+_T = TypeVar("_T")
 
 
 class Items(Mapping[str, Item]):
@@ -47,6 +49,11 @@ class Changed(MutableSet[str]):
 
     def __init__(self, fold: Any) -> None:
         self._fold = fold
+
+    @classmethod
+    def _from_iterable(cls, values: Iterable[_T]) -> set[_T]:
+        # What `changed - other`, `changed | other` and the like make: a plain set, as the reference's would be.
+        return set(values)
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and key in self._fold._changed_ids()

@@ -894,6 +894,9 @@ def test_a_host_reads_and_edits_the_fold_as_the_references(native_runs: dict[str
             fold.fold(fold.events(item), item)
             if index % 7 == 6:
                 published = sorted(fold.changed)[::2]
+                printed.append(dumps(sorted(fold.changed - set(published[:1]))))
+                printed.append(dumps(sorted(fold.changed & set(published))))
+                printed.append(dumps(sorted(fold.changed | {"x"})))
                 fold.changed -= set(published)
                 printed.append(dumps(sorted(fold.changed)))
             if index % 5 == 0:

@@ -351,6 +351,9 @@ impl PyDisplayFold {
         if ids.is_instance(&view)? && ids.getattr("_fold")?.is(slf) {
             return Ok(());
         }
+        if ids.is_instance_of::<pyo3::types::PyString>() {
+            return Err(pyo3::exceptions::PyTypeError::new_err("changed takes a set of item ids, not a str"));
+        }
         let ids: Vec<String> = ids.try_iter()?.map(|id| id?.extract()).collect::<PyResult<_>>()?;
         let this = slf.borrow();
         let mut held = this.held()?;

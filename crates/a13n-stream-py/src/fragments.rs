@@ -103,16 +103,7 @@ pub(crate) fn fragment_custom_event<'py>(
 /// A tool's return value as AG-UI `TOOL_CALL_RESULT` content: text, or a list of content parts.
 #[pyfunction]
 pub(crate) fn tool_result_content<'py>(py: Python<'py>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let value = match from_python(value, "value") {
-        Ok(value) => value,
-        // Native content (an `ImageUrl`, a `BinaryContent`, a model, a list of them) has no JSON form of its own:
-        // Pydantic's JSON dump of it is what a tool result's journal line holds.
-        Err(error) => {
-            let dump = py.import("a13n_stream_rs._native")?.getattr("dump")?;
-            let dumped = dump.call1((value,)).map_err(|_| error)?;
-            from_python(&dumped, "value")?
-        }
-    };
+    let value = from_python(value, "value")?;
     let content = a13n_stream_protocol::tool_result_content(&value);
     let json = serde_json::to_value(&content).map_err(|error| PyValueError::new_err(error.to_string()))?;
     to_python(py, &json)

@@ -68,9 +68,9 @@ fn fold_event(fold: &mut DisplayFold, line: &str, entries: &mut Vec<u8>) -> Resu
     }
 }
 
-/// Refuse what clap cannot: a cut that folds nothing, and two outputs in one file.
+/// Refuse what clap cannot: a cut that folds nothing, two outputs in one file, an output that is the input.
 fn check_args(args: &FoldArgs) -> Result<(), Failure> {
-    if args.stop == Some(0) && !args.agui {
+    if args.stop == Some(0) && !args.agui && args.restore.is_none() {
         return Err(Failure::Usage(
             "--stop 0 folds no source line, and a source fold's run is its first line's: its checkpoint could not \
              continue"
@@ -82,27 +82,61 @@ fn check_args(args: &FoldArgs) -> Result<(), Failure> {
             return Err(Failure::Usage(format!("--stop {stop} folds nothing after --start {start}")));
         }
     }
-    if let Some(observed) = &args.observed {
-        if same_file(observed, &args.export) {
-            return Err(Failure::Usage(format!(
-                "--observed and --export both name {}: the checkpoint would overwrite the observed lines",
-                observed.display()
-            )));
+    let export = Output::of(&args.export);
+    if let Some(observed) = args.observed.as_deref().map(Output::of) {
+        if observed == export {
+            let why = match observed {
+                Output::Stdout => "both write to standard output, their lines interleaved",
+                Output::File(_) => "the checkpoint would overwrite the observed lines",
+            };
+            let path = args.export.display();
+            return Err(Failure::Usage(format!("--observed and --export both name {path}: {why}")));
+        }
+    }
+    if let Some(input) = args.input.as_deref().filter(|input| *input != Path::new("-")) {
+        let input = Output::of(input);
+        if [Some(&export), args.observed.as_deref().map(Output::of).as_ref()].contains(&Some(&input)) {
+            return Err(Failure::Usage("an output names the input: it would be emptied before it is read".into()));
         }
     }
     Ok(())
 }
 
-/// Whether two output paths name one file: the same text (`-` is standard output), or one file once links and
-/// `..` are resolved (a file not made yet by its directory).
-fn same_file(a: &Path, b: &Path) -> bool {
-    let resolved = |path: &Path| {
-        path.canonicalize().ok().or_else(|| {
-            let parent = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            Some(parent.canonicalize().ok()?.join(path.file_name()?))
-        })
-    };
-    a == b || matches!((resolved(a), resolved(b)), (Some(a), Some(b)) if a == b)
+/// Where an output goes: standard output (`-`), or a file known by its device and inode when it exists (links and
+/// `..` resolved), else by its resolved directory and name.
+#[derive(Debug, PartialEq, Eq)]
+enum Output {
+    Stdout,
+    File(FileId),
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum FileId {
+    Inode(u64, u64),
+    Path(std::path::PathBuf),
+}
+
+impl Output {
+    fn of(path: &Path) -> Output {
+        use std::os::unix::fs::MetadataExt;
+        if path == Path::new("-") {
+            return Output::Stdout;
+        }
+        if let Ok(metadata) = std::fs::metadata(path) {
+            return Output::File(FileId::Inode(metadata.dev(), metadata.ino()));
+        }
+        // Not made yet: a dangling link names its target; otherwise the directory is resolved.
+        let path = std::fs::read_link(path).map_or_else(
+            |_| path.to_owned(),
+            |target| match path.parent() {
+                Some(parent) if target.is_relative() => parent.join(target),
+                _ => target,
+            },
+        );
+        let parent = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let resolved = parent.canonicalize().ok().zip(path.file_name()).map(|(parent, name)| parent.join(name));
+        Output::File(FileId::Path(resolved.unwrap_or(path)))
+    }
 }
 
 /// Run `fold`.

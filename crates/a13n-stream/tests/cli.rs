@@ -309,7 +309,12 @@ fn fold_refuses_flags_that_cannot_give_the_uninterrupted_display() {
     let cut = checkpoint.to_str().unwrap();
     let same = dir.join("same.json");
     let same_again = dir.join("../").join(dir.file_name().unwrap()).join("same.json");
-    let refused: [&[&str]; 7] = [
+    let input = dir.join("in.jsonl");
+    std::fs::copy(&path, &input).unwrap();
+    let (input, hard, linked) = (input.to_str().unwrap(), dir.join("hard.json"), dir.join("linked.json"));
+    std::fs::write(&hard, "").unwrap();
+    std::fs::hard_link(&hard, &linked).unwrap();
+    let refused: [&[&str]; 9] = [
         &["fold", example, "--restore", cut],
         &["fold", example, "--stop", "0"],
         &["fold", example, "--restore", cut, "--start", "20", "--stop", "20"],
@@ -317,6 +322,9 @@ fn fold_refuses_flags_that_cannot_give_the_uninterrupted_display() {
         &["fold", example, "--run-id", "other"],
         &["fold", example, "--agui", "--run-id", "other", "--restore", cut, "--start", "20"],
         &["bench", "--runs", "0"],
+        // The input emptied before it was read.
+        &["fold", input, "--observed", input],
+        &["fold", example, "--observed", linked.to_str().unwrap(), "--export", hard.to_str().unwrap()],
     ];
     for args in refused {
         let out = run(args, None);
@@ -324,6 +332,7 @@ fn fold_refuses_flags_that_cannot_give_the_uninterrupted_display() {
         assert_eq!(text(&out.stderr).lines().count(), 1, "{args:?}: {}", text(&out.stderr));
     }
     assert!(!same.exists(), "a refused fold writes nothing");
+    assert_eq!(std::fs::read(input).unwrap(), std::fs::read(&path).unwrap(), "the input is intact");
     // A cut at 0 is sound where the run is given.
     let events = run(&["observe", example], None);
     let out = run(&["fold", "--agui", "--run-id", "r", "--stop", "0", "-"], Some(&text(&events.stdout)));

@@ -24,11 +24,12 @@ export interface RestoreOptions {
  *
  * Call order: {@link DisplayNormalizer.restore} a checkpoint, then {@link DisplayNormalizer.apply} the entries
  * after its position, in order. An entry at or before the position is a repeat and is ignored; one after the next
- * expected is a gap (`DisplayError` of kind `gap`), and a malformed entry is an `entry` error: either refuses the
- * whole call with nothing applied, and the display goes on. The host's item reference of each entry is checked
+ * expected is a gap (`DisplayError` of kind `gap`), and an entry that is no entry (no integer sequence, no event
+ * object with a type) an `entry` error: either refuses the whole call with nothing applied, and the display goes
+ * on. An event the fold cannot read is an `entry` error, and the host's item reference of each entry is checked
  * against this fold's own: a difference (an entry of another run, a checkpoint of another stream) is a `diverged`
- * error, after which the display refuses entries and `export()` until restored (its items may show what the
- * refused entry did).
+ * error. After either of these two, raised while the call's earlier entries were applied, the display refuses
+ * entries and `export()` (`stale`) until restored; its items may show what the refused entry did.
  */
 export class DisplayNormalizer {
   private readonly fold: Fold;

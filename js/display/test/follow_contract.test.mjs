@@ -72,7 +72,7 @@ test("a resume position the host refuses (the run deleted and ingested again) br
   const asked = [];
   const answers = [
     () => stream(snapshot),
-    () => new Response('{"error":{"code":"position"}}', { status: 400 }),
+    () => new Response('{"error":{"code":"position","message":"0-37 is beyond the run\'s committed position"}}', { status: 400 }),
     () => stream(snapshot + end),
   ];
   const follower = follow("http://host.invalid/v1/runs/r/observed", {
@@ -85,4 +85,10 @@ test("a resume position the host refuses (the run deleted and ingested again) br
   const display = await follower.done;
   assert.deepEqual(asked, [null, position, null]);
   assert.equal(`${display.position.attempt}-${display.position.sequence}`, position);
+});
+
+test("a 400 that is not about the resume position is a FollowError, not a new snapshot", bounded, async () => {
+  const answers = [() => stream(snapshot), () => new Response('{"error":{"code":"query"}}', { status: 400 })];
+  const follower = follow("http://host.invalid/v1/runs/r/observed", { fetch: async () => answers.shift()(), retryMs: 1 });
+  await assert.rejects(follower.done, (error) => error.name === "FollowError" && error.status === 400);
 });

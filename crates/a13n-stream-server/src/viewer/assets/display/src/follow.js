@@ -82,17 +82,19 @@ class FollowState {
     /** One connection, read to its end (`progressed` says whether any frame arrived). */
     async connect() {
         const headers = { Accept: "text/event-stream", ...this.options.headers };
-        const resuming = this.position !== null && this.display !== null;
-        if (resuming && this.position !== null)
-            headers["Last-Event-ID"] = this.position;
+        const resuming = this.display !== null ? this.position : null;
+        if (resuming !== null)
+            headers["Last-Event-ID"] = resuming;
         const response = await (this.options.fetch ?? fetch)(this.url, { headers, signal: this.signal });
         if (!response.ok || response.body === null) {
             const text = await response.text().catch(() => "");
             const message = `${this.url} answered ${response.status}: ${text.slice(0, 500)}`;
-            // A resume position the host refuses: the run was deleted and ingested again meanwhile. A new snapshot.
-            if (response.status === 400 && resuming) {
-                this.resnapshot(new Error(message));
-                return;
+            // A resume position the host refuses (`position`): the run was deleted and ingested again meanwhile. The
+            // next connection asks for a new snapshot.
+            if (response.status === 400 && resuming !== null && problemCode(text) === "position") {
+                this.display = null;
+                this.position = null;
+                throw new Error(message);
             }
             if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
                 throw new FollowError(message, response.status);
@@ -206,6 +208,16 @@ export async function* frames(body) {
     }
     finally {
         await reader.cancel().catch(() => undefined);
+    }
+}
+/** The `code` of a host's error answer (`{"error": {"code": ...}}`), if it is one. */
+function problemCode(text) {
+    try {
+        const code = JSON.parse(text)?.error?.code;
+        return typeof code === "string" ? code : null;
+    }
+    catch {
+        return null;
     }
 }
 function sleep(ms, signal) {
