@@ -11,6 +11,9 @@ pub enum Failure {
     Input(String),
     /// A file or stream could not be read or written (exit status 5).
     Io(String),
+    /// Standard output's reader went away (`observe ... | head`): the command stops, quietly and with success, as
+    /// a pipeline's earlier commands do.
+    Closed,
 }
 
 impl Failure {
@@ -20,6 +23,7 @@ impl Failure {
             Failure::Usage(_) => 2,
             Failure::Input(_) => 3,
             Failure::Io(_) => 5,
+            Failure::Closed => 0,
         }
     }
 }
@@ -30,12 +34,16 @@ impl fmt::Display for Failure {
             Failure::Usage(message) => write!(f, "{message} (see `a13n-stream --help`)"),
             Failure::Input(message) => write!(f, "bad input: {message}"),
             Failure::Io(message) => write!(f, "I/O error: {message}"),
+            Failure::Closed => write!(f, "the output's reader went away"),
         }
     }
 }
 
 /// An I/O error as a failure.
 pub fn io_error(error: std::io::Error) -> Failure {
+    if error.kind() == std::io::ErrorKind::BrokenPipe {
+        return Failure::Closed;
+    }
     Failure::Io(error.to_string())
 }
 

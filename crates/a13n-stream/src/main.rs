@@ -42,7 +42,9 @@ fn main() -> ExitCode {
         }
     };
     result.unwrap_or_else(|failure: Failure| {
-        let _ = writeln!(std::io::stderr(), "a13n-stream: {failure}");
+        if !matches!(failure, Failure::Closed) {
+            let _ = writeln!(std::io::stderr(), "a13n-stream: {failure}");
+        }
         ExitCode::from(failure.code())
     })
 }

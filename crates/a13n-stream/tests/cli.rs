@@ -371,6 +371,31 @@ fn file_errors_name_the_file_once() {
     assert!(stderr.contains(truncated.to_str().unwrap()) && stderr.matches("bad input").count() == 1, "{stderr}");
 }
 
+/// `observe ... | head` printed "I/O error: standard output: Broken pipe" and exited 5: a command whose reader went
+/// away stops quietly, with success, as the other commands of a pipeline do.
+#[test]
+fn a_closed_pipe_ends_the_command_quietly() {
+    let dir = temp_dir("closed-pipe");
+    let journal = dir.join("long.jsonl");
+    let stream = run(&["bench", "--emit", "text", "20000"], None);
+    std::fs::write(&journal, &stream.stdout).unwrap();
+    for command in ["observe", "fold"] {
+        let mut child = binary()
+            .args([command, journal.to_str().unwrap()])
+            .args(if command == "fold" { &["--observed", "-", "--export", "/dev/null"][..] } else { &[] })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 16];
+        std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{command}: {}", text(&out.stderr));
+        assert!(out.stderr.is_empty(), "{command}: {}", text(&out.stderr));
+    }
+}
+
 /// Paths with no case are a usage error (2), not a failed case (1), which the exit status kept for conformance.
 #[test]
 fn conformance_on_paths_without_cases_is_a_usage_error() {
