@@ -83,8 +83,9 @@ fn check_args(args: &FoldArgs) -> Result<(), Failure> {
         }
     }
     let export = Output::of(&args.export);
-    if let Some(observed) = args.observed.as_deref().map(Output::of) {
-        if observed == export {
+    let observed = args.observed.as_deref().map(Output::of);
+    if let Some(observed) = &observed {
+        if *observed == export {
             let why = match observed {
                 Output::Stdout => "both write to standard output, their lines interleaved",
                 Output::File(_) => "the checkpoint would overwrite the observed lines",
@@ -95,7 +96,7 @@ fn check_args(args: &FoldArgs) -> Result<(), Failure> {
     }
     if let Some(input) = args.input.as_deref().filter(|input| *input != Path::new("-")) {
         let input = Output::of(input);
-        if [Some(&export), args.observed.as_deref().map(Output::of).as_ref()].contains(&Some(&input)) {
+        if export == input || observed == Some(input) {
             return Err(Failure::Usage("an output names the input: it would be emptied before it is read".into()));
         }
     }

@@ -86,17 +86,24 @@ fn observation_errors_exit_4() {
     assert!(text(&output.stdout).contains(r#"{"error":{"type":"AguiObservationError","message":"#));
 }
 
+/// The example's checkpoint after its first 20 lines, written to `dir/cut.json`.
+fn cut_at_20(dir: &Path) -> PathBuf {
+    let checkpoint = dir.join("cut.json");
+    let out =
+        run(&["fold", example().to_str().unwrap(), "--stop", "20", "--export", checkpoint.to_str().unwrap()], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    checkpoint
+}
+
 #[test]
 fn fold_checkpoint_restore_and_continue_equals_uninterrupted() {
     let dir = temp_dir("fold");
     let path = example();
     let example = path.to_str().unwrap();
-    let checkpoint = dir.join("cut.json");
+    let checkpoint = cut_at_20(&dir);
     let whole = dir.join("whole.json");
     let resumed = dir.join("resumed.json");
     let observed = dir.join("observed.jsonl");
-    let out = run(&["fold", example, "--stop", "20", "--export", checkpoint.to_str().unwrap()], None);
-    assert!(out.status.success(), "{}", text(&out.stderr));
     let out = run(
         &[
             "fold",
@@ -303,9 +310,7 @@ fn fold_refuses_flags_that_cannot_give_the_uninterrupted_display() {
     let dir = temp_dir("refused-flags");
     let path = example();
     let example = path.to_str().unwrap();
-    let checkpoint = dir.join("cut.json");
-    let out = run(&["fold", example, "--stop", "20", "--export", checkpoint.to_str().unwrap()], None);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let checkpoint = cut_at_20(&dir);
     let cut = checkpoint.to_str().unwrap();
     let same = dir.join("same.json");
     let same_again = dir.join("../").join(dir.file_name().unwrap()).join("same.json");
