@@ -55,6 +55,24 @@ fn capture_delta_returns_changes_since_the_last_capture_only() {
 }
 
 #[test]
+fn the_continuation_accessors_read_what_an_export_would_say() {
+    for seed in 0..8 {
+        let items = random_stream(seed);
+        let mut fold = DisplayFold::new(items[0].run_id.clone());
+        for item in &items {
+            let _ = fold.fold_source(item);
+            let continuation = fold.export_continuation();
+            assert_eq!(fold.next_ordinal(), continuation.next_ordinal);
+            assert_eq!(fold.full_content(), continuation.full_content);
+            let groups: Vec<(String, String)> =
+                fold.response_groups().map(|(scope, group)| (scope.to_owned(), group.to_owned())).collect();
+            let exported: Vec<(String, String)> = continuation.response_groups.into_iter().collect();
+            assert_eq!(groups, exported);
+        }
+    }
+}
+
+#[test]
 fn a_checkpoint_of_another_run_attempt_or_policy_is_rejected() {
     let mut fold = DisplayFold::new("run-a");
     fold.fold(

@@ -388,7 +388,7 @@ impl PyDisplayFold {
     /// Whether whole values are kept and native part observations skipped.
     #[getter]
     fn full_content(&self) -> PyResult<bool> {
-        Ok(self.held()?.export_continuation().full_content)
+        Ok(self.held()?.full_content())
     }
 
     /// Whether whole values are kept with the bounded fold's items.
@@ -400,14 +400,14 @@ impl PyDisplayFold {
     /// The ordinal the next new item takes (the reference's `next`): what paging preserves when it retires items.
     #[getter]
     fn next(&self) -> PyResult<u64> {
-        Ok(self.held()?.export_continuation().next_ordinal)
+        Ok(self.held()?.next_ordinal())
     }
 
     /// The current response group of each scope (`root` or a subagent run), as the reference's `response_groups`.
     #[getter]
     fn response_groups<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
         let groups = pyo3::types::PyDict::new(py);
-        for (scope, group) in self.held()?.export_continuation().response_groups {
+        for (scope, group) in self.held()?.response_groups() {
             groups.set_item(scope, group)?;
         }
         Ok(groups)

@@ -45,7 +45,7 @@ fn starting_fold(args: &FoldArgs, processor: &mut Option<AguiEventProcessor>) ->
             };
             Failure::Input(format!("{}: {reason}", checkpoint.display()))
         })?;
-        if args.full_content && !restored.export_continuation().full_content {
+        if args.full_content && !restored.full_content() {
             return Err(Failure::Usage("--full-content does not match the checkpoint's content policy".into()));
         }
         return Ok(Some(restored));

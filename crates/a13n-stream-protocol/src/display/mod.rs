@@ -216,6 +216,21 @@ impl DisplayFold {
         StreamPosition { attempt: self.attempt, sequence: self.sequence }
     }
 
+    /// The ordinal the next new item takes (the continuation's `next_ordinal`), without exporting the continuation.
+    pub fn next_ordinal(&self) -> u64 {
+        self.store.next
+    }
+
+    /// Whether whole values are kept (the continuation's `full_content`).
+    pub fn full_content(&self) -> bool {
+        self.content.full_content()
+    }
+
+    /// The current response group of each scope (the continuation's `response_groups`), in order of first use.
+    pub fn response_groups(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        self.response_groups.iter().map(|(scope, group)| (scope.as_str(), group.as_str()))
+    }
+
     fn stream_id(&self) -> StreamId {
         StreamId::At { attempt: self.attempt, sequence: self.sequence }
     }
