@@ -373,6 +373,58 @@ def test_the_live_loop_with_a_checkpoint_prints_the_same(
         assert any(line.startswith("published [{") for line in printed), "nothing was published"
 
 
+def paging_loop(package: str, items: list[Any], *, newest: bool) -> list[str]:
+    """A host paging items out as it folds: every third item it deletes the oldest item (or the newest, which an
+    event may still change: the reference makes it anew), and drops it from its own changed set too."""
+    display = importlib.import_module(f"{package}.display")
+    fold = display.DisplayFold(items[0].run_id)
+    printed: list[str] = []
+    for index, source in enumerate(items):
+        try:
+            observed = fold.fold(fold.events(source), source)
+        except Exception as error:  # noqa: BLE001 - a rejected item is reported, and the loop goes on
+            printed.append(failure(error))
+            continue
+        printed.append(dumped(observed))
+        if index % 3 == 1 and len(fold.items) > 1:
+            key = list(fold.items)[-1 if newest else 0]
+            retired = fold.items[key]
+            del fold.items[key]
+            fold.changed.discard(key)
+            printed.append(f"retired {retired.model_dump_json()} {key in fold.items} {len(fold.items)} {fold.next}")
+            if index % 6 == 1:
+                printed.append(f"popped {fold.items.pop(list(fold.items)[0]).id} {fold.items.pop('itm_absent', None)}")
+                fold.changed.intersection_update(fold.items)
+        printed.append(f"changed {sorted(fold.changed)}")
+    printed.append(fold.export().model_dump_json())
+    for key, item in fold.items.items():
+        printed.append(f"{key} {item.ordinal}")
+    return printed
+
+
+@pytest.mark.parametrize("newest", [False, True], ids=["oldest", "newest"])
+@pytest.mark.parametrize("run_name", NATIVE_RUN_NAMES)
+def test_paging_items_out_prints_the_same(run_name: str, newest: bool, native_runs: dict[str, list[Any]]) -> None:
+    items = native_runs[run_name]
+    printed = assert_same(lambda package: paging_loop(package, items, newest=newest))
+    assert any(line.startswith("retired ") for line in printed), "nothing was retired"
+
+
+def test_items_are_retired_not_assigned(native_runs: dict[str, list[Any]]) -> None:
+    display = importlib.import_module(f"{OURS}.display")
+    items = native_runs["real-run-0"]
+    fold = display.DisplayFold(items[0].run_id)
+    for source in items:
+        fold.fold(fold.events(source), source)
+    key = next(iter(fold.items))
+    with pytest.raises(TypeError, match="retired"):
+        fold.items[key] = fold.items[key]
+    with pytest.raises(KeyError):
+        del fold.items["itm_absent"]
+    fold.items.clear()
+    assert len(fold.items) == 0 and fold.export().items == [] and fold.next > 1
+
+
 # ---------------------------------------------------------------- (c) resume from the source journal
 
 

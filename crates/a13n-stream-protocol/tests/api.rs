@@ -73,6 +73,45 @@ fn the_continuation_accessors_read_what_an_export_would_say() {
 }
 
 #[test]
+fn a_retired_item_leaves_the_display_its_changes_and_its_checkpoint() {
+    let items = random_stream(5);
+    let mut fold = DisplayFold::new(items[0].run_id.clone());
+    let half = items.len() / 2;
+    for item in &items[..half] {
+        let _ = fold.fold_source(item);
+    }
+    let before: Vec<_> = fold.items().collect();
+    assert!(before.len() >= 3, "a stream with items to retire");
+    let next = fold.next_ordinal();
+    fold.clear_changed();
+    fold.set_changed(&before[0].id, true);
+    fold.set_changed(&before[2].id, true);
+    let retired = fold.retire(&before[1].id).expect("the item is there");
+    assert_eq!(retired, before[1]);
+    assert!(fold.retire(&before[1].id).is_none(), "retired once");
+    assert!(fold.item(&before[1].id).is_none());
+    assert_eq!(fold.item_count(), before.len() - 1);
+    assert_eq!(fold.changed(), vec![before[0].id.clone(), before[2].id.clone()], "the others' marks stay theirs");
+    assert_eq!(fold.next_ordinal(), next, "ordinals are not reused");
+    let kept: Vec<_> = fold.items().collect();
+    assert_eq!(kept.iter().map(|item| item.ordinal).collect::<Vec<_>>(), {
+        let mut ordinals: Vec<u64> = before.iter().map(|item| item.ordinal).collect();
+        ordinals.remove(1);
+        ordinals
+    });
+    let delta = fold.capture_delta();
+    assert!(delta.items.iter().all(|item| item.id != before[1].id));
+    assert_eq!(delta.items.len(), before.len() - 1, "every other item is still new to the checkpoint");
+    let snapshot = fold.export();
+    assert!(snapshot.items.iter().all(|item| item.id != before[1].id));
+    for item in &items[half..] {
+        let _ = fold.fold_source(item);
+    }
+    assert!(fold.items().filter(|item| item.ordinal >= next).all(|item| item.id != before[0].id));
+    assert!(fold.items().map(|item| item.ordinal).collect::<Vec<_>>().windows(2).all(|pair| pair[0] < pair[1]));
+}
+
+#[test]
 fn a_checkpoint_of_another_run_attempt_or_policy_is_rejected() {
     let mut fold = DisplayFold::new("run-a");
     fold.fold(

@@ -25,6 +25,17 @@ fn fold_for(options: &Value, run_id: &str) -> DisplayFold {
 /// (`read_ahead`; `fold_scanned_line` on odd lines, the same output, and `replay_scanned` on even ones, nothing
 /// written): the same results and state.
 fn compare(make: impl Fn() -> DisplayFold, lines: &[String], check_every: usize, context: &str) {
+    compare_retiring(make, lines, check_every, context, |_, _| None);
+}
+
+/// [`compare`], each fold retiring after line `n` the item `retire(n, fold)` names (a host paging items out).
+fn compare_retiring(
+    make: impl Fn() -> DisplayFold,
+    lines: &[String],
+    check_every: usize,
+    context: &str,
+    mut retire: impl FnMut(usize, &DisplayFold) -> Option<String>,
+) {
     let (general, typed, lane, replayed) = (&mut make(), &mut make(), &mut make(), &mut make());
     let read_ahead = &mut make();
     let mut reader = read_ahead.read_ahead();
@@ -59,8 +70,13 @@ fn compare(make: impl Fn() -> DisplayFold, lines: &[String], check_every: usize,
         };
         assert_eq!(format!("{read_result:?}"), format!("{expected_result:?}"), "{context}: line {n} read ahead");
         assert_eq!(read_ahead.changed(), general.changed(), "{context}: line {n} changed items read ahead");
+        let retired = retire(n, general);
         for fold in [&mut *general, &mut *typed, &mut *lane, &mut *replayed, &mut *read_ahead] {
             fold.clear_changed();
+            if let Some(id) = &retired {
+                let item = fold.retire(id).map(|item| (item.id, item.ordinal));
+                assert_eq!(item.map(|(id, _)| id).as_ref(), Some(id), "{context}: line {n} retires {id}");
+            }
         }
         if n % check_every == 0 || n + 1 == lines.len() {
             let checkpoint = general.export_json();
@@ -163,6 +179,53 @@ fn both_lanes_agree_on_generated_streams() {
         for options in [json!({}), json!({"retain_content": true}), json!({"processor": "redact_text"})] {
             let context = format!("bench {} {options}", kind.name());
             compare(|| fold_for(&options, &run_id), &lines, 250, &context);
+        }
+    }
+}
+
+/// A host retiring items as the fold goes (the newest item, often still growing, or an older one): every path
+/// makes the same of what comes after, and a checkpoint exported after a retirement continues the same way.
+#[test]
+fn both_lanes_agree_with_items_retired_as_the_fold_goes() {
+    let mut streams: Vec<(String, Vec<String>)> = Vec::new();
+    for dir in source_cases() {
+        streams.push((dir.display().to_string(), raw_lines(&dir)));
+    }
+    for seed in 0..16 {
+        streams.push((
+            format!("seed {seed}"),
+            random_stream(seed).iter().map(|item| item.to_value().to_string()).collect(),
+        ));
+    }
+    for kind in StreamKind::ALL {
+        streams.push((format!("bench {}", kind.name()), bench::lines(kind, 600)));
+    }
+    assert!(streams.len() > 16, "no corpus found");
+    for (context, lines) in &streams {
+        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+        let mut rng = Rng::new(context.len() as u64);
+        let mut pick = |n: usize, fold: &DisplayFold| -> Option<String> {
+            let count = fold.item_count();
+            if count == 0 || rng.below(4) != 0 {
+                return None;
+            }
+            let at = if n % 2 == 0 { count - 1 } else { rng.below(count as u64) as usize };
+            fold.items().nth(at).map(|item| item.id)
+        };
+        let make = || DisplayFold::new(run_id.clone());
+        compare_retiring(make, lines, 1, context, &mut pick);
+        // A checkpoint exported after retirements restores to a fold that continues as the live one does.
+        let mut live = DisplayFold::new(run_id.clone());
+        for (n, line) in lines.iter().enumerate() {
+            let _ = live.fold_line(line, &mut Vec::new());
+            if let Some(id) = pick(n, &live) {
+                live.retire(&id);
+            }
+            if n % 7 == 3 {
+                let checkpoint = live.export_json();
+                let restored = || DisplayFold::restore_json(&checkpoint, false, None).unwrap();
+                compare(restored, &lines[n + 1..], usize::MAX, &format!("{context} retired, from cut {n}"));
+            }
         }
     }
 }

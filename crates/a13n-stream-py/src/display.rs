@@ -329,7 +329,8 @@ impl PyDisplayFold {
         models(py)?.position(py, position)
     }
 
-    /// The items by id, in order of creation: a read-only mapping of `Item` models.
+    /// The items by id, in order of creation: a mapping of `Item` models from which the host may delete (retire)
+    /// items, as it deletes from the reference's dict when paging.
     #[getter]
     fn items<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         slf.py().import("a13n_stream_rs._views")?.getattr("Items")?.call1((slf,))
@@ -421,6 +422,11 @@ impl PyDisplayFold {
 
     fn _item_ids(&self) -> PyResult<Vec<String>> {
         Ok(self.held()?.items().map(|item| item.id).collect())
+    }
+
+    /// Retire an item (see `DisplayFold::retire`): whether there was one.
+    fn _retire(&self, id: &str) -> PyResult<bool> {
+        Ok(self.held()?.retire(id).is_some())
     }
 
     fn _item<'py>(&self, py: Python<'py>, id: &str) -> PyResult<Option<Bound<'py, PyAny>>> {

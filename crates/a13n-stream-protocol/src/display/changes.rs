@@ -44,6 +44,21 @@ impl Changes {
         true
     }
 
+    /// Forget position `index`, whose item left the store: the positions after it move down by one (in time
+    /// proportional to how many are marked and to the highest position).
+    pub(super) fn remove(&mut self, index: usize) {
+        self.marked.retain(|&marked| marked != index);
+        for marked in &mut self.marked {
+            if *marked > index {
+                *marked -= 1;
+            }
+        }
+        self.bits.iter_mut().for_each(|word| *word = 0);
+        for &marked in &self.marked {
+            self.bits[marked / 64] |= 1u64 << (marked % 64);
+        }
+    }
+
     /// The marked positions, in the order they were marked.
     pub(super) fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         self.marked.iter().copied()
@@ -77,6 +92,25 @@ mod tests {
         assert_eq!(changes.iter().collect::<Vec<_>>(), vec![3, 5, 70]);
         changes.clear();
         assert_eq!(changes.iter().count(), 0);
+    }
+
+    #[test]
+    fn a_removed_position_moves_the_later_ones_down() {
+        let mut changes = Changes::default();
+        for index in [3, 70, 5, 64] {
+            changes.mark(index);
+        }
+        changes.remove(5);
+        assert_eq!(changes.iter().collect::<Vec<_>>(), vec![3, 69, 63]);
+        // The bits follow the positions: marking a moved one again adds nothing, the old place is free.
+        changes.mark(69);
+        changes.mark(63);
+        assert_eq!(changes.iter().count(), 3);
+        changes.mark(70);
+        assert_eq!(changes.iter().collect::<Vec<_>>(), vec![3, 69, 63, 70]);
+        assert!(changes.unmark(3));
+        changes.remove(0);
+        assert_eq!(changes.iter().collect::<Vec<_>>(), vec![68, 62, 69]);
     }
 
     #[test]

@@ -250,6 +250,16 @@ impl DisplayFold {
         self.store.item(id)
     }
 
+    /// Retire an item: take it out of the display and return it (`None` when there is no such item), as a host
+    /// paging out old items deletes them from the reference's `items`. The other items keep their ordinals and
+    /// the next new item still takes [`DisplayFold::next_ordinal`]; an event that later changes the retired
+    /// item makes it anew, as the reference does, so retire only items no later event changes (a checkpoint
+    /// exported after the retirement leaves it out).
+    pub fn retire(&mut self, id: &str) -> Option<Item> {
+        self.fast.forget();
+        self.store.remove(id)
+    }
+
     /// Ids of items changed since [`DisplayFold::clear_changed`] (live publication), in order of creation.
     pub fn changed(&self) -> Vec<String> {
         self.store.changed_ids()

@@ -213,6 +213,21 @@ impl Store {
         }
     }
 
+    /// Take an item out of the store (materialized), as a host retiring it does: the items after it keep their
+    /// ordinals, and `next` stays where it is, so a new item never reuses a retired one's ordinal.
+    pub(super) fn remove(&mut self, key: &str) -> Option<Item> {
+        let (index, key, stored) = self.items.shift_remove_full(key)?;
+        let item = self.materialize(&key, &stored);
+        self.changed.remove(index);
+        self.checkpoint_changed.remove(index);
+        self.char_counts = std::mem::take(&mut self.char_counts)
+            .into_iter()
+            .filter(|((at, _), _)| *at != index)
+            .map(|((at, field), count)| ((if at > index { at - 1 } else { at }, field), count))
+            .collect();
+        Some(item)
+    }
+
     /// Every item, materialized, in order of creation.
     pub(super) fn items(&self) -> impl Iterator<Item = Item> + '_ {
         self.items.iter().map(|(key, item)| self.materialize(key, item))
