@@ -1,10 +1,10 @@
 """Type stubs of the Rust extension; see the package documentation for semantics."""
 
 from os import PathLike
-from typing import Any, AsyncIterable, Callable, Coroutine, Iterable, Optional, Union, final, overload
+from typing import Any, AsyncIterable, Callable, Coroutine, Iterable, Optional, Union, overload
 
 from ag_ui.core import CustomEvent, Event
-from typing_extensions import Self
+from typing_extensions import Self, disjoint_base
 
 from ._models import (
     DisplayContinuation,
@@ -72,7 +72,7 @@ class InputError(ValueError):
     line: Optional[int]
     path: Optional[str]
 
-@final
+@disjoint_base
 class DisplayFold:
     def __new__(
         cls,
@@ -87,6 +87,19 @@ class DisplayFold:
         continuation: Optional[Union[DisplayContinuation, _Json]] = None,
         json_processor: Optional[_JsonProcessor] = None,
     ) -> Self: ...
+    def __init__(
+        self,
+        run_id: str,
+        items: Optional[Iterable[Union[Item, str, bytes]]] = None,
+        *,
+        attempt: int = 0,
+        first: int = 1,
+        full_content: bool = False,
+        retain_content: bool = False,
+        processor: Optional[_Processor] = None,
+        continuation: Optional[Union[DisplayContinuation, _Json]] = None,
+        json_processor: Optional[_JsonProcessor] = None,
+    ) -> None: ...
     @staticmethod
     def restore(
         snapshot: Union[DisplaySnapshot, _Json],
@@ -154,7 +167,7 @@ class _Observer:
     @property
     def run_id(self) -> Optional[str]: ...
 
-@final
+@disjoint_base
 class HarnessAguiStreamObserver(_Observer):
     def __new__(
         cls,
@@ -163,6 +176,13 @@ class HarnessAguiStreamObserver(_Observer):
         retain_events: bool = True,
         json_processor: Optional[_JsonProcessor] = None,
     ) -> Self: ...
+    def __init__(
+        self,
+        *,
+        processor: Optional[_Processor] = None,
+        retain_events: bool = True,
+        json_processor: Optional[_JsonProcessor] = None,
+    ) -> None: ...
     @classmethod
     def restore(
         cls,
@@ -170,9 +190,9 @@ class HarnessAguiStreamObserver(_Observer):
         *,
         processor: Optional[_Processor] = None,
         json_processor: Optional[_JsonProcessor] = None,
-    ) -> Self: ...
+    ) -> HarnessAguiStreamObserver: ...
 
-@final
+@disjoint_base
 class HarnessAguiObserver(_Observer):
     def __new__(
         cls,
@@ -181,6 +201,13 @@ class HarnessAguiObserver(_Observer):
         retain_events: bool = True,
         json_processor: Optional[_JsonProcessor] = None,
     ) -> Self: ...
+    def __init__(
+        self,
+        *,
+        processor: Optional[_Processor] = None,
+        retain_events: bool = True,
+        json_processor: Optional[_JsonProcessor] = None,
+    ) -> None: ...
     @classmethod
     def restore(
         cls,
@@ -188,11 +215,12 @@ class HarnessAguiObserver(_Observer):
         *,
         processor: Optional[_Processor] = None,
         json_processor: Optional[_JsonProcessor] = None,
-    ) -> Self: ...
+    ) -> HarnessAguiObserver: ...
 
-@final
+@disjoint_base
 class CustomEventAssembler:
     def __new__(cls, *, max_bytes: int = 67108864, max_pending: int = 8) -> Self: ...
+    def __init__(self, *, max_bytes: int = 67108864, max_pending: int = 8) -> None: ...
     def accept(self, payload: dict[str, Any]) -> Optional[dict[str, Any]]: ...
     @property
     def gap(self) -> bool: ...

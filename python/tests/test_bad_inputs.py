@@ -562,3 +562,22 @@ def test_a_processor_returning_the_event_keeps_numbers_as_python_does() -> None:
         observer.observe(line % (0, "lifecycle", '{"type":"run_started"}'))
         (event,) = observer.observe(line % (1, "usage", payload))
         assert event.model_dump(mode="json")["value"]["event"]["payload"] == expected
+
+
+def test_a_processor_calling_back_into_its_observer_is_told_why() -> None:
+    """The state is mid-change while a processor runs: a call back into the observer (or fold) is refused with a
+    message that names that cause, not only another thread."""
+    box: dict[str, Any] = {}
+
+    def processor(source: Any, event: Any) -> Any:
+        box["observer"].export()
+        return event
+
+    observer = HarnessAguiStreamObserver(processor=processor)
+    box["observer"] = observer
+    line = json.dumps({
+        "thread_id": "t", "run_id": "r", "sequence": 0, "occurred_at": "2026-11-29T12:00:00+00:00",
+        "event": {"kind": "lifecycle", "payload": {"type": "run_started"}, "event_kind": "extension"},
+    })
+    with pytest.raises(RuntimeError, match="its own processor called back into it"):
+        observer.observe(line)

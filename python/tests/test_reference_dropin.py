@@ -22,6 +22,9 @@ import importlib
 import inspect
 import io
 import json
+import os
+import subprocess
+import sys
 from typing import Any, AsyncIterator, Callable, Iterable, Optional
 
 import pytest
@@ -728,6 +731,139 @@ def test_rejected_items_raise_the_same_errors(native_runs: dict[str, list[Any]])
     assert "raised AguiObservationError: Harness Run correlation changed within one observer" in printed
     assert any(line.startswith("raised ValidationError: 7 validation errors for InlineDelegationPayload") for line in
                printed)
+
+
+def fields_set_of_events(package: str, items: list[Any], processor: Optional[str]) -> list[str]:
+    """Each event's set fields and its `exclude_unset` dump: what a host serializing sparse events sees."""
+    observers = importlib.import_module(package)
+    printed = []
+    for name in ("HarnessAguiStreamObserver", "HarnessAguiObserver"):
+        observer = getattr(observers, name)(processor=make_processor(processor, []))
+        for item in items:
+            try:
+                events = observer.observe(item)
+            except Exception as error:  # noqa: BLE001 - the error is what is compared
+                printed.append(failure(error))
+                continue
+            for event in events:
+                printed.append(f"{sorted(event.model_fields_set)} {event.model_dump_json(exclude_unset=True)}")
+    return printed
+
+
+@pytest.mark.parametrize("processor", [None, "redact"])
+@pytest.mark.parametrize("run_name", NATIVE_RUN_NAMES)
+def test_events_have_the_same_fields_set(
+    run_name: str, processor: Optional[str], native_runs: dict[str, list[Any]]
+) -> None:
+    printed = assert_same(lambda package: fields_set_of_events(package, native_runs[run_name], processor))
+    assert any("'type'" in line for line in printed)
+
+
+def fold_then_edit_events(package: str, items: list[Any]) -> list[str]:
+    """A host that reuses or edits its event dicts after folding them: the entries keep what was folded."""
+    display = importlib.import_module(f"{package}.display")
+    fold = display.DisplayFold(items[0].run_id)
+    printed, entries = [], []
+    for item in items:
+        events = fold.events(item)
+        try:
+            entries += fold.fold(events, item)
+        except Exception as error:  # noqa: BLE001 - the error is what is compared
+            printed.append(failure(error))
+        for event in events:
+            event["type"] = "EDITED"
+            event.pop("timestamp", None)
+    return printed + [dumped(entries)]
+
+
+def test_entries_do_not_follow_later_edits_of_the_folded_dicts(native_runs: dict[str, list[Any]]) -> None:
+    printed = assert_same(lambda package: fold_then_edit_events(package, native_runs["real-run-0"]))
+    assert "EDITED" not in printed[-1]
+
+
+def fragments_of(package: str) -> list[str]:
+    fragment_custom_event = importlib.import_module(package).fragment_custom_event
+    events = [
+        CustomEvent(name="small", value={"n": 1}, timestamp=1),
+        TextMessageStartEvent(message_id="m", timestamp=2),
+        CustomEvent(name="big", value={"text": "é" * 40_000}, timestamp=3, subagent_run_id="child"),
+    ]
+    printed = []
+    for event in events:
+        frames = fragment_custom_event(event, identity="i")
+        printed.append(f"{len(frames)} {frames[0] is event} {dumped(frames)}")
+    return printed
+
+
+def test_fragmenting_returns_a_small_event_itself_of_any_type() -> None:
+    printed = assert_same(fragments_of)
+    assert printed[0].startswith("1 True") and printed[1].startswith("1 True")
+
+
+def subclassed(package: str, items: list[Any]) -> list[str]:
+    """A host that subclasses the fold and the observer, keeping its own attributes on them."""
+    observers = importlib.import_module(package)
+    display = importlib.import_module(f"{package}.display")
+
+    class CountingFold(display.DisplayFold):  # type: ignore[misc, name-defined]
+        def __init__(self, run_id: str, **options: Any) -> None:
+            super().__init__(run_id, **options)
+            self.folded = 0
+
+        def fold(self, events: Any, source: Any = None) -> Any:
+            self.folded += 1
+            return super().fold(events, source)
+
+    class CountingObserver(observers.HarnessAguiStreamObserver):  # type: ignore[misc, name-defined]
+        def __init__(self, **options: Any) -> None:
+            super().__init__(**options)
+            self.seen = 0
+
+        def observe(self, item: Any) -> Any:
+            self.seen += 1
+            return super().observe(item)
+
+    fold, observer = CountingFold(items[0].run_id), CountingObserver(retain_events=False)
+    printed = each_outcome(items, lambda item: fold.fold(fold.events(item), item))
+    printed += each_outcome(items, observer.observe)
+    printed.append(f"{fold.folded} {observer.seen} {isinstance(fold, display.DisplayFold)}")
+    return printed + [fold.export().model_dump_json()]
+
+
+def test_a_host_may_subclass_the_fold_and_the_observer(native_runs: dict[str, list[Any]]) -> None:
+    printed = assert_same(lambda package: subclassed(package, native_runs["real-run-0"]))
+    assert printed[-2].endswith(" True")
+
+
+NAIVE_TIMES = """
+import datetime, importlib, sys
+from a13n_harness import HarnessEvent, HarnessExtensionEvent
+package = importlib.import_module(sys.argv[1])
+observer = package.HarnessAguiStreamObserver()
+times = [datetime.datetime(2026, 1, 1), datetime.datetime(2026, 7, 1, 12, 30, 5, 250),
+         datetime.datetime(2026, 11, 1, 1, 30), datetime.datetime(2026, 11, 1, 1, 30, fold=1)]
+for sequence, at in enumerate(times):
+    payload = {"type": "run_started"} if sequence == 0 else {"n": sequence}
+    kind = "lifecycle" if sequence == 0 else "diagnostic"
+    item = HarnessEvent(thread_id="t", run_id="r", sequence=sequence, occurred_at=at,
+                        event=HarnessExtensionEvent(kind=kind, payload=payload))
+    for event in observer.observe(item):
+        print(event.model_dump_json())
+"""
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Kolkata", "UTC"])
+def test_a_naive_occurred_at_is_read_in_the_hosts_zone(zone: str) -> None:
+    """A host that builds events with naive datetimes: the reference reads them as local time (`timestamp()`),
+    so their events' timestamps follow the host's zone, daylight saving and `fold` included."""
+    def run(package: str) -> list[str]:
+        env = {**os.environ, "TZ": zone}
+        done = subprocess.run([sys.executable, "-c", NAIVE_TIMES, package], env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    printed = assert_same(run)
+    assert len(printed) >= 4
 
 
 def test_an_invalid_native_payload_raises_pydantics_own_validation_error() -> None:

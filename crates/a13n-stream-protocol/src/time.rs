@@ -18,8 +18,12 @@ const MAX_MICROS: i64 = 253_402_300_800 * MICROS_PER_SECOND - 1;
 pub struct SourceTime {
     /// Microseconds since the Unix epoch, UTC.
     micros: i64,
-    /// The written offset in seconds east of UTC; `None` for a naive time, read as UTC.
+    /// The written offset in seconds east of UTC; `None` for a naive time, read as UTC unless a host says
+    /// otherwise ([`SourceTime::naive_in_zone`]).
     offset: Option<i32>,
+    /// For a naive time, the offset of the zone its wall clock is read in (`micros` is that wall clock less it);
+    /// 0 otherwise.
+    naive_zone: i32,
 }
 
 impl SourceTime {
@@ -28,6 +32,22 @@ impl SourceTime {
     /// week dates, a date alone, …).
     pub fn parse(text: &str) -> Result<SourceTime, String> {
         parse_datetime(text).or_else(|error| parse_python_isoformat(text.as_bytes()).ok_or(error))
+    }
+
+    /// A naive time's wall clock read in a zone `offset` seconds east of UTC at that time, as Python reads a naive
+    /// `datetime` in the host's local zone (`dt.timestamp()`): the instant moves, the text stays naive. A time
+    /// with an offset of its own is returned as it is.
+    pub fn naive_in_zone(self, offset: i32) -> SourceTime {
+        if self.offset.is_some() {
+            return self;
+        }
+        let wall = self.micros + i64::from(self.naive_zone) * MICROS_PER_SECOND;
+        SourceTime { micros: wall - i64::from(offset) * MICROS_PER_SECOND, offset: None, naive_zone: offset }
+    }
+
+    /// Whether the time was written without an offset.
+    pub fn is_naive(self) -> bool {
+        self.offset.is_none()
     }
 
     /// Microseconds since the Unix epoch.
@@ -50,7 +70,7 @@ impl SourceTime {
 
     /// Append [`SourceTime::isoformat`]'s text (plain ASCII) to `out`.
     pub(crate) fn write_isoformat(self, out: &mut impl AsciiSink) {
-        let offset = self.offset.unwrap_or(0);
+        let offset = self.offset.unwrap_or(self.naive_zone);
         write_civil(out, self.micros + i64::from(offset) * MICROS_PER_SECOND);
         if let Some(offset) = self.offset {
             let sign = if offset < 0 { b'-' } else { b'+' };
@@ -494,7 +514,7 @@ fn parse_python_isoformat(bytes: &[u8]) -> Option<SourceTime> {
     }
     let local = days * SECONDS_PER_DAY * MICROS_PER_SECOND + clock;
     let micros = local - i64::from(offset.unwrap_or(0)) * MICROS_PER_SECOND;
-    (MIN_MICROS..=MAX_MICROS).contains(&micros).then_some(SourceTime { micros, offset })
+    (MIN_MICROS..=MAX_MICROS).contains(&micros).then_some(SourceTime { micros, offset, naive_zone: 0 })
 }
 
 /// The layouts every writer uses, `YYYY-MM-DDTHH:MM:SS[.ffffff](Z|±HH:MM)`, read at fixed positions; `None` for
@@ -541,7 +561,7 @@ fn parse_common_layout(bytes: &[u8]) -> Option<SourceTime> {
     let local = (days_from_civil(year, month, day) * SECONDS_PER_DAY + hour * 3600 + minute * 60 + second)
         * MICROS_PER_SECOND
         + micros;
-    Some(SourceTime { micros: local - i64::from(offset) * MICROS_PER_SECOND, offset: Some(offset) })
+    Some(SourceTime { micros: local - i64::from(offset) * MICROS_PER_SECOND, offset: Some(offset), naive_zone: 0 })
 }
 
 /// Any ISO 8601 layout the reference reads.
@@ -637,12 +657,25 @@ fn parse_any_layout(text: &str) -> Result<SourceTime, String> {
         * MICROS_PER_SECOND
         + micros;
     let utc = local - i64::from(offset.unwrap_or(0)) * MICROS_PER_SECOND;
-    Ok(SourceTime { micros: utc, offset })
+    Ok(SourceTime { micros: utc, offset, naive_zone: 0 })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A naive time read in a zone keeps its text and moves its instant; a time with an offset is unmoved.
+    #[test]
+    fn a_naive_time_read_in_a_zone_moves_its_instant_not_its_text() {
+        let naive = SourceTime::parse("2026-01-01T00:00:00").unwrap();
+        let in_new_york = naive.naive_in_zone(-5 * 3600);
+        assert_eq!(in_new_york.isoformat(), "2026-01-01T00:00:00");
+        assert_eq!(in_new_york.timestamp_ms(), 1_767_243_600_000);
+        assert_eq!(naive.timestamp_ms(), 1_767_225_600_000);
+        assert_eq!(in_new_york.naive_in_zone(3600).timestamp_ms(), 1_767_222_000_000, "read again, not shifted twice");
+        let aware = SourceTime::parse("2026-01-01T00:00:00+02:00").unwrap();
+        assert_eq!(aware.naive_in_zone(-5 * 3600), aware);
+    }
 
     /// A run of times written by one `TimeWriter` reads as each written alone: within a second (with and without
     /// a fraction), across seconds, days and years, back in time, and at both ends of the range.

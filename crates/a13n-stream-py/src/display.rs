@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use a13n_stream_protocol::{recorded, ContentPolicy, DisplayFold, DisplayOptions, FoldError, SourceItem, UtcTime};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use serde_json::Value;
 
 use crate::convert::{from_python, json_text};
@@ -17,9 +17,14 @@ use crate::models::models;
 use crate::native::{line_text, source_item};
 use crate::processor::{HostProcessor, Processing};
 
+/// Why a call finds the object busy: another thread is in a call, or the call comes from the object's own
+/// processor while it works (the state is mid-change; the reference would hand it out half done).
+const BUSY_FOLD: &str =
+    "this DisplayFold is busy: another thread is calling it, or its own processor called back into it";
+
 /// Folds Harness source items (or AG-UI events) into compact display items with stable ids and dense ordinals,
 /// and exports checkpoints that are the reference's byte for byte.
-#[pyclass(name = "DisplayFold", module = "a13n_stream_rs.display")]
+#[pyclass(name = "DisplayFold", module = "a13n_stream_rs.display", subclass, dict)]
 pub(crate) struct PyDisplayFold {
     fold: Mutex<DisplayFold>,
     processing: Processing,
@@ -52,7 +57,7 @@ impl PyDisplayFold {
     /// The fold, for one call. A second thread calling while a batch runs without the GIL is refused rather
     /// than left waiting for a lock the first needs the GIL to release.
     fn held(&self) -> PyResult<MutexGuard<'_, DisplayFold>> {
-        self.fold.try_lock().map_err(|_| PyRuntimeError::new_err("this DisplayFold is in use by another thread"))
+        self.fold.try_lock().map_err(|_| PyRuntimeError::new_err(BUSY_FOLD))
     }
 
     fn error(&self, py: Python<'_>, error: FoldError, native: Option<&Bound<'_, PyAny>>) -> PyErr {
@@ -157,6 +162,10 @@ impl PyDisplayFold {
         Ok(PyDisplayFold::wrap(DisplayFold::with_options(run_id, options), processing, retain_content))
     }
 
+    /// Nothing: `__new__` made the instance; a subclass may call `super().__init__(...)` with its arguments.
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn __init__(&self, _args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) {}
+
     /// Continue from a checkpoint (a `DisplaySnapshot` of this package or the reference, or its JSON text).
     /// `retain_content` and the processor are host policy, not checkpoint state: pass the ones the exporting fold
     /// had.
@@ -225,7 +234,9 @@ impl PyDisplayFold {
                     _ => unreachable!("a dict converts to an object"),
                 },
             }
-            dicts.push(dict.clone());
+            // Validation of the reference's `Observed` copies the dict (not its values): the host's later edits to
+            // the dict it passed do not reach the entry.
+            dicts.push(dict.copy()?);
         }
         let source = source.map(|source| self.source_of(source)).transpose()?;
         let observed = self.held()?.fold(objects, source.as_ref()).map_err(|error| self.error(py, error, None))?;

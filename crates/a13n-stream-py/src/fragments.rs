@@ -5,14 +5,14 @@ use a13n_stream_protocol::fragments::{Accepted, FragmentState};
 use a13n_stream_protocol::{CustomEventAssembler, Event};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyType};
+use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 
 use crate::convert::{from_python, json_text, to_python};
 use crate::errors::input_error;
 use crate::models::models;
 
 /// Reassembles bounded, ordered fragment frames; a lost frame never yields a partial event (it sets `gap`).
-#[pyclass(name = "CustomEventAssembler", module = "a13n_stream_rs")]
+#[pyclass(name = "CustomEventAssembler", module = "a13n_stream_rs", subclass, dict)]
 pub(crate) struct PyAssembler(CustomEventAssembler);
 
 #[pymethods]
@@ -25,6 +25,10 @@ impl PyAssembler {
             .map(PyAssembler)
             .map_err(|_| PyValueError::new_err("custom event assembly bounds must be positive"))
     }
+
+    /// Nothing: `__new__` made the instance; a subclass may call `super().__init__(...)` with its arguments.
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn __init__(&self, _args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) {}
 
     /// Take one `CUSTOM` event payload (a dict): the event itself when it is no fragment, the reassembled event
     /// on its last frame, otherwise `None`.
@@ -87,17 +91,38 @@ pub(crate) fn fragment_custom_event<'py>(
     // Decoded from text: a tagged enum buffers its fields, and a buffered number beyond 64 bits would not decode.
     let custom: CustomEvent = match serde_json::from_str::<Event>(&value.to_string()) {
         Ok(Event::Custom(custom)) => custom,
-        Ok(_) => return Err(input_error("event.type", "only a CUSTOM event is fragmented")),
+        // As the reference, which measures any event: one that travels whole comes back as it is.
+        Ok(_) if whole_event_bytes(event, model)? <= WHOLE_EVENT_BYTES => return PyList::new(py, [event]),
+        Ok(_) => return Err(input_error("event.type", "only a CUSTOM event is split into fragments")),
         Err(error) => return Err(input_error("event", error)),
     };
+    let frames = a13n_stream_protocol::fragment_custom_event(custom, identity);
+    if frames.len() == 1 {
+        // Small enough to travel whole: the event itself, as the reference returns it.
+        return PyList::new(py, [event]);
+    }
     let list = PyList::empty(py);
-    for frame in a13n_stream_protocol::fragment_custom_event(custom, identity) {
+    for frame in frames {
         match model {
             true => list.append(models(py)?.event(py, &frame.to_value())?)?,
             false => list.append(to_python(py, &frame.to_value())?)?,
         }
     }
     Ok(list)
+}
+
+/// Events up to this many bytes of JSON travel whole (the reference's limit).
+const WHOLE_EVENT_BYTES: usize = 48 * 1024;
+
+/// The UTF-8 length of an event's JSON as the reference measures it (`model_dump_json(by_alias=True)`).
+fn whole_event_bytes(event: &Bound<'_, PyAny>, model: bool) -> PyResult<usize> {
+    if !model {
+        return Ok(from_python(event, "event")?.to_string().len());
+    }
+    let kwargs = pyo3::types::PyDict::new(event.py());
+    kwargs.set_item("by_alias", true)?;
+    let text: String = event.call_method("model_dump_json", (), Some(&kwargs))?.extract()?;
+    Ok(text.len())
 }
 
 /// A tool's return value as AG-UI `TOOL_CALL_RESULT` content: text, or a list of content parts.

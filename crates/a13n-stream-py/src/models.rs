@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use a13n_stream_protocol::fragments::FRAGMENT_EVENT_NAME;
 use a13n_stream_protocol::{ItemRef, Observed, StreamPosition};
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -100,6 +101,9 @@ fn load(py: Python<'_>) -> PyResult<Models> {
     })
 }
 
+/// The fields the reference sets when it makes a fragment frame.
+const FRAME_ARGUMENTS: [&str; 4] = ["timestamp", "subagentRunId", "name", "value"];
+
 impl Models {
     /// An instance of `cls` with these field values, set as `model_construct` sets them.
     fn construct<'py>(
@@ -144,10 +148,22 @@ impl Models {
         }
         let values = PyDict::new(py);
         let set = PySet::empty(py)?;
+        // The reference validates its events (their type is a field that was set), except the fragment frames,
+        // which it constructs from these four arguments.
+        let frame = object.get("name").and_then(Value::as_str) == Some(FRAGMENT_EVENT_NAME);
         for field in &template.fields {
             let name = field.name.bind(py);
+            if frame && FRAME_ARGUMENTS.contains(&field.key.as_str()) {
+                set.add(name)?;
+            }
             match object.get(&field.key) {
-                Some(_) if field.key == "type" => values.set_item(name, template.kind.bind(py))?,
+                Some(_) if field.key == "type" => {
+                    values.set_item(name, template.kind.bind(py))?;
+                    if !frame {
+                        set.add(name)?;
+                    }
+                }
+                Some(value) if frame => values.set_item(name, to_python(py, value)?)?,
                 Some(value) => {
                     values.set_item(name, to_python(py, value)?)?;
                     set.add(name)?;

@@ -320,7 +320,20 @@ pub(crate) fn native_item(object: &Bound<'_, PyAny>) -> PyResult<Option<SourceIt
         let result = helpers(py)?.dump_result.bind(py).call1((object.getattr(intern!(py, "result"))?,))?;
         item.insert("result".to_owned(), from_python(&result, "result")?);
     }
-    SourceItem::from_value(Value::Object(item)).map(Some).map_err(|error| core_input_error(py, &error))
+    let mut item = SourceItem::from_value(Value::Object(item)).map_err(|error| core_input_error(py, &error))?;
+    if item.occurred_at.is_naive() {
+        item.occurred_at = item.occurred_at.naive_in_zone(local_offset_seconds(&occurred_at)?);
+    }
+    Ok(Some(item))
+}
+
+/// The offset of the host's local zone at a naive `datetime` (its `fold` and the zone's rules applied by Python):
+/// the reference's `occurred_at.timestamp()` reads a naive time as local.
+fn local_offset_seconds(naive: &Bound<'_, PyAny>) -> PyResult<i32> {
+    let py = naive.py();
+    let offset = naive.call_method0(intern!(py, "astimezone"))?.call_method0(intern!(py, "utcoffset"))?;
+    let seconds: f64 = offset.call_method0(intern!(py, "total_seconds"))?.extract()?;
+    Ok(seconds as i32)
 }
 
 /// A source item from what a host holds: a native item, or its journal line as `str`, `bytes` or `dict`.

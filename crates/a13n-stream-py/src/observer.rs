@@ -12,13 +12,18 @@ use a13n_stream_protocol::observer::{Mode, Resumption, RootStream, SingleRun};
 use a13n_stream_protocol::{Event, ObserveError, Observer, ObserverContinuation, SourceItem};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyTuple, PyType};
+use pyo3::types::{PyDict, PyTuple, PyType};
 
 use crate::convert::json_text;
 use crate::errors::{at_line, core_input_error, observation_error, observe_error};
 use crate::models::models;
 use crate::native::{line_text, source_item};
 use crate::processor::{HostProcessor, Processing};
+
+/// Why a call finds the object busy: another thread is in a call, or the call comes from the object's own
+/// processor while it works (the state is mid-change; the reference would hand it out half done).
+const BUSY_OBSERVER: &str =
+    "this observer is busy: another thread is calling it, or its own processor called back into it";
 
 const RESUMING: &str = "resuming";
 
@@ -75,7 +80,7 @@ where
     }
 
     fn lock(&self) -> PyResult<MutexGuard<'_, Observer<M>>> {
-        self.observer.try_lock().map_err(|_| PyRuntimeError::new_err("this observer is in use by another thread"))
+        self.observer.try_lock().map_err(|_| PyRuntimeError::new_err(BUSY_OBSERVER))
     }
 
     /// The observer for a call that must not run while a resumption does.
@@ -209,7 +214,7 @@ fn resume<'py>(observer: &Bound<'py, PyAny>, history: &Bound<'py, PyAny>) -> PyR
 macro_rules! observer_class {
     ($rust:ident, $python:literal, $mode:ty, $doc:literal) => {
         #[doc = $doc]
-        #[pyclass(name = $python, module = "a13n_stream_rs")]
+        #[pyclass(name = $python, module = "a13n_stream_rs", subclass, dict)]
         pub(crate) struct $rust(Held<$mode>);
 
         #[pymethods]
@@ -227,6 +232,11 @@ macro_rules! observer_class {
             ) -> PyResult<Self> {
                 Ok($rust(Held::new(py, HostProcessor::chosen(processor, json_processor)?, retain_events)))
             }
+
+            /// Nothing: `__new__` made the instance; a subclass may call `super().__init__(...)` with its
+            /// arguments.
+            #[pyo3(signature = (*_args, **_kwargs))]
+            fn __init__(&self, _args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) {}
 
             /// Continue from an exported continuation (an `ObserverContinuation` of this package or the
             /// reference, or its JSON text), without the old event journal. Supply the processor again.
