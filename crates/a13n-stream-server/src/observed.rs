@@ -249,6 +249,22 @@ impl Subscription {
     }
 }
 
+/// The response header of `/observed` streams that tells a browser's display normalizer the host's content policy
+/// (`true` when the host keeps whole values, `--retain-content`): entries folded without it would bound the
+/// values the host's snapshot holds whole.
+pub(crate) const RETAIN_CONTENT_HEADER: &str = "a13n-retain-content";
+
+/// An `/observed` stream's response, saying the host's content policy ([`RETAIN_CONTENT_HEADER`]).
+pub(crate) fn observed_response(
+    app: &Shared,
+    frames: impl futures_util::Stream<Item = Bytes> + Send + 'static,
+) -> Response {
+    let mut response = sse_response(app, frames);
+    let policy = if app.runs.retains_content() { "true" } else { "false" };
+    response.headers_mut().insert(RETAIN_CONTENT_HEADER, axum::http::HeaderValue::from_static(policy));
+    response
+}
+
 /// A frame as an SSE event, its id written by `id`.
 pub(crate) fn sse(frame: Frame, id: impl FnOnce(u64) -> String) -> Bytes {
     crate::sse::frame(Some(frame.event), frame.at.map(id).as_deref(), &frame.data)
@@ -262,7 +278,8 @@ pub(crate) fn sse(frame: Frame, id: impl FnOnce(u64) -> String) -> Bytes {
     ("Last-Event-ID" = Option<String>, Header, description = "Resume strictly after this position", pattern = r"^(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$"),
     EventsQuery,
 ), responses(
-    (status = 200, description = "`snapshot` (`data:` the DisplaySnapshot JSON), `observed` (`data:` `{position, observed}`) and `end` frames", content_type = "text/event-stream", body = String),
+    (status = 200, description = "`snapshot` (`data:` the DisplaySnapshot JSON), `observed` (`data:` `{position, observed}`) and `end` frames", content_type = "text/event-stream", body = String,
+        headers(("a13n-retain-content" = String, description = "`true` when the host keeps whole values (`--retain-content`): fold the entries with the same policy"))),
     (status = 400, description = "A malformed run id or position, another attempt, or a position beyond the committed one", body = ErrorBody),
     (status = 503, description = "Storage failed", body = ErrorBody),
 ))]
@@ -282,5 +299,5 @@ pub(crate) async fn observed(
         shutdown: app.shutdown.clone(),
         _counted: SubscriberGuard::new(&app.runs.metrics.subscribers),
     };
-    sse_response(&app, stream::unfold(subscription, Subscription::next))
+    observed_response(&app, stream::unfold(subscription, Subscription::next))
 }

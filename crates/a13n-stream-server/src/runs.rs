@@ -530,6 +530,11 @@ pub struct Runs {
 }
 
 impl Runs {
+    /// Whether the displays keep whole values (`--retain-content`).
+    pub(crate) fn retains_content(&self) -> bool {
+        self.retain_content
+    }
+
     /// Runs over `storage`; `retain_content` keeps full values in the display (a durable host's choice).
     pub fn new(storage: Arc<dyn Storage>, retain_content: bool) -> Runs {
         Runs::with_limits(storage, retain_content, RunLimits::default(), Arc::default())

@@ -50,6 +50,8 @@ type RunFrame<D> = (Option<&'static str>, Option<u64>, D);
 trait RunFrames: Sized + Send + 'static {
     /// A frame's `data:` text.
     type Data: std::ops::Deref<Target = str> + Send;
+    /// Whether these are `/observed` frames (their response says the host's content policy).
+    const OBSERVED: bool;
     /// The run's frames after sequence `after`; `None`: from the start, as a client that holds nothing of it.
     fn open(
         app: &Shared,
@@ -67,6 +69,7 @@ trait RunFrames: Sized + Send + 'static {
 
 impl RunFrames for RunTail {
     type Data = std::sync::Arc<str>;
+    const OBSERVED: bool = false;
 
     async fn open(app: &Shared, run_id: String, after: Option<u64>) -> Result<RunTail, StorageError> {
         let opened = open_after(app, &run_id, after.unwrap_or(0)).await?;
@@ -88,6 +91,7 @@ impl RunFrames for RunTail {
 
 impl RunFrames for Feed {
     type Data = String;
+    const OBSERVED: bool = true;
 
     async fn open(app: &Shared, run_id: String, after: Option<u64>) -> Result<Feed, StorageError> {
         let (receiver, _) = app.runs.subscribe(&run_id).await?;
@@ -185,7 +189,8 @@ pub(crate) async fn thread_events(
     ("Last-Event-ID" = Option<String>, Header, description = "Resume strictly after this position", pattern = r"^[A-Za-z0-9_.:-]{1,128}/(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$"),
     ThreadEventsQuery,
 ), responses(
-    (status = 200, description = "Each run's `snapshot`, `observed` and `end` frames, run after run; ids name the run", content_type = "text/event-stream", body = String),
+    (status = 200, description = "Each run's `snapshot`, `observed` and `end` frames, run after run; ids name the run", content_type = "text/event-stream", body = String,
+        headers(("a13n-retain-content" = String, description = "`true` when the host keeps whole values (`--retain-content`): fold the entries with the same policy"))),
     (status = 400, description = "A malformed thread id or position, or a position in a run of another thread or beyond its committed one", body = ErrorBody),
     (status = 503, description = "Storage failed", body = ErrorBody),
 ))]
@@ -225,7 +230,12 @@ async fn thread_stream<F: RunFrames>(
             Err(response) => return response,
         }
     }
-    sse_response(&app, stream::unfold(feed, ThreadFeed::next))
+    let frames = stream::unfold(feed, ThreadFeed::next);
+    if F::OBSERVED {
+        crate::observed::observed_response(&app, frames)
+    } else {
+        sse_response(&app, frames)
+    }
 }
 
 /// The `created` place of the run a position names, and that run's frames after the position (none when the

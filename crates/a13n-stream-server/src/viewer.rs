@@ -39,6 +39,7 @@ macro_rules! assets {
 /// Every file under `viewer/assets/` (a test checks the list against the directory).
 pub const ASSETS: &[Asset] = assets![
     "viewer.css" => "text/css; charset=utf-8",
+    "favicon.svg" => "image/svg+xml",
     "viewer/src/main.js" => "text/javascript; charset=utf-8",
     "viewer/src/api.js" => "text/javascript; charset=utf-8",
     "viewer/src/dom.js" => "text/javascript; charset=utf-8",
@@ -138,7 +139,11 @@ pub(crate) struct AssetPaths;
 impl utoipa::Modify for AssetPaths {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         for file in ASSETS {
-            let kind = if media_type(file.content_type) == "text/css" { "style sheet" } else { "script module" };
+            let kind = match media_type(file.content_type) {
+                "text/css" => "style sheet",
+                "image/svg+xml" => "icon",
+                _ => "script module",
+            };
             let name = file.path.trim_start_matches("/assets/");
             let operation = OperationBuilder::new()
                 .tag("viewer")
@@ -174,7 +179,7 @@ mod tests {
         }
     }
 
-    /// Every file the TypeScript build wrote (and the style sheet) is served, and nothing else.
+    /// Every file the TypeScript build wrote (and the style sheet and icon) is served, and nothing else.
     #[test]
     fn every_asset_file_is_served() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/viewer/assets");
@@ -189,8 +194,11 @@ mod tests {
         served.sort();
         assert_eq!(served, on_disk);
         for file in ASSETS {
-            let expected =
-                if file.path.ends_with(".css") { "text/css; charset=utf-8" } else { "text/javascript; charset=utf-8" };
+            let expected = match file.path.rsplit('.').next() {
+                Some("css") => "text/css; charset=utf-8",
+                Some("svg") => "image/svg+xml",
+                _ => "text/javascript; charset=utf-8",
+            };
             assert_eq!(file.content_type, expected, "{}", file.path);
         }
     }
@@ -199,7 +207,7 @@ mod tests {
     #[test]
     fn the_page_and_its_modules_refer_only_to_served_files() {
         let served: std::collections::HashSet<&str> = ASSETS.iter().map(|file| file.path).collect();
-        for reference in ["/assets/viewer.css", "/assets/viewer/src/main.js"] {
+        for reference in ["/assets/viewer.css", "/assets/viewer/src/main.js", "/assets/favicon.svg"] {
             assert!(PAGE.contains(&format!("\"{reference}\"")), "the page loads {reference}");
             assert!(served.contains(reference), "{reference} is served");
         }

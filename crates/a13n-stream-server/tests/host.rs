@@ -159,6 +159,37 @@ fn open_stream(address: &str, path: &str) -> TcpStream {
     stream
 }
 
+/// The head of a `GET` of an event stream, up to its blank line.
+fn stream_head(address: &str, path: &str) -> String {
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let head = format!("GET {path} HTTP/1.1\r\nHost: {address}\r\nAccept: text/event-stream\r\n\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut seen = Vec::new();
+    let mut byte = [0u8; 1];
+    while !seen.ends_with(b"\r\n\r\n") {
+        assert_eq!(stream.read(&mut byte).unwrap(), 1, "{path}: the head ended early");
+        seen.push(byte[0]);
+    }
+    String::from_utf8_lossy(&seen).to_ascii_lowercase()
+}
+
+/// Regression: a browser following `/observed` could not know the host keeps whole values, and folded its
+/// entries bounded while the host's snapshots held them whole. Both `/observed` routes say the policy.
+#[test]
+fn observed_streams_say_whether_the_host_keeps_whole_values() {
+    for retain in [false, true] {
+        let host = Host::start(&format!("policy-{retain}"), |config| config.retain_content = retain);
+        for path in ["/v1/runs/run-p/observed", "/v1/threads/thread-p/observed"] {
+            let head = stream_head(&host.address, path);
+            assert!(head.starts_with("http/1.1 200"), "{path}: {head}");
+            assert!(head.contains(&format!("\r\na13n-retain-content: {retain}\r\n")), "{path}: {head}");
+        }
+        let head = stream_head(&host.address, "/v1/runs/run-p/events");
+        assert!(!head.contains("a13n-retain-content"), "only the browser's feed says it: {head}");
+    }
+}
+
 /// Regression (#29): subscribing to runs that were never ingested kept a resident slot per run after the client
 /// left (800 ghost subscriptions left `a13n_resident_runs` at 807), and each pushed real runs out of memory.
 #[test]

@@ -23,9 +23,13 @@ export interface FollowOptions {
   onChange?: (display: DisplayNormalizer, change: Change) => void;
   /** Called when a connection fails or a frame cannot be applied; the follower reconnects by itself. */
   onRetry?: (error: unknown, delayMs: number) => void;
+  /** Called when a connection is established (the host answered with its event stream), before its first
+   * frame: the follower is live again, whether or not anything new arrives. */
+  onConnect?: () => void;
   /** Request headers, such as `Authorization`. */
   headers?: Record<string, string>;
-  /** The host keeps whole values (its `retain_content`). */
+  /** The host keeps whole values (its `retain_content`). By default the host's answer says so (its
+   * `a13n-retain-content` header); given, it must agree with that header, or `done` rejects with a `FollowError`. */
   retainContent?: boolean;
   /** The time of an event without a `timestamp` (see `RestoreOptions.clock`). */
   clock?: Clock;
@@ -44,7 +48,8 @@ export interface Follower {
   /** Resolves with the display when the run is complete; rejects with a `FollowError` if the host refuses the
    * request (a 4xx: its `status`), answers with something other than an event stream, or the run is deleted
    * (`status` 410). A resume position the host refuses (the run was deleted and ingested again) brings a new
-   * snapshot instead. */
+   * snapshot instead. An exception thrown by `onChange`, `onRetry` or `onConnect` stops following: `done`
+   * rejects with it (the display is as the frame left it). */
   readonly done: Promise<DisplayNormalizer>;
   /** Stop following (`done` rejects with an `AbortError`). */
   stop(): void;
@@ -64,9 +69,12 @@ export function follow(url: string, options: FollowOptions = {}): Follower {
     throw new TypeError(`follow: ${JSON.stringify(url)} is not a URL${hint}`);
   }
   const controller = new AbortController();
-  options.signal?.addEventListener("abort", () => controller.abort(options.signal?.reason));
+  const signal = options.signal;
+  const forward = () => controller.abort(signal?.reason);
+  if (signal?.aborted) controller.abort(signal.reason);
+  else signal?.addEventListener("abort", forward, { once: true });
   const state = new FollowState(url, options, controller.signal);
-  const done = state.run();
+  const done = state.run().finally(() => signal?.removeEventListener("abort", forward));
   // A caller that stops without awaiting `done` must not see an unhandled rejection.
   done.catch(() => undefined);
   return {
@@ -89,20 +97,48 @@ export class FollowError extends Error {
   }
 }
 
+/** An exception of the caller's own callback: it ends the following, it is not a connection to retry. */
+class CallbackFailure {
+  constructor(readonly error: unknown) {}
+}
+
+/** Call a caller's callback; what it throws is the caller's, and stops the follower. */
+function call<A extends unknown[]>(callback: ((...args: A) => void) | undefined, ...args: A): void {
+  try {
+    callback?.(...args);
+  } catch (error) {
+    throw new CallbackFailure(error);
+  }
+}
+
+const RETAIN_CONTENT_HEADER = "a13n-retain-content";
+
 class FollowState {
   display: DisplayNormalizer | null = null;
   private position: string | null = null;
   private ended = false;
   /** Whether the current connection delivered a frame. */
   private progressed = false;
+  /** The host's content policy, as its last answer said it (the option until then). */
+  private retainContent: boolean;
 
   constructor(
     private readonly url: string,
     private readonly options: FollowOptions,
     private readonly signal: AbortSignal,
-  ) {}
+  ) {
+    this.retainContent = options.retainContent ?? false;
+  }
 
   async run(): Promise<DisplayNormalizer> {
+    try {
+      return await this.follow();
+    } catch (error) {
+      throw error instanceof CallbackFailure ? error.error : error;
+    }
+  }
+
+  private async follow(): Promise<DisplayNormalizer> {
     const base = this.options.retryMs ?? 500;
     let delay = base;
     for (;;) {
@@ -112,12 +148,12 @@ class FollowState {
         await this.connect();
         if (this.ended && this.display !== null) return this.display;
         if (this.progressed) delay = base;
-        this.options.onRetry?.(new Error("the event stream ended before the run did"), delay);
+        call(this.options.onRetry, new Error("the event stream ended before the run did"), delay);
       } catch (error) {
-        if (error instanceof FollowError || this.signal.aborted) throw error;
+        if (error instanceof FollowError || error instanceof CallbackFailure || this.signal.aborted) throw error;
         // A connection that delivered frames before it broke was a working one: the delays start again.
         if (this.progressed) delay = base;
-        this.options.onRetry?.(error, delay);
+        call(this.options.onRetry, error, delay);
       }
       await sleep(delay, this.signal);
       delay = Math.min(delay * 2, MAX_RETRY_MS);
@@ -150,22 +186,43 @@ class FollowState {
       const what = type || "no content type";
       throw new FollowError(`${this.url} answered ${response.status} with ${what}, not an event stream`, response.status);
     }
+    this.adoptPolicy(response);
+    call(this.options.onConnect);
     for await (const frame of frames(response.body)) {
       this.progressed = true;
       if (!this.frame(frame)) break;
     }
   }
 
+  /** Take the host's content policy from its answer; one the caller gave must agree with it. */
+  private adoptPolicy(response: Response): void {
+    const said = response.headers.get(RETAIN_CONTENT_HEADER);
+    if (said !== "true" && said !== "false") return;
+    const hostRetains = said === "true";
+    if (this.options.retainContent !== undefined && this.options.retainContent !== hostRetains) {
+      const message =
+        `${this.url}: the host ${hostRetains ? "keeps" : "bounds"} whole values (${RETAIN_CONTENT_HEADER}: ${said}), ` +
+        `but retainContent is ${this.options.retainContent}: the display would differ from the host's`;
+      throw new FollowError(message, response.status);
+    }
+    if (hostRetains !== this.retainContent && this.display !== null) {
+      // The host restarted with another policy: entries would not fit the display made under the old one.
+      this.display = null;
+      this.position = null;
+    }
+    this.retainContent = hostRetains;
+  }
+
   /** Apply one frame; false when the connection should be dropped (the run ended, or a new snapshot is needed). */
   private frame(frame: Frame): boolean {
     if (frame.event === "snapshot") {
       this.display = DisplayNormalizer.restore(frame.data, {
-        retainContent: this.options.retainContent ?? false,
+        retainContent: this.retainContent,
         ...(this.options.clock !== undefined ? { clock: this.options.clock } : {}),
       });
       this.position = frame.id;
       const changed = this.display.items().map((item) => item.id);
-      this.options.onChange?.(this.display, { kind: "snapshot", changed, position: this.current() });
+      call(this.options.onChange, this.display, { kind: "snapshot", changed, position: this.current() });
       return true;
     }
     if (frame.event === "end") {
@@ -180,23 +237,24 @@ class FollowState {
     }
     if (frame.event !== "observed") return true;
     if (this.display === null) return this.resnapshot(new Error("entries arrived before any snapshot"));
+    let changed: string[];
     try {
       const { observed } = JSON.parse(frame.data) as { observed: Observed[] };
-      const changed = this.display.apply(observed);
-      this.position = frame.id;
-      this.options.onChange?.(this.display, { kind: "observed", changed, position: this.current() });
-      return true;
+      changed = this.display.apply(observed);
     } catch (error) {
       return this.resnapshot(error);
     }
+    this.position = frame.id;
+    call(this.options.onChange, this.display, { kind: "observed", changed, position: this.current() });
+    return true;
   }
 
   /** Entries were lost or do not fit: reconnect without a position, for a new snapshot. */
   private resnapshot(error: unknown): false {
     const retry = error instanceof DisplayError || error instanceof SyntaxError ? error : new Error(String(error));
-    this.options.onRetry?.(retry, 0);
     this.display = null;
     this.position = null;
+    call(this.options.onRetry, retry, 0);
     return false;
   }
 
@@ -219,6 +277,8 @@ export async function* frames(body: ReadableStream<Uint8Array>): AsyncGenerator<
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
+  // `buffer` before this index holds no line break: a long line is searched once, not once a chunk.
+  let searched = 0;
   let event = "";
   let id: string | null = null;
   let data: string[] = [];
@@ -227,12 +287,20 @@ export async function* frames(body: ReadableStream<Uint8Array>): AsyncGenerator<
       const { value, done } = await reader.read();
       if (done) return;
       buffer += decoder.decode(value, { stream: true });
-      let newline: number;
-      while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
+      for (;;) {
+        const newline = lineBreak(buffer, searched);
+        if (newline < 0) {
+          searched = buffer.length;
+          break;
+        }
         // A CR that ends the chunk may be the first half of a CRLF: wait for the next chunk.
-        if (buffer[newline] === "\r" && newline === buffer.length - 1) break;
+        if (buffer[newline] === "\r" && newline === buffer.length - 1) {
+          searched = newline;
+          break;
+        }
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + (buffer.startsWith("\r\n", newline) ? 2 : 1));
+        searched = 0;
         if (line === "") {
           if (data.length > 0) yield { event: event || "message", id, data: data.join("\n") };
           event = "";
@@ -252,6 +320,14 @@ export async function* frames(body: ReadableStream<Uint8Array>): AsyncGenerator<
     await reader.cancel().catch(() => undefined);
   }
 }
+
+/** The index of the first line break (CR, LF or CRLF) in `text` at or after `from`, or -1. */
+function lineBreak(text: string, from: number): number {
+  LINE_BREAK.lastIndex = from;
+  return LINE_BREAK.exec(text)?.index ?? -1;
+}
+
+const LINE_BREAK = /\r\n|\r|\n/g;
 
 /** The `code` of a host's error answer (`{"error": {"code": ...}}`), if it is one. */
 function problemCode(text: string): string | null {

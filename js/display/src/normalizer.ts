@@ -54,6 +54,11 @@ export class DisplayNormalizer {
     return this.fold.state.runId;
   }
 
+  /** Whether whole values are kept (the `retainContent` it was restored with: the host's `retain_content`). */
+  get retainContent(): boolean {
+    return this.fold.state.retainContent;
+  }
+
   /** The position of the last entry applied (or of the checkpoint, before any). */
   get position(): StreamPosition {
     return { attempt: this.fold.state.attempt, sequence: this.fold.state.sequence };

@@ -92,3 +92,99 @@ test("a 400 that is not about the resume position is a FollowError, not a new sn
   const follower = follow("http://host.invalid/v1/runs/r/observed", { fetch: async () => answers.shift()(), retryMs: 1 });
   await assert.rejects(follower.done, (error) => error.name === "FollowError" && error.status === 400);
 });
+
+test("a signal already aborted stops the follower before any request", bounded, async () => {
+  let asked = 0;
+  const controller = new AbortController();
+  controller.abort(new Error("not wanted"));
+  const follower = follow("http://host.invalid/v1/runs/r/observed", {
+    fetch: async () => {
+      asked += 1;
+      return stream(snapshot + end);
+    },
+    signal: controller.signal,
+  });
+  await assert.rejects(follower.done, /not wanted/);
+  assert.equal(asked, 0);
+});
+
+test("an exception of the caller's onChange ends the following with it, and is not retried", bounded, async () => {
+  let asked = 0;
+  const retries = [];
+  const mistake = new Error("the renderer failed");
+  const follower = follow("http://host.invalid/v1/runs/r/observed", {
+    fetch: async () => {
+      asked += 1;
+      return stream(snapshot + end);
+    },
+    retryMs: 1,
+    onChange: () => {
+      throw mistake;
+    },
+    onRetry: (error) => retries.push(error),
+  });
+  await assert.rejects(follower.done, (error) => error === mistake);
+  assert.equal(asked, 1);
+  assert.deepEqual(retries, []);
+});
+
+test("onConnect says each connection is up, before any new frame", bounded, async () => {
+  const events = [];
+  const answers = [() => stream(snapshot, true), () => stream(end)];
+  const follower = follow("http://host.invalid/v1/runs/r/observed", {
+    fetch: async () => answers.shift()(),
+    retryMs: 1,
+    onConnect: () => events.push("connect"),
+    onChange: (_, change) => events.push(change.kind),
+    onRetry: () => events.push("retry"),
+  });
+  await follower.done;
+  assert.deepEqual(events, ["connect", "snapshot", "retry", "connect"]);
+});
+
+/** `stream`, its answer saying the host's content policy. */
+function withPolicy(frames, retain) {
+  const response = stream(frames);
+  const headers = new Headers(response.headers);
+  headers.set("a13n-retain-content", String(retain));
+  return new Response(response.body, { headers });
+}
+
+test("the host's content policy is adopted, and a caller's that differs is refused", bounded, async () => {
+  const adopted = follow("http://host.invalid/v1/runs/r/observed", { fetch: async () => withPolicy(snapshot + end, true) });
+  assert.equal((await adopted.done).retainContent, true);
+  const agreed = follow("http://host.invalid/v1/runs/r/observed", {
+    fetch: async () => withPolicy(snapshot + end, false),
+    retainContent: false,
+  });
+  assert.equal((await agreed.done).retainContent, false);
+  const differing = follow("http://host.invalid/v1/runs/r/observed", {
+    fetch: async () => withPolicy(snapshot + end, true),
+    retainContent: false,
+  });
+  await assert.rejects(differing.done, (error) => error.name === "FollowError" && /keeps whole values/.test(error.message));
+});
+
+test("frames split anywhere, a long line over many chunks and a CRLF across two, read as written", bounded, async () => {
+  const { frames } = await import("../dist/follow.js");
+  const long = "x".repeat(20_000);
+  const text = `event: a\r\nid: 1\r\ndata: ${long}\r\ndata: two\r\n\r\nevent: b\rdata: c\r\rdata: d\n\n`;
+  const bytes = new TextEncoder().encode(text);
+  for (const size of [1, 7, 4096, bytes.length]) {
+    let at = 0;
+    const body = new ReadableStream({
+      pull(controller) {
+        if (at >= bytes.length) return controller.close();
+        controller.enqueue(bytes.slice(at, at + size));
+        at += size;
+      },
+    });
+    const read = [];
+    for await (const frame of frames(body)) read.push(frame);
+    assert.deepEqual(read, [
+      { event: "a", id: "1", data: `${long}\ntwo` },
+      { event: "b", id: "1", data: "c" },
+      { event: "message", id: "1", data: "d" },
+    ], `chunks of ${size}`);
+  }
+});

@@ -93,3 +93,22 @@ test("restore does not share state with the object it was given", () => {
   display.apply(entries);
   assert.equal(JSON.stringify(object), JSON.stringify(JSON.parse(checkpoint)));
 });
+
+test("a checkpoint's times are checked as the host's reader checks them, and kept as written", () => {
+  const withStarted = (text) => {
+    const snapshot = JSON.parse(checkpoint);
+    snapshot.items[0].started_at = text;
+    return snapshot;
+  };
+  for (const bad of ["yesterday", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-01-01", "1700000000"]) {
+    assert.throws(
+      () => DisplayNormalizer.restore(withStarted(bad)),
+      (error) => error instanceof DisplayError && error.kind === "checkpoint" && error.path === "items[0].started_at",
+      bad,
+    );
+  }
+  for (const good of ["2026-01-01 10:00", "2026-01-01T10:00:00.5+0530", "2024-02-29T23:59:59.123456Z"]) {
+    const display = DisplayNormalizer.restore(withStarted(good));
+    assert.equal(display.export().items[0].started_at, good);
+  }
+});

@@ -32,6 +32,7 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
 
   let display: DisplayNormalizer | null = null;
   let ended = false;
+  let deleted = false;
   let frame = 0;
   let startMs: number | null = null;
   const open = new Set<string>();
@@ -78,6 +79,7 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
     const summary = summarize(items, ended);
     startMs = summary.startMs;
     header(summary);
+    if (deleted) showDeleted();
     showThreadLink(items);
     const position = display?.position;
     byId("run-view").dataset["position"] = position ? `${position.attempt}-${position.sequence}` : "";
@@ -95,7 +97,11 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
     byId("rows").dataset["rows"] = String(shown.length);
     const empty = byId("rows-empty");
     empty.hidden = shown.length > 0;
-    empty.textContent = items.length === 0 ? "Waiting for the run's first events…" : "No item matches the filter.";
+    empty.textContent = deleted
+      ? "This run was deleted."
+      : items.length === 0
+        ? "Waiting for the run's first events…"
+        : "No item matches the filter.";
     if (atBottom && !ended) window.scrollTo(0, root.scrollHeight);
   }
 
@@ -151,6 +157,14 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
     byId("observation-count").textContent = `Show all ${plural(summary.observations, "observation")}`;
   }
 
+  function showDeleted(): void {
+    const status = byId("run-status");
+    status.dataset["status"] = "deleted";
+    status.textContent = "deleted";
+    status.title = "The run was deleted from the host";
+    byId("run-status-detail").textContent = "The run was deleted from the host";
+  }
+
   const connect = () => {
     const follower = follow(`/v1/runs/${encodeURIComponent(runId)}/observed`, {
       headers: authHeaders(),
@@ -159,6 +173,7 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
         hooks.setConnection("live");
         schedule();
       },
+      onConnect: () => hooks.setConnection("live"),
       onRetry: (error, delayMs) => {
         const why = error instanceof Error ? error.message : text(String(error));
         hooks.setConnection(delayMs > 0 ? `reconnecting in ${duration(delayMs)}…` : "catching up…");
@@ -178,8 +193,12 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
           return;
         }
         if (error instanceof FollowError && error.status === 410) {
+          // The run is gone: none of it is shown, as the thread page shows a deleted run.
           ended = true;
+          deleted = true;
+          display = null;
           hooks.setConnection("run deleted");
+          schedule();
           return;
         }
         hooks.setConnection(error instanceof Error ? error.message : String(error));

@@ -156,6 +156,7 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
         hooks.setConnection("live");
         schedule();
       },
+      onConnect: () => hooks.setConnection("live"),
       onRetry: (error, delayMs) => {
         const why = error instanceof Error ? error.message : text(String(error));
         hooks.setConnection(delayMs > 0 ? `reconnecting in ${duration(delayMs)}…` : "catching up…");

@@ -24,6 +24,8 @@ export interface ThreadFollowOptions {
   onChange?: (runs: readonly ThreadRun[]) => void;
   /** Called when a connection ends or fails, or a frame cannot be applied; the follower reconnects by itself. */
   onRetry?: (error: unknown, delayMs: number) => void;
+  /** Called when a connection is established, before its first frame. */
+  onConnect?: () => void;
   headers?: Record<string, string>;
   /** The first reconnection delay, doubled after each failure up to 30 s (default 500 ms). */
   retryMs?: number;
@@ -68,6 +70,8 @@ class ThreadState {
   runs: ThreadRun[] = [];
   /** The last id received: where a new connection resumes. */
   private lastId: string | null = null;
+  /** The host's content policy, as its last answer said it. */
+  private retainContent = false;
 
   constructor(
     private readonly url: string,
@@ -115,6 +119,18 @@ class ThreadState {
       }
       throw new Error(message);
     }
+    // The host's content policy (`a13n-retain-content`): the runs are folded as the host folds them. Runs held
+    // under another policy (the host restarted with another) are sent again from the thread's start.
+    const retainContent = response.headers.get("a13n-retain-content") === "true";
+    if (retainContent !== this.retainContent) {
+      this.retainContent = retainContent;
+      if (this.runs.length > 0) {
+        this.runs.splice(0);
+        this.lastId = null;
+        return "resync";
+      }
+    }
+    this.options.onConnect?.();
     let progressed = false;
     // The run this connection is in: an `end` frame without an id (a deleted run) belongs to it.
     let current = split(this.lastId)?.[0] ?? null;
@@ -137,7 +153,7 @@ class ThreadState {
   private frame(frame: Frame, runId: string): boolean {
     const index = this.runs.findIndex((run) => run.runId === runId);
     if (frame.event === "snapshot") {
-      const display = DisplayNormalizer.restore(frame.data, { retainContent: false });
+      const display = DisplayNormalizer.restore(frame.data, { retainContent: this.retainContent });
       const run: ThreadRun = { runId, display, ended: null, endId: null };
       // A run sent again replaces what was held of it; the runs after it come again after it.
       if (index >= 0) this.runs.splice(index, this.runs.length - index, run);

@@ -106,3 +106,39 @@ test("a thread's runs in order; a gap resumes from the previous run's end; a los
     assert.equal(run.endId, `${run.runId}/${at(expected.continuation.position)}`);
   }
 });
+
+test("the runs are folded with the host's content policy, and sent again when it changes", async () => {
+  const a = load("real-chat");
+  const policies = ["true", "true", "false", "false"];
+  const asked = [];
+  const connected = [];
+  let resolveDone;
+  const done = new Promise((resolve) => (resolveDone = resolve));
+  const fake = async (url, init) => {
+    asked.push(init.headers["Last-Event-ID"] ?? null);
+    const policy = policies[asked.length - 1];
+    if (policy === undefined) {
+      resolveDone();
+      return stream([], init.signal, false);
+    }
+    const response = stream(runFrames(a, {}), init.signal, true);
+    response.headers.set("a13n-retain-content", policy);
+    return response;
+  };
+  const seen = [];
+  const follower = followThread("http://host.invalid/v1/threads/T/observed", {
+    fetch: fake,
+    retryMs: 1,
+    onConnect: () => connected.push(asked.length),
+    onChange: (runs) => seen.push(runs.map((run) => run.display.retainContent)),
+  });
+  const deadline = setTimeout(() => follower.stop(), 30_000);
+  await done;
+  clearTimeout(deadline);
+  follower.stop();
+  await assert.rejects(follower.done);
+  assert.deepEqual(seen[0], [true], "the first host keeps whole values");
+  assert.deepEqual(seen.at(-1), [false], "after it restarted bounding them, the run was folded again that way");
+  assert.equal(asked[3], null, "the run was asked for again from the thread's start");
+  assert.deepEqual(connected.slice(0, 2), [1, 2]);
+});

@@ -75,8 +75,8 @@ function readItem(value, path) {
         state: state,
         first_stream_id: string(item["first_stream_id"], `${path}.first_stream_id`),
         last_stream_id: string(item["last_stream_id"], `${path}.last_stream_id`),
-        started_at: string(item["started_at"], `${path}.started_at`),
-        ended_at: ended === undefined || ended === null ? null : string(ended, `${path}.ended_at`),
+        started_at: dateTime(item["started_at"], `${path}.started_at`),
+        ended_at: ended === undefined || ended === null ? null : dateTime(ended, `${path}.ended_at`),
         content: object(item["content"], `${path}.content`),
     };
     const refs = item["content_refs"];
@@ -84,6 +84,19 @@ function readItem(value, path) {
         read.content_refs = refs;
     }
     return read;
+}
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
+/** A date-time as the host's checkpoint reader takes one (ISO 8601: a date, a time to the minute at least, an
+ * optional fraction and offset), kept as written. */
+function dateTime(value, path) {
+    const text = string(value, path);
+    const parts = DATE_TIME.exec(text);
+    const [year, month, day, hour, minute, second] = (parts ?? []).slice(1).map((part) => Number(part ?? 0));
+    const days = new Date(Date.UTC(year ?? 0, month ?? 0, 0)).getUTCDate();
+    const valid = parts !== null && month >= 1 && month <= 12 && day >= 1 && day <= days && hour <= 23 && minute <= 59 && second <= 59;
+    if (!valid)
+        throw fault(path, `an ISO 8601 date-time, not ${JSON.stringify(text).slice(0, 80)}`);
+    return text;
 }
 function readArguments(value, path) {
     if (value === undefined || value === null)
@@ -93,7 +106,7 @@ function readArguments(value, path) {
     return {
         stream: held["stream"] ?? null,
         key: string(held["key"], `${path}.key`),
-        at: string(held["at"], `${path}.at`),
+        at: dateTime(held["at"], `${path}.at`),
         sequence: count(held["sequence"], `${path}.sequence`, 0),
         event: event === undefined || event === null ? null : object(event, `${path}.event`),
         size: count(held["size"], `${path}.size`, 0),

@@ -17,9 +17,14 @@ export function follow(url, options = {}) {
         throw new TypeError(`follow: ${JSON.stringify(url)} is not a URL${hint}`);
     }
     const controller = new AbortController();
-    options.signal?.addEventListener("abort", () => controller.abort(options.signal?.reason));
+    const signal = options.signal;
+    const forward = () => controller.abort(signal?.reason);
+    if (signal?.aborted)
+        controller.abort(signal.reason);
+    else
+        signal?.addEventListener("abort", forward, { once: true });
     const state = new FollowState(url, options, controller.signal);
-    const done = state.run();
+    const done = state.run().finally(() => signal?.removeEventListener("abort", forward));
     // A caller that stops without awaiting `done` must not see an unhandled rejection.
     done.catch(() => undefined);
     return {
@@ -39,6 +44,23 @@ export class FollowError extends Error {
         this.status = status;
     }
 }
+/** An exception of the caller's own callback: it ends the following, it is not a connection to retry. */
+class CallbackFailure {
+    error;
+    constructor(error) {
+        this.error = error;
+    }
+}
+/** Call a caller's callback; what it throws is the caller's, and stops the follower. */
+function call(callback, ...args) {
+    try {
+        callback?.(...args);
+    }
+    catch (error) {
+        throw new CallbackFailure(error);
+    }
+}
+const RETAIN_CONTENT_HEADER = "a13n-retain-content";
 class FollowState {
     url;
     options;
@@ -48,12 +70,23 @@ class FollowState {
     ended = false;
     /** Whether the current connection delivered a frame. */
     progressed = false;
+    /** The host's content policy, as its last answer said it (the option until then). */
+    retainContent;
     constructor(url, options, signal) {
         this.url = url;
         this.options = options;
         this.signal = signal;
+        this.retainContent = options.retainContent ?? false;
     }
     async run() {
+        try {
+            return await this.follow();
+        }
+        catch (error) {
+            throw error instanceof CallbackFailure ? error.error : error;
+        }
+    }
+    async follow() {
         const base = this.options.retryMs ?? 500;
         let delay = base;
         for (;;) {
@@ -65,15 +98,15 @@ class FollowState {
                     return this.display;
                 if (this.progressed)
                     delay = base;
-                this.options.onRetry?.(new Error("the event stream ended before the run did"), delay);
+                call(this.options.onRetry, new Error("the event stream ended before the run did"), delay);
             }
             catch (error) {
-                if (error instanceof FollowError || this.signal.aborted)
+                if (error instanceof FollowError || error instanceof CallbackFailure || this.signal.aborted)
                     throw error;
                 // A connection that delivered frames before it broke was a working one: the delays start again.
                 if (this.progressed)
                     delay = base;
-                this.options.onRetry?.(error, delay);
+                call(this.options.onRetry, error, delay);
             }
             await sleep(delay, this.signal);
             delay = Math.min(delay * 2, MAX_RETRY_MS);
@@ -106,22 +139,42 @@ class FollowState {
             const what = type || "no content type";
             throw new FollowError(`${this.url} answered ${response.status} with ${what}, not an event stream`, response.status);
         }
+        this.adoptPolicy(response);
+        call(this.options.onConnect);
         for await (const frame of frames(response.body)) {
             this.progressed = true;
             if (!this.frame(frame))
                 break;
         }
     }
+    /** Take the host's content policy from its answer; one the caller gave must agree with it. */
+    adoptPolicy(response) {
+        const said = response.headers.get(RETAIN_CONTENT_HEADER);
+        if (said !== "true" && said !== "false")
+            return;
+        const hostRetains = said === "true";
+        if (this.options.retainContent !== undefined && this.options.retainContent !== hostRetains) {
+            const message = `${this.url}: the host ${hostRetains ? "keeps" : "bounds"} whole values (${RETAIN_CONTENT_HEADER}: ${said}), ` +
+                `but retainContent is ${this.options.retainContent}: the display would differ from the host's`;
+            throw new FollowError(message, response.status);
+        }
+        if (hostRetains !== this.retainContent && this.display !== null) {
+            // The host restarted with another policy: entries would not fit the display made under the old one.
+            this.display = null;
+            this.position = null;
+        }
+        this.retainContent = hostRetains;
+    }
     /** Apply one frame; false when the connection should be dropped (the run ended, or a new snapshot is needed). */
     frame(frame) {
         if (frame.event === "snapshot") {
             this.display = DisplayNormalizer.restore(frame.data, {
-                retainContent: this.options.retainContent ?? false,
+                retainContent: this.retainContent,
                 ...(this.options.clock !== undefined ? { clock: this.options.clock } : {}),
             });
             this.position = frame.id;
             const changed = this.display.items().map((item) => item.id);
-            this.options.onChange?.(this.display, { kind: "snapshot", changed, position: this.current() });
+            call(this.options.onChange, this.display, { kind: "snapshot", changed, position: this.current() });
             return true;
         }
         if (frame.event === "end") {
@@ -139,23 +192,24 @@ class FollowState {
             return true;
         if (this.display === null)
             return this.resnapshot(new Error("entries arrived before any snapshot"));
+        let changed;
         try {
             const { observed } = JSON.parse(frame.data);
-            const changed = this.display.apply(observed);
-            this.position = frame.id;
-            this.options.onChange?.(this.display, { kind: "observed", changed, position: this.current() });
-            return true;
+            changed = this.display.apply(observed);
         }
         catch (error) {
             return this.resnapshot(error);
         }
+        this.position = frame.id;
+        call(this.options.onChange, this.display, { kind: "observed", changed, position: this.current() });
+        return true;
     }
     /** Entries were lost or do not fit: reconnect without a position, for a new snapshot. */
     resnapshot(error) {
         const retry = error instanceof DisplayError || error instanceof SyntaxError ? error : new Error(String(error));
-        this.options.onRetry?.(retry, 0);
         this.display = null;
         this.position = null;
+        call(this.options.onRetry, retry, 0);
         return false;
     }
     current() {
@@ -169,6 +223,8 @@ export async function* frames(body) {
     const reader = body.getReader();
     const decoder = new TextDecoder();
     let buffer = "";
+    // `buffer` before this index holds no line break: a long line is searched once, not once a chunk.
+    let searched = 0;
     let event = "";
     let id = null;
     let data = [];
@@ -178,13 +234,20 @@ export async function* frames(body) {
             if (done)
                 return;
             buffer += decoder.decode(value, { stream: true });
-            let newline;
-            while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
-                // A CR that ends the chunk may be the first half of a CRLF: wait for the next chunk.
-                if (buffer[newline] === "\r" && newline === buffer.length - 1)
+            for (;;) {
+                const newline = lineBreak(buffer, searched);
+                if (newline < 0) {
+                    searched = buffer.length;
                     break;
+                }
+                // A CR that ends the chunk may be the first half of a CRLF: wait for the next chunk.
+                if (buffer[newline] === "\r" && newline === buffer.length - 1) {
+                    searched = newline;
+                    break;
+                }
                 const line = buffer.slice(0, newline);
                 buffer = buffer.slice(newline + (buffer.startsWith("\r\n", newline) ? 2 : 1));
+                searched = 0;
                 if (line === "") {
                     if (data.length > 0)
                         yield { event: event || "message", id, data: data.join("\n") };
@@ -210,6 +273,12 @@ export async function* frames(body) {
         await reader.cancel().catch(() => undefined);
     }
 }
+/** The index of the first line break (CR, LF or CRLF) in `text` at or after `from`, or -1. */
+function lineBreak(text, from) {
+    LINE_BREAK.lastIndex = from;
+    return LINE_BREAK.exec(text)?.index ?? -1;
+}
+const LINE_BREAK = /\r\n|\r|\n/g;
 /** The `code` of a host's error answer (`{"error": {"code": ...}}`), if it is one. */
 function problemCode(text) {
     try {

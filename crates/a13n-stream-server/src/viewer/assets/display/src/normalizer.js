@@ -35,6 +35,10 @@ export class DisplayNormalizer {
     get runId() {
         return this.fold.state.runId;
     }
+    /** Whether whole values are kept (the `retainContent` it was restored with: the host's `retain_content`). */
+    get retainContent() {
+        return this.fold.state.retainContent;
+    }
     /** The position of the last entry applied (or of the checkpoint, before any). */
     get position() {
         return { attempt: this.fold.state.attempt, sequence: this.fold.state.sequence };

@@ -2,7 +2,7 @@
 // run of a thread as one conversation. Served by `a13n-stream serve` as
 // ES modules under a strict Content-Security-Policy (`script-src 'self'`); no build step at run time: this file
 // and the modules it imports are compiled from TypeScript (js/viewer) and embedded in the binary.
-import { setToken } from "./api.js";
+import { setToken, token } from "./api.js";
 import { byId } from "./dom.js";
 import { showRun } from "./run.js";
 import { showRuns } from "./runs.js";
@@ -14,6 +14,13 @@ function setConnection(text) {
 let retry = null;
 function needsToken(again) {
     retry = again;
+    // A token given before was refused: say so, rather than ask again as if none had been given.
+    const refused = token() !== null;
+    byId("token-label").textContent = refused
+        ? "The host refused that token: enter its bearer token"
+        : "This host needs its bearer token";
+    byId("token-form").dataset["refused"] = String(refused);
+    setConnection(refused ? "token refused" : "token needed");
     byId("token-form").hidden = false;
     byId("token").focus();
 }

@@ -21,6 +21,7 @@ export function showRun(runId, hooks) {
     document.title = `${runId} · a13n-stream`;
     let display = null;
     let ended = false;
+    let deleted = false;
     let frame = 0;
     let startMs = null;
     const open = new Set();
@@ -66,6 +67,8 @@ export function showRun(runId, hooks) {
         const summary = summarize(items, ended);
         startMs = summary.startMs;
         header(summary);
+        if (deleted)
+            showDeleted();
         showThreadLink(items);
         const position = display?.position;
         byId("run-view").dataset["position"] = position ? `${position.attempt}-${position.sequence}` : "";
@@ -81,7 +84,11 @@ export function showRun(runId, hooks) {
         byId("rows").dataset["rows"] = String(shown.length);
         const empty = byId("rows-empty");
         empty.hidden = shown.length > 0;
-        empty.textContent = items.length === 0 ? "Waiting for the run's first events…" : "No item matches the filter.";
+        empty.textContent = deleted
+            ? "This run was deleted."
+            : items.length === 0
+                ? "Waiting for the run's first events…"
+                : "No item matches the filter.";
         if (atBottom && !ended)
             window.scrollTo(0, root.scrollHeight);
     }
@@ -127,6 +134,13 @@ export function showRun(runId, hooks) {
         items.textContent = count(summary.items);
         byId("observation-count").textContent = `Show all ${plural(summary.observations, "observation")}`;
     }
+    function showDeleted() {
+        const status = byId("run-status");
+        status.dataset["status"] = "deleted";
+        status.textContent = "deleted";
+        status.title = "The run was deleted from the host";
+        byId("run-status-detail").textContent = "The run was deleted from the host";
+    }
     const connect = () => {
         const follower = follow(`/v1/runs/${encodeURIComponent(runId)}/observed`, {
             headers: authHeaders(),
@@ -135,6 +149,7 @@ export function showRun(runId, hooks) {
                 hooks.setConnection("live");
                 schedule();
             },
+            onConnect: () => hooks.setConnection("live"),
             onRetry: (error, delayMs) => {
                 const why = error instanceof Error ? error.message : text(String(error));
                 hooks.setConnection(delayMs > 0 ? `reconnecting in ${duration(delayMs)}…` : "catching up…");
@@ -152,8 +167,12 @@ export function showRun(runId, hooks) {
                 return;
             }
             if (error instanceof FollowError && error.status === 410) {
+                // The run is gone: none of it is shown, as the thread page shows a deleted run.
                 ended = true;
+                deleted = true;
+                display = null;
                 hooks.setConnection("run deleted");
+                schedule();
                 return;
             }
             hooks.setConnection(error instanceof Error ? error.message : String(error));

@@ -128,6 +128,7 @@ export function showThread(threadId, hooks) {
                 hooks.setConnection("live");
                 schedule();
             },
+            onConnect: () => hooks.setConnection("live"),
             onRetry: (error, delayMs) => {
                 const why = error instanceof Error ? error.message : text(String(error));
                 hooks.setConnection(delayMs > 0 ? `reconnecting in ${duration(delayMs)}…` : "catching up…");

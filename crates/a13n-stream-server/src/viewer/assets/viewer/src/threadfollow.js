@@ -36,6 +36,8 @@ class ThreadState {
     runs = [];
     /** The last id received: where a new connection resumes. */
     lastId = null;
+    /** The host's content policy, as its last answer said it. */
+    retainContent = false;
     constructor(url, options, signal) {
         this.url = url;
         this.options = options;
@@ -87,6 +89,18 @@ class ThreadState {
             }
             throw new Error(message);
         }
+        // The host's content policy (`a13n-retain-content`): the runs are folded as the host folds them. Runs held
+        // under another policy (the host restarted with another) are sent again from the thread's start.
+        const retainContent = response.headers.get("a13n-retain-content") === "true";
+        if (retainContent !== this.retainContent) {
+            this.retainContent = retainContent;
+            if (this.runs.length > 0) {
+                this.runs.splice(0);
+                this.lastId = null;
+                return "resync";
+            }
+        }
+        this.options.onConnect?.();
         let progressed = false;
         // The run this connection is in: an `end` frame without an id (a deleted run) belongs to it.
         let current = split(this.lastId)?.[0] ?? null;
@@ -112,7 +126,7 @@ class ThreadState {
     frame(frame, runId) {
         const index = this.runs.findIndex((run) => run.runId === runId);
         if (frame.event === "snapshot") {
-            const display = DisplayNormalizer.restore(frame.data, { retainContent: false });
+            const display = DisplayNormalizer.restore(frame.data, { retainContent: this.retainContent });
             const run = { runId, display, ended: null, endId: null };
             // A run sent again replaces what was held of it; the runs after it come again after it.
             if (index >= 0)
