@@ -48,6 +48,16 @@ class Items(MutableMapping[str, Item]):
         for key in self._fold._item_ids():
             self._fold._retire(key)
 
+    def popitem(self) -> tuple[str, Item]:
+        """The newest item, retired (a dict pops its last key)."""
+        ids = self._fold._item_ids()
+        if not ids:
+            raise KeyError("popitem(): the fold has no items")
+        key = ids[-1]
+        item = self[key]
+        del self[key]
+        return key, item
+
     def __len__(self) -> int:
         return int(self._fold.item_count)
 

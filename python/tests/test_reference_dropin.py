@@ -841,7 +841,8 @@ from a13n_harness import HarnessEvent, HarnessExtensionEvent
 package = importlib.import_module(sys.argv[1])
 observer = package.HarnessAguiStreamObserver()
 times = [datetime.datetime(2026, 1, 1), datetime.datetime(2026, 7, 1, 12, 30, 5, 250),
-         datetime.datetime(2026, 11, 1, 1, 30), datetime.datetime(2026, 11, 1, 1, 30, fold=1)]
+         datetime.datetime(2026, 11, 1, 1, 30), datetime.datetime(2026, 11, 1, 1, 30, fold=1),
+         datetime.datetime(2026, 3, 8, 2, 30), datetime.datetime(2026, 3, 8, 2, 30, fold=1)]
 for sequence, at in enumerate(times):
     payload = {"type": "run_started"} if sequence == 0 else {"n": sequence}
     kind = "lifecycle" if sequence == 0 else "diagnostic"

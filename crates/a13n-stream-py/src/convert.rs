@@ -265,3 +265,15 @@ pub(crate) fn json_text(object: &Bound<'_, PyAny>, what: &str) -> PyResult<Strin
         type_name(object)
     )))
 }
+
+/// A flag read as Python reads a condition (`bool(value)`), as the reference's constructors use theirs: `0`, `""`
+/// and `None` are false, `1` true.
+pub(crate) struct Truthy(pub(crate) bool);
+
+impl<'py> FromPyObject<'_, 'py> for Truthy {
+    type Error = PyErr;
+
+    fn extract(value: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        value.is_truthy().map(Truthy)
+    }
+}

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use serde_json::Value;
 
-use crate::convert::{from_python, json_text};
+use crate::convert::{from_python, json_text, Truthy};
 use crate::errors::{fold_error, input_error};
 use crate::issued::{issue, Issued};
 use crate::models::models;
@@ -112,10 +112,14 @@ impl PyDisplayFold {
     /// `ag_ui` models (or a `json_processor` of dicts), and optionally the `continuation` to resume from (it must
     /// be of this run, attempt and content policy).
     #[new]
-    #[pyo3(signature = (
-        run_id, items=None, *, attempt=0, first=1, full_content=false, retain_content=false, processor=None,
-        continuation=None, json_processor=None
-    ))]
+    #[pyo3(
+        signature = (
+            run_id, items=None, *, attempt=0, first=1, full_content=Truthy(false), retain_content=Truthy(false),
+            processor=None, continuation=None, json_processor=None
+        ),
+        text_signature = "(run_id, items=None, *, attempt=0, first=1, full_content=False, retain_content=False, \
+                          processor=None, continuation=None, json_processor=None)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -123,12 +127,13 @@ impl PyDisplayFold {
         items: Option<&Bound<'_, PyAny>>,
         attempt: u64,
         first: u64,
-        full_content: bool,
-        retain_content: bool,
+        full_content: Truthy,
+        retain_content: Truthy,
         processor: Option<Py<PyAny>>,
         continuation: Option<&Bound<'_, PyAny>>,
         json_processor: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
+        let (full_content, retain_content) = (full_content.0, retain_content.0);
         let host = HostProcessor::chosen(processor, json_processor)?;
         let empty = PyList::empty(py);
         let items = items.unwrap_or(empty.as_any());
@@ -170,16 +175,19 @@ impl PyDisplayFold {
     /// `retain_content` and the processor are host policy, not checkpoint state: pass the ones the exporting fold
     /// had.
     #[staticmethod]
-    #[pyo3(signature = (snapshot, *, processor=None, retain_content=false, json_processor=None))]
+    #[pyo3(
+        signature = (snapshot, *, processor=None, retain_content=Truthy(false), json_processor=None),
+        text_signature = "(snapshot, *, processor=None, retain_content=False, json_processor=None)"
+    )]
     fn restore(
         py: Python<'_>,
         snapshot: &Bound<'_, PyAny>,
         processor: Option<Py<PyAny>>,
-        retain_content: bool,
+        retain_content: Truthy,
         json_processor: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let text = json_text(snapshot, "snapshot")?;
-        PyDisplayFold::restored(py, &text, retain_content, HostProcessor::chosen(processor, json_processor)?)
+        PyDisplayFold::restored(py, &text, retain_content.0, HostProcessor::chosen(processor, json_processor)?)
     }
 
     /// The AG-UI events of one source item (a native item, or its journal line), as the JSON dicts the stream

@@ -91,7 +91,8 @@ pub(crate) fn fragment_custom_event<'py>(
     // Decoded from text: a tagged enum buffers its fields, and a buffered number beyond 64 bits would not decode.
     let custom: CustomEvent = match serde_json::from_str::<Event>(&value.to_string()) {
         Ok(Event::Custom(custom)) => custom,
-        // As the reference, which measures any event: one that travels whole comes back as it is.
+        // As the reference, which measures any event: one that travels whole comes back as it is (a larger one of
+        // another type, which the reference would split as it splits a CUSTOM one, is refused).
         Ok(_) if whole_event_bytes(event, model)? <= WHOLE_EVENT_BYTES => return PyList::new(py, [event]),
         Ok(_) => return Err(input_error("event.type", "only a CUSTOM event is split into fragments")),
         Err(error) => return Err(input_error("event", error)),

@@ -327,13 +327,16 @@ pub(crate) fn native_item(object: &Bound<'_, PyAny>) -> PyResult<Option<SourceIt
     Ok(Some(item))
 }
 
-/// The offset of the host's local zone at a naive `datetime` (its `fold` and the zone's rules applied by Python):
-/// the reference's `occurred_at.timestamp()` reads a naive time as local.
+/// The offset of the host's local zone at a naive `datetime`, as the reference's `occurred_at.timestamp()` reads a
+/// naive time (its `fold`, and a time in a daylight-saving gap, as Python resolves them): the wall clock read as
+/// UTC less the instant Python reads it as.
 fn local_offset_seconds(naive: &Bound<'_, PyAny>) -> PyResult<i32> {
     let py = naive.py();
-    let offset = naive.call_method0(intern!(py, "astimezone"))?.call_method0(intern!(py, "utcoffset"))?;
-    let seconds: f64 = offset.call_method0(intern!(py, "total_seconds"))?.extract()?;
-    Ok(seconds as i32)
+    let kwargs = PyDict::new(py);
+    kwargs.set_item(intern!(py, "tzinfo"), helpers(py)?.utc.bind(py))?;
+    let as_utc: f64 = naive.call_method("replace", (), Some(&kwargs))?.call_method0(intern!(py, "timestamp"))?.extract()?;
+    let local: f64 = naive.call_method0(intern!(py, "timestamp"))?.extract()?;
+    Ok((as_utc - local).round() as i32)
 }
 
 /// A source item from what a host holds: a native item, or its journal line as `str`, `bytes` or `dict`.

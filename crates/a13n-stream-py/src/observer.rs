@@ -14,7 +14,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple, PyType};
 
-use crate::convert::json_text;
+use crate::convert::{json_text, Truthy};
 use crate::errors::{at_line, core_input_error, observation_error, observe_error};
 use crate::models::models;
 use crate::native::{line_text, source_item};
@@ -223,14 +223,17 @@ macro_rules! observer_class {
             /// the source item as given, and returns it, a replacement or `None`; `json_processor` is the same
             /// with JSON dicts. `retain_events` keeps every event for `snapshot`.
             #[new]
-            #[pyo3(signature = (*, processor=None, retain_events=true, json_processor=None))]
+            #[pyo3(
+                        signature = (*, processor=None, retain_events=Truthy(true), json_processor=None),
+                        text_signature = "(*, processor=None, retain_events=True, json_processor=None)"
+                    )]
             fn new(
                 py: Python<'_>,
                 processor: Option<Py<PyAny>>,
-                retain_events: bool,
+                retain_events: Truthy,
                 json_processor: Option<Py<PyAny>>,
             ) -> PyResult<Self> {
-                Ok($rust(Held::new(py, HostProcessor::chosen(processor, json_processor)?, retain_events)))
+                Ok($rust(Held::new(py, HostProcessor::chosen(processor, json_processor)?, retain_events.0)))
             }
 
             /// Nothing: `__new__` made the instance; a subclass may call `super().__init__(...)` with its

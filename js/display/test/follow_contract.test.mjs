@@ -188,3 +188,44 @@ test("frames split anywhere, a long line over many chunks and a CRLF across two,
     ], `chunks of ${size}`);
   }
 });
+
+test("a refused policy closes the host's stream, and a policy changed under a held display brings a new snapshot", bounded, async () => {
+  let cancelled = 0;
+  const counted = (frames, retain) => {
+    const encoder = new TextEncoder();
+    let sent = false;
+    const body = new ReadableStream({
+      pull(controller) {
+        if (!sent) {
+          sent = true;
+          return controller.enqueue(encoder.encode(frames));
+        }
+        controller.close();
+      },
+      cancel() {
+        cancelled += 1;
+      },
+    });
+    return new Response(body, { headers: { "content-type": "text/event-stream", "a13n-retain-content": String(retain) } });
+  };
+  const refused = follow("http://host.invalid/v1/runs/r/observed", {
+    fetch: async () => counted(snapshot + end, true),
+    retainContent: false,
+  });
+  await assert.rejects(refused.done, (error) => error.name === "FollowError");
+  assert.equal(cancelled, 1, "the refused answer's stream was closed");
+
+  const asked = [];
+  const answers = [() => withPolicy(snapshot, false), () => counted("", true), () => withPolicy(snapshot + end, true)];
+  const changed = follow("http://host.invalid/v1/runs/r/observed", {
+    fetch: async (_, init) => {
+      asked.push(init.headers["Last-Event-ID"] ?? null);
+      return answers.shift()();
+    },
+    retryMs: 1,
+  });
+  const display = await changed.done;
+  assert.deepEqual(asked, [null, position, null], "after the policy changed, a new snapshot was asked for");
+  assert.equal(display.retainContent, true);
+  assert.equal(cancelled, 2);
+});

@@ -100,15 +100,23 @@ test("a checkpoint's times are checked as the host's reader checks them, and kep
     snapshot.items[0].started_at = text;
     return snapshot;
   };
-  for (const bad of ["yesterday", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-01-01", "1700000000"]) {
+  const bad = [
+    "yesterday", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-01-01", "1700000000", "2026-01-01T10:00+05",
+    "2026-01-01T10:00+99:99", "2026-01-01T10:00+24:00", "0000-01-01T00:00:00Z", "0001-01-01T00:00:00+01:00",
+  ];
+  for (const text of bad) {
     assert.throws(
-      () => DisplayNormalizer.restore(withStarted(bad)),
+      () => DisplayNormalizer.restore(withStarted(text)),
       (error) => error instanceof DisplayError && error.kind === "checkpoint" && error.path === "items[0].started_at",
-      bad,
+      text,
     );
   }
-  for (const good of ["2026-01-01 10:00", "2026-01-01T10:00:00.5+0530", "2024-02-29T23:59:59.123456Z"]) {
-    const display = DisplayNormalizer.restore(withStarted(good));
-    assert.equal(display.export().items[0].started_at, good);
+  const good = [
+    "2026-01-01 10:00", "2026-01-01T10:00:00.5+0530", "2024-02-29T23:59:59.123456Z", "2026-01-01T10:00:00+05:30:15",
+    "0001-01-01T00:00:00-01:00", "9999-12-31T23:59:59.999999Z",
+  ];
+  for (const text of good) {
+    const display = DisplayNormalizer.restore(withStarted(text));
+    assert.equal(display.export().items[0].started_at, text);
   }
 });

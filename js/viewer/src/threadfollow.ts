@@ -127,6 +127,7 @@ class ThreadState {
       if (this.runs.length > 0) {
         this.runs.splice(0);
         this.lastId = null;
+        await response.body.cancel().catch(() => undefined);
         return "resync";
       }
     }
