@@ -835,6 +835,38 @@ def test_a_host_may_subclass_the_fold_and_the_observer(native_runs: dict[str, li
     assert printed[-2].endswith(" True")
 
 
+def subclass_constructors(package: str, items: list[Any]) -> list[str]:
+    """Subclasses whose constructors take their own parameters and pass others to `super().__init__`."""
+    observers = importlib.import_module(package)
+    display = importlib.import_module(f"{package}.display")
+    calls: list[str] = []
+
+    class HostFold(display.DisplayFold):  # type: ignore[misc, name-defined]
+        def __init__(self, host: str, run_id: str, *, whole: bool) -> None:
+            super().__init__(run_id, full_content=whole)
+            self.host = host
+
+    class QuietObserver(observers.HarnessAguiStreamObserver):  # type: ignore[misc, name-defined]
+        def __init__(self, name: str) -> None:
+            super().__init__(processor=lambda source, event: (calls.append(name), event)[1], retain_events=False)
+
+    class SmallAssembler(observers.CustomEventAssembler):  # type: ignore[misc, name-defined]
+        def __init__(self) -> None:
+            super().__init__(max_pending=1)
+
+    fold = HostFold("host-a", items[0].run_id, whole=True)
+    observer = QuietObserver("quiet")
+    printed = each_outcome(items, lambda item: fold.fold(fold.events(item), item))
+    printed += each_outcome(items, observer.observe)
+    printed.append(f"{fold.host} {fold.full_content} {len(calls)} {SmallAssembler().export().model_dump_json()}")
+    return printed + [fold.export().model_dump_json()]
+
+
+def test_a_subclass_constructor_may_take_its_own_arguments(native_runs: dict[str, list[Any]]) -> None:
+    printed = assert_same(lambda package: subclass_constructors(package, native_runs["real-run-0"]))
+    assert printed[-2].startswith("host-a True ")
+
+
 NAIVE_TIMES = """
 import datetime, importlib, sys
 from a13n_harness import HarnessEvent, HarnessExtensionEvent

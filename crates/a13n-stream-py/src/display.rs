@@ -6,8 +6,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use a13n_stream_protocol::{recorded, ContentPolicy, DisplayFold, DisplayOptions, FoldError, SourceItem, UtcTime};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 use serde_json::Value;
 
 use crate::convert::{from_python, json_text, Truthy};
@@ -33,7 +34,13 @@ pub(crate) struct PyDisplayFold {
     last_source: Mutex<Option<(Py<PyAny>, SourceItem)>>,
     /// The event dicts `events` handed out last, so that `fold` of the same dicts, unchanged, reads none back.
     last_events: Mutex<Vec<Option<Issued>>>,
+    /// False for a subclass's instance until its `__init__` made the fold.
+    ready: bool,
 }
+
+/// A subclass whose `__init__` did not make the fold.
+const UNSET_FOLD: &str =
+    "this DisplayFold was never made: a subclass's __init__ must call super().__init__(run_id, ...)";
 
 /// The wall clock, for events without an integer `timestamp` (the reference reads `datetime.now(UTC)`).
 fn wall_clock() -> Box<dyn Fn() -> UtcTime + Send> {
@@ -51,12 +58,30 @@ impl PyDisplayFold {
             retain_content,
             last_source: Mutex::new(None),
             last_events: Mutex::new(Vec::new()),
+            ready: true,
         }
+    }
+
+    /// A subclass's instance before its `__init__` made the fold.
+    fn unset() -> Self {
+        let mut unset = PyDisplayFold::wrap(DisplayFold::new(String::new()), Processing::new(None), false);
+        unset.ready = false;
+        unset
+    }
+
+    /// The fold `_make` makes of constructor arguments.
+    fn made(base: &Bound<'_, PyType>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let made = base.getattr(intern!(base.py(), "_make"))?.call(args, kwargs)?.cast_into::<PyDisplayFold>()?;
+        let mut made = made.borrow_mut();
+        Ok(std::mem::replace(&mut *made, PyDisplayFold::unset()))
     }
 
     /// The fold, for one call. A second thread calling while a batch runs without the GIL is refused rather
     /// than left waiting for a lock the first needs the GIL to release.
     fn held(&self) -> PyResult<MutexGuard<'_, DisplayFold>> {
+        if !self.ready {
+            return Err(PyRuntimeError::new_err(UNSET_FOLD));
+        }
         self.fold.try_lock().map_err(|_| PyRuntimeError::new_err(BUSY_FOLD))
     }
 
@@ -112,16 +137,42 @@ impl PyDisplayFold {
     /// `ag_ui` models (or a `json_processor` of dicts), and optionally the `continuation` to resume from (it must
     /// be of this run, attempt and content policy).
     #[new]
+    #[classmethod]
     #[pyo3(
-        signature = (
-            run_id, items=None, *, attempt=0, first=1, full_content=Truthy(false), retain_content=Truthy(false),
-            processor=None, continuation=None, json_processor=None
-        ),
+        signature = (*args, **kwargs),
         text_signature = "(run_id, items=None, *, attempt=0, first=1, full_content=False, retain_content=False, \
                           processor=None, continuation=None, json_processor=None)"
     )]
+    fn new(cls: &Bound<'_, PyType>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let base = cls.py().get_type::<PyDisplayFold>();
+        if !cls.is(&base) {
+            // A subclass: its `__init__` (this class's, or its own calling `super().__init__`) has the arguments.
+            return Ok(PyDisplayFold::unset());
+        }
+        PyDisplayFold::made(&base, args, kwargs)
+    }
+
+    /// Make the fold of these constructor arguments. `__new__` does it for this class; for a subclass, whose
+    /// constructor may take other arguments, `super().__init__(...)` does.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __init__(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+        let base = slf.py().get_type::<PyDisplayFold>();
+        if slf.get_type().is(&base) {
+            return Ok(());
+        }
+        let made = PyDisplayFold::made(&base, args, kwargs)?;
+        *slf.borrow_mut() = made;
+        Ok(())
+    }
+
+    /// The constructor proper, with the reference's parameters (see `__new__`).
+    #[staticmethod]
+    #[pyo3(signature = (
+        run_id, items=None, *, attempt=0, first=1, full_content=Truthy(false), retain_content=Truthy(false),
+        processor=None, continuation=None, json_processor=None
+    ))]
     #[allow(clippy::too_many_arguments)]
-    fn new(
+    fn _make(
         py: Python<'_>,
         run_id: String,
         items: Option<&Bound<'_, PyAny>>,
@@ -166,10 +217,6 @@ impl PyDisplayFold {
         };
         Ok(PyDisplayFold::wrap(DisplayFold::with_options(run_id, options), processing, retain_content))
     }
-
-    /// Nothing: `__new__` made the instance; a subclass may call `super().__init__(...)` with its arguments.
-    #[pyo3(signature = (*_args, **_kwargs))]
-    fn __init__(&self, _args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) {}
 
     /// Continue from a checkpoint (a `DisplaySnapshot` of this package or the reference, or its JSON text).
     /// `retain_content` and the processor are host policy, not checkpoint state: pass the ones the exporting fold

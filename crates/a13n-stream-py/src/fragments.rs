@@ -15,20 +15,51 @@ use crate::models::models;
 #[pyclass(name = "CustomEventAssembler", module = "a13n_stream_rs", subclass, dict)]
 pub(crate) struct PyAssembler(CustomEventAssembler);
 
+impl PyAssembler {
+    /// The assembler `_make` makes of constructor arguments.
+    fn made(base: &Bound<'_, PyType>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let made = base.getattr(pyo3::intern!(base.py(), "_make"))?.call(args, kwargs)?.cast_into::<PyAssembler>()?;
+        let mut made = made.borrow_mut();
+        Ok(std::mem::replace(&mut *made, PyAssembler(CustomEventAssembler::default())))
+    }
+}
+
 #[pymethods]
 impl PyAssembler {
     /// An assembler holding at most `max_bytes` of frame data in at most `max_pending` events.
     #[new]
+    #[classmethod]
+    #[pyo3(signature = (*args, **kwargs), text_signature = "(*, max_bytes=67108864, max_pending=8)")]
+    fn new(cls: &Bound<'_, PyType>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let base = cls.py().get_type::<PyAssembler>();
+        if !cls.is(&base) {
+            // A subclass: its `__init__` (this class's, or its own calling `super().__init__`) has the arguments.
+            return Ok(PyAssembler(CustomEventAssembler::default()));
+        }
+        PyAssembler::made(&base, args, kwargs)
+    }
+
+    /// Make the assembler of these constructor arguments. `__new__` does it for this class; for a subclass,
+    /// whose constructor may take other arguments, `super().__init__(...)` does.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __init__(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+        let base = slf.py().get_type::<PyAssembler>();
+        if slf.get_type().is(&base) {
+            return Ok(());
+        }
+        let made = PyAssembler::made(&base, args, kwargs)?;
+        *slf.borrow_mut() = made;
+        Ok(())
+    }
+
+    /// The constructor proper (see `__new__`).
+    #[staticmethod]
     #[pyo3(signature = (*, max_bytes=67_108_864, max_pending=8))]
-    fn new(max_bytes: u64, max_pending: u64) -> PyResult<Self> {
+    fn _make(max_bytes: u64, max_pending: u64) -> PyResult<Self> {
         CustomEventAssembler::new(max_bytes, max_pending)
             .map(PyAssembler)
             .map_err(|_| PyValueError::new_err("custom event assembly bounds must be positive"))
     }
-
-    /// Nothing: `__new__` made the instance; a subclass may call `super().__init__(...)` with its arguments.
-    #[pyo3(signature = (*_args, **_kwargs))]
-    fn __init__(&self, _args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) {}
 
     /// Take one `CUSTOM` event payload (a dict): the event itself when it is no fragment, the reassembled event
     /// on its last frame, otherwise `None`.

@@ -334,7 +334,8 @@ fn local_offset_seconds(naive: &Bound<'_, PyAny>) -> PyResult<i32> {
     let py = naive.py();
     let kwargs = PyDict::new(py);
     kwargs.set_item(intern!(py, "tzinfo"), helpers(py)?.utc.bind(py))?;
-    let as_utc: f64 = naive.call_method("replace", (), Some(&kwargs))?.call_method0(intern!(py, "timestamp"))?.extract()?;
+    let as_utc: f64 =
+        naive.call_method("replace", (), Some(&kwargs))?.call_method0(intern!(py, "timestamp"))?.extract()?;
     let local: f64 = naive.call_method0(intern!(py, "timestamp"))?.extract()?;
     Ok((as_utc - local).round() as i32)
 }

@@ -217,17 +217,65 @@ macro_rules! observer_class {
         #[pyclass(name = $python, module = "a13n_stream_rs", subclass, dict)]
         pub(crate) struct $rust(Held<$mode>);
 
+        impl $rust {
+            /// The observer `_make` makes of constructor arguments.
+            fn made(
+                base: &Bound<'_, PyType>,
+                args: &Bound<'_, PyTuple>,
+                kwargs: Option<&Bound<'_, PyDict>>,
+            ) -> PyResult<Self> {
+                let made = base.getattr(pyo3::intern!(base.py(), "_make"))?.call(args, kwargs)?.cast_into::<$rust>()?;
+                let mut made = made.borrow_mut();
+                Ok(std::mem::replace(&mut *made, $rust(Held::new(base.py(), None, true))))
+            }
+        }
+
         #[pymethods]
         impl $rust {
             /// A fresh observer. `processor(source, event)` sees every converted event as an `ag_ui` model with
             /// the source item as given, and returns it, a replacement or `None`; `json_processor` is the same
             /// with JSON dicts. `retain_events` keeps every event for `snapshot`.
             #[new]
+            #[classmethod]
             #[pyo3(
-                        signature = (*, processor=None, retain_events=Truthy(true), json_processor=None),
+                        signature = (*args, **kwargs),
                         text_signature = "(*, processor=None, retain_events=True, json_processor=None)"
                     )]
             fn new(
+                cls: &Bound<'_, PyType>,
+                args: &Bound<'_, PyTuple>,
+                kwargs: Option<&Bound<'_, PyDict>>,
+            ) -> PyResult<Self> {
+                let base = cls.py().get_type::<$rust>();
+                if !cls.is(&base) {
+                    // A subclass: its `__init__` (this class's, or its own calling `super().__init__`) has the
+                    // arguments; until then it is a fresh observer without a processor.
+                    return Ok($rust(Held::new(cls.py(), None, true)));
+                }
+                $rust::made(&base, args, kwargs)
+            }
+
+            /// Make the observer of these constructor arguments. `__new__` does it for this class; for a
+            /// subclass, whose constructor may take other arguments, `super().__init__(...)` does.
+            #[pyo3(signature = (*args, **kwargs))]
+            fn __init__(
+                slf: &Bound<'_, Self>,
+                args: &Bound<'_, PyTuple>,
+                kwargs: Option<&Bound<'_, PyDict>>,
+            ) -> PyResult<()> {
+                let base = slf.py().get_type::<$rust>();
+                if slf.get_type().is(&base) {
+                    return Ok(());
+                }
+                let made = $rust::made(&base, args, kwargs)?;
+                *slf.borrow_mut() = made;
+                Ok(())
+            }
+
+            /// The constructor proper, with the reference's parameters (see `__new__`).
+            #[staticmethod]
+            #[pyo3(signature = (*, processor=None, retain_events=Truthy(true), json_processor=None))]
+            fn _make(
                 py: Python<'_>,
                 processor: Option<Py<PyAny>>,
                 retain_events: Truthy,
@@ -235,11 +283,6 @@ macro_rules! observer_class {
             ) -> PyResult<Self> {
                 Ok($rust(Held::new(py, HostProcessor::chosen(processor, json_processor)?, retain_events.0)))
             }
-
-            /// Nothing: `__new__` made the instance; a subclass may call `super().__init__(...)` with its
-            /// arguments.
-            #[pyo3(signature = (*_args, **_kwargs))]
-            fn __init__(&self, _args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) {}
 
             /// Continue from an exported continuation (an `ObserverContinuation` of this package or the
             /// reference, or its JSON text), without the old event journal. Supply the processor again.
