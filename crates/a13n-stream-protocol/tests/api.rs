@@ -116,6 +116,38 @@ fn a_retired_item_leaves_the_display_its_changes_and_its_checkpoint() {
 }
 
 #[test]
+fn retiring_many_at_once_is_retiring_each_in_turn() {
+    for seed in 0..6 {
+        let items = random_stream(seed);
+        let (mut one_by_one, mut at_once) =
+            (DisplayFold::new(items[0].run_id.clone()), DisplayFold::new(items[0].run_id.clone()));
+        for (n, item) in items.iter().enumerate() {
+            let _ = one_by_one.fold_source(item);
+            let _ = at_once.fold_source(item);
+            if n % 5 != 4 {
+                continue;
+            }
+            let ids: Vec<String> = one_by_one.items().map(|item| item.id).step_by(2).collect();
+            let mut asked: Vec<&str> = ids.iter().map(String::as_str).collect();
+            asked.push("itm_absent");
+            asked.push(asked[0]);
+            for id in &ids {
+                assert!(one_by_one.retire(id).is_some());
+            }
+            assert_eq!(at_once.retire_all(asked), ids.len(), "absent and repeated ids are passed over");
+            assert!(ids.iter().all(|id| !at_once.contains(id)));
+            assert_eq!(at_once.changed(), one_by_one.changed(), "seed {seed}, line {n}");
+            assert_eq!(at_once.export_json(), one_by_one.export_json(), "seed {seed}, line {n}");
+            if n % 3 == 0 {
+                one_by_one.clear_changed();
+                at_once.clear_changed();
+            }
+        }
+        assert_eq!(at_once.capture_delta(), one_by_one.capture_delta());
+    }
+}
+
+#[test]
 fn a_checkpoint_of_another_run_attempt_or_policy_is_rejected() {
     let mut fold = DisplayFold::new("run-a");
     fold.fold(

@@ -36,6 +36,9 @@ pub(crate) struct PyDisplayFold {
     last_events: Mutex<Vec<Option<Issued>>>,
     /// False for a subclass's instance until its `__init__` made the fold.
     ready: bool,
+    /// Items the host deleted (`del fold.items[id]`), retired together before the next call reads the fold, so
+    /// that paging out many items costs one pass, not one a deletion.
+    retiring: Mutex<std::collections::HashSet<String>>,
 }
 
 /// A subclass whose `__init__` did not make the fold.
@@ -59,6 +62,7 @@ impl PyDisplayFold {
             last_source: Mutex::new(None),
             last_events: Mutex::new(Vec::new()),
             ready: true,
+            retiring: Mutex::new(std::collections::HashSet::new()),
         }
     }
 
@@ -79,6 +83,19 @@ impl PyDisplayFold {
     /// The fold, for one call. A second thread calling while a batch runs without the GIL is refused rather
     /// than left waiting for a lock the first needs the GIL to release.
     fn held(&self) -> PyResult<MutexGuard<'_, DisplayFold>> {
+        let mut fold = self.locked()?;
+        // Items the host deleted since the last call leave together: one pass over the display for all of them.
+        if let Ok(mut retiring) = self.retiring.lock() {
+            if !retiring.is_empty() {
+                fold.retire_all(retiring.iter().map(String::as_str));
+                retiring.clear();
+            }
+        }
+        Ok(fold)
+    }
+
+    /// The fold as it is, items the host deleted still in it (see `held`).
+    fn locked(&self) -> PyResult<MutexGuard<'_, DisplayFold>> {
         if !self.ready {
             return Err(PyRuntimeError::new_err(UNSET_FOLD));
         }
@@ -492,7 +509,9 @@ impl PyDisplayFold {
 
     /// Retire an item (see `DisplayFold::retire`): whether there was one.
     fn _retire(&self, id: &str) -> PyResult<bool> {
-        Ok(self.held()?.retire(id).is_some())
+        let fold = self.locked()?;
+        let mut retiring = self.retiring.lock().map_err(|_| PyRuntimeError::new_err(BUSY_FOLD))?;
+        Ok(fold.contains(id) && retiring.insert(id.to_owned()))
     }
 
     fn _item<'py>(&self, py: Python<'py>, id: &str) -> PyResult<Option<Bound<'py, PyAny>>> {

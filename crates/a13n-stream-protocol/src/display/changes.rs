@@ -44,15 +44,17 @@ impl Changes {
         true
     }
 
-    /// Forget position `index`, whose item left the store: the positions after it move down by one (in time
-    /// proportional to how many are marked and to the highest position).
-    pub(super) fn remove(&mut self, index: usize) {
-        self.marked.retain(|&marked| marked != index);
-        for marked in &mut self.marked {
-            if *marked > index {
-                *marked -= 1;
+    /// Forget the positions `removed` (ascending), whose items left the store: each position after them moves
+    /// down by how many of them were before it (in time proportional to how many are marked, times the log of
+    /// how many left, and to the highest position).
+    pub(super) fn remove(&mut self, removed: &[usize]) {
+        self.marked.retain_mut(|marked| match removed.binary_search(marked) {
+            Ok(_) => false,
+            Err(before) => {
+                *marked -= before;
+                true
             }
-        }
+        });
         self.bits.iter_mut().for_each(|word| *word = 0);
         for &marked in &self.marked {
             self.bits[marked / 64] |= 1u64 << (marked % 64);
@@ -100,7 +102,7 @@ mod tests {
         for index in [3, 70, 5, 64] {
             changes.mark(index);
         }
-        changes.remove(5);
+        changes.remove(&[5]);
         assert_eq!(changes.iter().collect::<Vec<_>>(), vec![3, 69, 63]);
         // The bits follow the positions: marking a moved one again adds nothing, the old place is free.
         changes.mark(69);
@@ -109,8 +111,14 @@ mod tests {
         changes.mark(70);
         assert_eq!(changes.iter().collect::<Vec<_>>(), vec![3, 69, 63, 70]);
         assert!(changes.unmark(3));
-        changes.remove(0);
+        changes.remove(&[0]);
         assert_eq!(changes.iter().collect::<Vec<_>>(), vec![68, 62, 69]);
+        // Several at once: each later position moves down by the removed ones before it.
+        changes.remove(&[10, 62, 68]);
+        assert_eq!(changes.iter().collect::<Vec<_>>(), vec![66]);
+        changes.mark(66);
+        changes.mark(0);
+        assert_eq!(changes.iter().collect::<Vec<_>>(), vec![66, 0]);
     }
 
     #[test]

@@ -256,8 +256,21 @@ impl DisplayFold {
     /// item makes it anew, as the reference does, so retire only items no later event changes (a checkpoint
     /// exported after the retirement leaves it out).
     pub fn retire(&mut self, id: &str) -> Option<Item> {
+        let item = self.store.item(id)?;
+        self.retire_all([id]);
+        Some(item)
+    }
+
+    /// Retire every item of `ids` the display holds, in one pass however many there are (ids it does not hold
+    /// are passed over): how many it retired. See [`DisplayFold::retire`].
+    pub fn retire_all<'k>(&mut self, ids: impl IntoIterator<Item = &'k str>) -> usize {
         self.fast.forget();
-        self.store.remove(id)
+        self.store.remove(ids)
+    }
+
+    /// Whether the display holds an item of this id (without reading it).
+    pub fn contains(&self, id: &str) -> bool {
+        self.store.contains(id)
     }
 
     /// Ids of items changed since [`DisplayFold::clear_changed`] (live publication), in order of creation.

@@ -213,19 +213,38 @@ impl Store {
         }
     }
 
-    /// Take an item out of the store (materialized), as a host retiring it does: the items after it keep their
-    /// ordinals, and `next` stays where it is, so a new item never reuses a retired one's ordinal.
-    pub(super) fn remove(&mut self, key: &str) -> Option<Item> {
-        let (index, key, stored) = self.items.shift_remove_full(key)?;
-        let item = self.materialize(&key, &stored);
-        self.changed.remove(index);
-        self.checkpoint_changed.remove(index);
+    /// Whether the store holds an item of this id.
+    pub(super) fn contains(&self, key: &str) -> bool {
+        self.items.contains_key(key)
+    }
+
+    /// Take items out of the store, as a host retiring them does (ids it does not hold are passed over): how many
+    /// left. The items after them keep their ordinals, and `next` stays where it is, so a new item never reuses a
+    /// retired one's ordinal. One pass over the store, however many leave.
+    pub(super) fn remove<'k>(&mut self, keys: impl IntoIterator<Item = &'k str>) -> usize {
+        let mut removed: Vec<usize> = keys.into_iter().filter_map(|key| self.items.get_index_of(key)).collect();
+        removed.sort_unstable();
+        removed.dedup();
+        if removed.is_empty() {
+            return 0;
+        }
+        let mut index = 0;
+        let mut next_removed = removed.iter().peekable();
+        self.items.retain(|_, _| {
+            let keep = next_removed.next_if_eq(&&index).is_none();
+            index += 1;
+            keep
+        });
+        self.changed.remove(&removed);
+        self.checkpoint_changed.remove(&removed);
         self.char_counts = std::mem::take(&mut self.char_counts)
             .into_iter()
-            .filter(|((at, _), _)| *at != index)
-            .map(|((at, field), count)| ((if at > index { at - 1 } else { at }, field), count))
+            .filter_map(|((at, field), count)| match removed.binary_search(&at) {
+                Ok(_) => None,
+                Err(before) => Some(((at - before, field), count)),
+            })
             .collect();
-        Some(item)
+        removed.len()
     }
 
     /// Every item, materialized, in order of creation.
