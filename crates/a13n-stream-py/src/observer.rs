@@ -238,9 +238,9 @@ macro_rules! observer_class {
             #[new]
             #[classmethod]
             #[pyo3(
-                                signature = (*args, **kwargs),
-                                text_signature = "(*, processor=None, retain_events=True, json_processor=None)"
-                            )]
+                                        signature = (*args, **kwargs),
+                                        text_signature = "(*, processor=None, retain_events=True, json_processor=None)"
+                                    )]
             fn new(
                 cls: &Bound<'_, PyType>,
                 args: &Bound<'_, PyTuple>,

@@ -242,10 +242,17 @@ pub(crate) async fn open_after(app: &Shared, run_id: &str, after: u64) -> Result
     Ok(Opened { receiver, status, after, resumed: true })
 }
 
+/// The client's `Last-Event-ID`, else its `?after=`; an empty one is none (an event source whose last `id:` was
+/// empty sends it so: it holds no position).
+pub(crate) fn resume_text<'a>(headers: &'a HeaderMap, after: Option<&'a str>) -> Option<&'a str> {
+    let header = headers.get("last-event-id").map(|v| v.to_str().unwrap_or("\u{fffd}"));
+    let given = |text: &&str| !text.is_empty();
+    header.filter(given).or(after.filter(given))
+}
+
 /// The position to resume after: `Last-Event-ID`, else `?after=`, else the start.
 fn resume_after(headers: &HeaderMap, after: Option<&str>) -> Result<Option<StreamPosition>, Problem> {
-    let header = headers.get("last-event-id").map(|v| v.to_str().unwrap_or("\u{fffd}"));
-    match header.or(after) {
+    match resume_text(headers, after) {
         None => Ok(None),
         Some(text) => text.parse().map(Some).map_err(|error: a13n_stream_protocol::PositionError| {
             Problem::new(StatusCode::BAD_REQUEST, "position", error.to_string())

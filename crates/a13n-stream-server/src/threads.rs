@@ -27,7 +27,7 @@ use crate::problem::{Params, Problem};
 use crate::runs::valid_run_id;
 use crate::storage::StorageError;
 use crate::subscribe::{open_after, sse_response, RunTail, Step};
-use crate::wire::ErrorBody;
+use crate::wire::{to_json, DisplayEnd, ErrorBody, DELETED, END};
 use crate::{position, Shared, ATTEMPT};
 
 /// The separator of a thread position's run id and its position in the run (a run id never holds it).
@@ -79,8 +79,11 @@ impl RunFrames for RunTail {
     async fn next(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<RunFrame<Self::Data>> {
         match RunTail::next(self, shutdown).await? {
             Step::Event(sequence, data) => Some((None, Some(sequence), data)),
-            // A deleted run is left for the thread's next run.
-            Step::Deleted => None,
+            // As the run's own stream ends: an `end` frame without an id; the thread goes on with its next run.
+            Step::Deleted => {
+                let end = DisplayEnd { position: position(self.last()).to_string(), reason: DELETED };
+                Some((Some(END), None, std::sync::Arc::from(to_json(&end))))
+            }
         }
     }
 
@@ -212,7 +215,7 @@ async fn thread_stream<F: RunFrames>(
     if !valid_run_id(&thread_id) {
         return crate::bad_thread_id();
     }
-    let header = headers.get("last-event-id").map(|v| v.to_str().unwrap_or("\u{fffd}"));
+
     let mut feed = ThreadFeed::<F> {
         _counted: SubscriberGuard::new(&app.runs.metrics.subscribers),
         shutdown: app.shutdown.clone(),
@@ -221,7 +224,7 @@ async fn thread_stream<F: RunFrames>(
         current: None,
         after_created: 0,
     };
-    if let Some(text) = header.or(query.after.as_deref()) {
+    if let Some(text) = crate::subscribe::resume_text(&headers, query.after.as_deref()) {
         match resume::<F>(&app, &feed.thread_id, text).await {
             Ok((created, current)) => {
                 feed.after_created = created;
@@ -261,8 +264,10 @@ async fn resume<F: RunFrames>(app: &Shared, thread_id: &str, text: &str) -> Resu
             position(record.position)
         )));
     }
-    if record.complete && at.sequence == record.position {
-        // The client has the run's end: the thread goes on with the next run.
+    if record.complete && at.sequence == record.position && !F::OBSERVED {
+        // The client has the run's terminal event: the thread goes on with the next run. (An `/observed` client
+        // at that position may not have the run's `end` frame, which shares the last entries' id: the run's
+        // feed sends it again, as the run's own route does.)
         return Ok((record.created, None));
     }
     let frames =

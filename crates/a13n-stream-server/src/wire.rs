@@ -160,7 +160,7 @@ impl DisplayEnd {
 }
 
 /// The event name of the frame that ends a stream.
-const END: &str = "end";
+pub(crate) const END: &str = "end";
 
 /// The `reason` of the `end` frame of a deleted run.
 pub(crate) const DELETED: &str = "deleted";

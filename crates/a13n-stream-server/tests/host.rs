@@ -190,6 +190,57 @@ fn observed_streams_say_whether_the_host_keeps_whole_values() {
     }
 }
 
+/// Regression: a thread's `/events` passed over a run deleted while followed, where the run's own `/events` sends
+/// `end` with `reason` `deleted`; a client could not tell, and ids of the run ingested again went backwards.
+#[test]
+fn a_thread_events_stream_says_a_run_was_deleted() {
+    let host = Host::start("thread-delete", |_| ());
+    let lines = hello_stream("thread-d", "run-d");
+    let (status, answer) = host.post("run-d", 0, &lines[..3]);
+    assert_eq!(status, 200, "{answer}");
+    // The three lines' events come first, then the end.
+    let position = answer["position"].as_str().expect("a position").to_owned();
+    let events: usize = position.split_once('-').and_then(|(_, sequence)| sequence.parse().ok()).expect("a sequence");
+    let (address, path) = (host.address.clone(), "/v1/threads/thread-d/events".to_owned());
+    let follower = std::thread::spawn(move || sse(&address, &path, None, events + 1));
+    eventually(Duration::from_secs(30), "the thread stream is subscribed", || host.metric("a13n_subscribers") >= 1.0);
+    assert_eq!(delete(&host, "run-d", &[]).status, 204);
+    let (frames, _) = follower.join().unwrap();
+    let last = frames.last().expect("frames");
+    assert_eq!(last.event, "end", "{frames:?}");
+    assert_eq!(json(&last.data)["reason"], "deleted", "{}", last.data);
+    assert!(last.id.is_empty(), "{last:?}");
+    assert!(frames[..frames.len() - 1].iter().all(|frame| frame.id.starts_with("run-d/")), "{frames:?}");
+}
+
+/// Regression: a thread's `/observed` resumed at a complete run's last id (which its `end` frame shares with its
+/// last entries) went on with the next run, so a client that lost the `end` never had it; the run's own route
+/// sends it again.
+#[test]
+fn a_thread_observed_stream_resumed_at_a_runs_end_sends_the_end() {
+    let host = Host::start("thread-end", |_| ());
+    for run in ["run-e1", "run-e2"] {
+        let (status, answer) = host.post(run, 0, &hello_stream("thread-e", run));
+        assert_eq!(status, 200, "{answer}");
+    }
+    let (own, _) = sse(&host.address, "/v1/runs/run-e1/observed", None, usize::MAX);
+    let end = own.last().expect("frames").clone();
+    assert_eq!(end.event, "end");
+    let resume_at = format!("run-e1/{}", end.id);
+    let (frames, _) = sse(&host.address, "/v1/threads/thread-e/observed", Some(&resume_at), 2);
+    assert_eq!(frames[0].event, "end", "{frames:?}");
+    assert_eq!(frames[0].id, resume_at);
+    assert_eq!((frames[1].event.as_str(), frames[1].id.starts_with("run-e2/")), ("snapshot", true), "{frames:?}");
+    // An empty `Last-Event-ID` (an event source whose last `id:` was empty) holds no position: from the start.
+    let (from_start, _) = sse(&host.address, "/v1/runs/run-e1/observed", Some(""), 1);
+    assert_eq!(from_start[0].event, "snapshot", "{from_start:?}");
+    let (thread_start, _) = sse(&host.address, "/v1/threads/thread-e/observed", Some(""), 1);
+    assert!(thread_start[0].id.starts_with("run-e1/"), "{thread_start:?}");
+    // `/events` has no end frame: resumed at the run's last event, the thread goes on with the next run.
+    let (events, _) = sse(&host.address, "/v1/threads/thread-e/events", Some(&resume_at), 1);
+    assert!(events[0].id.starts_with("run-e2/"), "{events:?}");
+}
+
 /// Regression (#29): subscribing to runs that were never ingested kept a resident slot per run after the client
 /// left (800 ghost subscriptions left `a13n_resident_runs` at 807), and each pushed real runs out of memory.
 #[test]

@@ -253,6 +253,10 @@ fn usage_errors_exit_2() {
     assert_eq!(run(&["fold", "--agui"], None).status.code(), Some(2));
     assert_eq!(run(&["observe", "/no/such/file"], None).status.code(), Some(5));
     assert!(run(&["help"], None).status.success());
+    // Regression: --retain-interval without --retain was taken and did nothing.
+    let interval = run(&["serve", "--retain-interval", "1s"], None);
+    assert_eq!(interval.status.code(), Some(2));
+    assert!(text(&interval.stderr).contains("--retain"), "{}", text(&interval.stderr));
 }
 
 /// Regression: the hand-written parser had no `--version` or per-command `--help`, a bare `a13n-stream`

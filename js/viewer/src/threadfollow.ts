@@ -165,6 +165,8 @@ class ThreadState {
     }
     if (frame.event !== "observed" && frame.event !== "end") return true;
     const run = this.runs[index];
+    // A connection resumed at a run's last id gets its `end` again (the client may not have had it): known.
+    if (frame.event === "end" && run?.ended === "complete" && run.endId === frame.id) return true;
     if (run === undefined || index !== this.runs.length - 1 || run.ended !== null) {
       this.gap(runId, new Error(`${frame.event} of ${runId} without its snapshot`));
       return false;

@@ -85,17 +85,40 @@ function readItem(value, path) {
     }
     return read;
 }
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?(?:[Zz]|([+-])(\d{2}):?(\d{2})(?::(\d{2}))?)?$/;
+/** Milliseconds since the epoch of a UTC civil time (any year from 1 on, unlike `Date.UTC`'s two-digit years). */
+function utcMillis(year, month, day, seconds) {
+    const date = new Date(0);
+    date.setUTCFullYear(year, month - 1, day);
+    return date.getTime() + seconds * 1000;
+}
+const EARLIEST = utcMillis(1, 1, 1, 0);
+const LATEST = utcMillis(9999, 12, 31, 86_399);
 /** A date-time as the host's checkpoint reader takes one (ISO 8601: a date, a time to the minute at least, an
- * optional fraction and offset), kept as written. */
+ * optional fraction, and `Z` or an offset of hours and minutes, with seconds if any), within years 1 to 9999 in
+ * UTC; kept as written. */
 function dateTime(value, path) {
     const text = string(value, path);
     const parts = DATE_TIME.exec(text);
-    const [year, month, day, hour, minute, second] = (parts ?? []).slice(1).map((part) => Number(part ?? 0));
-    const days = new Date(Date.UTC(year ?? 0, month ?? 0, 0)).getUTCDate();
-    const valid = parts !== null && month >= 1 && month <= 12 && day >= 1 && day <= days && hour <= 23 && minute <= 59 && second <= 59;
-    if (!valid)
-        throw fault(path, `an ISO 8601 date-time, not ${JSON.stringify(text).slice(0, 80)}`);
+    const field = (index) => Number(parts?.[index] ?? 0);
+    const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map(field);
+    const [offsetHours, offsetMinutes, offsetSeconds] = [8, 9, 10].map(field);
+    const fields = parts !== null &&
+        month >= 1 &&
+        month <= 12 &&
+        day >= 1 &&
+        day <= new Date(utcMillis(year, month + 1, 0, 0)).getUTCDate() &&
+        hour <= 23 &&
+        minute <= 59 &&
+        second <= 59 &&
+        offsetHours <= 23 &&
+        offsetMinutes <= 59 &&
+        offsetSeconds <= 59;
+    const offset = (parts?.[7] === "-" ? -1 : 1) * (offsetHours * 3600 + offsetMinutes * 60 + offsetSeconds);
+    const instant = utcMillis(year, month, day, hour * 3600 + minute * 60 + second - offset);
+    if (!fields || instant < EARLIEST || instant > LATEST) {
+        throw fault(path, `an ISO 8601 date-time of years 1 to 9999, not ${JSON.stringify(text).slice(0, 80)}`);
+    }
     return text;
 }
 function readArguments(value, path) {

@@ -137,33 +137,48 @@ class FollowState {
         const type = response.headers.get("content-type") ?? "";
         if (!type.startsWith("text/event-stream")) {
             const what = type || "no content type";
+            await response.body.cancel().catch(() => undefined);
             throw new FollowError(`${this.url} answered ${response.status} with ${what}, not an event stream`, response.status);
         }
-        this.adoptPolicy(response);
-        call(this.options.onConnect);
+        try {
+            if (!(await this.adoptPolicy(response, response.body)))
+                return;
+            call(this.options.onConnect);
+        }
+        catch (error) {
+            // The host keeps a subscriber (and the run in memory) while the stream is open: close it.
+            await response.body.cancel().catch(() => undefined);
+            throw error;
+        }
         for await (const frame of frames(response.body)) {
             this.progressed = true;
             if (!this.frame(frame))
                 break;
         }
     }
-    /** Take the host's content policy from its answer; one the caller gave must agree with it. */
-    adoptPolicy(response) {
+    /** Take the host's content policy from its answer; one the caller gave must agree with it. False (the answer's
+     * stream closed) when the host changed its policy under a display held: the next connection asks for a new
+     * snapshot. */
+    async adoptPolicy(response, body) {
         const said = response.headers.get(RETAIN_CONTENT_HEADER);
         if (said !== "true" && said !== "false")
-            return;
+            return true;
         const hostRetains = said === "true";
         if (this.options.retainContent !== undefined && this.options.retainContent !== hostRetains) {
             const message = `${this.url}: the host ${hostRetains ? "keeps" : "bounds"} whole values (${RETAIN_CONTENT_HEADER}: ${said}), ` +
                 `but retainContent is ${this.options.retainContent}: the display would differ from the host's`;
             throw new FollowError(message, response.status);
         }
-        if (hostRetains !== this.retainContent && this.display !== null) {
-            // The host restarted with another policy: entries would not fit the display made under the old one.
-            this.display = null;
-            this.position = null;
-        }
+        const changed = hostRetains !== this.retainContent;
         this.retainContent = hostRetains;
+        if (changed && this.display !== null) {
+            // The host restarted with another policy: its entries would not fit the display made under the old one.
+            await body.cancel().catch(() => undefined);
+            this.progressed = true;
+            this.resnapshot(new Error(`${this.url}: the host's content policy changed (${RETAIN_CONTENT_HEADER}: ${said})`));
+            return false;
+        }
+        return true;
     }
     /** Apply one frame; false when the connection should be dropped (the run ended, or a new snapshot is needed). */
     frame(frame) {

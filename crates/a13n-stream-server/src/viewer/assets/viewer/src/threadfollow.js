@@ -97,6 +97,7 @@ class ThreadState {
             if (this.runs.length > 0) {
                 this.runs.splice(0);
                 this.lastId = null;
+                await response.body.cancel().catch(() => undefined);
                 return "resync";
             }
         }
@@ -140,6 +141,9 @@ class ThreadState {
         if (frame.event !== "observed" && frame.event !== "end")
             return true;
         const run = this.runs[index];
+        // A connection resumed at a run's last id gets its `end` again (the client may not have had it): known.
+        if (frame.event === "end" && run?.ended === "complete" && run.endId === frame.id)
+            return true;
         if (run === undefined || index !== this.runs.length - 1 || run.ended !== null) {
             this.gap(runId, new Error(`${frame.event} of ${runId} without its snapshot`));
             return false;
