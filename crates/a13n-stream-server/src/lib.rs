@@ -147,6 +147,10 @@ fn router(app: Shared) -> Router {
         .route("/v1/runs/{run_id}/snapshot", get(routes::snapshot))
         .route("/v1/runs/{run_id}/rejections", get(routes::rejections))
         .fallback(|| async { Problem::new(StatusCode::NOT_FOUND, "not_found", "no such route").into_response() })
+        .method_not_allowed_fallback(|method: axum::http::Method| async move {
+            let message = format!("{method} is not a method of this route");
+            Problem::new(StatusCode::METHOD_NOT_ALLOWED, "method", message).into_response()
+        })
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(middleware::from_fn_with_state(Arc::clone(&app), guard::authorize))
         .layer(cors(&app.config))

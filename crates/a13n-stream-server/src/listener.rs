@@ -34,7 +34,7 @@ pub struct ConnectionLimits {
 }
 
 const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\n\
-connection: close\r\ncontent-length: 75\r\n\r\n{\"error\":{\"code\":\"busy\",\"message\":\"too many connections; try again later\"}}";
+x-content-type-options: nosniff\r\nconnection: close\r\ncontent-length: 75\r\n\r\n{\"error\":{\"code\":\"busy\",\"message\":\"too many connections; try again later\"}}";
 
 /// Serve `router` on `listener` until `shutdown` turns true, then drain.
 pub async fn serve(

@@ -117,11 +117,17 @@ fn connections_beyond_the_limit_are_refused_and_silent_ones_closed() {
     let refused = request(&server.address, "GET", "/healthz", &[], b"").unwrap();
     assert_eq!(refused.status, 503);
     assert_eq!(refused.header("retry-after"), Some("1"));
+    assert_eq!(refused.header("x-content-type-options"), Some("nosniff"), "every answer carries it");
     // Silent connections are closed by the idle timeout, and the host serves again.
     for mut connection in held {
         assert!(closed_within(&mut connection, Duration::from_secs(4)));
     }
     assert_eq!(request(&server.address, "GET", "/healthz", &[], b"").unwrap().status, 200);
+    // A method a route does not have is answered in the error shape of every other refusal.
+    let wrong = request(&server.address, "PUT", "/v1/runs", &[], b"").unwrap();
+    assert_eq!(wrong.status, 405);
+    assert_eq!(json(&wrong.body)["error"]["code"], "method", "{}", wrong.body);
+    assert_eq!(wrong.header("x-content-type-options"), Some("nosniff"));
 }
 
 /// Regression: a cross-site `text/plain` POST was committed, and any `Host` was served (DNS rebinding).
