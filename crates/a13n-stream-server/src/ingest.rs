@@ -100,6 +100,7 @@ pub(crate) async fn ingest(
         Ok(Ok(read)) => read,
         Ok(Err(problem)) => return problem.into_response(),
         Err(_) => {
+            app.runs.metrics.refused.inc();
             let message = format!("the body did not arrive within {:?}", app.config.body_timeout);
             return Problem::new(StatusCode::REQUEST_TIMEOUT, "body_timeout", message).into_response();
         }

@@ -419,3 +419,23 @@ fn a_line_that_is_not_utf8_is_refused_as_malformed() {
     let runs = json(&request(&server.address, "GET", "/v1/runs", &[], b"").unwrap().body);
     assert_eq!(runs["runs"].as_array().map(Vec::len), Some(0), "a refused batch stores nothing: {runs}");
 }
+
+/// Regression: a body that did not arrive within `--body-timeout` was answered 408 but counted nowhere.
+#[test]
+fn a_body_that_does_not_arrive_in_time_is_refused_and_counted() {
+    let server = start("slowbody", &["--body-timeout", "1s"]);
+    let mut stream = TcpStream::connect(&server.address).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let head = format!(
+        "POST /v1/runs/run-slow/source?offset=0 HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-ndjson\r\n\
+         Content-Length: 1000\r\n\r\n{{\"thread_id\"",
+        server.address
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("body_timeout"), "{answer}");
+    let metrics = request(&server.address, "GET", "/metrics", &[], b"").unwrap().body;
+    assert!(metrics.contains("a13n_ingest_refused_total 1\n"), "{metrics}");
+}
