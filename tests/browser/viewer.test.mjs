@@ -114,7 +114,7 @@ function launch() {
 
 /**
  * The page's script errors, so a test can assert there were none. The browser's own reports of failed requests are
- * left out: a refused request (401 before the token), a stream cut by the SIGKILL, the favicon the host does not have.
+ * left out: a refused request (401 before the token), a stream cut by the SIGKILL.
  */
 function watchErrors(page) {
   const errors = [];
@@ -503,6 +503,15 @@ test("subagents nest under the tool call that started them; a token is asked for
     const page = await browser.newPage({ viewport: { width: 1100, height: 1000 } });
     const errors = watchErrors(page);
     await page.goto(`${host.base}/runs/${runs[0]}`);
+    // A wrong token first: the form comes back saying it was refused.
+    await page.locator("#token").fill("wrong");
+    await page.locator("#token-form button").click();
+    await page.waitForFunction(
+      () => document.getElementById("token-form")?.dataset.refused === "true" && !document.getElementById("token-form").hidden,
+      null,
+      { timeout: WAIT },
+    );
+    assert.match(await page.textContent("#token-label"), /refused/);
     await page.locator("#token").fill("s3cret");
     await page.locator("#token-form button").click();
 
@@ -536,6 +545,12 @@ test("subagents nest under the tool call that started them; a token is asked for
         assert.equal(rows[at].depth, call.depth + 1);
       }
     }
+    // The run followed (a prefix, still running) is deleted: the page says so and shows none of it.
+    const deleted = await fetch(`${host.base}/v1/runs/${runs[1]}`, { method: "DELETE", headers: auth });
+    assert.equal(deleted.status, 204);
+    await page.waitForSelector('#run-status[data-status="deleted"]', { timeout: WAIT });
+    assert.equal(await page.textContent("#rows-empty"), "This run was deleted.");
+    assert.equal(await page.textContent("#connection"), "run deleted");
     assert.deepEqual(errors, [], "no script errors");
   } finally {
     await browser.close();
