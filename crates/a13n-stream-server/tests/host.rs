@@ -143,8 +143,8 @@ fn eventually(within: Duration, what: &str, mut condition: impl FnMut() -> bool)
     }
 }
 
-/// An event stream opened and read up to the end of its response head: the host has subscribed it.
-fn open_stream(address: &str, path: &str) -> TcpStream {
+/// An event stream opened and read up to the end of its response head: the stream and the head (lowercase).
+fn stream_and_head(address: &str, path: &str) -> (TcpStream, String) {
     let mut stream = TcpStream::connect(address).unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let head = format!("GET {path} HTTP/1.1\r\nHost: {address}\r\nAccept: text/event-stream\r\n\r\n");
@@ -155,23 +155,19 @@ fn open_stream(address: &str, path: &str) -> TcpStream {
         assert_eq!(stream.read(&mut byte).unwrap(), 1, "{path}: the head ended early");
         seen.push(byte[0]);
     }
-    assert!(seen.starts_with(b"HTTP/1.1 200"), "{path}: {}", String::from_utf8_lossy(&seen));
+    (stream, String::from_utf8_lossy(&seen).to_ascii_lowercase())
+}
+
+/// An event stream opened and read up to the end of its response head: the host has subscribed it.
+fn open_stream(address: &str, path: &str) -> TcpStream {
+    let (stream, head) = stream_and_head(address, path);
+    assert!(head.starts_with("http/1.1 200"), "{path}: {head}");
     stream
 }
 
-/// The head of a `GET` of an event stream, up to its blank line.
+/// The head of a `GET` of an event stream, up to its blank line (lowercase).
 fn stream_head(address: &str, path: &str) -> String {
-    let mut stream = TcpStream::connect(address).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let head = format!("GET {path} HTTP/1.1\r\nHost: {address}\r\nAccept: text/event-stream\r\n\r\n");
-    stream.write_all(head.as_bytes()).unwrap();
-    let mut seen = Vec::new();
-    let mut byte = [0u8; 1];
-    while !seen.ends_with(b"\r\n\r\n") {
-        assert_eq!(stream.read(&mut byte).unwrap(), 1, "{path}: the head ended early");
-        seen.push(byte[0]);
-    }
-    String::from_utf8_lossy(&seen).to_ascii_lowercase()
+    stream_and_head(address, path).1
 }
 
 /// Regression: a browser following `/observed` could not know the host keeps whole values, and folded its
