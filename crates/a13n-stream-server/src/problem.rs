@@ -73,7 +73,12 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Params<
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         match Query::<T>::from_request_parts(parts, state).await {
             Ok(Query(value)) => Ok(Params(value)),
-            Err(rejection) => Err(Problem::new(StatusCode::BAD_REQUEST, "query", rejection.body_text())),
+            Err(rejection) => {
+                // The parameter and why, without the extractor's own wording ("Failed to deserialize ...").
+                let text = rejection.body_text();
+                let reason = text.split_once("query string: ").map_or(text.as_str(), |(_, reason)| reason);
+                Err(Problem::new(StatusCode::BAD_REQUEST, "query", format!("bad query parameter: {reason}")))
+            }
         }
     }
 }

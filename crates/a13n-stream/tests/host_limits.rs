@@ -192,6 +192,9 @@ fn errors_are_json_run_ids_are_checked_and_runs_are_paged() {
     let server = start("paging", &[]);
     let response = request(&server.address, "GET", "/v1/runs/r/items?limit=many", &[], b"").unwrap();
     assert_eq!((response.status, json(&response.body)["error"]["code"].as_str()), (400, Some("query")));
+    // The message names the parameter in this host's words, not the extractor's ("Failed to deserialize ...").
+    let message = json(&response.body)["error"]["message"].as_str().unwrap_or_default().to_owned();
+    assert!(message.starts_with("bad query parameter: limit"), "{message}");
     for bad in ["/v1/runs/./snapshot", "/v1/runs/../snapshot", "/v1/runs/%2E%2E/items"] {
         let response = request(&server.address, "GET", bad, &[], b"").unwrap();
         assert_eq!(response.status, 400, "{bad}: {}", response.body);
