@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use a13n_stream_bench::http::{request, sse, Response, SseEvent};
+use a13n_stream_bench::http::{request, sse, sse_each, Response, SseEvent};
 use a13n_stream_server::Config;
 use a13n_testkit::hello_stream;
 use serde_json::Value;
@@ -198,10 +198,22 @@ fn a_thread_events_stream_says_a_run_was_deleted() {
     let position = answer["position"].as_str().expect("a position").to_owned();
     let events: usize = position.split_once('-').and_then(|(_, sequence)| sequence.parse().ok()).expect("a sequence");
     let (address, path) = (host.address.clone(), "/v1/threads/thread-d/events".to_owned());
-    let follower = std::thread::spawn(move || sse(&address, &path, None, events + 1));
-    eventually(Duration::from_secs(30), "the thread stream is subscribed", || host.metric("a13n_subscribers") >= 1.0);
+    let (got_events, events_arrived) = mpsc::channel();
+    let follower = std::thread::spawn(move || {
+        let mut frames = Vec::new();
+        sse_each(&address, &path, None, Duration::from_secs(30), |frame| {
+            frames.push(frame);
+            if frames.len() == events {
+                let _ = got_events.send(());
+            }
+            frames.len() <= events
+        });
+        frames
+    });
+    // Deleted once the thread's stream is inside the run (it has the run's events), not before it found the run.
+    events_arrived.recv_timeout(Duration::from_secs(60)).expect("the run's events arrive on the thread's stream");
     assert_eq!(delete(&host, "run-d", &[]).status, 204);
-    let (frames, _) = follower.join().unwrap();
+    let frames = follower.join().unwrap();
     let last = frames.last().expect("frames");
     assert_eq!(last.event, "end", "{frames:?}");
     assert_eq!(json(&last.data)["reason"], "deleted", "{}", last.data);
