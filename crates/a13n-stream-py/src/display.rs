@@ -6,7 +6,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use a13n_stream_protocol::{recorded, ContentPolicy, DisplayFold, DisplayOptions, FoldError, SourceItem, UtcTime};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
-use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 use serde_json::Value;
@@ -17,6 +16,7 @@ use crate::issued::{issue, Issued};
 use crate::models::models;
 use crate::native::{line_text, source_item};
 use crate::processor::{HostProcessor, Processing};
+use crate::subclass;
 
 /// Why a call finds the object busy: another thread is in a call, or the call comes from the object's own
 /// processor while it works (the state is mid-change; the reference would hand it out half done).
@@ -71,13 +71,6 @@ impl PyDisplayFold {
         let mut unset = PyDisplayFold::wrap(DisplayFold::new(String::new()), Processing::new(None), false);
         unset.ready = false;
         unset
-    }
-
-    /// The fold `_make` makes of constructor arguments.
-    fn made(base: &Bound<'_, PyType>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let made = base.getattr(intern!(base.py(), "_make"))?.call(args, kwargs)?.cast_into::<PyDisplayFold>()?;
-        let mut made = made.borrow_mut();
-        Ok(std::mem::replace(&mut *made, PyDisplayFold::unset()))
     }
 
     /// The fold, for one call. A second thread calling while a batch runs without the GIL is refused rather
@@ -161,25 +154,14 @@ impl PyDisplayFold {
                           processor=None, continuation=None, json_processor=None)"
     )]
     fn new(cls: &Bound<'_, PyType>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let base = cls.py().get_type::<PyDisplayFold>();
-        if !cls.is(&base) {
-            // A subclass: its `__init__` (this class's, or its own calling `super().__init__`) has the arguments.
-            return Ok(PyDisplayFold::unset());
-        }
-        PyDisplayFold::made(&base, args, kwargs)
+        subclass::new(cls, args, kwargs, PyDisplayFold::unset)
     }
 
     /// Make the fold of these constructor arguments. `__new__` does it for this class; for a subclass, whose
     /// constructor may take other arguments, `super().__init__(...)` does.
     #[pyo3(signature = (*args, **kwargs))]
     fn __init__(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
-        let base = slf.py().get_type::<PyDisplayFold>();
-        if slf.get_type().is(&base) {
-            return Ok(());
-        }
-        let made = PyDisplayFold::made(&base, args, kwargs)?;
-        *slf.borrow_mut() = made;
-        Ok(())
+        subclass::init(slf, args, kwargs, PyDisplayFold::unset)
     }
 
     /// The constructor proper, with the reference's parameters (see `__new__`).

@@ -10,17 +10,16 @@ use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 use crate::convert::{from_python, json_text, to_python};
 use crate::errors::input_error;
 use crate::models::models;
+use crate::subclass;
 
 /// Reassembles bounded, ordered fragment frames; a lost frame never yields a partial event (it sets `gap`).
 #[pyclass(name = "CustomEventAssembler", module = "a13n_stream_rs", subclass, dict)]
 pub(crate) struct PyAssembler(CustomEventAssembler);
 
 impl PyAssembler {
-    /// The assembler `_make` makes of constructor arguments.
-    fn made(base: &Bound<'_, PyType>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let made = base.getattr(pyo3::intern!(base.py(), "_make"))?.call(args, kwargs)?.cast_into::<PyAssembler>()?;
-        let mut made = made.borrow_mut();
-        Ok(std::mem::replace(&mut *made, PyAssembler(CustomEventAssembler::default())))
+    /// A subclass's instance before its `__init__` made it: an assembler with the default bounds.
+    fn placeholder() -> Self {
+        PyAssembler(CustomEventAssembler::default())
     }
 }
 
@@ -31,25 +30,14 @@ impl PyAssembler {
     #[classmethod]
     #[pyo3(signature = (*args, **kwargs), text_signature = "(*, max_bytes=67108864, max_pending=8)")]
     fn new(cls: &Bound<'_, PyType>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let base = cls.py().get_type::<PyAssembler>();
-        if !cls.is(&base) {
-            // A subclass: its `__init__` (this class's, or its own calling `super().__init__`) has the arguments.
-            return Ok(PyAssembler(CustomEventAssembler::default()));
-        }
-        PyAssembler::made(&base, args, kwargs)
+        subclass::new(cls, args, kwargs, PyAssembler::placeholder)
     }
 
     /// Make the assembler of these constructor arguments. `__new__` does it for this class; for a subclass,
     /// whose constructor may take other arguments, `super().__init__(...)` does.
     #[pyo3(signature = (*args, **kwargs))]
     fn __init__(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
-        let base = slf.py().get_type::<PyAssembler>();
-        if slf.get_type().is(&base) {
-            return Ok(());
-        }
-        let made = PyAssembler::made(&base, args, kwargs)?;
-        *slf.borrow_mut() = made;
-        Ok(())
+        subclass::init(slf, args, kwargs, PyAssembler::placeholder)
     }
 
     /// The constructor proper (see `__new__`).
@@ -120,11 +108,12 @@ pub(crate) fn fragment_custom_event<'py>(
         from_python(event, "event")?
     };
     // Decoded from text: a tagged enum buffers its fields, and a buffered number beyond 64 bits would not decode.
-    let custom: CustomEvent = match serde_json::from_str::<Event>(&value.to_string()) {
+    let text = value.to_string();
+    let custom: CustomEvent = match serde_json::from_str::<Event>(&text) {
         Ok(Event::Custom(custom)) => custom,
         // As the reference, which measures any event: one that travels whole comes back as it is (a larger one of
         // another type, which the reference would split as it splits a CUSTOM one, is refused).
-        Ok(_) if whole_event_bytes(event, model)? <= WHOLE_EVENT_BYTES => return PyList::new(py, [event]),
+        Ok(_) if whole_event_bytes(event, model, &text)? <= WHOLE_EVENT_BYTES => return PyList::new(py, [event]),
         Ok(_) => return Err(input_error("event.type", "only a CUSTOM event is split into fragments")),
         Err(error) => return Err(input_error("event", error)),
     };
@@ -146,10 +135,11 @@ pub(crate) fn fragment_custom_event<'py>(
 /// Events up to this many bytes of JSON travel whole (the reference's limit).
 const WHOLE_EVENT_BYTES: usize = 48 * 1024;
 
-/// The UTF-8 length of an event's JSON as the reference measures it (`model_dump_json(by_alias=True)`).
-fn whole_event_bytes(event: &Bound<'_, PyAny>, model: bool) -> PyResult<usize> {
+/// The UTF-8 length of an event's JSON as the reference measures it (`model_dump_json(by_alias=True)`); a dict's
+/// is its JSON `text`, already written.
+fn whole_event_bytes(event: &Bound<'_, PyAny>, model: bool, text: &str) -> PyResult<usize> {
     if !model {
-        return Ok(from_python(event, "event")?.to_string().len());
+        return Ok(text.len());
     }
     let kwargs = pyo3::types::PyDict::new(event.py());
     kwargs.set_item("by_alias", true)?;

@@ -21,6 +21,7 @@ mod native;
 mod observer;
 mod processor;
 mod replay;
+mod subclass;
 
 use pyo3::prelude::*;
 

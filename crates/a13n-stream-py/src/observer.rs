@@ -19,6 +19,7 @@ use crate::errors::{at_line, core_input_error, observation_error, observe_error}
 use crate::models::models;
 use crate::native::{line_text, source_item};
 use crate::processor::{HostProcessor, Processing};
+use crate::subclass;
 
 /// Why a call finds the object busy: another thread is in a call, or the call comes from the object's own
 /// processor while it works (the state is mid-change; the reference would hand it out half done).
@@ -218,15 +219,9 @@ macro_rules! observer_class {
         pub(crate) struct $rust(Held<$mode>);
 
         impl $rust {
-            /// The observer `_make` makes of constructor arguments.
-            fn made(
-                base: &Bound<'_, PyType>,
-                args: &Bound<'_, PyTuple>,
-                kwargs: Option<&Bound<'_, PyDict>>,
-            ) -> PyResult<Self> {
-                let made = base.getattr(pyo3::intern!(base.py(), "_make"))?.call(args, kwargs)?.cast_into::<$rust>()?;
-                let mut made = made.borrow_mut();
-                Ok(std::mem::replace(&mut *made, $rust(Held::new(base.py(), None, true))))
+            /// A subclass's instance before its `__init__` made it: a fresh observer without a processor.
+            fn placeholder() -> Self {
+                Python::attach(|py| $rust(Held::new(py, None, true)))
             }
         }
 
@@ -246,13 +241,7 @@ macro_rules! observer_class {
                 args: &Bound<'_, PyTuple>,
                 kwargs: Option<&Bound<'_, PyDict>>,
             ) -> PyResult<Self> {
-                let base = cls.py().get_type::<$rust>();
-                if !cls.is(&base) {
-                    // A subclass: its `__init__` (this class's, or its own calling `super().__init__`) has the
-                    // arguments; until then it is a fresh observer without a processor.
-                    return Ok($rust(Held::new(cls.py(), None, true)));
-                }
-                $rust::made(&base, args, kwargs)
+                subclass::new(cls, args, kwargs, $rust::placeholder)
             }
 
             /// Make the observer of these constructor arguments. `__new__` does it for this class; for a
@@ -263,13 +252,7 @@ macro_rules! observer_class {
                 args: &Bound<'_, PyTuple>,
                 kwargs: Option<&Bound<'_, PyDict>>,
             ) -> PyResult<()> {
-                let base = slf.py().get_type::<$rust>();
-                if slf.get_type().is(&base) {
-                    return Ok(());
-                }
-                let made = $rust::made(&base, args, kwargs)?;
-                *slf.borrow_mut() = made;
-                Ok(())
+                subclass::init(slf, args, kwargs, $rust::placeholder)
             }
 
             /// The constructor proper, with the reference's parameters (see `__new__`).

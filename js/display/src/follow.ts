@@ -111,7 +111,8 @@ function call<A extends unknown[]>(callback: ((...args: A) => void) | undefined,
   }
 }
 
-const RETAIN_CONTENT_HEADER = "a13n-retain-content";
+/** The host's answer header that says its content policy (`--retain-content`). */
+export const RETAIN_CONTENT_HEADER = "a13n-retain-content";
 
 class FollowState {
   display: DisplayNormalizer | null = null;

@@ -5,7 +5,7 @@
 // `DisplayError`) drop that run and the runs after it, and the follower reconnects from the end of the run before
 // it, so the host sends that run again from its snapshot (or, for the thread's first run, from the beginning).
 
-import { FollowError, frames, type Frame } from "../../display/src/follow.js";
+import { FollowError, frames, RETAIN_CONTENT_HEADER, type Frame } from "../../display/src/follow.js";
 import { DisplayNormalizer } from "../../display/src/normalizer.js";
 import type { Observed } from "../../display/src/types.js";
 
@@ -121,7 +121,7 @@ class ThreadState {
     }
     // The host's content policy (`a13n-retain-content`): the runs are folded as the host folds them. Runs held
     // under another policy (the host restarted with another) are sent again from the thread's start.
-    const retainContent = response.headers.get("a13n-retain-content") === "true";
+    const retainContent = response.headers.get(RETAIN_CONTENT_HEADER) === "true";
     if (retainContent !== this.retainContent) {
       this.retainContent = retainContent;
       if (this.runs.length > 0) {

@@ -60,7 +60,8 @@ function call(callback, ...args) {
         throw new CallbackFailure(error);
     }
 }
-const RETAIN_CONTENT_HEADER = "a13n-retain-content";
+/** The host's answer header that says its content policy (`--retain-content`). */
+export const RETAIN_CONTENT_HEADER = "a13n-retain-content";
 class FollowState {
     url;
     options;

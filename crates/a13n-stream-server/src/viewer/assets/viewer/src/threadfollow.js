@@ -4,7 +4,7 @@
 // is resumed with `Last-Event-ID` (the last id received). Entries that do not fit a run's display (a gap, a
 // `DisplayError`) drop that run and the runs after it, and the follower reconnects from the end of the run before
 // it, so the host sends that run again from its snapshot (or, for the thread's first run, from the beginning).
-import { FollowError, frames } from "../../display/src/follow.js";
+import { FollowError, frames, RETAIN_CONTENT_HEADER } from "../../display/src/follow.js";
 import { DisplayNormalizer } from "../../display/src/normalizer.js";
 const MAX_RETRY_MS = 30_000;
 /** Follow the thread whose `/observed` route is `url` (for example `/v1/threads/thread-1/observed`). */
@@ -91,7 +91,7 @@ class ThreadState {
         }
         // The host's content policy (`a13n-retain-content`): the runs are folded as the host folds them. Runs held
         // under another policy (the host restarted with another) are sent again from the thread's start.
-        const retainContent = response.headers.get("a13n-retain-content") === "true";
+        const retainContent = response.headers.get(RETAIN_CONTENT_HEADER) === "true";
         if (retainContent !== this.retainContent) {
             this.retainContent = retainContent;
             if (this.runs.length > 0) {

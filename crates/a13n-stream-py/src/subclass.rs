@@ -1,0 +1,59 @@
+//! How the package's classes are made so that a host may subclass them with constructors of its own: the class
+//! itself makes its core object in `__new__`, from its `_make` static method (the reference's parameters); a
+//! subclass's instance starts as a placeholder and is made in `__init__`, from what the subclass passes to
+//! `super().__init__(...)`, whatever its own constructor takes.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple, PyType};
+use pyo3::PyClass;
+
+/// `__new__` of class `T`: made from the arguments for `T` itself, `placeholder` for a subclass.
+pub(crate) fn new<T>(
+    cls: &Bound<'_, PyType>,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+    placeholder: fn() -> T,
+) -> PyResult<T>
+where
+    T: PyClass<Frozen = pyo3::pyclass::boolean_struct::False> + pyo3::type_object::PyTypeInfo,
+{
+    let base = cls.py().get_type::<T>();
+    if !cls.is(&base) {
+        return Ok(placeholder());
+    }
+    made(&base, args, kwargs, placeholder)
+}
+
+/// `__init__` of class `T`: nothing for `T` itself (`__new__` made it); for a subclass, made from its arguments.
+pub(crate) fn init<T>(
+    slf: &Bound<'_, T>,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+    placeholder: fn() -> T,
+) -> PyResult<()>
+where
+    T: PyClass<Frozen = pyo3::pyclass::boolean_struct::False> + pyo3::type_object::PyTypeInfo,
+{
+    let base = slf.py().get_type::<T>();
+    if slf.as_any().get_type().is(&base) {
+        return Ok(());
+    }
+    let made = made(&base, args, kwargs, placeholder)?;
+    *slf.borrow_mut() = made;
+    Ok(())
+}
+
+/// What `T._make(*args, **kwargs)` makes, taken out of the instance it returns.
+fn made<T>(
+    base: &Bound<'_, PyType>,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+    placeholder: fn() -> T,
+) -> PyResult<T>
+where
+    T: PyClass<Frozen = pyo3::pyclass::boolean_struct::False> + pyo3::type_object::PyTypeInfo,
+{
+    let made = base.getattr(pyo3::intern!(base.py(), "_make"))?.call(args, kwargs)?.cast_into::<T>()?;
+    let mut made = made.borrow_mut();
+    Ok(std::mem::replace(&mut *made, placeholder()))
+}
