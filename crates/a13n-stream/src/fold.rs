@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::cli::FoldArgs;
 use crate::failure::{io_error, Failure, Outcome};
+use crate::input::Next;
 use crate::{input, read_ahead};
 
 fn processor(args: &FoldArgs) -> Result<Option<AguiEventProcessor>, Failure> {
@@ -156,7 +157,12 @@ pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
     let start = args.start.unwrap_or(0);
     let reader =
         (!args.agui && start == 0).then(|| fold.as_mut().map_or_else(ReadAhead::for_new_fold, DisplayFold::read_ahead));
-    let mut each = |number: u64, line: Result<&str, LineError>, scanned: Option<&ScannedLine<'_>>| {
+    // A line (with its scan, when it has one), or `None` when the input is waiting.
+    let mut each = |next: Option<(u64, Result<&str, LineError>, Option<&ScannedLine<'_>>)>| {
+        let Some((number, line, scanned)) = next else {
+            // What was made of the lines so far is written now, not when the output's buffer fills.
+            return observed.as_mut().map_or(Ok(()), |out| out.hand_on().map_err(io_error)).map(|()| true);
+        };
         index += 1;
         if index <= start {
             return Ok(true);
@@ -203,18 +209,23 @@ pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
     };
     let input = input::open(args.input.as_deref())?;
     if let Some(reader) = reader {
-        let reader = read_ahead::for_each_scanned(input, reader, |number, line| match line {
-            Ok(scanned) => each(number, Ok(scanned.line()), Some(scanned)),
-            Err(error) => each(number, Err(error), None),
+        let reader = read_ahead::for_each_scanned(input, reader, |next| match next {
+            Next::Line(number, Ok(scanned)) => each(Some((number, Ok(scanned.line()), Some(scanned)))),
+            Next::Line(number, Err(error)) => each(Some((number, Err(error), None))),
+            Next::Waiting => each(None),
         })?;
         if let (Some(fold), Some(reader)) = (fold.as_mut(), reader) {
             fold.end_read_ahead(reader);
         }
     } else {
-        input::for_each_line(input, |number, line| each(number, line, None))?;
+        input::for_each_line(input, |next| match next {
+            Next::Line(number, line) => each(Some((number, line, None))),
+            Next::Waiting => each(None),
+        })?;
     }
-    if let Some(mut out) = observed {
-        out.flush().map_err(io_error)?;
+    // The observed lines' last chunk is written while the checkpoint is made.
+    if let Some(out) = observed.as_mut() {
+        out.hand_on().map_err(io_error)?;
     }
     if let (true, Some(fold)) = (args.lanes, fold.as_ref()) {
         report_lanes(fold.lane_counts());
@@ -225,6 +236,9 @@ pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
     fold.write_export(&mut export).map_err(io_error)?;
     export.write_all(b"\n").map_err(io_error)?;
     export.flush().map_err(io_error)?;
+    if let Some(mut out) = observed {
+        out.flush().map_err(io_error)?;
+    }
     Ok(outcome.exit())
 }
 

@@ -1,5 +1,5 @@
 //! Reading input lines by the workspace's one set of line rules ([`a13n_stream_protocol::lines`]), with a
-//! progress line (lines, bytes, lines/s) on standard error when it is a terminal.
+//! progress line (lines, bytes, lines/s) on standard error when it is a terminal; and opening outputs.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
@@ -10,6 +10,7 @@ use a13n_stream_protocol::MAX_SOURCE_LINE_BYTES;
 use indicatif::{HumanCount, ProgressBar, ProgressState, ProgressStyle};
 
 use crate::failure::Failure;
+use crate::write_behind::WriteBehind;
 
 /// How much input one read asks for.
 pub const READ_BYTES: usize = 1 << 16;
@@ -28,16 +29,13 @@ pub fn open(path: Option<&Path>) -> Result<Box<dyn BufRead + Send>, Failure> {
     }
 }
 
-/// Create a file, or standard output for `-`. A failed write names the file.
-pub fn create(path: &Path) -> Result<Box<dyn Write>, Failure> {
+/// Create a file, or standard output for `-`, written on a thread of its own. A failed write names the file.
+pub fn create(path: &Path) -> Result<WriteBehind, Failure> {
     if path == Path::new("-") {
-        return Ok(Box::new(io::BufWriter::new(Named::stdout())));
+        return Ok(WriteBehind::new(Box::new(Named::stdout())));
     }
     File::create(path)
-        .map(|file| {
-            let file = Named { name: path.display().to_string(), out: file };
-            Box::new(io::BufWriter::with_capacity(1 << 20, file)) as Box<dyn Write>
-        })
+        .map(|file| WriteBehind::new(Box::new(Named { name: path.display().to_string(), out: file })))
         .map_err(|error| Failure::Io(format!("{}: {error}", path.display())))
 }
 
@@ -70,11 +68,20 @@ impl<W: Write> Write for Named<W> {
     }
 }
 
-/// Hand every line of `input` to `each` (its 1-based line number and its text or why it has none) until the
-/// input ends or `each` returns `false`.
+/// What a line reader hands its taker.
+pub enum Next<L> {
+    /// A line: its 1-based number, and its text (or scan) or why it has none.
+    Line(u64, Result<L, LineError>),
+    /// The input has nothing more ready for now (a live producer between writes, or its end): what was made of
+    /// the lines before should be written out rather than held.
+    Waiting,
+}
+
+/// Hand every line of `input` to `each` (its 1-based line number and its text or why it has none), and
+/// [`Next::Waiting`] after a read that left nothing more ready, until the input ends or `each` returns `false`.
 pub fn for_each_line(
     mut input: Box<dyn BufRead>,
-    mut each: impl FnMut(u64, Result<&str, LineError>) -> Result<bool, Failure>,
+    mut each: impl FnMut(Next<&str>) -> Result<bool, Failure>,
 ) -> Result<(), Failure> {
     let progress = progress_bar();
     let mut splitter = LineSplitter::new(MAX_SOURCE_LINE_BYTES);
@@ -87,7 +94,7 @@ pub fn for_each_line(
         let length = chunk.len();
         let mut rest = chunk;
         while let Some((number, line)) = splitter.next_line(&mut rest) {
-            if !each(number, line)? {
+            if !each(Next::Line(number, line))? {
                 progress.finish_and_clear();
                 return Ok(());
             }
@@ -95,9 +102,14 @@ pub fn for_each_line(
         input.consume(length);
         bytes += length as u64;
         show_progress(&progress, splitter.lines_seen(), bytes);
+        // A short read: the next one may wait for the producer.
+        if length < READ_BYTES && !each(Next::Waiting)? {
+            progress.finish_and_clear();
+            return Ok(());
+        }
     }
     if let Some((number, line)) = splitter.finish() {
-        each(number, line)?;
+        each(Next::Line(number, line))?;
     }
     progress.finish_and_clear();
     Ok(())

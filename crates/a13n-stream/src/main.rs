@@ -10,6 +10,7 @@ mod input;
 mod observe;
 mod read_ahead;
 mod serve;
+mod write_behind;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -1,6 +1,6 @@
 //! `a13n-stream observe`: Harness source lines in, AG-UI events out.
 
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 use a13n_stream_conformance::processors;
@@ -8,6 +8,8 @@ use a13n_stream_protocol::{recorded, HarnessAguiStreamObserver, InputError, Obse
 
 use crate::cli::ObserveArgs;
 use crate::failure::{io_error, Failure, Outcome};
+use crate::input::Next;
+use crate::write_behind::WriteBehind;
 use crate::{input, read_ahead};
 
 /// Run `observe`.
@@ -16,7 +18,7 @@ pub fn run(args: ObserveArgs) -> Result<ExitCode, Failure> {
     if let Some(name) = args.processor {
         observer = observer.with_processor(processors::named(name.name()).map_err(Failure::Usage)?);
     }
-    let mut out = BufWriter::with_capacity(1 << 16, input::Named::stdout());
+    let mut out = WriteBehind::new(Box::new(input::Named::stdout()));
     let mut outcome = Outcome::default();
     let mut buffer = Vec::with_capacity(4096);
     let input = input::open(args.input.as_deref())?;
@@ -24,7 +26,11 @@ pub fn run(args: ObserveArgs) -> Result<ExitCode, Failure> {
         // Event lines straight from the source line, the lines read and scanned for the fast lanes on a second
         // thread while this one observes them.
         let reader = observer.read_ahead();
-        let reader = read_ahead::for_each_scanned(input, reader, |number, line| {
+        let reader = read_ahead::for_each_scanned(input, reader, |next| {
+            let (number, line) = match next {
+                Next::Line(number, line) => (number, line),
+                Next::Waiting => return out.hand_on().map(|()| true).map_err(io_error),
+            };
             buffer.clear();
             let result = match line {
                 Ok(scanned) => observer.observe_scanned(scanned, &mut buffer),
@@ -42,7 +48,11 @@ pub fn run(args: ObserveArgs) -> Result<ExitCode, Failure> {
         out.flush().map_err(io_error)?;
         return Ok(outcome.exit());
     }
-    input::for_each_line(input, |number, line| {
+    input::for_each_line(input, |next| {
+        let (number, line) = match next {
+            Next::Line(number, line) => (number, line),
+            Next::Waiting => return out.hand_on().map(|()| true).map_err(io_error),
+        };
         buffer.clear();
         let result = match line {
             Ok(line) => SourceItem::from_json(line).map_err(ObserveError::Input),

@@ -20,7 +20,7 @@ use indicatif::ProgressBar;
 use self_cell::self_cell;
 
 use crate::failure::Failure;
-use crate::input::{progress_bar, show_progress, READ_BYTES};
+use crate::input::{progress_bar, show_progress, Next, READ_BYTES};
 
 /// A block is handed on once it holds this many bytes of lines (or the input ends, or has nothing more ready).
 const BLOCK_BYTES: usize = 1 << 18;
@@ -28,13 +28,14 @@ const BLOCK_BYTES: usize = 1 << 18;
 /// Blocks read ahead of the one being taken.
 const BLOCKS_AHEAD: usize = 4;
 
-/// A block's lines: their text, one after another, each line's number and place in it (or its error), and how
-/// many bytes of input the block read.
+/// A block's lines: their text, one after another, each line's number and place in it (or its error), how many
+/// bytes of input the block read, and whether it was handed on because the input had nothing more ready.
 #[derive(Default)]
 struct Lines {
     text: String,
     lines: Vec<(u64, Result<Range<usize>, LineError>)>,
     bytes: u64,
+    waiting: bool,
 }
 
 /// Each line's scan (`None` for a line with an error).
@@ -48,14 +49,15 @@ self_cell!(
     }
 );
 
-/// Hand every line of `input` to `each` (its 1-based line number and its scan, or why it has none) until the
-/// input ends or `each` returns `false`, as [`crate::input::for_each_line`] does, the lines read and scanned by
+/// Hand every line of `input` to `each` (its 1-based line number and its scan, or why it has none), and
+/// [`Next::Waiting`] after a block handed on because the input had nothing more ready, until the input ends or
+/// `each` returns `false`, as [`crate::input::for_each_line`] does, the lines read and scanned by
 /// `reader` on another thread. Returns the reader when the input was read to its end, to be given back to the
 /// observer or fold it read for (`None` when `each` stopped first).
 pub fn for_each_scanned(
     input: Box<dyn BufRead + Send>,
     reader: ReadAhead,
-    each: impl FnMut(u64, Result<&ScannedLine<'_>, LineError>) -> Result<bool, Failure>,
+    each: impl FnMut(Next<&ScannedLine<'_>>) -> Result<bool, Failure>,
 ) -> Result<Option<ReadAhead>, Failure> {
     let progress = progress_bar();
     let reader = for_each_scanned_within(input, reader, MAX_SOURCE_LINE_BYTES, &progress, each);
@@ -69,7 +71,7 @@ fn for_each_scanned_within(
     reader: ReadAhead,
     limit: usize,
     progress: &ProgressBar,
-    mut each: impl FnMut(u64, Result<&ScannedLine<'_>, LineError>) -> Result<bool, Failure>,
+    mut each: impl FnMut(Next<&ScannedLine<'_>>) -> Result<bool, Failure>,
 ) -> Result<Option<ReadAhead>, Failure> {
     let (send, receive) = sync_channel(BLOCKS_AHEAD);
     // Room for every block there can be: giving one back never waits.
@@ -85,9 +87,12 @@ fn for_each_scanned_within(
                     (Err(error), _) => Err(*error),
                     (Ok(_), None) => unreachable!("a line without an error is scanned"),
                 };
-                if !each(*number, line)? {
+                if !each(Next::Line(*number, line))? {
                     return Ok((false, *number));
                 }
+            }
+            if lines.waiting && !each(Next::Waiting)? {
+                return Ok((false, lines.lines.last().map_or(0, |(number, _)| *number)));
             }
             // A block without lines (the input's end after its last newline) leaves the count where it was.
             Ok((true, lines.lines.last().map_or(0, |(number, _)| *number)))
@@ -115,6 +120,8 @@ fn read_blocks(
 ) -> ReadAhead {
     let mut splitter = LineSplitter::new(limit);
     let mut ended = false;
+    // Whether the last block handed on said the input was waiting.
+    let mut told_waiting = false;
     while !ended {
         let mut lines = taken_back.try_recv().unwrap_or_else(|_| Lines {
             // A block ends after the line that fills it: room for a long one more without growing.
@@ -126,6 +133,7 @@ fn read_blocks(
         lines.text.shrink_to(2 * BLOCK_BYTES);
         lines.lines.clear();
         lines.bytes = 0;
+        lines.waiting = false;
         let mut failed = None;
         loop {
             let chunk = match input.fill_buf() {
@@ -148,12 +156,15 @@ fn read_blocks(
             }
             input.consume(length);
             lines.bytes += length as u64;
-            // A short read: the input has nothing more ready now. Hand on what there is rather than wait.
-            let waiting = length < READ_BYTES && !lines.lines.is_empty();
-            if lines.text.len() >= BLOCK_BYTES || waiting {
+            // A short read: the input has nothing more ready now. Hand on what there is rather than wait, and say
+            // so (once, if there is no line to hand on: the taker may hold output of the blocks before).
+            let short = length < READ_BYTES;
+            if lines.text.len() >= BLOCK_BYTES || (short && (!lines.lines.is_empty() || !told_waiting)) {
+                lines.waiting = short;
                 break;
             }
         }
+        told_waiting = lines.waiting;
         let block = Block::new(lines, |lines| {
             let mut scan = |line: &Result<Range<usize>, LineError>| {
                 line.as_ref().ok().map(|range| reader.scan(&lines.text[range.clone()]))
@@ -222,8 +233,10 @@ mod tests {
     fn taken(input: Box<dyn BufRead + Send>, limit: usize, stop: usize) -> Result<(Taken, bool), Failure> {
         let mut taken = Vec::new();
         let progress = ProgressBar::hidden();
-        let reader = for_each_scanned_within(input, ReadAhead::for_new_fold(), limit, &progress, |number, line| {
-            taken.push((number, line.map(|scanned| scanned.line().to_owned())));
+        let reader = for_each_scanned_within(input, ReadAhead::for_new_fold(), limit, &progress, |next| {
+            if let Next::Line(number, line) = next {
+                taken.push((number, line.map(|scanned| scanned.line().to_owned())));
+            }
             Ok(taken.len() < stop)
         })?;
         Ok((taken, reader.is_some()))
@@ -286,23 +299,45 @@ mod tests {
         let input: Vec<u8> = (0..5000).flat_map(|n| format!("{{\"n\":{n}}}\n").into_bytes()).collect();
         let progress = ProgressBar::hidden();
         let input = Box::new(std::io::Cursor::new(input));
-        for_each_scanned_within(input, ReadAhead::for_new_fold(), 1 << 20, &progress, |_, _| Ok(true)).unwrap();
+        for_each_scanned_within(input, ReadAhead::for_new_fold(), 1 << 20, &progress, |_| Ok(true)).unwrap();
         assert_eq!(progress.position(), 5000);
+    }
+
+    /// Run `check` on its own thread: a taker left waiting for the input fails the test at the deadline.
+    fn within_deadline(check: Box<dyn FnOnce() + Send>) {
+        let (done, finished) = channel();
+        std::thread::spawn(move || {
+            check();
+            let _ = done.send(());
+        });
+        finished.recv_timeout(Duration::from_secs(60)).expect("the taker returned without waiting for input");
+    }
+
+    /// A live producer's output was held until the output buffer filled: nothing said that the input had gone
+    /// quiet, so `tail -f journal | a13n-stream observe` showed nothing.
+    #[test]
+    fn a_taker_is_told_when_the_producer_goes_quiet_after_its_lines() {
+        let input = journal(1 << 20);
+        let finished = split(&input, 1 << 20).len() - 1;
+        within_deadline(Box::new(move || {
+            let mut lines = 0;
+            for_each_scanned(uneven(input, true), ReadAhead::for_new_fold(), |next| match next {
+                Next::Line(..) => {
+                    lines += 1;
+                    Ok(true)
+                }
+                // Told once every finished line was taken (the last, with no newline, waits for the input).
+                Next::Waiting => Ok(lines < finished),
+            })
+            .unwrap();
+            assert_eq!(lines, finished);
+        }));
     }
 
     #[test]
     fn a_taker_that_stops_or_fails_does_not_wait_for_the_input() {
         let input = journal(1 << 20);
         let expected = split(&input, 1 << 20);
-        // Each check runs on its own thread: a taker left waiting for the input fails the test at the deadline.
-        let within_deadline = |check: Box<dyn FnOnce() + Send>| {
-            let (done, finished) = channel();
-            std::thread::spawn(move || {
-                check();
-                let _ = done.send(());
-            });
-            finished.recv_timeout(Duration::from_secs(60)).expect("the taker returned without waiting for input");
-        };
         // The producer goes quiet after the journal: every line it finished is taken (its last line, with no
         // newline, waits for the input to end), then the taker stops.
         let finished = expected[..expected.len() - 1].to_vec();
@@ -312,8 +347,8 @@ mod tests {
         }));
         within_deadline(Box::new(move || {
             let mut count = 0;
-            let failed = for_each_scanned(uneven(journal(1 << 20), true), ReadAhead::for_new_fold(), |_, _| {
-                count += 1;
+            let failed = for_each_scanned(uneven(journal(1 << 20), true), ReadAhead::for_new_fold(), |next| {
+                count += usize::from(matches!(next, Next::Line(..)));
                 if count == 5 {
                     return Err(Failure::Io("the output is gone".into()));
                 }

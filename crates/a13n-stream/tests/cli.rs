@@ -405,6 +405,42 @@ fn a_closed_pipe_ends_the_command_quietly() {
     }
 }
 
+/// `tail -f journal | a13n-stream observe` showed nothing until 64 KiB of events were made: a live producer's
+/// events (and a fold's observed lines) are written once the input has nothing more ready, not when a buffer fills.
+#[test]
+fn a_live_producer_sees_the_output_of_each_line_it_wrote() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = temp_dir("live");
+    let journal = std::fs::read_to_string(example()).unwrap();
+    let lines: Vec<&str> = journal.lines().collect();
+    let export = dir.join("checkpoint.json");
+    let per_item = ["observe", "--per-item"];
+    let fold = ["fold", "--observed", "-", "--export", export.to_str().unwrap()];
+    for args in [&["observe"][..], &per_item, &fold] {
+        let mut child = binary().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+        let (mut input, output) = (child.stdin.take().unwrap(), child.stdout.take().unwrap());
+        // Each line is read on a thread of its own, so a missing line fails at the deadline, not by hanging.
+        let (send, received) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(output).lines() {
+                let _ = send.send(line.unwrap());
+            }
+        });
+        for line in &lines[..3] {
+            writeln!(input, "{line}").unwrap();
+            input.flush().unwrap();
+            // The producer has not ended: its line's output arrives while the input stays open.
+            let out = received.recv_timeout(std::time::Duration::from_secs(60));
+            assert!(
+                out.is_ok_and(|out| out.starts_with('{')),
+                "{args:?}: no output for a line while the input was open"
+            );
+        }
+        drop(input);
+        assert!(child.wait().unwrap().success(), "{args:?}");
+    }
+}
+
 /// Paths with no case are a usage error (2), not a failed case (1), which the exit status kept for conformance.
 #[test]
 fn conformance_on_paths_without_cases_is_a_usage_error() {

@@ -1,0 +1,241 @@
+//! Writing output on a second thread ([`WriteBehind`]): the main thread fills a chunk in memory and hands it on;
+//! the writer thread makes the system calls (and, for a file, the page-cache copies) while the main thread goes on
+//! folding or observing.
+//!
+//! Memory is bounded: at most [`CHUNKS_AHEAD`] chunks wait for the writer, and a written chunk goes back to be
+//! filled again, so a run of any length touches a few chunks' memory, not its output's. A chunk is handed on when
+//! it holds [`CHUNK_BYTES`], when the caller says the input is waiting ([`WriteBehind::hand_on`]: a live producer's
+//! output is written as it comes, not when a chunk fills), and on [`Write::flush`].
+//!
+//! The first write that fails stops the writer; the error, named as the output names it, is returned by the next
+//! hand-on or flush. Dropping a `WriteBehind` writes what it holds and waits for the writer, as dropping a
+//! `BufWriter` flushes (its errors are lost there too: call `flush` to see them).
+
+use std::io::{self, Write};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::thread::JoinHandle;
+
+/// A chunk is handed to the writer once it holds this many bytes.
+pub const CHUNK_BYTES: usize = 1 << 17;
+
+/// Chunks that may wait for the writer before the main thread waits for it.
+pub const CHUNKS_AHEAD: usize = 4;
+
+/// What the main thread sends the writer.
+enum Order {
+    /// Write these bytes (the chunk then goes back).
+    Write(Vec<u8>),
+    /// Flush the output and answer how everything sent so far went.
+    Flush(SyncSender<io::Result<()>>),
+}
+
+/// An output written by a thread of its own. See the module's documentation.
+pub struct WriteBehind {
+    chunk: Vec<u8>,
+    orders: Option<SyncSender<Order>>,
+    written: Receiver<Vec<u8>>,
+    writer: Option<JoinHandle<io::Result<()>>>,
+    /// Why the writer stopped, once it has: every later call says so again.
+    failed: Option<(io::ErrorKind, String)>,
+}
+
+impl WriteBehind {
+    /// Write to `out` on a new thread.
+    pub fn new(out: Box<dyn Write + Send>) -> WriteBehind {
+        let (orders, taken) = sync_channel(CHUNKS_AHEAD);
+        // Room for every chunk there can be: giving one back never waits.
+        let (give_back, written) = sync_channel(CHUNKS_AHEAD + 2);
+        let writer = std::thread::Builder::new()
+            .name("write-behind".into())
+            .spawn(move || write_chunks(out, &taken, &give_back))
+            .expect("the output thread starts");
+        WriteBehind { chunk: Vec::new(), orders: Some(orders), written, writer: Some(writer), failed: None }
+    }
+
+    /// Hand what is held to the writer now (the input is waiting: what was made of it should be seen).
+    pub fn hand_on(&mut self) -> io::Result<()> {
+        if self.chunk.is_empty() {
+            return Ok(());
+        }
+        let next = self.written.try_recv().map(|mut chunk| {
+            chunk.clear();
+            chunk
+        });
+        let chunk = std::mem::replace(&mut self.chunk, next.unwrap_or_default());
+        self.send(Order::Write(chunk))
+    }
+
+    fn send(&mut self, order: Order) -> io::Result<()> {
+        let sent = self.orders.as_ref().map(|orders| orders.send(order).is_ok());
+        if sent == Some(true) {
+            return Ok(());
+        }
+        Err(self.stopped())
+    }
+
+    /// The writer has stopped (a write failed): why.
+    fn stopped(&mut self) -> io::Error {
+        let _ = self.stop();
+        let (kind, message) = self.failed.get_or_insert_with(|| (io::ErrorKind::Other, "the output stopped".into()));
+        io::Error::new(*kind, message.clone())
+    }
+
+    /// Close the channel and wait for the writer: how its writing went (an error is kept for later calls).
+    fn stop(&mut self) -> io::Result<()> {
+        self.orders = None;
+        let result = match self.writer.take().map(JoinHandle::join) {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(io::Error::other("the output thread panicked")),
+            None => return Ok(()),
+        };
+        if let Err(error) = &result {
+            self.failed = Some((error.kind(), error.to_string()));
+        }
+        result
+    }
+}
+
+impl Write for WriteBehind {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if self.chunk.capacity() == 0 {
+            self.chunk.reserve(CHUNK_BYTES);
+        }
+        self.chunk.extend_from_slice(bytes);
+        if self.chunk.len() >= CHUNK_BYTES {
+            self.hand_on()?;
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.hand_on()?;
+        let (answer, answered) = sync_channel(1);
+        self.send(Order::Flush(answer))?;
+        match answered.recv() {
+            Ok(Ok(())) => Ok(()),
+            _ => Err(self.stopped()),
+        }
+    }
+}
+
+impl Drop for WriteBehind {
+    fn drop(&mut self) {
+        if self.writer.is_some() {
+            let _ = self.hand_on();
+            let _ = self.stop();
+        }
+    }
+}
+
+/// The writer thread: each chunk written, then given back; ends when the channel closes or a write fails.
+fn write_chunks(
+    mut out: Box<dyn Write + Send>,
+    taken: &Receiver<Order>,
+    give_back: &SyncSender<Vec<u8>>,
+) -> io::Result<()> {
+    for order in taken {
+        match order {
+            Order::Write(chunk) => {
+                out.write_all(&chunk)?;
+                let _ = give_back.try_send(chunk);
+            }
+            Order::Flush(answer) => {
+                let flushed = out.flush();
+                let failed = flushed.as_ref().err().map(|error| io::Error::new(error.kind(), error.to_string()));
+                let _ = answer.send(flushed);
+                if let Some(error) = failed {
+                    return Err(error);
+                }
+            }
+        }
+    }
+    out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    /// An output that keeps what it was given, and fails once it holds `fail_after` bytes.
+    #[derive(Clone)]
+    struct Kept {
+        bytes: Arc<Mutex<Vec<u8>>>,
+        fail_after: usize,
+    }
+
+    impl Write for Kept {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            let mut kept = self.bytes.lock().unwrap();
+            if kept.len() + bytes.len() > self.fail_after {
+                return Err(io::Error::new(io::ErrorKind::StorageFull, "out.json: No space left on device"));
+            }
+            kept.extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn kept(fail_after: usize) -> Kept {
+        Kept { bytes: Arc::default(), fail_after }
+    }
+
+    fn line(n: usize) -> String {
+        format!("{{\"n\":{n},\"text\":\"{}\"}}\n", "x".repeat(n % 300))
+    }
+
+    #[test]
+    fn every_byte_arrives_in_order_across_chunks() {
+        let out = kept(usize::MAX);
+        let mut writer = WriteBehind::new(Box::new(out.clone()));
+        let mut expected = String::new();
+        for n in 0..20_000 {
+            writer.write_all(line(n).as_bytes()).unwrap();
+            expected.push_str(&line(n));
+        }
+        assert!(expected.len() > 8 * CHUNK_BYTES, "the output spans chunks");
+        writer.flush().unwrap();
+        assert_eq!(*out.bytes.lock().unwrap(), expected.as_bytes());
+    }
+
+    #[test]
+    fn handing_on_writes_what_is_held_without_a_full_chunk() {
+        let out = kept(usize::MAX);
+        let mut writer = WriteBehind::new(Box::new(out.clone()));
+        writer.write_all(b"{\"first\":true}\n").unwrap();
+        writer.hand_on().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while out.bytes.lock().unwrap().is_empty() {
+            assert!(std::time::Instant::now() < deadline, "the handed-on line was written");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(*out.bytes.lock().unwrap(), b"{\"first\":true}\n");
+    }
+
+    #[test]
+    fn a_failed_write_is_reported_with_its_name_and_nothing_after_it_is_written() {
+        let out = kept(3 * CHUNK_BYTES);
+        let mut writer = WriteBehind::new(Box::new(out.clone()));
+        let failed = (0..100_000).map(|n| writer.write_all(line(n).as_bytes())).find_map(Result::err);
+        let error = failed.or_else(|| writer.flush().err()).expect("the full output is reported");
+        assert_eq!(error.to_string(), "out.json: No space left on device");
+        assert_eq!(error.kind(), io::ErrorKind::StorageFull);
+        assert!(out.bytes.lock().unwrap().len() <= 3 * CHUNK_BYTES);
+        // Later calls keep failing rather than pretending the output is whole.
+        assert!(writer.write_all(&[b'x'; CHUNK_BYTES]).is_err());
+        assert!(writer.flush().is_err());
+    }
+
+    #[test]
+    fn dropping_writes_what_was_held() {
+        let out = kept(usize::MAX);
+        let mut writer = WriteBehind::new(Box::new(out.clone()));
+        writer.write_all(b"held\n").unwrap();
+        drop(writer);
+        assert_eq!(*out.bytes.lock().unwrap(), b"held\n");
+    }
+}
