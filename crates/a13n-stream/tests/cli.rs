@@ -441,6 +441,27 @@ fn a_live_producer_sees_the_output_of_each_line_it_wrote() {
     }
 }
 
+/// Outputs are written by a thread of their own: a previous, longer file at an output's path is still replaced
+/// whole, and a device (`/dev/null`) still takes the output.
+#[test]
+fn outputs_replace_a_longer_file_whole() {
+    let dir = temp_dir("replace");
+    let (observed, export) = (dir.join("observed.jsonl"), dir.join("checkpoint.json"));
+    let (observed, export) = (observed.to_str().unwrap(), export.to_str().unwrap());
+    let example = example();
+    let args = ["fold", example.to_str().unwrap(), "--observed", observed, "--export", export];
+    assert!(run(&args, None).status.success());
+    let first = (std::fs::read(observed).unwrap(), std::fs::read(export).unwrap());
+    let long = vec![b'x'; 4 * first.0.len().max(first.1.len())];
+    std::fs::write(observed, &long).unwrap();
+    std::fs::write(export, &long).unwrap();
+    assert!(run(&args, None).status.success());
+    assert!(std::fs::read(observed).unwrap() == first.0, "the observed lines replaced the longer file");
+    assert!(std::fs::read(export).unwrap() == first.1, "the checkpoint replaced the longer file");
+    let out = run(&["fold", example.to_str().unwrap(), "--observed", "/dev/null", "--export", export], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
 /// Paths with no case are a usage error (2), not a failed case (1), which the exit status kept for conformance.
 #[test]
 fn conformance_on_paths_without_cases_is_a_usage_error() {
