@@ -6,7 +6,6 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use a13n_stream_conformance::processors;
-use a13n_stream_protocol::lines::LineError;
 use a13n_stream_protocol::{
     recorded, AguiEventProcessor, ContentPolicy, DisplayFold, DisplayOptions, FoldError, InputError, Observed,
     ReadAhead, ScannedLine, SourceItem,
@@ -16,7 +15,8 @@ use serde_json::Value;
 use crate::cli::FoldArgs;
 use crate::failure::{io_error, Failure, Outcome};
 use crate::input::Next;
-use crate::{input, read_ahead};
+use crate::write_behind::WriteBehind;
+use crate::{input, output, read_ahead};
 
 fn processor(args: &FoldArgs) -> Result<Option<AguiEventProcessor>, Failure> {
     args.processor.map(|name| processors::named(name.name())).transpose().map_err(Failure::Usage)
@@ -145,101 +145,139 @@ impl Output {
 pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
     check_args(&args)?;
     let mut processor = processor(&args)?;
-    let mut fold = starting_fold(&args, &mut processor)?;
-    let mut observed = args.observed.as_deref().map(input::create).transpose()?;
-    let mut outcome = Outcome::default();
-    let mut buffer = Vec::with_capacity(4096);
-    let mut entries = Vec::with_capacity(4096);
-    let mut index = 0u64;
+    let fold = starting_fold(&args, &mut processor)?;
+    let observed = args.observed.as_deref().map(output::create).transpose()?;
+    let mut folding = Folding { args: &args, processor, fold, observed, ..Folding::default_for(&args) };
     // Source lines are scanned on a second thread while this one folds, from the first line on: a fold restored
     // to continue (`--start`) takes its lines as they come, and AG-UI lines have no lane. A restored fold hands its
     // reader out; a fold made from the first line starts with a new one.
-    let start = args.start.unwrap_or(0);
-    let reader =
-        (!args.agui && start == 0).then(|| fold.as_mut().map_or_else(ReadAhead::for_new_fold, DisplayFold::read_ahead));
-    // A line (with its scan, when it has one), or `None` when the input is waiting.
-    let mut each = |next: Option<(u64, Result<&str, LineError>, Option<&ScannedLine<'_>>)>| {
-        let Some((number, line, scanned)) = next else {
-            // What was made of the lines so far is written now, not when the output's buffer fills.
-            return observed.as_mut().map_or(Ok(()), |out| out.hand_on().map_err(io_error)).map(|()| true);
-        };
-        index += 1;
-        if index <= start {
-            return Ok(true);
-        }
-        if args.stop.is_some_and(|stop| index > stop) {
-            return Ok(false);
-        }
-        entries.clear();
-        // Without --observed nothing reads the observed lines: only the state is wanted.
-        let fold_line = |fold: &mut DisplayFold, line: &str, entries: &mut Vec<u8>| match (scanned, &observed) {
-            (None, None) => fold.replay_line(line).map(drop),
-            (None, Some(_)) => fold.fold_line(line, entries).map(drop),
-            (Some(scanned), None) => fold.replay_scanned(scanned).map(drop),
-            (Some(scanned), Some(_)) => fold.fold_scanned_line(scanned, entries).map(drop),
-        };
-        let result: Result<(), FoldError> = match line {
-            Err(error) => Err(InputError::new("", error.to_string()).into()),
-            Ok(line) if args.agui => fold.as_mut().map_or(Ok(()), |fold| fold_event(fold, line, &mut entries)),
-            Ok(line) => match fold.as_mut() {
-                Some(fold) => fold_line(fold, line, &mut entries),
-                // The first source line names the run.
-                None => SourceItem::from_json(line).map_err(FoldError::from).and_then(|item| {
-                    let fold = fold.insert(DisplayFold::with_options(item.run_id, options(&args, processor.take())));
-                    fold_line(fold, line, &mut entries)
-                }),
-            },
-        };
-        if let Err(error) = &result {
-            outcome.report(number, error.is_observation(), &error.to_string());
-        }
-        if let Some(out) = observed.as_mut() {
-            buffer.clear();
-            match result {
-                Ok(()) => recorded::write_observed_line(&entries, &mut buffer),
-                Err(error) => {
-                    let (kind, message) = recorded::fold_error_parts(&error);
-                    recorded::write_error_line(kind, &message, &mut buffer);
-                }
-            }
-            buffer.push(b'\n');
-            out.write_all(&buffer).map_err(io_error)?;
-        }
-        Ok(true)
-    };
+    let reader = (!args.agui && args.start.unwrap_or(0) == 0)
+        .then(|| folding.fold.as_mut().map_or_else(ReadAhead::for_new_fold, DisplayFold::read_ahead));
     let input = input::open(args.input.as_deref())?;
     if let Some(reader) = reader {
-        let reader = read_ahead::for_each_scanned(input, reader, |next| match next {
-            Next::Line(number, Ok(scanned)) => each(Some((number, Ok(scanned.line()), Some(scanned)))),
-            Next::Line(number, Err(error)) => each(Some((number, Err(error), None))),
-            Next::Waiting => each(None),
-        })?;
-        if let (Some(fold), Some(reader)) = (fold.as_mut(), reader) {
+        let taken = |next: Next<&ScannedLine<'_>>| folding.take(next.map(|scanned| (scanned.line(), Some(scanned))));
+        let reader = read_ahead::for_each_scanned(input, reader, taken)?;
+        if let (Some(fold), Some(reader)) = (folding.fold.as_mut(), reader) {
             fold.end_read_ahead(reader);
         }
     } else {
-        input::for_each_line(input, |next| match next {
-            Next::Line(number, line) => each(Some((number, line, None))),
-            Next::Waiting => each(None),
-        })?;
+        input::for_each_line(input, |next| folding.take(next.map(|line| (line, None))))?;
     }
-    // The observed lines' last chunk is written while the checkpoint is made.
-    if let Some(out) = observed.as_mut() {
-        out.hand_on().map_err(io_error)?;
+    folding.finish()
+}
+
+/// A fold in progress: the fold (none yet before a source fold's first line), where its observed lines go, and
+/// what it has seen.
+struct Folding<'a> {
+    args: &'a FoldArgs,
+    processor: Option<AguiEventProcessor>,
+    fold: Option<DisplayFold>,
+    observed: Option<WriteBehind>,
+    outcome: Outcome,
+    /// One line's observed entries, one a line, and the observed line made of them.
+    entries: Vec<u8>,
+    buffer: Vec<u8>,
+    /// Lines taken so far (for `--start` and `--stop`).
+    index: u64,
+}
+
+impl<'a> Folding<'a> {
+    fn default_for(args: &'a FoldArgs) -> Folding<'a> {
+        Folding {
+            args,
+            processor: None,
+            fold: None,
+            observed: None,
+            outcome: Outcome::default(),
+            entries: Vec::with_capacity(4096),
+            buffer: Vec::with_capacity(4096),
+            index: 0,
+        }
     }
-    if let (true, Some(fold)) = (args.lanes, fold.as_ref()) {
-        report_lanes(fold.lane_counts());
+
+    /// Take the next line (its text, and its scan when it was read ahead), or hand the observed lines on when the
+    /// input waits. `false` once `--stop` is passed.
+    fn take(&mut self, next: Next<(&str, Option<&ScannedLine<'_>>)>) -> Result<bool, Failure> {
+        let (number, line) = match next {
+            Next::Line(number, line) => (number, line),
+            // What was made of the lines so far is written now, not when the output's buffer fills.
+            Next::Waiting => {
+                return self.observed.as_mut().map_or(Ok(()), WriteBehind::hand_on).map_err(io_error).map(|()| true)
+            }
+        };
+        self.index += 1;
+        if self.index <= self.args.start.unwrap_or(0) {
+            return Ok(true);
+        }
+        if self.args.stop.is_some_and(|stop| self.index > stop) {
+            return Ok(false);
+        }
+        self.entries.clear();
+        let result = match line {
+            Err(error) => Err(InputError::new("", error.to_string()).into()),
+            Ok((line, scanned)) => self.fold_line(line, scanned),
+        };
+        if let Err(error) = &result {
+            self.outcome.report(number, error.is_observation(), &error.to_string());
+        }
+        self.write_observed(result).map(|()| true)
     }
-    let run_id = args.run_id.clone().unwrap_or_else(|| "run".into());
-    let fold = fold.unwrap_or_else(|| DisplayFold::with_options(run_id, options(&args, None)));
-    let mut export = input::create(&args.export)?;
-    fold.write_export(&mut export).map_err(io_error)?;
-    export.write_all(b"\n").map_err(io_error)?;
-    export.flush().map_err(io_error)?;
-    if let Some(mut out) = observed {
-        out.flush().map_err(io_error)?;
+
+    /// Fold one line: an AG-UI event, or a source line (the first names a source fold's run).
+    fn fold_line(&mut self, line: &str, scanned: Option<&ScannedLine<'_>>) -> Result<(), FoldError> {
+        let entries = &mut self.entries;
+        if self.args.agui {
+            return self.fold.as_mut().map_or(Ok(()), |fold| fold_event(fold, line, entries));
+        }
+        let fold = match &mut self.fold {
+            Some(fold) => fold,
+            None => {
+                let run_id = SourceItem::from_json(line)?.run_id;
+                self.fold.insert(DisplayFold::with_options(run_id, options(self.args, self.processor.take())))
+            }
+        };
+        // Without --observed nothing reads the observed lines: only the state is wanted.
+        match (scanned, self.observed.is_some()) {
+            (None, false) => fold.replay_line(line).map(drop),
+            (None, true) => fold.fold_line(line, entries).map(drop),
+            (Some(scanned), false) => fold.replay_scanned(scanned).map(drop),
+            (Some(scanned), true) => fold.fold_scanned_line(scanned, entries).map(drop),
+        }
     }
-    Ok(outcome.exit())
+
+    /// Write a line's observed line (its entries, or its error), with `--observed`.
+    fn write_observed(&mut self, result: Result<(), FoldError>) -> Result<(), Failure> {
+        let Some(out) = self.observed.as_mut() else { return Ok(()) };
+        self.buffer.clear();
+        match result {
+            Ok(()) => recorded::write_observed_line(&self.entries, &mut self.buffer),
+            Err(error) => {
+                let (kind, message) = recorded::fold_error_parts(&error);
+                recorded::write_error_line(kind, &message, &mut self.buffer);
+            }
+        }
+        self.buffer.push(b'\n');
+        out.write_all(&self.buffer).map_err(io_error)
+    }
+
+    /// After the last line: the observed lines written whole, then the checkpoint; the exit status.
+    fn finish(self) -> Result<ExitCode, Failure> {
+        // The observed lines are whole before the checkpoint is opened: a failure writing them leaves a
+        // checkpoint already at that path as it was, and is the failure reported.
+        if let Some(mut out) = self.observed {
+            out.flush().map_err(io_error)?;
+        }
+        if let (true, Some(fold)) = (self.args.lanes, self.fold.as_ref()) {
+            report_lanes(fold.lane_counts());
+        }
+        let run_id = self.args.run_id.clone().unwrap_or_else(|| "run".into());
+        let fold = self.fold.unwrap_or_else(|| DisplayFold::with_options(run_id, options(self.args, None)));
+        let mut export = output::create(&self.args.export)?;
+        fold.write_export(&mut export).map_err(io_error)?;
+        export.write_all(b"\n").map_err(io_error)?;
+        export.flush().map_err(io_error)?;
+        Ok(self.outcome.exit())
+    }
 }
 
 /// `--lanes`: on standard error, how many lines took each path through the fold.

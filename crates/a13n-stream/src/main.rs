@@ -8,6 +8,7 @@ mod failure;
 mod fold;
 mod input;
 mod observe;
+mod output;
 mod read_ahead;
 mod serve;
 mod write_behind;

@@ -10,7 +10,7 @@ use crate::cli::ObserveArgs;
 use crate::failure::{io_error, Failure, Outcome};
 use crate::input::Next;
 use crate::write_behind::WriteBehind;
-use crate::{input, read_ahead};
+use crate::{input, output, read_ahead};
 
 /// Run `observe`.
 pub fn run(args: ObserveArgs) -> Result<ExitCode, Failure> {
@@ -18,7 +18,7 @@ pub fn run(args: ObserveArgs) -> Result<ExitCode, Failure> {
     if let Some(name) = args.processor {
         observer = observer.with_processor(processors::named(name.name()).map_err(Failure::Usage)?);
     }
-    let mut out = WriteBehind::new(Box::new(input::Named::stdout()));
+    let mut out = WriteBehind::new(Box::new(output::Named::stdout()));
     let mut outcome = Outcome::default();
     let mut buffer = Vec::with_capacity(4096);
     let input = input::open(args.input.as_deref())?;

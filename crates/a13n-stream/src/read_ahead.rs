@@ -20,7 +20,7 @@ use indicatif::ProgressBar;
 use self_cell::self_cell;
 
 use crate::failure::Failure;
-use crate::input::{progress_bar, show_progress, Next, READ_BYTES};
+use crate::input::{progress_bar, show_progress, Input, Next};
 
 /// A block is handed on once it holds this many bytes of lines (or the input ends, or has nothing more ready).
 const BLOCK_BYTES: usize = 1 << 18;
@@ -55,7 +55,7 @@ self_cell!(
 /// `reader` on another thread. Returns the reader when the input was read to its end, to be given back to the
 /// observer or fold it read for (`None` when `each` stopped first).
 pub fn for_each_scanned(
-    input: Box<dyn BufRead + Send>,
+    input: Input,
     reader: ReadAhead,
     each: impl FnMut(Next<&ScannedLine<'_>>) -> Result<bool, Failure>,
 ) -> Result<Option<ReadAhead>, Failure> {
@@ -67,7 +67,7 @@ pub fn for_each_scanned(
 
 /// [`for_each_scanned`] with lines of at most `limit` bytes.
 fn for_each_scanned_within(
-    input: Box<dyn BufRead + Send>,
+    input: Input,
     reader: ReadAhead,
     limit: usize,
     progress: &ProgressBar,
@@ -112,7 +112,7 @@ fn for_each_scanned_within(
 /// The reading thread: blocks of `input`'s lines, scanned, sent until the input ends, a read fails (the lines
 /// before it are sent first), or nobody receives.
 fn read_blocks(
-    mut input: Box<dyn BufRead + Send>,
+    mut input: Input,
     mut reader: ReadAhead,
     limit: usize,
     send: &SyncSender<Result<Block, Failure>>,
@@ -158,7 +158,7 @@ fn read_blocks(
             lines.bytes += length as u64;
             // A short read: the input has nothing more ready now. Hand on what there is rather than wait, and say
             // so (once, if there is no line to hand on: the taker may hold output of the blocks before).
-            let short = length < READ_BYTES;
+            let short = input.waits_after(length);
             if lines.text.len() >= BLOCK_BYTES || (short && (!lines.lines.is_empty() || !told_waiting)) {
                 lines.waiting = short;
                 break;
@@ -196,7 +196,9 @@ impl Lines {
 
 #[cfg(test)]
 mod tests {
-    use std::io::{BufReader, Read};
+    use std::io::Read;
+
+    use crate::input::READ_BYTES;
     use std::sync::mpsc::channel;
     use std::time::Duration;
 
@@ -225,12 +227,12 @@ mod tests {
         }
     }
 
-    fn uneven(bytes: Vec<u8>, then_wait: bool) -> Box<dyn BufRead + Send> {
-        Box::new(BufReader::with_capacity(READ_BYTES, Uneven { bytes, at: 0, reads: 0, then_wait }))
+    fn uneven(bytes: Vec<u8>, then_wait: bool) -> Input {
+        Input::new(Box::new(Uneven { bytes, at: 0, reads: 0, then_wait }), None)
     }
 
     /// What `for_each_scanned_within` hands out for `input`, until `stop` lines were taken, and how many blocks.
-    fn taken(input: Box<dyn BufRead + Send>, limit: usize, stop: usize) -> Result<(Taken, bool), Failure> {
+    fn taken(input: Input, limit: usize, stop: usize) -> Result<(Taken, bool), Failure> {
         let mut taken = Vec::new();
         let progress = ProgressBar::hidden();
         let reader = for_each_scanned_within(input, ReadAhead::for_new_fold(), limit, &progress, |next| {
@@ -288,7 +290,7 @@ mod tests {
         assert!(expected.iter().any(|(_, line)| line.as_ref().is_ok_and(|text| text.len() > BLOCK_BYTES)));
         let (got, ended) = taken(uneven(input.clone(), false), limit, usize::MAX).unwrap();
         assert!(got == expected && ended, "uneven reads");
-        let (got, ended) = taken(Box::new(std::io::Cursor::new(input)), limit, usize::MAX).unwrap();
+        let (got, ended) = taken(Input::new(Box::new(std::io::Cursor::new(input)), None), limit, usize::MAX).unwrap();
         assert!(got == expected && ended, "the whole input in one read");
     }
 
@@ -298,7 +300,7 @@ mod tests {
     fn the_progress_count_ends_at_the_last_line() {
         let input: Vec<u8> = (0..5000).flat_map(|n| format!("{{\"n\":{n}}}\n").into_bytes()).collect();
         let progress = ProgressBar::hidden();
-        let input = Box::new(std::io::Cursor::new(input));
+        let input = Input::new(Box::new(std::io::Cursor::new(input)), None);
         for_each_scanned_within(input, ReadAhead::for_new_fold(), 1 << 20, &progress, |_| Ok(true)).unwrap();
         assert_eq!(progress.position(), 5000);
     }
@@ -332,6 +334,68 @@ mod tests {
             .unwrap();
             assert_eq!(lines, finished);
         }));
+    }
+
+    /// The lines a taker is handed before it is told the input waits (it stops then), on its own thread.
+    fn lines_before_waiting(input: Input) -> usize {
+        let (send, lines) = channel();
+        within_deadline(Box::new(move || {
+            let mut count = 0;
+            for_each_scanned(input, ReadAhead::for_new_fold(), |next| match next {
+                Next::Line(..) => {
+                    count += 1;
+                    Ok(true)
+                }
+                Next::Waiting => Ok(false),
+            })
+            .unwrap();
+            send.send(count).unwrap();
+        }));
+        lines.recv().unwrap()
+    }
+
+    /// `count` lines of 64 bytes.
+    fn short_lines(count: usize) -> Vec<u8> {
+        (0..count).flat_map(|n| format!("{n:063}\n").into_bytes()).collect()
+    }
+
+    /// A producer that went quiet after exactly a pipe's worth (64 KiB) of lines was never said to wait: the
+    /// read was full, so the next was made, and it waited.
+    #[test]
+    fn a_full_read_that_emptied_a_pipe_is_waiting() {
+        let (read, write) = rustix::pipe::pipe().unwrap();
+        let mut write = std::fs::File::from(write);
+        std::io::Write::write_all(&mut write, &short_lines(READ_BYTES / 64)).unwrap();
+        let read = std::fs::File::from(read);
+        let polled = read.try_clone().unwrap().into();
+        assert_eq!(lines_before_waiting(Input::new(Box::new(read), Some(polled))), READ_BYTES / 64);
+        drop(write);
+    }
+
+    /// Reads of whole buffers that fill a block, then part of a line, then nothing: the block went on without
+    /// saying the input waits, and the part made no line, so the taker was never told.
+    #[test]
+    fn a_producer_quiet_inside_a_line_after_a_full_block_is_waiting() {
+        struct Scripted(std::collections::VecDeque<Vec<u8>>);
+        impl Read for Scripted {
+            fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+                let Some(chunk) = self.0.pop_front() else {
+                    // The producer went quiet: it never writes again, nor ends.
+                    loop {
+                        std::thread::park();
+                    }
+                };
+                out[..chunk.len()].copy_from_slice(&chunk);
+                Ok(chunk.len())
+            }
+        }
+        // A block holds the lines' text without their newlines: five reads' worth fills one at the fifth.
+        let count = 5 * READ_BYTES / 64;
+        assert!(count * 63 >= BLOCK_BYTES && (count - READ_BYTES / 64) * 63 < BLOCK_BYTES);
+        let lines = short_lines(count);
+        let mut reads: std::collections::VecDeque<Vec<u8>> = lines.chunks(READ_BYTES).map(<[u8]>::to_vec).collect();
+        reads.push_back(b"{\"partial\":".to_vec());
+        assert_eq!(lines_before_waiting(Input::new(Box::new(Scripted(reads)), None)), count);
     }
 
     #[test]

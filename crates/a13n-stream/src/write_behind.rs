@@ -2,8 +2,9 @@
 //! the writer thread makes the system calls (and, for a file, the page-cache copies) while the main thread goes on
 //! folding or observing.
 //!
-//! Memory is bounded: at most [`CHUNKS_AHEAD`] chunks wait for the writer, and a written chunk goes back to be
-//! filled again, so a run of any length touches a few chunks' memory, not its output's. A chunk is handed on when
+//! Memory is bounded: a chunk never holds more than [`CHUNK_BYTES`] (a longer write fills several), at most
+//! [`CHUNKS_AHEAD`] chunks wait for the writer, and a written chunk goes back to be filled again, so a run of any
+//! length, with lines of any length, touches a few chunks' memory, not its output's. A chunk is handed on when
 //! it holds [`CHUNK_BYTES`], when the caller says the input is waiting ([`WriteBehind::hand_on`]: a live producer's
 //! output is written as it comes, not when a chunk fills), and on [`Write::flush`].
 //!
@@ -97,12 +98,17 @@ impl WriteBehind {
 
 impl Write for WriteBehind {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        if self.chunk.capacity() == 0 {
-            self.chunk.reserve(CHUNK_BYTES);
-        }
-        self.chunk.extend_from_slice(bytes);
-        if self.chunk.len() >= CHUNK_BYTES {
-            self.hand_on()?;
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            if self.chunk.capacity() == 0 {
+                self.chunk.reserve_exact(CHUNK_BYTES);
+            }
+            let (now, later) = rest.split_at(rest.len().min(CHUNK_BYTES - self.chunk.len()));
+            self.chunk.extend_from_slice(now);
+            rest = later;
+            if self.chunk.len() == CHUNK_BYTES {
+                self.hand_on()?;
+            }
         }
         Ok(bytes.len())
     }
@@ -158,10 +164,12 @@ mod tests {
 
     use super::*;
 
-    /// An output that keeps what it was given, and fails once it holds `fail_after` bytes.
+    /// An output that keeps what it was given and the size of each write, and fails once it would hold more
+    /// than `fail_after` bytes.
     #[derive(Clone)]
     struct Kept {
         bytes: Arc<Mutex<Vec<u8>>>,
+        writes: Arc<Mutex<Vec<usize>>>,
         fail_after: usize,
     }
 
@@ -172,6 +180,7 @@ mod tests {
                 return Err(io::Error::new(io::ErrorKind::StorageFull, "out.json: No space left on device"));
             }
             kept.extend_from_slice(bytes);
+            self.writes.lock().unwrap().push(bytes.len());
             Ok(bytes.len())
         }
 
@@ -181,7 +190,7 @@ mod tests {
     }
 
     fn kept(fail_after: usize) -> Kept {
-        Kept { bytes: Arc::default(), fail_after }
+        Kept { bytes: Arc::default(), writes: Arc::default(), fail_after }
     }
 
     fn line(n: usize) -> String {
@@ -224,10 +233,30 @@ mod tests {
         let error = failed.or_else(|| writer.flush().err()).expect("the full output is reported");
         assert_eq!(error.to_string(), "out.json: No space left on device");
         assert_eq!(error.kind(), io::ErrorKind::StorageFull);
-        assert!(out.bytes.lock().unwrap().len() <= 3 * CHUNK_BYTES);
+        // What was written is the start of what was given, in order.
+        let expected: Vec<u8> = (0..100_000).flat_map(|n| line(n).into_bytes()).collect();
+        let kept = out.bytes.lock().unwrap().clone();
+        assert!(!kept.is_empty() && expected.starts_with(&kept));
         // Later calls keep failing rather than pretending the output is whole.
         assert!(writer.write_all(&[b'x'; CHUNK_BYTES]).is_err());
         assert!(writer.flush().is_err());
+    }
+
+    /// A long line was copied into one chunk as long as itself, and chunks kept their size when reused: a few
+    /// long lines waiting for a slow reader held several times their size.
+    #[test]
+    fn a_write_longer_than_a_chunk_fills_several() {
+        let out = kept(usize::MAX);
+        let mut writer = WriteBehind::new(Box::new(out.clone()));
+        let long: Vec<u8> = (0..5 * CHUNK_BYTES + 7).map(|n| b'a' + (n % 26) as u8).collect();
+        writer.write_all(b"{").unwrap();
+        writer.write_all(&long).unwrap();
+        writer.write_all(b"}\n").unwrap();
+        writer.flush().unwrap();
+        assert_eq!(out.bytes.lock().unwrap().len(), long.len() + 3);
+        assert!(out.bytes.lock().unwrap()[1..=long.len()] == long[..]);
+        assert!(out.writes.lock().unwrap().iter().all(|&size| size <= CHUNK_BYTES));
+        assert!(writer.chunk.capacity() <= CHUNK_BYTES);
     }
 
     #[test]

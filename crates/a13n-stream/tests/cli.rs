@@ -410,35 +410,68 @@ fn a_closed_pipe_ends_the_command_quietly() {
 #[test]
 fn a_live_producer_sees_the_output_of_each_line_it_wrote() {
     use std::io::{BufRead, BufReader, Write};
+    use std::time::{Duration, Instant};
     let dir = temp_dir("live");
     let journal = std::fs::read_to_string(example()).unwrap();
-    let lines: Vec<&str> = journal.lines().collect();
+    let lines: Vec<&str> = journal.lines().take(4).collect();
+    // How many event lines each source line makes, from the per-item output of the same lines.
+    let per_item = run(&["observe", "--per-item"], Some(&(lines.join("\n") + "\n")));
+    let events: Vec<usize> = text(&per_item.stdout)
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap()["events"].as_array().unwrap().len())
+        .collect();
+    assert!(events.len() == lines.len() && events.iter().all(|&count| count > 0), "{events:?}");
     let export = dir.join("checkpoint.json");
-    let per_item = ["observe", "--per-item"];
     let fold = ["fold", "--observed", "-", "--export", export.to_str().unwrap()];
-    for args in [&["observe"][..], &per_item, &fold] {
+    for args in [&["observe"][..], &["observe", "--per-item"], &fold] {
         let mut child = binary().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
         let (mut input, output) = (child.stdin.take().unwrap(), child.stdout.take().unwrap());
-        // Each line is read on a thread of its own, so a missing line fails at the deadline, not by hanging.
+        // Output lines are read on a thread of their own, so a missing one fails at the deadline, not by hanging.
         let (send, received) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(output).lines() {
                 let _ = send.send(line.unwrap());
             }
         });
-        for line in &lines[..3] {
+        for (line, count) in lines.iter().zip(&events) {
             writeln!(input, "{line}").unwrap();
             input.flush().unwrap();
-            // The producer has not ended: its line's output arrives while the input stays open.
-            let out = received.recv_timeout(std::time::Duration::from_secs(60));
-            assert!(
-                out.is_ok_and(|out| out.starts_with('{')),
-                "{args:?}: no output for a line while the input was open"
-            );
+            // The producer has not ended: all of this line's output arrives while the input stays open.
+            let expected = if args[0] == "observe" && args.len() == 1 { *count } else { 1 };
+            for _ in 0..expected {
+                let out = received.recv_timeout(Duration::from_secs(60));
+                assert!(out.is_ok_and(|out| out.starts_with('{')), "{args:?}: output held while the input was open");
+            }
         }
         drop(input);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < deadline, "{args:?}: the command ends when its input does");
+            std::thread::sleep(Duration::from_millis(10));
+        }
         assert!(child.wait().unwrap().success(), "{args:?}");
+        assert!(received.recv_timeout(Duration::from_secs(60)).is_err(), "{args:?}: no output after the lines");
     }
+}
+
+/// With the observed lines written after the checkpoint, a failure writing them came after the checkpoint at the
+/// export path had been replaced, and was lost if the export failed first.
+#[test]
+fn a_failure_writing_observed_lines_leaves_the_checkpoint_untouched() {
+    if !Path::new("/dev/full").exists() {
+        panic!("this test needs /dev/full");
+    }
+    let dir = temp_dir("observed-full");
+    let export = dir.join("checkpoint.json");
+    std::fs::write(&export, "the checkpoint before\n").unwrap();
+    let example = example();
+    let out = run(
+        &["fold", example.to_str().unwrap(), "--observed", "/dev/full", "--export", export.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("/dev/full: No space left"), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&export).unwrap(), "the checkpoint before\n");
 }
 
 /// Outputs are written by a thread of their own: a previous, longer file at an output's path is still replaced
