@@ -155,8 +155,7 @@ pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
         .then(|| folding.fold.as_mut().map_or_else(ReadAhead::for_new_fold, DisplayFold::read_ahead));
     let input = input::open(args.input.as_deref())?;
     if let Some(reader) = reader {
-        let taken = |next: Next<&ScannedLine<'_>>| folding.take(next.map(|scanned| (scanned.line(), Some(scanned))));
-        let reader = read_ahead::for_each_scanned(input, reader, taken)?;
+        let reader = read_ahead::for_each_scanned(input, reader, |next| folding.take(next))?;
         if let (Some(fold), Some(reader)) = (folding.fold.as_mut(), reader) {
             fold.end_read_ahead(reader);
         }

@@ -33,7 +33,9 @@ pub fn run(args: ObserveArgs) -> Result<ExitCode, Failure> {
             };
             buffer.clear();
             let result = match line {
-                Ok(scanned) => observer.observe_scanned(scanned, &mut buffer),
+                Ok((_, Some(scanned))) => observer.observe_scanned(scanned, &mut buffer),
+                // Left by the reader while this thread waited for it.
+                Ok((line, None)) => observer.observe_line(line, &mut buffer),
                 Err(error) => Err(ObserveError::Input(InputError::new("", error.to_string()))),
             };
             if let Err(error) = result {

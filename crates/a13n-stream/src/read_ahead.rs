@@ -12,7 +12,9 @@
 
 use std::io::BufRead;
 use std::ops::Range;
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
+use std::sync::Arc;
 
 use a13n_stream_protocol::lines::{LineError, LineSplitter};
 use a13n_stream_protocol::{ReadAhead, ScannedLine, MAX_SOURCE_LINE_BYTES};
@@ -38,8 +40,15 @@ struct Lines {
     waiting: bool,
 }
 
-/// Each line's scan (`None` for a line with an error).
+/// The scans of the block's first lines (`None` for a line with an error); the lines after them are left for the
+/// taker to read itself (see [`Starving`]).
 type Scans<'a> = Vec<Option<ScannedLine<'a>>>;
+
+/// Set while the taker waits for a block. The reader then hands on the block it is scanning, the lines it has not
+/// scanned left for the taker to read with its own memos (the same results: see `observe_line` and
+/// `fold_line`), so that neither thread waits while the other works: the scans are the larger half of
+/// `observe`'s work and the smaller of `fold`'s, and the first block is taken at once.
+type Starving = Arc<AtomicBool>;
 
 self_cell!(
     struct Block {
@@ -49,15 +58,15 @@ self_cell!(
     }
 );
 
-/// Hand every line of `input` to `each` (its 1-based line number and its scan, or why it has none), and
+/// Hand every line of `input` to `each` (its 1-based line number and its text and scan, or why it has none), and
 /// [`Next::Waiting`] after a block handed on because the input had nothing more ready, until the input ends or
 /// `each` returns `false`, as [`crate::input::for_each_line`] does, the lines read and scanned by
-/// `reader` on another thread. Returns the reader when the input was read to its end, to be given back to the
+/// `reader` on another thread (a line without a scan is for the taker to read: see [`Starving`]). Returns the reader when the input was read to its end, to be given back to the
 /// observer or fold it read for (`None` when `each` stopped first).
 pub fn for_each_scanned(
     input: Input,
     reader: ReadAhead,
-    each: impl FnMut(Next<&ScannedLine<'_>>) -> Result<bool, Failure>,
+    each: impl FnMut(Next<(&str, Option<&ScannedLine<'_>>)>) -> Result<bool, Failure>,
 ) -> Result<Option<ReadAhead>, Failure> {
     let progress = progress_bar();
     let reader = for_each_scanned_within(input, reader, MAX_SOURCE_LINE_BYTES, &progress, each);
@@ -71,21 +80,25 @@ fn for_each_scanned_within(
     reader: ReadAhead,
     limit: usize,
     progress: &ProgressBar,
-    mut each: impl FnMut(Next<&ScannedLine<'_>>) -> Result<bool, Failure>,
+    mut each: impl FnMut(Next<(&str, Option<&ScannedLine<'_>>)>) -> Result<bool, Failure>,
 ) -> Result<Option<ReadAhead>, Failure> {
     let (send, receive) = sync_channel(BLOCKS_AHEAD);
     // Room for every block there can be: giving one back never waits.
     let (give_back, taken_back) = sync_channel(BLOCKS_AHEAD + 2);
-    let reading = std::thread::spawn(move || read_blocks(input, reader, limit, &send, &taken_back));
+    let starving = Starving::default();
+    let reading = {
+        let starving = Arc::clone(&starving);
+        std::thread::spawn(move || read_blocks(input, reader, limit, &send, &taken_back, &starving))
+    };
     let mut bytes = 0u64;
-    for block in &receive {
+    while let Some(block) = next_block(&receive, &starving) {
         let block = block?;
         let (go, seen) = block.with_dependent(|lines, scans| -> Result<(bool, u64), Failure> {
-            for ((number, line), scan) in lines.lines.iter().zip(scans) {
-                let line = match (line, scan) {
-                    (Ok(_), Some(scanned)) => Ok(scanned),
+            for (at, (number, line)) in lines.lines.iter().enumerate() {
+                let line = match (line, scans.get(at)) {
                     (Err(error), _) => Err(*error),
-                    (Ok(_), None) => unreachable!("a line without an error is scanned"),
+                    (Ok(range), Some(scanned)) => Ok((&lines.text[range.clone()], scanned.as_ref())),
+                    (Ok(range), None) => Ok((&lines.text[range.clone()], None)),
                 };
                 if !each(Next::Line(*number, line))? {
                     return Ok((false, *number));
@@ -109,14 +122,29 @@ fn for_each_scanned_within(
     Ok(Some(reader))
 }
 
-/// The reading thread: blocks of `input`'s lines, scanned, sent until the input ends, a read fails (the lines
-/// before it are sent first), or nobody receives.
+/// The next block, or `None` once the reader has sent its last; `starving` is set while the taker waits for it.
+fn next_block(receive: &Receiver<Result<Block, Failure>>, starving: &Starving) -> Option<Result<Block, Failure>> {
+    match receive.try_recv() {
+        Ok(block) => Some(block),
+        Err(TryRecvError::Disconnected) => None,
+        Err(TryRecvError::Empty) => {
+            starving.store(true, Ordering::Relaxed);
+            let block = receive.recv().ok();
+            starving.store(false, Ordering::Relaxed);
+            block
+        }
+    }
+}
+
+/// The reading thread: blocks of `input`'s lines, scanned (those the taker has not had to read itself), sent until
+/// the input ends, a read fails (the lines before it are sent first), or nobody receives.
 fn read_blocks(
     mut input: Input,
     mut reader: ReadAhead,
     limit: usize,
     send: &SyncSender<Result<Block, Failure>>,
     taken_back: &Receiver<Lines>,
+    starving: &Starving,
 ) -> ReadAhead {
     let mut splitter = LineSplitter::new(limit);
     let mut ended = false;
@@ -169,7 +197,8 @@ fn read_blocks(
             let mut scan = |line: &Result<Range<usize>, LineError>| {
                 line.as_ref().ok().map(|range| reader.scan(&lines.text[range.clone()]))
             };
-            lines.lines.iter().map(|(_, line)| scan(line)).collect()
+            // The lines after the taker began to wait are left to it.
+            lines.lines.iter().map_while(|(_, line)| (!starving.load(Ordering::Relaxed)).then(|| scan(line))).collect()
         });
         if send.send(Ok(block)).is_err() {
             break;
@@ -237,7 +266,7 @@ mod tests {
         let progress = ProgressBar::hidden();
         let reader = for_each_scanned_within(input, ReadAhead::for_new_fold(), limit, &progress, |next| {
             if let Next::Line(number, line) = next {
-                taken.push((number, line.map(|scanned| scanned.line().to_owned())));
+                taken.push((number, line.map(|(text, _)| text.to_owned())));
             }
             Ok(taken.len() < stop)
         })?;
