@@ -60,9 +60,10 @@ self_cell!(
 
 /// Hand every line of `input` to `each` (its 1-based line number and its text and scan, or why it has none), and
 /// [`Next::Waiting`] after a block handed on because the input had nothing more ready, until the input ends or
-/// `each` returns `false`, as [`crate::input::for_each_line`] does, the lines read and scanned by
-/// `reader` on another thread (a line without a scan is for the taker to read: see [`Starving`]). Returns the reader when the input was read to its end, to be given back to the
-/// observer or fold it read for (`None` when `each` stopped first).
+/// `each` returns `false`, as [`crate::input::for_each_line`] does, the lines read and scanned by `reader` on
+/// another thread (a line without a scan is for the taker to read: see [`Starving`]). Returns the reader when the
+/// input was read to its end, to be given back to the observer or fold it read for (`None` when `each` stopped
+/// first).
 pub fn for_each_scanned(
     input: Input,
     reader: ReadAhead,
@@ -97,8 +98,7 @@ fn for_each_scanned_within(
             for (at, (number, line)) in lines.lines.iter().enumerate() {
                 let line = match (line, scans.get(at)) {
                     (Err(error), _) => Err(*error),
-                    (Ok(range), Some(scanned)) => Ok((&lines.text[range.clone()], scanned.as_ref())),
-                    (Ok(range), None) => Ok((&lines.text[range.clone()], None)),
+                    (Ok(range), scanned) => Ok((&lines.text[range.clone()], scanned.and_then(Option::as_ref))),
                 };
                 if !each(Next::Line(*number, line))? {
                     return Ok((false, *number));
@@ -198,7 +198,16 @@ fn read_blocks(
                 line.as_ref().ok().map(|range| reader.scan(&lines.text[range.clone()]))
             };
             // The lines after the taker began to wait are left to it.
-            lines.lines.iter().map_while(|(_, line)| (!starving.load(Ordering::Relaxed)).then(|| scan(line))).collect()
+            let scans: Scans = lines
+                .lines
+                .iter()
+                .map_while(|(_, line)| (!starving.load(Ordering::Relaxed)).then(|| scan(line)))
+                .collect();
+            // Said once: the block after this one is scanned whole unless the taker waits again.
+            if scans.len() < lines.lines.len() {
+                starving.store(false, Ordering::Relaxed);
+            }
+            scans
         });
         if send.send(Ok(block)).is_err() {
             break;
@@ -247,7 +256,10 @@ mod tests {
     impl Read for Uneven {
         fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
             if self.at == self.bytes.len() && self.then_wait {
-                std::thread::park();
+                // The producer went quiet: it never writes again, nor ends.
+                loop {
+                    std::thread::park();
+                }
             }
             let size = [7, 4093, READ_BYTES][self.reads % 3].min(out.len()).min(self.bytes.len() - self.at);
             out[..size].copy_from_slice(&self.bytes[self.at..self.at + size]);
@@ -266,6 +278,9 @@ mod tests {
         let progress = ProgressBar::hidden();
         let reader = for_each_scanned_within(input, ReadAhead::for_new_fold(), limit, &progress, |next| {
             if let Next::Line(number, line) = next {
+                // A scan, where there is one, is its line's.
+                let line =
+                    line.inspect(|(text, scanned)| assert!(scanned.is_none_or(|scanned| scanned.line() == *text)));
                 taken.push((number, line.map(|(text, _)| text.to_owned())));
             }
             Ok(taken.len() < stop)
@@ -342,6 +357,48 @@ mod tests {
             let _ = done.send(());
         });
         finished.recv_timeout(Duration::from_secs(60)).expect("the taker returned without waiting for input");
+    }
+
+    /// The lines of `input` as `read_blocks` hands them on with the taker waiting from the start (`starving`: the
+    /// first block's lines are left to it; the reader clears the flag as it hands that block on) or never: each
+    /// line's number, text and whether it came scanned.
+    fn read_with(input: &[u8], starving: bool) -> Vec<(u64, Result<String, LineError>, bool)> {
+        let (send, receive) = std::sync::mpsc::sync_channel(BLOCKS_AHEAD);
+        let (_give_back, taken_back) = std::sync::mpsc::sync_channel(1);
+        let flag = Starving::new(AtomicBool::new(starving));
+        let input = Input::new(Box::new(std::io::Cursor::new(input.to_vec())), None);
+        let reading = std::thread::spawn(move || {
+            read_blocks(input, ReadAhead::for_new_fold(), 1 << 20, &send, &taken_back, &flag);
+        });
+        let mut lines = Vec::new();
+        for block in receive {
+            block.unwrap().with_dependent(|owner, scans| {
+                for (at, (number, line)) in owner.lines.iter().enumerate() {
+                    let scanned = scans.get(at).is_some_and(Option::is_some);
+                    lines.push((*number, line.clone().map(|range| owner.text[range].to_owned()), scanned));
+                }
+            });
+        }
+        reading.join().unwrap();
+        lines
+    }
+
+    #[test]
+    fn lines_left_to_the_taker_are_the_lines_the_reader_would_have_scanned() {
+        let input = journal(1 << 20);
+        let scanned = read_with(&input, false);
+        assert!(
+            scanned.iter().all(|(_, line, scanned)| *scanned || line.is_err()),
+            "a reader never waited for scans every line"
+        );
+        let left = read_with(&input, true);
+        let first_block = left.iter().take_while(|(_, line, scanned)| !scanned || line.is_err()).count();
+        assert!(first_block > 0, "a waiting taker is left the first block's lines");
+        assert!(left[first_block..].iter().any(|(_, _, scanned)| *scanned), "later blocks are scanned again");
+        let plain = |lines: Vec<(u64, Result<String, LineError>, bool)>| -> Vec<_> {
+            lines.into_iter().map(|(n, line, _)| (n, line)).collect()
+        };
+        assert!(plain(left) == plain(scanned), "the same lines, in the same order, either way");
     }
 
     /// A live producer's output was held until the output buffer filled: nothing said that the input had gone
