@@ -68,7 +68,8 @@ impl ProcessorName {
 /// `observe`.
 #[derive(Debug, Args)]
 pub struct ObserveArgs {
-    /// The source lines (`-` or absent: standard input).
+    /// The source lines (`-` or absent: standard input, which may be live: each line's events are written once
+    /// the input has nothing more ready).
     pub input: Option<PathBuf>,
     /// One line per source line, exactly as the reference's recorded agui.jsonl: {"events":[...]} or
     /// {"error":{"type":...,"message":...}}.
@@ -83,7 +84,8 @@ pub struct ObserveArgs {
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("agui_run").args(["run_id", "restore"]).multiple(true)))]
 pub struct FoldArgs {
-    /// The input lines (`-` or absent: standard input).
+    /// The input lines (`-` or absent: standard input, which may be live: the observed lines are written once the
+    /// input has nothing more ready).
     pub input: Option<PathBuf>,
     /// The input lines are AG-UI events, not Harness source lines.
     #[arg(long, requires = "agui_run")]
