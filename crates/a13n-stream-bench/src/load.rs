@@ -73,6 +73,7 @@ impl LoadReport {
     }
 }
 
+/// A server child process, killed when dropped.
 struct Server(Child);
 
 impl Drop for Server {
@@ -82,19 +83,43 @@ impl Drop for Server {
     }
 }
 
+/// The most of a server's standard error kept to say why it stopped.
+const KEPT_STDERR_BYTES: usize = 4096;
+
+/// Start `exe serve` on a free port: the server, and its address. A server that does not start is reported with
+/// what it wrote on standard error (`storage: database: ... no schema has been selected to create in`).
 fn start(exe: &Path, database: &str) -> Result<(Server, String), String> {
     let mut child = Command::new(exe)
         .args(["serve", "--listen", "127.0.0.1:0", "--db", database])
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("starting the server: {e}"))?;
     let stdout = child.stdout.take().ok_or("the server has no stdout")?;
-    let server = Server(child);
+    let stderr = child.stderr.take().ok_or("the server has no stderr")?;
+    // Read all along, so the server's log never fills the pipe; the start is kept.
+    let said = thread::spawn(move || {
+        let mut kept = Vec::new();
+        for line in BufReader::new(stderr).split(b'\n').map_while(Result::ok) {
+            if kept.len() < KEPT_STDERR_BYTES {
+                kept.extend_from_slice(&line[..line.len().min(KEPT_STDERR_BYTES - kept.len())]);
+                kept.push(b'\n');
+            }
+        }
+        String::from_utf8_lossy(&kept).trim().to_owned()
+    });
+    let mut server = Server(child);
     let mut line = String::new();
     BufReader::new(stdout).read_line(&mut line).map_err(|e| format!("reading the server's address: {e}"))?;
-    let address = line.trim().strip_prefix("listening on http://").ok_or_else(|| format!("unexpected: {line}"))?;
-    Ok((server, address.to_owned()))
+    match line.trim().strip_prefix("listening on http://") {
+        Some(address) => Ok((server, address.to_owned())),
+        None => {
+            let status = server.0.wait().map_err(|e| format!("waiting for the server: {e}"))?;
+            let said = said.join().unwrap_or_default();
+            let said = if said.is_empty() { line.trim().to_owned() } else { said };
+            Err(format!("the server did not start ({status}): {said}"))
+        }
+    }
 }
 
 fn percentile(sorted: &[f64], fraction: f64) -> f64 {

@@ -495,6 +495,18 @@ fn outputs_replace_a_longer_file_whole() {
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
+/// `bench-serve` against a database its server could not open said only "I/O error: unexpected: ": the server's
+/// own reason was thrown away with its standard error.
+#[test]
+fn bench_serve_says_why_its_server_did_not_start() {
+    let dir = temp_dir("bench-serve-db");
+    let database = dir.join("missing").join("load.db");
+    let out = run(&["bench-serve", "--lines", "10", "--processes", "1", "--db", database.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("the server did not start") && stderr.contains("unable to open database file"), "{stderr}");
+}
+
 /// Paths with no case are a usage error (2), not a failed case (1), which the exit status kept for conformance.
 #[test]
 fn conformance_on_paths_without_cases_is_a_usage_error() {
