@@ -7,6 +7,9 @@
 //! holds up to [`BLOCK_BYTES`] plus one read and one line (a line may be as long as the line limit). A block taken
 //! goes back to the reader, which fills it again: its memory is touched once, not once a block.
 //!
+//! Neither thread waits while the other has work: while the taker waits for a block, the reader hands on the one
+//! it is scanning, and the taker reads the lines left unscanned itself ([`Starving`]).
+//!
 //! A taker that stops early or fails does not wait for the reader, which may be waiting for input that never
 //! comes: the reader is left to stop when it next hands a block on (or when the process ends).
 
