@@ -75,7 +75,7 @@ def reference_seconds(command: list[str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("journal", type=Path)
-    parser.add_argument("--binary", default="target/release/a13n-stream")
+    parser.add_argument("--binary", default=str(Path(__file__).resolve().parent.parent / "target/release/a13n-stream"))
     parser.add_argument("--processes", type=int, default=5)
     parser.add_argument("--child", nargs=2, metavar=("JOB", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()

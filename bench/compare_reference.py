@@ -26,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 from datetime import datetime
 from typing import Any
 
@@ -117,7 +118,7 @@ def child(binary: str, figure: str, size: int, runs: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", default="target/release/a13n-stream")
+    parser.add_argument("--binary", default=str(Path(__file__).resolve().parent.parent / "target/release/a13n-stream"))
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--kinds", default="text,short,tools,subagents")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per process (the median counts)")

@@ -108,6 +108,8 @@ pub struct FoldArgs {
     #[arg(long, value_name = "CHECKPOINT", requires = "start")]
     pub restore: Option<PathBuf>,
     /// Skip the first K input lines, which the checkpoint holds (0 when the input holds only the lines after it).
+    /// Not checked: a checkpoint records display positions, not input lines; another K folds lines twice or skips
+    /// them.
     #[arg(long, value_name = "K", requires = "restore")]
     pub start: Option<u64>,
     /// Keep full values in items instead of bounded previews (the reference's full_content).
