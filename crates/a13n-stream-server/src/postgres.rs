@@ -166,20 +166,29 @@ const COMMIT: [&str; 7] = [
 ];
 
 impl From<tokio_postgres::Error> for StorageError {
-    /// What the database said, not only `db error` (tokio-postgres's own text for every server error).
     fn from(error: tokio_postgres::Error) -> Self {
-        let message = match (error.as_db_error(), std::error::Error::source(&error)) {
-            (Some(db), _) => format!("{error}: {}: {} (SQLSTATE {})", db.severity(), db.message(), db.code().code()),
-            (None, Some(source)) => format!("{error}: {source}"),
-            (None, None) => error.to_string(),
-        };
-        StorageError::Database(message)
+        StorageError::Database(describe(&error))
+    }
+}
+
+/// What the database said, not only `db error` (tokio-postgres's own text for every server error), and why a
+/// connection failed, not only `error connecting to server`.
+fn describe(error: &tokio_postgres::Error) -> String {
+    match (error.as_db_error(), std::error::Error::source(error)) {
+        (Some(db), _) => format!("{error}: {}: {} (SQLSTATE {})", db.severity(), db.message(), db.code().code()),
+        (None, Some(source)) => format!("{error}: {source}"),
+        (None, None) => error.to_string(),
     }
 }
 
 impl From<deadpool_postgres::PoolError> for StorageError {
     fn from(error: deadpool_postgres::PoolError) -> Self {
-        StorageError::Database(format!("connection pool: {error}"))
+        match &error {
+            deadpool_postgres::PoolError::Backend(backend) => {
+                StorageError::Database(format!("connection pool: a new connection failed: {}", describe(backend)))
+            }
+            _ => StorageError::Database(format!("connection pool: {error}")),
+        }
     }
 }
 
@@ -203,6 +212,24 @@ impl std::fmt::Debug for PostgresStorage {
     }
 }
 
+/// The server(s) a configuration names, as `host:port` (or a socket directory).
+fn server_of(config: &tokio_postgres::Config) -> String {
+    let ports = config.get_ports();
+    let hosts = config.get_hosts().iter().enumerate().map(|(index, host)| {
+        let port = ports.get(index).or(ports.first()).copied().unwrap_or(5432);
+        match host {
+            tokio_postgres::config::Host::Tcp(name) => format!("{name}:{port}"),
+            tokio_postgres::config::Host::Unix(path) => format!("{}:{port}", path.display()),
+        }
+    });
+    let hosts: Vec<String> = hosts.collect();
+    if hosts.is_empty() {
+        "PostgreSQL (no host given)".to_owned()
+    } else {
+        format!("PostgreSQL at {}", hosts.join(","))
+    }
+}
+
 fn config(url: &str) -> Result<tokio_postgres::Config, StorageError> {
     tokio_postgres::Config::from_str(url).map_err(|error| StorageError::Database(format!("database URL: {error}")))
 }
@@ -212,6 +239,7 @@ impl PostgresStorage {
     pub async fn open(url: &str, options: PoolOptions) -> Result<PostgresStorage, StorageError> {
         let mut config = config(url)?;
         config.connect_timeout(options.wait);
+        let server = server_of(&config);
         let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = Pool::builder(manager)
             .max_size(options.size.max(1))
@@ -221,7 +249,11 @@ impl PostgresStorage {
             .build()
             .map_err(|error| StorageError::Database(format!("connection pool: {error}")))?;
         let storage = PostgresStorage { pool };
-        storage.migrate().await?;
+        // Where the first connection goes: a refused or unknown server is named.
+        storage.migrate().await.map_err(|error| match error {
+            StorageError::Database(message) => StorageError::Database(format!("{server}: {message}")),
+            other => other,
+        })?;
         Ok(storage)
     }
 
@@ -612,5 +644,18 @@ mod tests {
         let error = client.batch_execute("SELECT * FROM no_such_table").await.expect_err("no such table");
         let message = StorageError::from(error).to_string();
         assert!(message.contains("no_such_table") && message.contains("42P01"), "{message}");
+    }
+
+    /// Regression: a server that refused the connection was reported as `connection pool: Error occurred while
+    /// creating a new object: error connecting to server`, naming neither the server nor why.
+    #[tokio::test]
+    async fn a_refused_connection_names_the_server_and_why() {
+        // A port nobody listens on: bound, then let go.
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let options = PoolOptions { size: 1, wait: Duration::from_secs(30) };
+        let url = format!("postgres://postgres@127.0.0.1:{port}/test");
+        let error = PostgresStorage::open(&url, options).await.expect_err("nobody listens there");
+        let message = error.to_string();
+        assert!(message.contains(&format!("127.0.0.1:{port}")) && message.contains("refused"), "{message}");
     }
 }
