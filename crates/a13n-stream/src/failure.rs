@@ -31,7 +31,7 @@ impl Failure {
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Failure::Usage(message) => write!(f, "{message} (see `a13n-stream --help`)"),
+            Failure::Usage(message) => write!(f, "{message}"),
             Failure::Input(message) => write!(f, "bad input: {message}"),
             Failure::Io(message) => write!(f, "I/O error: {message}"),
             Failure::Closed => write!(f, "the output's reader went away"),

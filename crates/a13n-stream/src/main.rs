@@ -44,8 +44,10 @@ fn main() -> ExitCode {
         }
     };
     result.unwrap_or_else(|failure: Failure| {
-        if !matches!(failure, Failure::Closed) {
-            let _ = writeln!(std::io::stderr(), "a13n-stream: {failure}");
+        match failure {
+            Failure::Closed => {}
+            Failure::Usage(_) => drop(writeln!(std::io::stderr(), "a13n-stream: {failure} {}", help_hint())),
+            _ => drop(writeln!(std::io::stderr(), "a13n-stream: {failure}")),
         }
         ExitCode::from(failure.code())
     })
@@ -72,8 +74,17 @@ fn usage(error: &clap::Error) -> ExitCode {
                 rendered.lines().take_while(|line| !line.trim().is_empty()).map(str::trim).collect();
             let text = paragraph.join(" ");
             let text = text.strip_prefix("error: ").unwrap_or(&text);
-            eprintln!("a13n-stream: {text} (see `a13n-stream --help`)");
+            eprintln!("a13n-stream: {text} {}", help_hint());
             ExitCode::from(2)
         }
+    }
+}
+
+/// Where the reader of a usage error should look: the named command's own `--help`, or the tool's.
+fn help_hint() -> String {
+    let command = Cli::command();
+    match std::env::args().skip(1).find(|arg| command.find_subcommand(arg).is_some()) {
+        Some(name) => format!("(see `a13n-stream {name} --help`)"),
+        None => "(see `a13n-stream --help`)".to_owned(),
     }
 }

@@ -257,6 +257,16 @@ fn usage_errors_exit_2() {
     let interval = run(&["serve", "--retain-interval", "1s"], None);
     assert_eq!(interval.status.code(), Some(2));
     assert!(text(&interval.stderr).contains("--retain"), "{}", text(&interval.stderr));
+    // A usage error pointed at the tool's help, not at the help of the command that refused the arguments.
+    let example = example();
+    for (args, hint) in [
+        (&["fold", "--bogus"][..], "(see `a13n-stream fold --help`)"),
+        (&["fold", example.to_str().unwrap(), "--stop", "0"], "(see `a13n-stream fold --help`)"),
+        (&["nonsense"], "(see `a13n-stream --help`)"),
+    ] {
+        let stderr = text(&run(args, None).stderr);
+        assert!(stderr.trim_end().ends_with(hint), "{args:?}: {stderr}");
+    }
 }
 
 /// Regression: the hand-written parser had no `--version` or per-command `--help`, a bare `a13n-stream`
