@@ -7,16 +7,21 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple, PyType};
 use pyo3::PyClass;
 
+/// A package class made this way: mutable (its placeholder is replaced in place) and a Python type.
+pub(crate) trait Made:
+    PyClass<Frozen = pyo3::pyclass::boolean_struct::False> + pyo3::type_object::PyTypeInfo
+{
+}
+
+impl<T: PyClass<Frozen = pyo3::pyclass::boolean_struct::False> + pyo3::type_object::PyTypeInfo> Made for T {}
+
 /// `__new__` of class `T`: made from the arguments for `T` itself, `placeholder` for a subclass.
-pub(crate) fn new<T>(
+pub(crate) fn new<T: Made>(
     cls: &Bound<'_, PyType>,
     args: &Bound<'_, PyTuple>,
     kwargs: Option<&Bound<'_, PyDict>>,
     placeholder: fn() -> T,
-) -> PyResult<T>
-where
-    T: PyClass<Frozen = pyo3::pyclass::boolean_struct::False> + pyo3::type_object::PyTypeInfo,
-{
+) -> PyResult<T> {
     let base = cls.py().get_type::<T>();
     if !cls.is(&base) {
         return Ok(placeholder());
@@ -25,15 +30,12 @@ where
 }
 
 /// `__init__` of class `T`: nothing for `T` itself (`__new__` made it); for a subclass, made from its arguments.
-pub(crate) fn init<T>(
+pub(crate) fn init<T: Made>(
     slf: &Bound<'_, T>,
     args: &Bound<'_, PyTuple>,
     kwargs: Option<&Bound<'_, PyDict>>,
     placeholder: fn() -> T,
-) -> PyResult<()>
-where
-    T: PyClass<Frozen = pyo3::pyclass::boolean_struct::False> + pyo3::type_object::PyTypeInfo,
-{
+) -> PyResult<()> {
     let base = slf.py().get_type::<T>();
     if slf.as_any().get_type().is(&base) {
         return Ok(());
@@ -44,15 +46,12 @@ where
 }
 
 /// What `T._make(*args, **kwargs)` makes, taken out of the instance it returns.
-fn made<T>(
+fn made<T: Made>(
     base: &Bound<'_, PyType>,
     args: &Bound<'_, PyTuple>,
     kwargs: Option<&Bound<'_, PyDict>>,
     placeholder: fn() -> T,
-) -> PyResult<T>
-where
-    T: PyClass<Frozen = pyo3::pyclass::boolean_struct::False> + pyo3::type_object::PyTypeInfo,
-{
+) -> PyResult<T> {
     let made = base.getattr(pyo3::intern!(base.py(), "_make"))?.call(args, kwargs)?.cast_into::<T>()?;
     let mut made = made.borrow_mut();
     Ok(std::mem::replace(&mut *made, placeholder()))

@@ -147,7 +147,7 @@ pub fn run(args: FoldArgs) -> Result<ExitCode, Failure> {
     let mut processor = processor(&args)?;
     let fold = starting_fold(&args, &mut processor)?;
     let observed = args.observed.as_deref().map(output::create).transpose()?;
-    let mut folding = Folding { args: &args, processor, fold, observed, ..Folding::default_for(&args) };
+    let mut folding = Folding::new(&args, processor, fold, observed);
     // Source lines are scanned on a second thread while this one folds, from the first line on: a fold restored
     // to continue (`--start`) takes its lines as they come, and AG-UI lines have no lane. A restored fold hands its
     // reader out; a fold made from the first line starts with a new one.
@@ -181,12 +181,17 @@ struct Folding<'a> {
 }
 
 impl<'a> Folding<'a> {
-    fn default_for(args: &'a FoldArgs) -> Folding<'a> {
+    fn new(
+        args: &'a FoldArgs,
+        processor: Option<AguiEventProcessor>,
+        fold: Option<DisplayFold>,
+        observed: Option<WriteBehind>,
+    ) -> Folding<'a> {
         Folding {
             args,
-            processor: None,
-            fold: None,
-            observed: None,
+            processor,
+            fold,
+            observed,
             outcome: Outcome::default(),
             entries: Vec::with_capacity(4096),
             buffer: Vec::with_capacity(4096),
