@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::cli::FoldArgs;
 use crate::failure::{io_error, Failure, Outcome};
 use crate::input::Next;
+use crate::replace::Replacing;
 use crate::write_behind::WriteBehind;
 use crate::{input, output, read_ahead};
 
@@ -276,10 +277,11 @@ impl<'a> Folding<'a> {
         }
         let run_id = self.args.run_id.clone().unwrap_or_else(|| "run".into());
         let fold = self.fold.unwrap_or_else(|| DisplayFold::with_options(run_id, options(self.args, None)));
-        let mut export = output::create(&self.args.export)?;
+        // Replaced whole: a failure writing it leaves the checkpoint before (see `replace.rs`).
+        let mut export = Replacing::new(&self.args.export)?;
         fold.write_export(&mut export).map_err(io_error)?;
         export.write_all(b"\n").map_err(io_error)?;
-        export.flush().map_err(io_error)?;
+        export.commit()?;
         Ok(self.outcome.exit())
     }
 }

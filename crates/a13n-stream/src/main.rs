@@ -10,6 +10,7 @@ mod input;
 mod observe;
 mod output;
 mod read_ahead;
+mod replace;
 mod serve;
 mod write_behind;
 

@@ -14,7 +14,7 @@ pub fn create(path: &Path) -> Result<WriteBehind, Failure> {
         return Ok(WriteBehind::new(Box::new(Named::stdout())));
     }
     File::create(path)
-        .map(|file| WriteBehind::new(Box::new(Named { name: path.display().to_string(), out: file })))
+        .map(|file| WriteBehind::new(Box::new(Named::new(path.display().to_string(), file))))
         .map_err(|error| Failure::Io(format!("{}: {error}", path.display())))
 }
 
@@ -32,6 +32,11 @@ impl Named<io::Stdout> {
 }
 
 impl<W> Named<W> {
+    /// `out`, its errors prefixed with `name`.
+    pub fn new(name: String, out: W) -> Named<W> {
+        Named { name, out }
+    }
+
     fn named(&self, error: io::Error) -> io::Error {
         io::Error::new(error.kind(), format!("{}: {error}", self.name))
     }

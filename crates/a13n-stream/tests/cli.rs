@@ -505,6 +505,66 @@ fn outputs_replace_a_longer_file_whole() {
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
+/// The checkpoint was written over the file at `--export`: a write failing halfway (a full disk, here a file size
+/// limit) left neither the checkpoint before nor the new one.
+#[test]
+fn a_failure_writing_the_checkpoint_leaves_the_one_before() {
+    use std::os::unix::process::CommandExt;
+    let dir = temp_dir("export-fails");
+    let export = dir.join("checkpoint.json");
+    std::fs::write(&export, "the checkpoint before\n").unwrap();
+    let whole = run(&["fold", example().to_str().unwrap()], None).stdout;
+    let limit = (whole.len() / 2) as libc::rlim_t;
+    let mut command = binary();
+    command.args(["fold", example().to_str().unwrap(), "--export", export.to_str().unwrap()]);
+    // SAFETY: between fork and exec the child calls only `signal` and `setrlimit`, both async-signal-safe.
+    unsafe {
+        command.pre_exec(move || {
+            // A write past the limit fails with EFBIG instead of ending the process.
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let bound = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+            match libc::setrlimit(libc::RLIMIT_FSIZE, &bound) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let out = command.stdin(Stdio::null()).output().unwrap();
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains(&format!("{}: File too large", export.display())), "{stderr}");
+    let after = std::fs::read(&export).unwrap();
+    assert!(after == b"the checkpoint before\n", "replaced by {} bytes of the new checkpoint", after.len());
+    let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+    assert_eq!(names, ["checkpoint.json"], "the new file is removed");
+}
+
+/// A checkpoint moves on in place (`--restore` and `--export` one file), and a replaced checkpoint keeps the link
+/// that names it and its permissions.
+#[test]
+fn a_checkpoint_is_replaced_in_place_through_its_link() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp_dir("export-in-place");
+    let (real, link, whole) = (dir.join("real.json"), dir.join("cut.json"), dir.join("whole.json"));
+    let example = example();
+    let (example, link_arg) = (example.to_str().unwrap(), link.to_str().unwrap());
+    std::fs::write(&real, "").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::os::unix::fs::symlink("real.json", &link).unwrap();
+    assert!(run(&["fold", example, "--stop", "20", "--export", link_arg], None).status.success());
+    let out = run(&["fold", example, "--restore", link_arg, "--start", "20", "--export", link_arg], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(run(&["fold", example, "--export", whole.to_str().unwrap()], None).status.success());
+    assert_eq!(std::fs::read(&real).unwrap(), std::fs::read(&whole).unwrap());
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::metadata(&real).unwrap().permissions().mode() & 0o777, 0o600);
+    let out = run(&["fold", example, "--export", "/dev/null"], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+    names.sort();
+    assert_eq!(names, ["cut.json", "real.json", "whole.json"]);
+}
+
 /// `bench-serve` against a database its server could not open said only "I/O error: unexpected: ": the server's
 /// own reason was thrown away with its standard error.
 #[test]
