@@ -8,14 +8,22 @@ use std::path::Path;
 use crate::failure::Failure;
 use crate::write_behind::WriteBehind;
 
-/// Create a file, or standard output for `-`, written on a thread of its own. A failed write names the file.
+/// Create a file, or standard output for `-` (or a path naming it, as `/dev/stdout`), written on a thread of its
+/// own. A failed write names the file.
 pub fn create(path: &Path) -> Result<WriteBehind, Failure> {
-    if path == Path::new("-") {
+    if names_stdout(path) {
         return Ok(WriteBehind::new(Box::new(Named::stdout())));
     }
     File::create(path)
         .map(|file| WriteBehind::new(Box::new(Named::new(path.display().to_string(), file))))
         .map_err(|error| Failure::Io(format!("{}: {error}", path.display())))
+}
+
+/// Whether `path` is standard output: `-`, or a name of the process's own descriptor 1 (`/dev/stdout`,
+/// `/dev/fd/1`, `/proc/self/fd/1`), which is written as it is, not opened anew (opening it would empty a file
+/// that standard output appends to, or write over what the shell wrote before).
+pub fn names_stdout(path: &Path) -> bool {
+    ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"].iter().any(|name| path == Path::new(name))
 }
 
 /// An output whose errors say which it is (`out.json: No space left on device`).

@@ -565,6 +565,54 @@ fn a_checkpoint_is_replaced_in_place_through_its_link() {
     assert_eq!(names, ["cut.json", "real.json", "whole.json"]);
 }
 
+/// Found by a review of the replacing export: a new file in the checkpoint's place changed what writing in place
+/// kept. Another user's checkpoint became the exporting user's, another hard link kept the old checkpoint,
+/// `--export /dev/stdout` with standard output in a file replaced the file (and what the shell had written to it),
+/// and a name long enough left no room for the new file's.
+#[test]
+fn a_replaced_checkpoint_keeps_what_writing_in_place_kept() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = temp_dir("export-keeps");
+    let example = example();
+    let example = example.to_str().unwrap();
+    let whole = run(&["fold", example], None).stdout;
+    let owned = dir.join("owned.json");
+    std::fs::write(&owned, "before\n").unwrap();
+    let (uid, gid) = (65534, 65534);
+    let chowned = std::os::unix::fs::chown(&owned, Some(uid), Some(gid));
+    let linked = (dir.join("linked.json"), dir.join("other-name.json"));
+    std::fs::write(&linked.0, "before\n").unwrap();
+    std::fs::hard_link(&linked.0, &linked.1).unwrap();
+    let long = dir.join(format!("{}.json", "c".repeat(250)));
+    for path in [&owned, &linked.0, &long] {
+        let out = run(&["fold", example, "--export", path.to_str().unwrap()], None);
+        assert!(out.status.success(), "{}: {}", path.display(), text(&out.stderr));
+        assert!(std::fs::read(path).unwrap() == whole, "{}", path.display());
+    }
+    if chowned.is_ok() {
+        let metadata = std::fs::metadata(&owned).unwrap();
+        assert_eq!((metadata.uid(), metadata.gid()), (uid, gid), "the owner and group are kept");
+    }
+    assert!(std::fs::read(&linked.1).unwrap() == whole, "every hard link names the new checkpoint");
+    let captured = dir.join("captured.txt");
+    std::fs::write(&captured, "before\n").unwrap();
+    let stdout = std::fs::OpenOptions::new().append(true).open(&captured).unwrap();
+    let out = binary()
+        .args(["fold", example, "--export", "/dev/stdout"])
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut expected = b"before\n".to_vec();
+    expected.extend_from_slice(&whole);
+    assert!(std::fs::read(&captured).unwrap() == expected, "standard output's file was replaced");
+    let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+    names.retain(|name| name.to_string_lossy().ends_with(".tmp"));
+    assert!(names.is_empty(), "left behind: {names:?}");
+}
+
 /// `bench-serve` against a database its server could not open said only "I/O error: unexpected: ": the server's
 /// own reason was thrown away with its standard error.
 #[test]
