@@ -92,7 +92,10 @@ pub(crate) async fn ingest(
     // A body announced larger than the limit is refused before any of it is read (and before a client that
     // asked `Expect: 100-continue` is told to send it).
     if let Some(length) = declared_length(&headers).filter(|&length| length > app.config.max_body_bytes as u64) {
-        let message = format!("the body exceeds {} bytes (Content-Length: {length})", app.config.max_body_bytes);
+        let message = format!(
+            "the body exceeds {} bytes (--max-body-bytes; Content-Length: {length})",
+            app.config.max_body_bytes
+        );
         return too_large(message).into_response();
     }
     let reading = read_lines(&app, body, offset);
@@ -125,9 +128,15 @@ pub(crate) async fn ingest(
 fn refusal(error: IngestError) -> Problem {
     let message = error.to_string();
     match error {
-        IngestError::Offset { expected, conflict } => Problem::new(StatusCode::CONFLICT, "offset", message)
-            .with("conflict", conflict.as_str())
-            .with("expected_offset", expected),
+        IngestError::Offset { expected, conflict, line } => {
+            let problem = Problem::new(StatusCode::CONFLICT, "offset", message)
+                .with("conflict", conflict.as_str())
+                .with("expected_offset", expected);
+            match line {
+                Some(line) => problem.with("line", line),
+                None => problem,
+            }
+        }
         IngestError::Line { line, kind, message } => Problem::new(StatusCode::UNPROCESSABLE_ENTITY, "line", message)
             .with("line", line)
             .with("kind", kind.as_str()),
@@ -205,7 +214,7 @@ async fn read_lines(
             take_line(config, offset, &mut lines, Err(error))?;
         }
         if total > config.max_body_bytes {
-            return Err(too_large(format!("the body exceeds {} bytes", config.max_body_bytes)));
+            return Err(too_large(format!("the body exceeds {} bytes (--max-body-bytes)", config.max_body_bytes)));
         }
     }
     if let Some((_, line)) = splitter.finish() {
@@ -246,7 +255,7 @@ fn take_line(
         }
     }
     if lines.len() > config.max_batch_lines {
-        return Err(too_large(format!("a batch holds at most {} lines", config.max_batch_lines)));
+        return Err(too_large(format!("a batch holds at most {} lines (--max-batch-lines)", config.max_batch_lines)));
     }
     Ok(())
 }

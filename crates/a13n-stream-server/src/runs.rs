@@ -85,6 +85,24 @@ impl Conflict {
     }
 }
 
+/// What a conflict says: how the batch stands to the journal, and where the next batch starts.
+fn offset_message(expected: u64, conflict: Conflict, line: Option<u64>) -> String {
+    match (conflict, line) {
+        (Conflict::DifferentContent, Some(line)) => format!(
+            "line {line} differs from the journal's line {line}: stored lines may be sent again only as they are \
+             (the journal holds {expected} lines; the next batch starts at offset {expected})"
+        ),
+        (Conflict::Ahead, _) => {
+            format!("the batch starts after the journal's end: lines are missing; the next batch starts at offset {expected}")
+        }
+        _ => format!(
+            "the batch starts inside the journal, its stored lines as they are: send the lines from offset {expected} \
+             on ({})",
+            conflict.as_str()
+        ),
+    }
+}
+
 /// What a rejected line was: malformed, or refused by the protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -122,12 +140,14 @@ pub enum OnReject {
 #[non_exhaustive]
 pub enum IngestError {
     /// The batch does not start at the journal's end and is not an exact retry.
-    #[error("the batch must start at offset {expected} ({})", conflict.as_str())]
+    #[error("{}", offset_message(*expected, *conflict, *line))]
     Offset {
         /// The journal's length.
         expected: u64,
         /// How the batch relates to the journal.
         conflict: Conflict,
+        /// [`Conflict::DifferentContent`]: the journal position of the first line that differs.
+        line: Option<u64>,
     },
     /// A line is malformed or rejected; nothing was committed.
     #[error("line {line}: {message}")]
@@ -835,17 +855,18 @@ impl Runs {
         journal_len: u64,
         position: u64,
     ) -> Result<Accepted, IngestError> {
+        let conflict = |conflict, line| IngestError::Offset { expected: journal_len, conflict, line };
         if offset >= journal_len {
-            return Err(IngestError::Offset { expected: journal_len, conflict: Conflict::Ahead });
+            return Err(conflict(Conflict::Ahead, None));
         }
         let end = (offset + lines.len() as u64).min(journal_len);
         let stored =
             self.storage.journal(run_id, offset, end).await.map_err(|e| IngestError::Storage(e.to_string()))?;
-        if stored[..] != lines[..stored.len()] {
-            return Err(IngestError::Offset { expected: journal_len, conflict: Conflict::DifferentContent });
+        if let Some(differs) = stored.iter().zip(lines).position(|(stored, line)| stored != line) {
+            return Err(conflict(Conflict::DifferentContent, Some(offset + differs as u64)));
         }
         if stored.len() < lines.len() {
-            return Err(IngestError::Offset { expected: journal_len, conflict: Conflict::Behind });
+            return Err(conflict(Conflict::Behind, None));
         }
         self.metrics.duplicates.inc();
         Ok(Accepted { next_offset: journal_len, events: 0, duplicate: true, position, rejected: Vec::new() })

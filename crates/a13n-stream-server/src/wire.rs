@@ -222,7 +222,8 @@ pub struct ErrorDetail {
     pub conflict: Option<String>,
     /// `offset`: the journal's length, where the next batch must start.
     pub expected_offset: Option<u64>,
-    /// `line`, `identity`, `run_complete`, `too_large`: the journal position of the line.
+    /// `line`, `identity`, `run_complete`, `too_large`: the journal position of the line; `offset` with
+    /// `different_content`: the first line that differs.
     pub line: Option<u64>,
     /// `line`: `input` or `observation`.
     pub kind: Option<String>,

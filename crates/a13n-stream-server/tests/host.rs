@@ -362,9 +362,24 @@ fn an_overlong_line_is_named_with_its_bound_and_position_before_the_body_bound()
     });
     assert_eq!(answer.status, 413, "{}", answer.body);
     let message = json(&answer.body)["error"]["message"].as_str().unwrap().to_owned();
-    assert!(message.contains(&format!("the body exceeds {} bytes", limits.max_body_bytes)), "{message}");
+    assert!(
+        message.contains(&format!("the body exceeds {} bytes (--max-body-bytes)", limits.max_body_bytes)),
+        "{message}"
+    );
     // Nothing was committed; the run goes on.
     assert_eq!(host.post("run-long", 2, &lines[2..]).0, 200);
+}
+
+/// Found by a new user's trial: the line bound's `413` named its flag, the batch bound's did not.
+#[test]
+fn a_batch_over_its_bound_names_the_flag() {
+    let host = Host::start("batchlines", |config| config.max_batch_lines = 2);
+    let lines = hello_stream("t", "run-batch");
+    let (status, body) = host.post("run-batch", 0, &lines[..3]);
+    assert_eq!(status, 413, "{body}");
+    let message = body["error"]["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("at most 2 lines (--max-batch-lines)"), "{message}");
+    assert_eq!(host.post("run-batch", 0, &lines[..2]).0, 200);
 }
 
 /// Regression (#29): with the SQLite file deleted under a running host, commits still answered 200 (into the

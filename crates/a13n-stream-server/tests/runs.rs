@@ -82,14 +82,18 @@ async fn conflicts_are_answered_from_the_committed_position_without_a_rebuild() 
     runs.ingest("run-c", 0, lines[..3].to_vec(), OnReject::Refuse).await.unwrap();
     let recoveries = metrics.recoveries.get();
     let offset = |result: Result<_, IngestError>| match result {
-        Err(IngestError::Offset { expected, conflict }) => (expected, conflict),
+        Err(IngestError::Offset { expected, conflict, line }) => (expected, conflict, line),
         other => panic!("expected a conflict, got {other:?}"),
     };
-    assert_eq!(offset(runs.ingest("run-c", 5, lines[3..].to_vec(), OnReject::Refuse).await), (3, Conflict::Ahead));
-    let mut changed = lines[1..3].to_vec();
-    changed[0] = changed[0].replace("\"sequence\"", "\"sequence\" ");
-    assert_eq!(offset(runs.ingest("run-c", 1, changed, OnReject::Refuse).await), (3, Conflict::DifferentContent));
-    assert_eq!(offset(runs.ingest("run-c", 2, lines[2..].to_vec(), OnReject::Refuse).await), (3, Conflict::Behind));
+    let ahead = runs.ingest("run-c", 5, lines[3..].to_vec(), OnReject::Refuse).await;
+    assert_eq!(offset(ahead), (3, Conflict::Ahead, None));
+    let mut changed = lines[0..3].to_vec();
+    changed[2] = changed[2].replace("\"sequence\"", "\"sequence\" ");
+    // The answer names the line that differs (found by a new user's trial: it said only where to start).
+    let differs = runs.ingest("run-c", 0, changed, OnReject::Refuse).await;
+    assert_eq!(offset(differs), (3, Conflict::DifferentContent, Some(2)));
+    let behind = runs.ingest("run-c", 2, lines[2..].to_vec(), OnReject::Refuse).await;
+    assert_eq!(offset(behind), (3, Conflict::Behind, None));
     assert!(runs.ingest("run-c", 1, lines[1..3].to_vec(), OnReject::Refuse).await.unwrap().duplicate);
     assert_eq!(metrics.recoveries.get(), recoveries, "no conflict rebuilt the run");
     let _ = std::fs::remove_dir_all(dir);
