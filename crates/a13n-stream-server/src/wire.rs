@@ -213,7 +213,7 @@ pub struct ErrorBody {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ErrorDetail {
     /// One of `offset`, `line`, `identity`, `run_complete`, `empty`, `content_type`, `too_large`, `busy`,
-    /// `body_timeout`, `body`, `query`, `position`, `run_id`, `thread_id`, `not_found`, `host`, `origin`,
+    /// `body_timeout`, `body`, `query`, `position`, `run_id`, `thread_id`, `not_found`, `method`, `host`, `origin`,
     /// `unauthorized`, `storage`.
     pub code: String,
     /// A sentence for people.
