@@ -73,6 +73,13 @@ def _model_plan(cls: type) -> Optional[Plan]:
 def _dataclass_plan(cls: type) -> Optional[Plan]:
     if hasattr(cls, "__pydantic_fields__") or hasattr(cls, "__get_pydantic_core_schema__"):
         return None
+    # Pydantic decorators on a standard dataclass (a computed field, as `BinaryContent.identifier`; a serializer)
+    # change its dump.
+    decorators = getattr(cls, "__pydantic_decorators__", None)
+    if decorators is not None and (
+        decorators.computed_fields or decorators.field_serializers or decorators.model_serializers
+    ):
+        return None
     try:
         hints = typing.get_type_hints(cls, include_extras=True)
     except Exception:  # an unresolvable annotation: let Pydantic decide
@@ -132,6 +139,78 @@ def dump_result(result: Any) -> Dict[str, Any]:
     if result.deferred is not None:
         out["deferred"] = dump(result.deferred)
     return out
+
+
+def _native_content() -> Tuple[type, ...]:
+    """The Harness's and Pydantic AI's native content types (media, files, uploads, text content)."""
+    from a13n_harness.content import ContentItem
+    from pydantic_ai import messages
+
+    names = ("BinaryContent", "ImageUrl", "AudioUrl", "VideoUrl", "DocumentUrl", "UploadedFile", "TextContent")
+    return (ContentItem, *(getattr(messages, name) for name in names if hasattr(messages, name)))
+
+
+def _holds_native(value: Any, native: Tuple[type, ...], seen: set[int]) -> bool:
+    """Whether ``value`` holds bytes or native content anywhere in its fields, items or values."""
+    if isinstance(value, (bytes, bytearray, *native)):
+        return True
+    if id(value) in seen:
+        return False
+    seen.add(id(value))
+    if isinstance(value, BaseModel):
+        children: Any = [getattr(value, name) for name in type(value).model_fields]
+        children.extend((value.model_extra or {}).values())
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        children = [getattr(value, entry.name) for entry in dataclasses.fields(value)]
+    elif isinstance(value, dict):
+        children = value.values()
+    elif isinstance(value, (list, tuple)):
+        children = value
+    else:
+        return False
+    return any(_holds_native(child, native, seen) for child in children)
+
+
+def _described(value: Any, native: Tuple[type, ...]) -> Any:
+    """A tool's returned value with what its JSON would show wrongly described instead, as the reference presents
+    tool results: bytes as their size, a model or dataclass holding bytes or native content as omitted (its own
+    serializer may flatten the media into its JSON). Native content itself is kept: its JSON is projected as the
+    reference projects it. ``value`` itself when nothing changes."""
+    if isinstance(value, (bytes, bytearray)):
+        return {"payload_omitted": True, "size_bytes": len(value)}
+    if isinstance(value, native):
+        return value
+    if isinstance(value, dict):
+        items = {key: _described(item, native) for key, item in value.items()}
+        return value if all(items[key] is item for key, item in value.items()) else items
+    if isinstance(value, (list, tuple)):
+        described = [_described(item, native) for item in value]
+        return value if all(new is old for new, old in zip(described, value)) else described
+    model = isinstance(value, BaseModel) or (dataclasses.is_dataclass(value) and not isinstance(value, type))
+    if model and _holds_native(value, native, set()):
+        return {"payload_omitted": True}
+    return value
+
+
+def tool_result_event(event: Any) -> Any:
+    """A tool result event as the conversion reads it: a returned value's bytes and media-bearing records
+    described (never embedded, and binary bytes never decoded as text), the rest as it is; ``event`` itself when
+    nothing changes."""
+    part: Any = getattr(event, "part", None)
+    if getattr(part, "part_kind", None) != "tool-return" or not hasattr(part, "__dataclass_fields__"):
+        return event
+    content = _described(part.content, _native_content())
+    if content is part.content:
+        return event
+    return dataclasses.replace(event, part=dataclasses.replace(part, content=content))
+
+
+def is_tool_result(cls: type) -> bool:
+    """Whether ``cls`` is Pydantic AI's function or output tool result event."""
+    from pydantic_ai import messages
+
+    kinds = tuple(getattr(messages, name) for name in ("FunctionToolResultEvent", "OutputToolResultEvent"))
+    return issubclass(cls, kinds)
 
 
 def source_kind(cls: type) -> int:

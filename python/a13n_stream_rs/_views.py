@@ -3,12 +3,16 @@
 The reference keeps a dict of items and a set of changed ids on the fold; here both live in Rust, and these views
 read them when asked: an ``Item`` model is built for the item looked up, deleting one retires it (paging), and
 ``changed`` edits the fold's own change tracking (``clear()`` after publishing, as a host does with the reference's set).
+A ``changed`` view taken before ``fold.changed`` is assigned keeps the ids it had, as the reference's set object does
+once the fold holds another (``to_publish, fold.changed = fold.changed, set()``). ``copy.copy``, ``copy.deepcopy``
+and ``pickle`` of a view give a plain ``dict`` or ``set``, as they would of the reference's.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Iterator, MutableMapping, MutableSet
-from typing import Any, TypeVar
+from typing import Any, Optional, TypeVar
 
 from ._models import Item
 
@@ -64,6 +68,25 @@ class Items(MutableMapping[str, Item]):
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self._fold._item(key) is not None
 
+    def copy(self) -> dict[str, Item]:
+        """The items as a plain ``dict``, which later folds do not change."""
+        return dict(self)
+
+    def __copy__(self) -> dict[str, Item]:
+        return dict(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Item]:
+        return {key: item.model_copy(deep=True) for key, item in self.items()}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (dict, (dict(self),))
+
+    def __or__(self, other: Any) -> dict[str, Item]:
+        return dict(self) | dict(other)
+
+    def __ror__(self, other: Any) -> dict[str, Item]:
+        return dict(other) | dict(self)
+
     def __repr__(self) -> str:
         return f"<items of {self._fold!r}>"
 
@@ -71,35 +94,64 @@ class Items(MutableMapping[str, Item]):
 class Changed(MutableSet[str]):
     """The ids of items changed since the host last cleared them, in order of creation."""
 
-    __slots__ = ("_fold",)
+    __slots__ = ("_fold", "_held", "__weakref__")
 
     def __init__(self, fold: Any) -> None:
-        self._fold = fold
+        self._fold: Any = fold
+        # The ids it kept when the fold's were replaced (it no longer follows the fold), else None.
+        self._held: Optional[set[str]] = None
+        views: dict[int, Any] = fold.__dict__.setdefault(_VIEWS, {})
+        key = id(self)
+
+        def forget(_: Any) -> None:
+            views.pop(key, None)
+
+        views[key] = weakref.ref(self, forget)
 
     @classmethod
     def _from_iterable(cls, values: Iterable[_T]) -> set[_T]:
         # What `changed - other`, `changed | other` and the like make: a plain set, as the reference's would be.
         return set(values)
 
+    def _ids(self) -> Iterable[str]:
+        return self._held if self._held is not None else self._fold._changed_ids()
+
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and key in self._fold._changed_ids()
+        return isinstance(key, str) and key in self._ids()
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._fold._changed_ids())
+        return iter(list(self._ids()))
 
     def __len__(self) -> int:
-        return len(self._fold._changed_ids())
+        return len(list(self._ids())) if self._held is None else len(self._held)
 
     def add(self, value: str) -> None:
         """Mark an item changed (an id the fold does not hold raises ``KeyError``)."""
-        if not self._fold._set_changed(value, True):
+        if self._held is not None:
+            self._held.add(value)
+        elif not self._fold._set_changed(value, True):
             raise KeyError(value)
 
     def discard(self, value: str) -> None:
-        self._fold._set_changed(value, False)
+        if self._held is not None:
+            self._held.discard(value)
+        else:
+            self._fold._set_changed(value, False)
 
     def clear(self) -> None:
-        self._fold._clear_changed()
+        if self._held is not None:
+            self._held.clear()
+        else:
+            self._fold._clear_changed()
+
+    def __copy__(self) -> set[str]:
+        return set(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> set[str]:
+        return set(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (set, (set(self),))
 
     # The named methods of `set` that hosts call on the reference's `changed` (the operators come with MutableSet).
 
@@ -135,3 +187,22 @@ class Changed(MutableSet[str]):
 
     def __repr__(self) -> str:
         return repr(set(self))
+
+
+# Where a fold keeps the `changed` views it handed out (weakly), so that assigning `fold.changed` detaches them.
+_VIEWS = "_a13n_changed_views"
+
+
+def detach_changed(fold: Any) -> None:
+    """Before ``fold.changed`` is replaced: every view handed out keeps the ids the fold has now, and no longer
+    follows the fold, as the reference's set object stays what it was when the fold is given another."""
+    views = fold.__dict__.get(_VIEWS)
+    if not views:
+        return
+    ids = set(fold._changed_ids())
+    for ref in list(views.values()):
+        view = ref()
+        if view is not None:
+            view._held = set(ids)
+            view._fold = None
+    views.clear()

@@ -1169,6 +1169,104 @@ def test_tool_result_content_projects_native_content_as_the_reference() -> None:
     assert_same(run)
 
 
+def test_bytes_in_tool_results_and_generated_files_are_observed_as_the_reference() -> None:
+    """Found by a new user's trial: a tool's returned bytes reached the events as text (or, not UTF-8, raised
+    `UnicodeDecodeError` from `observe`, `resume` and `to_source_line`) where the reference describes them
+    (`{"payload_omitted": true, "size_bytes": N}`, a record holding media omitted whole); and a model-made file's
+    `BinaryContent` lost its computed `identifier` (and a URL its `media_type`) in the carried event."""
+    import dataclasses
+    from datetime import UTC, datetime
+
+    from a13n_harness import HarnessEvent
+    from pydantic import BaseModel
+    from pydantic_ai.messages import (
+        BinaryContent,
+        FilePart,
+        FunctionToolResultEvent,
+        ImageUrl,
+        PartEndEvent,
+        PartStartEvent,
+        ToolReturnPart,
+    )
+
+    @dataclasses.dataclass
+    class Attachment:
+        name: str
+        data: bytes
+
+    class Report(BaseModel):
+        title: str
+        image: ImageUrl
+
+    returned: list[Any] = [
+        {"b": b"hello"},
+        {"file": b"\x89PNG\r\n\x1a\n"},
+        [b"a", bytearray(b"bc"), "text"],
+        Attachment(name="x", data=b"\xff"),
+        Report(title="t", image=ImageUrl(url="https://example.com/a.png")),
+        {"plain": [1, "two"]},
+    ]
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    items: list[Any] = []
+    for index, content in enumerate(returned):
+        for outcome in ("success", "failed"):
+            part = ToolReturnPart(tool_name="get", tool_call_id=f"c{index}", content=content, outcome=outcome)
+            items.append(FunctionToolResultEvent(part=part))
+    generated = FilePart(content=BinaryContent(data=b"\x89PNG", media_type="image/png"))
+    items += [PartStartEvent(index=0, part=generated), PartEndEvent(index=0, part=generated)]
+    native = [HarnessEvent(thread_id="t", run_id="r", sequence=n, occurred_at=at, event=e) for n, e in enumerate(items)]
+
+    def run(package: str) -> list[str]:
+        module = importlib.import_module(package)
+        observer = module.HarnessAguiStreamObserver()
+        fold = importlib.import_module(f"{package}.display").DisplayFold("r")
+        printed = []
+        for item in native:
+            printed.append(dumped(observer.observe(item)))
+            printed.append(json.dumps(fold.fold(fold.events(item), item), default=str))
+        printed.append(fold.export().model_dump_json())
+        return printed
+
+    printed = assert_same(run)
+    assert any('\\"size_bytes\\":8' in line for line in printed), "the PNG's bytes are described"
+    assert any('"identifier":"4effda"' in line for line in printed), "the file's identifier is kept"
+
+
+def test_taking_the_changed_ids_and_copying_the_items_keep_what_they_took() -> None:
+    """Found by a new user's trial: `fold.changed` and `fold.items` are views of the fold, so `to_publish,
+    fold.changed = fold.changed, set()` published nothing, and `copy.copy(fold.items)` grew with the next fold;
+    `fold.items.copy()`, `|`, `copy.deepcopy` and `pickle` of them failed. The reference's are a set and a dict."""
+    import copy
+    import pickle
+
+    first = [{"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant", "timestamp": 1000},
+             {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "Hi", "timestamp": 1001}]
+    second = [{"type": "TEXT_MESSAGE_START", "messageId": "m2", "role": "assistant", "timestamp": 1002}]
+
+    def run(package: str) -> list[str]:
+        fold = importlib.import_module(f"{package}.display").DisplayFold("run")
+        fold.fold(first)
+        to_publish, fold.changed = fold.changed, set()
+        pending = fold.changed
+        fold.fold(second)
+        kept = fold.changed
+        fold.changed = set()
+        items, copied, deep = fold.items.copy(), copy.copy(fold.items), copy.deepcopy(fold.items)
+        merged = fold.items | {}
+        pickled = pickle.loads(pickle.dumps(fold.items))
+        changed = pickle.loads(pickle.dumps(kept))
+        fold.fold([{"type": "TEXT_MESSAGE_START", "messageId": "m3", "role": "assistant", "timestamp": 1003}])
+        return [
+            f"published {sorted(to_publish)}, pending {sorted(pending)}, kept {sorted(kept)}, now {sorted(fold.changed)}",
+            f"copies {len(items)} {len(copied)} {len(deep)} {len(merged)} {len(pickled)} of {len(fold.items)}",
+            f"types {type(items).__name__} {type(copied).__name__} {type(pickled).__name__} {type(changed).__name__}",
+            json.dumps({key: item.model_dump(mode="json") for key, item in deep.items()}),
+        ]
+
+    printed = assert_same(run)
+    assert printed[0].startswith("published ['itm_") and "now ['itm_" in printed[0]
+
+
 # Names of the reference's submodules this package does not offer: the reference's own helpers, which no host
 # code on the page uses.
 NOT_OFFERED = {

@@ -145,6 +145,9 @@ def model(cls: type, tag: tuple[str, str] | None = None) -> int:
     elif dataclasses.is_dataclass(cls) and not issubclass(cls, BaseModel):
         config = getattr(cls, "__pydantic_config__", {}) or {}
         extra = config.get("extra", "ignore")
+        # An excluded field read under an alias, which a computed field of that name dumps (below).
+        given = {x.alias for f in dataclasses.fields(cls)
+                 for x in getattr(hints[f.name], "__metadata__", ()) if type(x).__name__ == "FieldInfo" and x.exclude}
         for f in dataclasses.fields(cls):
             info = [x for x in getattr(hints[f.name], "__metadata__", ()) if type(x).__name__ == "FieldInfo"]
             if not f.init or any(x.exclude for x in info):
@@ -158,6 +161,11 @@ def model(cls: type, tag: tuple[str, str] | None = None) -> int:
             else:
                 default = "Default::Required"
             rows.append((f.name, hints[f.name], default))
+        decorators = getattr(cls, "__pydantic_decorators__", None)
+        for name in decorators.computed_fields if decorators is not None else ():
+            if name not in given:
+                raise SystemExit(f"{cls.__qualname__}.{name}: a computed field of no input; not modelled")
+            rows.append((name, Any, "Default::Computed"))
     else:
         extra = cls.model_config.get("extra") or "ignore"
         excluded = {}

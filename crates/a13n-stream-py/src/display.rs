@@ -422,10 +422,15 @@ impl PyDisplayFold {
         }
         let ids: Vec<String> = ids.try_iter()?.map(|id| id?.extract()).collect::<PyResult<_>>()?;
         let this = slf.borrow();
-        let mut held = this.held()?;
-        if let Some(unknown) = ids.iter().find(|id| held.item(id).is_none()) {
-            return Err(pyo3::exceptions::PyKeyError::new_err(unknown.clone()));
+        {
+            let held = this.held()?;
+            if let Some(unknown) = ids.iter().find(|id| held.item(id).is_none()) {
+                return Err(pyo3::exceptions::PyKeyError::new_err(unknown.clone()));
+            }
         }
+        // Views taken before keep what they held, as the reference's replaced set does.
+        slf.py().import("a13n_stream_rs._views")?.getattr("detach_changed")?.call1((slf,))?;
+        let mut held = this.held()?;
         held.clear_changed();
         for id in &ids {
             held.set_changed(id, true);

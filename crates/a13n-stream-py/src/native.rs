@@ -48,6 +48,8 @@ struct Types {
     plans: FxHashMap<usize, (Py<PyType>, Option<Arc<Plan>>)>,
     /// Per type: 1 `HarnessEvent`, 2 `HarnessRunResultEvent`, 0 anything else.
     kinds: FxHashMap<usize, (Py<PyType>, u8)>,
+    /// Per event type: whether it is a tool result (its returned value is described first).
+    tool_results: FxHashMap<usize, (Py<PyType>, bool)>,
 }
 
 /// The helpers of `a13n_stream_rs._native` and the `datetime` type.
@@ -56,6 +58,8 @@ struct Helpers {
     dump: Py<PyAny>,
     dump_result: Py<PyAny>,
     source_kind: Py<PyAny>,
+    is_tool_result: Py<PyAny>,
+    tool_result_event: Py<PyAny>,
     datetime: Py<PyAny>,
     utc: Py<PyAny>,
 }
@@ -71,6 +75,8 @@ fn helpers(py: Python<'_>) -> PyResult<&'static Helpers> {
             dump: module.getattr("dump")?.unbind(),
             dump_result: module.getattr("dump_result")?.unbind(),
             source_kind: module.getattr("source_kind")?.unbind(),
+            is_tool_result: module.getattr("is_tool_result")?.unbind(),
+            tool_result_event: module.getattr("tool_result_event")?.unbind(),
             datetime: py.import("datetime")?.getattr("datetime")?.unbind(),
             utc: py.import("datetime")?.getattr("timezone")?.getattr("utc")?.unbind(),
         })
@@ -291,12 +297,37 @@ fn utc_offset_micros(object: &Bound<'_, PyAny>, tzinfo: &Bound<'_, PyAny>) -> Py
     Ok(Some((days * 86_400 + seconds) * 1_000_000 + micros))
 }
 
-/// The journal wire form of a native event: walked in Rust, or Pydantic's dump where that alone is exact.
+/// Whether `event` is a tool result event, asked of Python once per type.
+fn is_tool_result(event: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let py = event.py();
+    let cls = event.get_type();
+    let key = cls.as_ptr() as usize;
+    let known = types(py).lock().ok().and_then(|types| types.tool_results.get(&key).map(|(_, is)| *is));
+    if let Some(is) = known {
+        return Ok(is);
+    }
+    let is: bool = helpers(py)?.is_tool_result.bind(py).call1((&cls,))?.extract()?;
+    if let Ok(mut types) = types(py).lock() {
+        types.tool_results.insert(key, (cls.unbind(), is));
+    }
+    Ok(is)
+}
+
+/// The journal wire form of a native event: walked in Rust, or Pydantic's dump where that alone is exact. A tool
+/// result's returned value is described first as the reference presents it (bytes as their size, media-bearing
+/// records omitted), so that binary bytes neither fail the dump nor reach the events as text.
 fn event_value(event: &Bound<'_, PyAny>) -> PyResult<Value> {
+    let py = event.py();
+    let described;
+    let event = if is_tool_result(event)? {
+        described = helpers(py)?.tool_result_event.bind(py).call1((event,))?;
+        &described
+    } else {
+        event
+    };
     if let Some(value) = walk(event, 0)? {
         return Ok(value);
     }
-    let py = event.py();
     from_python(&helpers(py)?.dump.bind(py).call1((event,))?, "event")
 }
 

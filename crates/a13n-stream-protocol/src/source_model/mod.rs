@@ -61,6 +61,10 @@ pub(crate) enum Default {
     /// Made when the object is (a fresh id, the current time): no journal line can stand for it, so it stays
     /// absent.
     Factory,
+    /// A computed field that reads a given value (a content's `identifier`, a URL's `media_type`): dumped after the
+    /// fields, as given; a line without it stays without it here, where the reference computes it from the other
+    /// fields (a hash of the content, the media type of the URL's extension).
+    Computed,
 }
 
 /// What a model does with keys it does not declare.
@@ -204,5 +208,26 @@ fn value_in_layout(value: &Value, ty: &Ty) -> bool {
         }
         (Ty::Time, Value::String(text)) => crate::time::pydantic_datetime(text).is_none_or(|written| written == *text),
         _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::source::SourceItem;
+
+    /// Found by a new user's trial of the Python package: a model-made file's `BinaryContent` lost the
+    /// `identifier` its dump writes (a computed field reading a given value), because the table did not have it and
+    /// the key was dropped as unknown.
+    #[test]
+    fn a_computed_field_that_is_given_is_kept_in_its_place() {
+        let head = r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01+00:00","event":"#;
+        let spelled = r#"{"event_kind":"part_start","part":{"part_kind":"file","content":{"identifier":"4effda","kind":"binary","media_type":"image/png","data":"iVBORw=="}},"index":0}"#;
+        let item = SourceItem::from_json(&format!("{head}{spelled}}}")).unwrap();
+        let dumped = r#"{"index":0,"part":{"content":{"data":"iVBORw==","media_type":"image/png","vendor_metadata":null,"kind":"binary","identifier":"4effda"},"id":null,"provider_name":null,"provider_details":null,"part_kind":"file"},"previous_part_kind":null,"event_kind":"part_start"}"#;
+        assert_eq!(item.to_line(), format!("{head}{dumped}}}"));
+        // Not given, it stays absent: the reference computes it (a hash of the data), which this library does not.
+        let without = spelled.replace(r#""identifier":"4effda","#, "");
+        let item = SourceItem::from_json(&format!("{head}{without}}}")).unwrap();
+        assert_eq!(item.to_line(), format!("{head}{}}}", dumped.replace(r#","identifier":"4effda""#, "")));
     }
 }

@@ -196,6 +196,7 @@ pub(crate) static MODELS: &[Model] = &[
         Field { key: "media_type", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
         Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
         Field { key: "kind", ty: Ty::Any, default: Default::Json("\"binary\""), literal: &["binary"], tag: true },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
     ] },
     // 18
     Model { name: "SpeechPart", extra: Extra::Ignore, fields: &[
@@ -305,6 +306,8 @@ pub(crate) static MODELS: &[Model] = &[
         Field { key: "force_download", ty: Ty::Any, default: Default::Json("false"), literal: &[], tag: false },
         Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
         Field { key: "kind", ty: Ty::Any, default: Default::Json("\"image-url\""), literal: &["image-url"], tag: true },
+        Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
     ] },
     // 32
     Model { name: "AudioUrl", extra: Extra::Ignore, fields: &[
@@ -312,6 +315,8 @@ pub(crate) static MODELS: &[Model] = &[
         Field { key: "force_download", ty: Ty::Any, default: Default::Json("false"), literal: &[], tag: false },
         Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
         Field { key: "kind", ty: Ty::Any, default: Default::Json("\"audio-url\""), literal: &["audio-url"], tag: true },
+        Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
     ] },
     // 33
     Model { name: "DocumentUrl", extra: Extra::Ignore, fields: &[
@@ -319,6 +324,8 @@ pub(crate) static MODELS: &[Model] = &[
         Field { key: "force_download", ty: Ty::Any, default: Default::Json("false"), literal: &[], tag: false },
         Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
         Field { key: "kind", ty: Ty::Any, default: Default::Json("\"document-url\""), literal: &["document-url"], tag: true },
+        Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
     ] },
     // 34
     Model { name: "VideoUrl", extra: Extra::Ignore, fields: &[
@@ -326,6 +333,8 @@ pub(crate) static MODELS: &[Model] = &[
         Field { key: "force_download", ty: Ty::Any, default: Default::Json("false"), literal: &[], tag: false },
         Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
         Field { key: "kind", ty: Ty::Any, default: Default::Json("\"video-url\""), literal: &["video-url"], tag: true },
+        Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
     ] },
     // 35
     Model { name: "UploadedFile", extra: Extra::Ignore, fields: &[
@@ -333,6 +342,8 @@ pub(crate) static MODELS: &[Model] = &[
         Field { key: "provider_name", ty: Ty::Any, default: Default::Required, literal: &["anthropic", "openai", "google", "google-cloud", "google-gla", "google-vertex", "bedrock", "xai"], tag: false },
         Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
         Field { key: "kind", ty: Ty::Any, default: Default::Json("\"uploaded-file\""), literal: &["uploaded-file"], tag: true },
+        Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
     ] },
     // 36
     Model { name: "CachePoint", extra: Extra::Ignore, fields: &[
