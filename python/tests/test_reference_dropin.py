@@ -1267,6 +1267,25 @@ def test_taking_the_changed_ids_and_copying_the_items_keep_what_they_took() -> N
     assert printed[0].startswith("published ['itm_") and "now ['itm_" in printed[0]
 
 
+def test_observers_folds_and_assemblers_may_be_held_weakly() -> None:
+    """Found by a new user's trial: a registry of observers in a `WeakValueDictionary` raised `TypeError` (cannot
+    create weak reference)."""
+    import gc
+    import weakref
+
+    def run(package: str) -> list[str]:
+        module = importlib.import_module(package)
+        made = [module.HarnessAguiStreamObserver(), module.HarnessAguiObserver(), module.CustomEventAssembler(),
+                importlib.import_module(f"{package}.display").DisplayFold("run")]
+        registry = weakref.WeakValueDictionary(enumerate(made))
+        held = [type(registry[index]).__name__ for index in range(len(made))]
+        del made
+        gc.collect()
+        return held + [f"left {len(registry)}"]
+
+    assert assert_same(run)[-1] == "left 0"
+
+
 # Names of the reference's submodules this package does not offer: the reference's own helpers, which no host
 # code on the page uses.
 NOT_OFFERED = {

@@ -25,7 +25,7 @@ const BUSY_FOLD: &str =
 
 /// Folds Harness source items (or AG-UI events) into compact display items with stable ids and dense ordinals,
 /// and exports checkpoints that are the reference's byte for byte.
-#[pyclass(name = "DisplayFold", module = "a13n_stream_rs.display", subclass, dict)]
+#[pyclass(name = "DisplayFold", module = "a13n_stream_rs.display", subclass, dict, weakref)]
 pub(crate) struct PyDisplayFold {
     fold: Mutex<DisplayFold>,
     processing: Processing,

@@ -13,7 +13,7 @@ use crate::models::models;
 use crate::subclass;
 
 /// Reassembles bounded, ordered fragment frames; a lost frame never yields a partial event (it sets `gap`).
-#[pyclass(name = "CustomEventAssembler", module = "a13n_stream_rs", subclass, dict)]
+#[pyclass(name = "CustomEventAssembler", module = "a13n_stream_rs", subclass, dict, weakref)]
 pub(crate) struct PyAssembler(CustomEventAssembler);
 
 impl PyAssembler {

@@ -215,7 +215,7 @@ fn resume<'py>(observer: &Bound<'py, PyAny>, history: &Bound<'py, PyAny>) -> PyR
 macro_rules! observer_class {
     ($rust:ident, $python:literal, $mode:ty, $doc:literal) => {
         #[doc = $doc]
-        #[pyclass(name = $python, module = "a13n_stream_rs", subclass, dict)]
+        #[pyclass(name = $python, module = "a13n_stream_rs", subclass, dict, weakref)]
         pub(crate) struct $rust(Held<$mode>);
 
         impl $rust {
