@@ -73,13 +73,6 @@ def _model_plan(cls: type) -> Optional[Plan]:
 def _dataclass_plan(cls: type) -> Optional[Plan]:
     if hasattr(cls, "__pydantic_fields__") or hasattr(cls, "__get_pydantic_core_schema__"):
         return None
-    # Pydantic decorators on a standard dataclass (a computed field, as `BinaryContent.identifier`; a serializer)
-    # change its dump.
-    decorators = getattr(cls, "__pydantic_decorators__", None)
-    if decorators is not None and (
-        decorators.computed_fields or decorators.field_serializers or decorators.model_serializers
-    ):
-        return None
     try:
         hints = typing.get_type_hints(cls, include_extras=True)
     except Exception:  # an unresolvable annotation: let Pydantic decide
@@ -172,10 +165,11 @@ def _holds_native(value: Any, native: Tuple[type, ...], seen: set[int]) -> bool:
 
 
 def _described(value: Any, native: Tuple[type, ...]) -> Any:
-    """A tool's returned value with what its JSON would show wrongly described instead, as the reference presents
-    tool results: bytes as their size, a model or dataclass holding bytes or native content as omitted (its own
-    serializer may flatten the media into its JSON). Native content itself is kept: its JSON is projected as the
-    reference projects it. ``value`` itself when nothing changes."""
+    """A tool's returned value as the reference presents tool results, where its JSON would show it otherwise: bytes
+    as their size, a model or dataclass holding bytes or native content as omitted (its own serializer may flatten
+    the media into its JSON), any other model or dataclass as its type's JSON-mode dump by field name. Native
+    content itself is kept: its JSON is projected as the reference projects it. ``value`` itself when nothing
+    changes. (The extension calls this only for a value that holds something other than plain JSON.)"""
     if isinstance(value, (bytes, bytearray)):
         return {"payload_omitted": True, "size_bytes": len(value)}
     if isinstance(value, native):
@@ -187,9 +181,13 @@ def _described(value: Any, native: Tuple[type, ...]) -> Any:
         described = [_described(item, native) for item in value]
         return value if all(new is old for new, old in zip(described, value)) else described
     model = isinstance(value, BaseModel) or (dataclasses.is_dataclass(value) and not isinstance(value, type))
-    if model and _holds_native(value, native, set()):
+    if not model:
+        return value
+    if _holds_native(value, native, set()):
         return {"payload_omitted": True}
-    return value
+    # As the reference projects a record: its own type's JSON-mode dump, by field name (not alias).
+    kind: Any = type(value)
+    return _adapter(kind).dump_python(value, mode="json", warnings="error")
 
 
 def tool_result_event(event: Any) -> Any:

@@ -94,19 +94,15 @@ class Items(MutableMapping[str, Item]):
 class Changed(MutableSet[str]):
     """The ids of items changed since the host last cleared them, in order of creation."""
 
-    __slots__ = ("_fold", "_held", "__weakref__")
+    __slots__ = ("_fold", "_held", "_generation", "__weakref__")
 
     def __init__(self, fold: Any) -> None:
-        self._fold: Any = fold
-        # The ids it kept when the fold's were replaced (it no longer follows the fold), else None.
-        self._held: Optional[set[str]] = None
-        views: dict[int, Any] = fold.__dict__.setdefault(_VIEWS, {})
-        key = id(self)
-
-        def forget(_: Any) -> None:
-            views.pop(key, None)
-
-        views[key] = weakref.ref(self, forget)
+        self._fold: Any = None
+        # The ids it kept, in order, when the fold's were replaced (it no longer follows the fold), else None.
+        self._held: Optional[dict[str, None]] = None
+        # The assignment of `fold.changed` it was taken under.
+        self._generation: int = 0
+        _attach(self, fold)
 
     @classmethod
     def _from_iterable(cls, values: Iterable[_T]) -> set[_T]:
@@ -126,15 +122,16 @@ class Changed(MutableSet[str]):
         return len(list(self._ids())) if self._held is None else len(self._held)
 
     def add(self, value: str) -> None:
-        """Mark an item changed (an id the fold does not hold raises ``KeyError``)."""
+        """Mark an item changed (while the view follows the fold, an id the fold does not hold raises
+        ``KeyError``)."""
         if self._held is not None:
-            self._held.add(value)
+            self._held[value] = None
         elif not self._fold._set_changed(value, True):
             raise KeyError(value)
 
     def discard(self, value: str) -> None:
         if self._held is not None:
-            self._held.discard(value)
+            self._held.pop(value, None)
         else:
             self._fold._set_changed(value, False)
 
@@ -189,20 +186,34 @@ class Changed(MutableSet[str]):
         return repr(set(self))
 
 
-# Where a fold keeps the `changed` views it handed out (weakly), so that assigning `fold.changed` detaches them.
-_VIEWS = "_a13n_changed_views"
+# The `changed` views each fold handed out (weakly, by the view's id), so that assigning `fold.changed` detaches
+# them. Kept beside the folds, not in them: a fold's `__dict__` is its subclass's.
+_VIEWS: "weakref.WeakKeyDictionary[Any, dict[int, Any]]" = weakref.WeakKeyDictionary()
 
 
-def detach_changed(fold: Any) -> None:
-    """Before ``fold.changed`` is replaced: every view handed out keeps the ids the fold has now, and no longer
-    follows the fold, as the reference's set object stays what it was when the fold is given another."""
-    views = fold.__dict__.get(_VIEWS)
-    if not views:
-        return
-    ids = set(fold._changed_ids())
-    for ref in list(views.values()):
+def _attach(view: Changed, fold: Any) -> None:
+    """Make ``view`` follow ``fold``'s changed ids (until the next assignment of ``fold.changed``)."""
+    view._fold, view._held, view._generation = fold, None, fold._changed_generation
+    views = _VIEWS.setdefault(fold, {})
+    key = id(view)
+
+    def forget(_: Any) -> None:
+        views.pop(key, None)
+
+    views[key] = weakref.ref(view, forget)
+
+
+def detach_changed(fold: Any, ids: list[str], generation: int, assigned: Any) -> None:
+    """After ``fold.changed`` was replaced (its ids were ``ids``, under assignment ``generation``): every view taken
+    under it keeps those ids and no longer follows the fold, as the reference's set object stays what it was when
+    the fold is given another (a view taken since, on another thread, follows the new one). A view assigned back
+    (``assigned``) follows the fold again, as the reference's fold then holds that set."""
+    views = _VIEWS.get(fold)
+    for key, ref in list(views.items()) if views else ():
         view = ref()
-        if view is not None:
-            view._held = set(ids)
+        if view is not None and view is not assigned and view._generation == generation:
+            view._held = dict.fromkeys(ids)
             view._fold = None
-    views.clear()
+            views.pop(key, None)  # type: ignore[union-attr]
+    if isinstance(assigned, Changed):
+        _attach(assigned, fold)

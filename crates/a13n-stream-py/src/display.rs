@@ -39,6 +39,8 @@ pub(crate) struct PyDisplayFold {
     /// Items the host deleted (`del fold.items[id]`), retired together before the next call reads the fold, so
     /// that paging out many items costs one pass, not one a deletion.
     retiring: Mutex<std::collections::HashSet<String>>,
+    /// How many times `changed` was assigned: a `changed` view follows the assignment it was taken under.
+    changed_generation: std::sync::atomic::AtomicU64,
 }
 
 /// A subclass whose `__init__` did not make the fold.
@@ -63,6 +65,7 @@ impl PyDisplayFold {
             last_events: Mutex::new(Vec::new()),
             ready: true,
             retiring: Mutex::new(std::collections::HashSet::new()),
+            changed_generation: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -420,22 +423,34 @@ impl PyDisplayFold {
         if ids.is_instance_of::<pyo3::types::PyString>() {
             return Err(pyo3::exceptions::PyTypeError::new_err("changed takes a set of item ids, not a str"));
         }
+        let assigned = ids;
         let ids: Vec<String> = ids.try_iter()?.map(|id| id?.extract()).collect::<PyResult<_>>()?;
         let this = slf.borrow();
-        {
-            let held = this.held()?;
+        // Checked, read and replaced under one lock: a fold on another thread meanwhile adds its ids to one set
+        // or the other, never to neither.
+        let replaced = {
+            let mut held = this.held()?;
             if let Some(unknown) = ids.iter().find(|id| held.item(id).is_none()) {
                 return Err(pyo3::exceptions::PyKeyError::new_err(unknown.clone()));
             }
-        }
+            let replaced = held.changed();
+            let generation = this.changed_generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            held.clear_changed();
+            for id in &ids {
+                held.set_changed(id, true);
+            }
+            (replaced, generation)
+        };
         // Views taken before keep what they held, as the reference's replaced set does.
-        slf.py().import("a13n_stream_rs._views")?.getattr("detach_changed")?.call1((slf,))?;
-        let mut held = this.held()?;
-        held.clear_changed();
-        for id in &ids {
-            held.set_changed(id, true);
-        }
+        let detach = slf.py().import("a13n_stream_rs._views")?.getattr("detach_changed")?;
+        detach.call1((slf, replaced.0, replaced.1, assigned))?;
         Ok(())
+    }
+
+    /// How many times `changed` was assigned (see `_views.py`).
+    #[getter]
+    fn _changed_generation(&self) -> u64 {
+        self.changed_generation.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// The run this display belongs to.

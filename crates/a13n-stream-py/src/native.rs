@@ -313,13 +313,54 @@ fn is_tool_result(event: &Bound<'_, PyAny>) -> PyResult<bool> {
     Ok(is)
 }
 
+/// Whether a tool result's returned value holds anything but plain JSON values (bytes, a record, native content),
+/// which the reference presents otherwise than their dump: plain JSON, the common result, is checked here, without
+/// a call into Python for each of its values.
+fn returns_more_than_json(event: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let py = event.py();
+    let Ok(part) = event.getattr(intern!(py, "part")) else { return Ok(false) };
+    let Ok(content) = part.getattr(intern!(py, "content")) else { return Ok(false) };
+    more_than_json(&content, 0)
+}
+
+fn more_than_json(value: &Bound<'_, PyAny>, depth: usize) -> PyResult<bool> {
+    if value.is_none()
+        || value.is_instance_of::<PyString>()
+        || value.is_instance_of::<PyBool>()
+        || value.is_instance_of::<PyInt>()
+        || value.is_instance_of::<PyFloat>()
+    {
+        return Ok(false);
+    }
+    if depth > MAX_DEPTH {
+        return Ok(true);
+    }
+    if let Ok(dict) = value.cast::<PyDict>() {
+        for (_, item) in dict.iter() {
+            if more_than_json(&item, depth + 1)? {
+                return Ok(true);
+            }
+        }
+        return Ok(false);
+    }
+    if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+        for item in value.try_iter()? {
+            if more_than_json(&item?, depth + 1)? {
+                return Ok(true);
+            }
+        }
+        return Ok(false);
+    }
+    Ok(true)
+}
+
 /// The journal wire form of a native event: walked in Rust, or Pydantic's dump where that alone is exact. A tool
 /// result's returned value is described first as the reference presents it (bytes as their size, media-bearing
 /// records omitted), so that binary bytes neither fail the dump nor reach the events as text.
 fn event_value(event: &Bound<'_, PyAny>) -> PyResult<Value> {
     let py = event.py();
     let described;
-    let event = if is_tool_result(event)? {
+    let event = if is_tool_result(event)? && returns_more_than_json(event)? {
         described = helpers(py)?.tool_result_event.bind(py).call1((event,))?;
         &described
     } else {
