@@ -1178,7 +1178,7 @@ def test_bytes_in_tool_results_and_generated_files_are_observed_as_the_reference
     from datetime import UTC, datetime
 
     from a13n_harness import HarnessEvent
-    from pydantic import BaseModel
+    from pydantic import BaseModel, Field
     from pydantic_ai.messages import (
         BinaryContent,
         FilePart,
@@ -1198,12 +1198,17 @@ def test_bytes_in_tool_results_and_generated_files_are_observed_as_the_reference
         title: str
         image: ImageUrl
 
+    class Aliased(BaseModel):
+        full_name: str = Field(alias="fullName")
+
     returned: list[Any] = [
         {"b": b"hello"},
         {"file": b"\x89PNG\r\n\x1a\n"},
         [b"a", bytearray(b"bc"), "text"],
         Attachment(name="x", data=b"\xff"),
         Report(title="t", image=ImageUrl(url="https://example.com/a.png")),
+        # A record without media: its type's dump by field name, as the reference projects it (it was by alias).
+        {"person": Aliased(fullName="x")},
         {"plain": [1, "two"]},
     ]
     at = datetime(2026, 1, 1, tzinfo=UTC)
