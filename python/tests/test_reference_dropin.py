@@ -1291,6 +1291,37 @@ def test_observers_folds_and_assemblers_may_be_held_weakly() -> None:
     assert assert_same(run)[-1] == "left 0"
 
 
+def test_resume_observes_through_a_subclasss_own_observe(native_runs: dict[str, list[Any]]) -> None:
+    """Found by a new user's trial: `resume` observed the history in Rust, past a subclass's `observe` override
+    (here one that skips usage reports), where the reference's `resume` observes through it."""
+    items = native_runs[NATIVE_RUN_NAMES[0]]
+
+    def run(package: str) -> list[str]:
+        base = importlib.import_module(package).HarnessAguiStreamObserver
+
+        class SkipUsage(base):  # type: ignore[misc, valid-type]
+            def observe(self, item: Any) -> Any:
+                event = getattr(item, "event", None)
+                if getattr(event, "kind", None) == "usage":
+                    return ()
+                return super().observe(item)
+
+        async def history() -> AsyncIterator[Any]:
+            for item in items[:-3]:
+                yield item
+
+        observer = SkipUsage(retain_events=True)
+        asyncio.run(observer.resume(history()))
+        printed = [f"{type(observer).__name__} {observer.event_count} events", observer.export().model_dump_json()]
+        printed.append(dumped(observer.snapshot()))
+        for item in items[-3:]:
+            printed.append(dumped(observer.observe(item)))
+        return printed
+
+    printed = assert_same(run)
+    assert not any("a13n.harness.usage" in line for line in printed)
+
+
 # Names of the reference's submodules this package does not offer: the reference's own helpers, which no host
 # code on the page uses.
 NOT_OFFERED = {

@@ -363,3 +363,29 @@ fn a_refusing_processor_rejects_the_whole_item_and_commits_nothing() {
         assert!(!observer.observe(&items[1]).unwrap().is_empty());
     }
 }
+
+/// What one observer observed, handed to a fresh one (`take_resumption`, then `finish_resume`): the second
+/// continues exactly as the first would have, with its events, and the first is fresh again.
+#[test]
+fn a_resumption_taken_from_one_observer_is_committed_by_another() {
+    for seed in 0..8 {
+        let items = random_stream(seed);
+        let cut = items.len() / 2;
+        let mut first = HarnessAguiStreamObserver::new();
+        for item in &items[..cut] {
+            let _ = first.observe(item);
+        }
+        let (exported, count) = (first.export().to_json(), first.event_count());
+        let mut whole = HarnessAguiStreamObserver::new();
+        for item in &items[..cut] {
+            let _ = whole.observe(item);
+        }
+        let mut second = HarnessAguiStreamObserver::new();
+        second.finish_resume(first.take_resumption()).unwrap();
+        assert_eq!((second.export().to_json(), second.event_count()), (exported, count), "seed {seed}");
+        assert!(first.begin_resume().is_ok(), "seed {seed}: the observer it was taken from is fresh again");
+        for item in &items[cut..] {
+            assert_eq!(second.observe(item).ok(), whole.observe(item).ok(), "seed {seed}");
+        }
+    }
+}

@@ -150,6 +150,29 @@ where
         Ok(())
     }
 
+    /// The constructor arguments another observer like this one is made with (`processor` or `json_processor`,
+    /// `retain_events`).
+    fn construction<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let arguments = PyDict::new(py);
+        match &self.processing.host {
+            Some(HostProcessor::Models(processor)) => arguments.set_item("processor", processor)?,
+            Some(HostProcessor::Json(processor)) => arguments.set_item("json_processor", processor)?,
+            None => {}
+        }
+        arguments.set_item("retain_events", self.lock()?.retains_events())?;
+        Ok(arguments)
+    }
+
+    /// Take what `staged` observed (a fresh observer's history, observed through a subclass's own `observe`) as
+    /// this fresh observer's state.
+    fn adopt(&self, py: Python<'_>, staged: &Held<M>) -> PyResult<()> {
+        if std::ptr::eq(self, staged) {
+            return Err(PyRuntimeError::new_err("an observer cannot take its own state"));
+        }
+        let resumption = staged.lock()?.take_resumption();
+        self.lock()?.finish_resume(resumption).map_err(|error| self.error(py, error, None))
+    }
+
     fn resume_lines(&self, py: Python<'_>, lines: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut items = Vec::new();
         for (index, line) in lines.try_iter()?.enumerate() {
@@ -314,6 +337,14 @@ macro_rules! observer_class {
 
             fn _resume_end(&self, py: Python<'_>, commit: bool) -> PyResult<()> {
                 self.0.resume_end(py, commit)
+            }
+
+            fn _construction<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+                self.0.construction(py)
+            }
+
+            fn _adopt(&self, py: Python<'_>, staged: PyRef<'_, Self>) -> PyResult<()> {
+                self.0.adopt(py, &staged.0)
             }
 
             /// The conversion state (events excluded), as an `ObserverContinuation` model.

@@ -309,6 +309,11 @@ impl<M: Mode> Observer<M> {
         self.core.run_id.as_deref()
     }
 
+    /// Whether the observer retains the events it emits (see [`Observer::retain_events`]).
+    pub fn retains_events(&self) -> bool {
+        self.retain_events
+    }
+
     /// How many events have been retained: a stable boundary for [`Observer::snapshot`].
     pub fn event_count(&self) -> usize {
         self.core.events.len()
@@ -391,6 +396,15 @@ impl<M: Mode> Observer<M> {
     /// state is no longer a valid prefix: drop it (this observer is unchanged).
     pub fn resume_item(&mut self, staged: &mut Resumption, item: &SourceItem) -> Result<(), ObserveError> {
         observe_into::<M>(&mut staged.core, self.processor.as_mut(), self.finish, self.retain_events, item).map(drop)
+    }
+
+    /// What this observer observed (its state and retained events), as a resumption another fresh observer
+    /// commits with [`Observer::finish_resume`]; this one is left as a fresh observer. A host that resumes
+    /// through observers of its own (the reference's `resume` observes history with a new observer of the same
+    /// class) hands the result over this way.
+    pub fn take_resumption(&mut self) -> Resumption {
+        self.resume_completed = false;
+        Resumption { core: std::mem::take(&mut self.core) }
     }
 
     /// Commit a staged resumption: this observer takes its state (and retained events) and is no longer fresh.
