@@ -20,21 +20,7 @@ async def resume(observer: Any, history: Any) -> None:
     observer._resume_begin()
     committed = False
     try:
-        position = 0
-        try:
-            if hasattr(history, "__aiter__"):
-                async for item in history:
-                    position += 1
-                    observer._resume_item(item)
-            else:
-                for item in history:
-                    position += 1
-                    observer._resume_item(item)
-        except Exception as error:
-            # The reference's message, with the failing item's 1-based position beside it.
-            if getattr(error, "line", None) is None and hasattr(error, "kind"):
-                setattr(error, "line", position)
-            raise
+        await _each(history, observer._resume_item)
         observer._resume_end(True)
         committed = True
     finally:
@@ -61,20 +47,26 @@ async def _resume_through_observe(observer: Any, history: Any) -> None:
     observer._resume_begin()
     try:
         staged = type(observer)(**observer._construction())
-        position = 0
-        try:
-            if hasattr(history, "__aiter__"):
-                async for item in history:
-                    position += 1
-                    staged.observe(item)
-            else:
-                for item in history:
-                    position += 1
-                    staged.observe(item)
-        except Exception as error:
-            if getattr(error, "line", None) is None and hasattr(error, "kind"):
-                setattr(error, "line", position)
-            raise
+        await _each(history, staged.observe)
     finally:
         observer._resume_end(False)
     observer._adopt(staged)
+
+
+async def _each(history: Any, observe: Any) -> None:
+    """``observe`` each item of ``history`` (an async or a sync iterable), in order. An error of this package
+    raised for an item says which (its 1-based position, ``line``) beside the reference's message."""
+    position = 0
+    try:
+        if hasattr(history, "__aiter__"):
+            async for item in history:
+                position += 1
+                observe(item)
+        else:
+            for item in history:
+                position += 1
+                observe(item)
+    except Exception as error:
+        if getattr(error, "line", None) is None and hasattr(error, "kind"):
+            setattr(error, "line", position)
+        raise
