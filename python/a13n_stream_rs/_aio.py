@@ -30,14 +30,10 @@ async def resume(observer: Any, history: Any) -> None:
 
 def _observes_its_own_way(observer: Any) -> bool:
     """Whether ``observer``'s class (a host's subclass) overrides ``observe``."""
-    cls: Any = type(observer)
-    for base in cls.__mro__:
-        if base.__module__ == "a13n_stream_rs" and base.__name__ in _OBSERVERS:
-            return cls.observe is not getattr(base, "observe")
-    return False
+    from ._core import HarnessAguiObserver, HarnessAguiStreamObserver
 
-
-_OBSERVERS = ("HarnessAguiStreamObserver", "HarnessAguiObserver")
+    base: Any = HarnessAguiStreamObserver if isinstance(observer, HarnessAguiStreamObserver) else HarnessAguiObserver
+    return type(observer).observe is not base.observe
 
 
 async def _resume_through_observe(observer: Any, history: Any) -> None:

@@ -134,6 +134,7 @@ def dump_result(result: Any) -> Dict[str, Any]:
     return out
 
 
+@lru_cache(maxsize=1)
 def _native_content() -> Tuple[type, ...]:
     """The Harness's and Pydantic AI's native content types (media, files, uploads, text content)."""
     from a13n_harness.content import ContentItem

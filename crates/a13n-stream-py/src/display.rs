@@ -428,7 +428,7 @@ impl PyDisplayFold {
         let this = slf.borrow();
         // Checked, read and replaced under one lock: a fold on another thread meanwhile adds its ids to one set
         // or the other, never to neither.
-        let replaced = {
+        let (replaced, generation) = {
             let mut held = this.held()?;
             if let Some(unknown) = ids.iter().find(|id| held.item(id).is_none()) {
                 return Err(pyo3::exceptions::PyKeyError::new_err(unknown.clone()));
@@ -443,7 +443,7 @@ impl PyDisplayFold {
         };
         // Views taken before keep what they held, as the reference's replaced set does.
         let detach = slf.py().import("a13n_stream_rs._views")?.getattr("detach_changed")?;
-        detach.call1((slf, replaced.0, replaced.1, assigned))?;
+        detach.call1((slf, replaced, generation, assigned))?;
         Ok(())
     }
 

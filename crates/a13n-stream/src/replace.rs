@@ -80,7 +80,7 @@ impl Drop for Replacing {
 
 /// The new file beside `path`'s target and the target, or `None` where the target is written in place.
 fn beside(path: &Path) -> io::Result<Option<(PathBuf, PathBuf, File)>> {
-    if path == Path::new("-") || through_system_files(path) {
+    if output::names_stdout(path) || through_system_files(path) {
         return Ok(None);
     }
     let metadata = match std::fs::metadata(path) {
@@ -106,26 +106,7 @@ fn beside(path: &Path) -> io::Result<Option<(PathBuf, PathBuf, File)>> {
 /// A new file beside `target` with the mode, owner and group of the file it replaces (`old`), or `None` where it
 /// cannot be made so.
 fn new_file_beside(target: &Path, old: Option<&Metadata>) -> io::Result<Option<(PathBuf, PathBuf, File)>> {
-    let Some(file_name) = target.file_name() else { return Ok(None) };
-    let mut made = None;
-    for _ in 0..8 {
-        let mut temp_name = std::ffi::OsString::from(".");
-        temp_name.push(file_name);
-        temp_name.push(format!(".{:016x}.tmp", random()));
-        let temp = target.with_file_name(temp_name);
-        match OpenOptions::new().write(true).create_new(true).open(&temp) {
-            Ok(file) => {
-                made = Some((temp, file));
-                break;
-            }
-            // Another run's: never taken or removed.
-            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => continue,
-            // The directory takes no new file, or no name this long: written in place, whose own error (if any)
-            // is the one to report.
-            Err(_) => return Ok(None),
-        }
-    }
-    let Some((temp, file)) = made else { return Ok(None) };
+    let Some((temp, file)) = fresh_file(target) else { return Ok(None) };
     if let Some(old) = old {
         let kept = file.metadata().and_then(|new| {
             if (new.uid(), new.gid()) != (old.uid(), old.gid()) {
@@ -140,6 +121,25 @@ fn new_file_beside(target: &Path, old: Option<&Metadata>) -> io::Result<Option<(
         }
     }
     Ok(Some((temp, target.to_path_buf(), file)))
+}
+
+/// A file of a new random name beside `target` (`.NAME.RANDOM.tmp`); `None` where the directory takes no new file
+/// or no name this long (written in place then, whose own error, if any, is the one to report).
+fn fresh_file(target: &Path) -> Option<(PathBuf, File)> {
+    let file_name = target.file_name()?;
+    for _ in 0..8 {
+        let mut temp_name = std::ffi::OsString::from(".");
+        temp_name.push(file_name);
+        temp_name.push(format!(".{:016x}.tmp", random()));
+        let temp = target.with_file_name(temp_name);
+        match OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(file) => return Some((temp, file)),
+            // Another run's: never taken or removed.
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(_) => return None,
+        }
+    }
+    None
 }
 
 /// Whether `path`, or a link it leads through, names a file under `/dev` or `/proc` (`/dev/stdout`,
