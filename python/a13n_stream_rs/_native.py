@@ -16,6 +16,7 @@ wire form (``to_source_line``). For each type it meets it asks :func:`plan` once
 from __future__ import annotations
 
 import dataclasses
+import math
 import typing
 from functools import lru_cache
 from typing import Any, Dict, List, Optional, Tuple
@@ -165,21 +166,22 @@ def _holds_native(value: Any, native: Tuple[type, ...], seen: set[int]) -> bool:
     return any(_holds_native(child, native, seen) for child in children)
 
 
-def _described(value: Any, native: Tuple[type, ...]) -> Any:
+def _described(value: Any, native: Tuple[type, ...], strict: bool = False) -> Any:
     """A tool's returned value as the reference presents tool results, where its JSON would show it otherwise: bytes
     as their size, a model or dataclass holding bytes or native content as omitted (its own serializer may flatten
     the media into its JSON), any other model or dataclass as its type's JSON-mode dump by field name. Native
     content itself is kept: its JSON is projected as the reference projects it. ``value`` itself when nothing
-    changes. (The extension calls this only for a value that holds something other than plain JSON.)"""
+    changes. (The extension calls this only for a value that holds something other than plain JSON.) ``strict``:
+    a record whose dump holds NaN or an infinity raises ``ValueError``, as the reference's projection of it does."""
     if isinstance(value, (bytes, bytearray)):
         return {"payload_omitted": True, "size_bytes": len(value)}
     if isinstance(value, native):
         return value
     if isinstance(value, dict):
-        items = {key: _described(item, native) for key, item in value.items()}
+        items = {key: _described(item, native, strict) for key, item in value.items()}
         return value if all(items[key] is item for key, item in value.items()) else items
     if isinstance(value, (list, tuple)):
-        described = [_described(item, native) for item in value]
+        described = [_described(item, native, strict) for item in value]
         return value if all(new is old for new, old in zip(described, value)) else described
     model = isinstance(value, BaseModel) or (dataclasses.is_dataclass(value) and not isinstance(value, type))
     if not model:
@@ -188,13 +190,72 @@ def _described(value: Any, native: Tuple[type, ...]) -> Any:
         return {"payload_omitted": True}
     # As the reference projects a record: its own type's JSON-mode dump, by field name (not alias).
     kind: Any = type(value)
-    return _adapter(kind).dump_python(value, mode="json", warnings="error")
+    dumped = _adapter(kind).dump_python(value, mode="json", warnings="error")
+    if strict and not _finite(dumped):
+        raise ValueError(_NOT_FINITE)
+    return dumped
+
+
+# The metadata key under which a lowered tool result marks its execution value (the core's `content.rs` reads it
+# from the journal line).
+_TOOL_CONTENT_KEY = "a13n.tool-content"
+# What the reference raises for a presented tool value holding NaN or an infinity.
+_NOT_FINITE = "JSON numbers must be finite"
+# How deep the finiteness check looks: as deep as the extension reads a native value.
+_MAX_DEPTH = 128
+
+
+def _finite(value: Any, depth: int = 0) -> bool:
+    """Whether no float reachable through dicts, lists and tuples is NaN or an infinity (a record's floats are
+    dumped as JSON, where they become ``null``, so a record is not looked into)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if depth > _MAX_DEPTH:
+        return True
+    if isinstance(value, dict):
+        return all(_finite(item, depth + 1) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return all(_finite(item, depth + 1) for item in value)
+    return True
+
+
+def _execution_value(part: Any) -> Any:
+    """The value a tool result presents: the marked execution value of a lowered result, or its content (a marker
+    that points at nothing reads as ``None`` here; the conversion refuses it)."""
+    metadata = getattr(part, "metadata", None)
+    if isinstance(metadata, dict) and _TOOL_CONTENT_KEY in metadata:
+        try:
+            return part.content[metadata[_TOOL_CONTENT_KEY]["result_index"]]
+        except (LookupError, TypeError):
+            return None
+    return part.content
+
+
+def require_finite_tool_value(event: Any, presented: bool) -> None:
+    """Raise ``ValueError`` where the reference's projection of a tool result's value does: the value holds NaN or
+    an infinity. ``presented``, as ``observe`` reads a tool return: a record in its value whose dump holds one
+    (whatever the outcome), or any such float of a successful return's value, which becomes the result's text.
+    Otherwise, as the display fold reads a result its observer does not present (retried, failed, a retry prompt),
+    whose value becomes the failed call's text: any such float."""
+    part: Any = getattr(event, "part", None)
+    returned = getattr(part, "part_kind", None) == "tool-return"
+    success = returned and getattr(part, "outcome", "success") == "success"
+    value = _execution_value(part) if returned else getattr(part, "content", None)
+    if presented:
+        if returned:
+            public = _described(value, _native_content(), strict=True)
+            if success and not _finite(public):
+                raise ValueError(_NOT_FINITE)
+    elif not success and not _finite(_described(value, _native_content())):
+        raise ValueError(_NOT_FINITE)
 
 
 def tool_result_event(event: Any) -> Any:
     """A tool result event as the conversion reads it: a returned value's bytes and media-bearing records
     described (never embedded, and binary bytes never decoded as text), the rest as it is; ``event`` itself when
-    nothing changes."""
+    nothing changes. A presented value holding NaN or an infinity raises ``ValueError``, as the reference's
+    ``observe`` does."""
+    require_finite_tool_value(event, presented=True)
     part: Any = getattr(event, "part", None)
     if getattr(part, "part_kind", None) != "tool-return" or not hasattr(part, "__dataclass_fields__"):
         return event

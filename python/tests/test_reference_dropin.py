@@ -1237,6 +1237,77 @@ def test_bytes_in_tool_results_and_generated_files_are_observed_as_the_reference
     assert any('"identifier":"4effda"' in line for line in printed), "the file's identifier is kept"
 
 
+def test_nan_and_infinity_in_tool_results_raise_where_the_reference_raises() -> None:
+    """Found in the list of differences: a tool's value holding NaN or an infinity was carried with `null` where
+    the reference raises `ValueError("JSON numbers must be finite")`: `observe` (and so `events`) for a successful
+    return, `fold` for a result the observer does not present (its text fails the call's item); a record holding one
+    raises from `observe` whatever the outcome (the reference projects the record's dump); another result of a
+    lowered tool's content is not read."""
+    import dataclasses
+    import math
+    from datetime import UTC, datetime
+
+    from a13n_harness import HarnessEvent
+    from pydantic_ai.messages import FunctionToolCallEvent, FunctionToolResultEvent, ToolCallPart, ToolReturnPart
+
+    @dataclasses.dataclass
+    class Reading:
+        value: float
+
+    lowered = {"a13n.tool-content": {"result_index": 0}}
+    returned: list[tuple[Any, Optional[dict[str, Any]]]] = [
+        ({"x": math.nan}, None),
+        ([1.0, [math.inf]], None),
+        (-math.inf, None),
+        (("ok", {"deep": {"deeper": [math.nan]}}), None),
+        ({"reading": Reading(math.nan)}, None),
+        (["shown", {"hidden": math.nan}], lowered),
+        ([{"shown": math.inf}, "hidden"], lowered),
+        ({"fine": 1.5}, None),
+    ]
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    native: list[Any] = []
+    for index, (content, metadata) in enumerate(returned):
+        for outcome in ("success", "retried", "failed"):
+            call_id = f"c{index}-{outcome}"
+            call = FunctionToolCallEvent(part=ToolCallPart(tool_name="f", args={"a": 1}, tool_call_id=call_id))
+            part = ToolReturnPart(
+                tool_name="f", tool_call_id=call_id, content=content, outcome=outcome, metadata=metadata
+            )
+            native.append(HarnessEvent(thread_id="t", run_id="r", sequence=len(native), occurred_at=at, event=call))
+            result = FunctionToolResultEvent(part=part)
+            native.append(HarnessEvent(thread_id="t", run_id="r", sequence=len(native), occurred_at=at, event=result))
+
+    def run(package: str) -> list[str]:
+        module = importlib.import_module(package)
+        observer = module.HarnessAguiStreamObserver()
+        display = importlib.import_module(f"{package}.display")
+        fold = display.DisplayFold("r")
+        printed = []
+        for item in native:
+            try:
+                printed.append(dumped(observer.observe(item)))
+            except ValueError as error:
+                printed.append(f"observe: {type(error).__name__}: {error}")
+            before = fold.export()
+            try:
+                printed.append(json.dumps(fold.fold(fold.events(item), item), default=str))
+            except ValueError as error:
+                printed.append(f"fold: {type(error).__name__}: {error}")
+                # The reference's fold raises after folding the item's events (this package's changes nothing):
+                # both go on from the display before the item.
+                fold = display.DisplayFold.restore(before)
+        printed.append(fold.export().model_dump_json())
+        return printed
+
+    printed = assert_same(run)
+    refused = "ValueError: JSON numbers must be finite"
+    # `observe`: the six successful returns of a non-finite value, and the record's other two outcomes; `fold`:
+    # every result holding one (six values, three outcomes each).
+    assert sum(line == f"observe: {refused}" for line in printed) == 8
+    assert sum(line == f"fold: {refused}" for line in printed) == 18
+
+
 def test_taking_the_changed_ids_and_copying_the_items_keep_what_they_took() -> None:
     """Found by a new user's trial: `fold.changed` and `fold.items` are views of the fold, so `to_publish,
     fold.changed = fold.changed, set()` published nothing, and `copy.copy(fold.items)` grew with the next fold;

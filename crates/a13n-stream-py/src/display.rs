@@ -14,7 +14,7 @@ use crate::convert::{from_python, json_text, Truthy};
 use crate::errors::{fold_error, input_error};
 use crate::issued::{issue, Issued};
 use crate::models::models;
-use crate::native::{line_text, source_item};
+use crate::native::{check_unpresented_result, line_text, source_item};
 use crate::processor::{HostProcessor, Processing};
 use crate::subclass;
 
@@ -295,6 +295,9 @@ impl PyDisplayFold {
             // the dict it passed do not reach the entry.
             dicts.push(dict.copy()?);
         }
+        if let Some(source) = source {
+            check_unpresented_result(source)?;
+        }
         let source = source.map(|source| self.source_of(source)).transpose()?;
         let observed = self.held()?.fold(objects, source.as_ref()).map_err(|error| self.error(py, error, None))?;
         let models = models(py)?;
@@ -308,6 +311,7 @@ impl PyDisplayFold {
     /// Fold one source line (`str`, `bytes`, `dict` or a native item): the `{"observed":[...]}` text
     /// `a13n-stream fold --observed` writes for it. A rejected line raises and changes nothing.
     fn fold_line(&self, py: Python<'_>, line: &Bound<'_, PyAny>) -> PyResult<String> {
+        check_unpresented_result(line)?;
         let text = line_text(line)?;
         let mut fold = self.held()?;
         let (mut entries, mut out) = (Vec::with_capacity(1024), Vec::with_capacity(1024));
@@ -327,7 +331,9 @@ impl PyDisplayFold {
         }
         let mut texts = Vec::with_capacity(lines.len().unwrap_or(0));
         for line in lines.try_iter()? {
-            texts.push(line_text(&line?)?.into_owned());
+            let line = line?;
+            check_unpresented_result(&line)?;
+            texts.push(line_text(&line)?.into_owned());
         }
         let run = |fold: &mut DisplayFold| -> Result<Vec<String>, FoldError> {
             let mut entries = Vec::with_capacity(4096);

@@ -60,6 +60,7 @@ struct Helpers {
     source_kind: Py<PyAny>,
     is_tool_result: Py<PyAny>,
     tool_result_event: Py<PyAny>,
+    require_finite_tool_value: Py<PyAny>,
     datetime: Py<PyAny>,
     utc: Py<PyAny>,
 }
@@ -77,6 +78,7 @@ fn helpers(py: Python<'_>) -> PyResult<&'static Helpers> {
             source_kind: module.getattr("source_kind")?.unbind(),
             is_tool_result: module.getattr("is_tool_result")?.unbind(),
             tool_result_event: module.getattr("tool_result_event")?.unbind(),
+            require_finite_tool_value: module.getattr("require_finite_tool_value")?.unbind(),
             datetime: py.import("datetime")?.getattr("datetime")?.unbind(),
             utc: py.import("datetime")?.getattr("timezone")?.getattr("utc")?.unbind(),
         })
@@ -328,9 +330,12 @@ fn more_than_json(value: &Bound<'_, PyAny>, depth: usize) -> PyResult<bool> {
         || value.is_instance_of::<PyString>()
         || value.is_instance_of::<PyBool>()
         || value.is_instance_of::<PyInt>()
-        || value.is_instance_of::<PyFloat>()
     {
         return Ok(false);
+    }
+    // NaN and the infinities have no JSON form: the Python pass raises for them where the reference does.
+    if let Ok(number) = value.cast::<PyFloat>() {
+        return Ok(!number.value().is_finite());
     }
     if depth > MAX_DEPTH {
         return Ok(true);
@@ -370,6 +375,22 @@ fn event_value(event: &Bound<'_, PyAny>) -> PyResult<Value> {
         return Ok(value);
     }
     from_python(&helpers(py)?.dump.bind(py).call1((event,))?, "event")
+}
+
+/// Raise `ValueError` as the reference's display fold does for a native tool result its observer does not present
+/// (retried, failed, a retry prompt) whose value holds NaN or an infinity: the fold projects that value as the
+/// failed call's text. (A presented one raises when it is read, as the reference's `observe` does.)
+pub(crate) fn check_unpresented_result(source: &Bound<'_, PyAny>) -> PyResult<()> {
+    if source_kind(source)? != 1 {
+        return Ok(());
+    }
+    let py = source.py();
+    let event = source.getattr(intern!(py, "event"))?;
+    if !is_tool_result(&event)? {
+        return Ok(());
+    }
+    helpers(py)?.require_finite_tool_value.bind(py).call1((event, false))?;
+    Ok(())
 }
 
 /// The source item of a native `HarnessEvent` or `HarnessRunResultEvent`; `None` for any other object.
