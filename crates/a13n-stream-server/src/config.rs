@@ -49,7 +49,8 @@ pub struct Config {
     pub db_pool: usize,
     /// PostgreSQL: how long to wait for a pooled connection or a new one.
     pub db_timeout: Duration,
-    /// SQLite: how often to look for commits of other processes on the same file, to wake subscribers.
+    /// SQLite: how often to look for commits of other processes on the same file, to wake subscribers; any storage:
+    /// how often a thread's follower looks for the thread's next run.
     pub poll_interval: Duration,
     /// Keep full values in displays (a durable host's choice).
     pub retain_content: bool,

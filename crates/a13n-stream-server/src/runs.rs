@@ -974,6 +974,9 @@ impl Runs {
     /// [`Runs::subscribe`], following what `follows` says: a display follower's live batches carry the items they
     /// changed (see [`DisplayBatch::items`]).
     pub async fn follow(&self, run_id: &str, follows: Follows) -> Result<(Listener, RunStatus), StorageError> {
+        // A stream needs storage after its first frames: refused now, as any read is, when storage cannot serve
+        // (a run held in memory is answered without reading it).
+        self.storage.check().await?;
         // Subscribed under the run's lock: every event published later reaches the listener, and every earlier
         // one is in the status read here; a display follower is counted before the next batch is folded.
         let (slot, mut guard) = self.locked(run_id).await;

@@ -150,15 +150,26 @@ impl<F: RunFrames> ThreadFeed<F> {
         }
     }
 
-    /// Start following the thread's next run from its beginning; whether there is one.
+    /// Start following the thread's next run from its beginning; whether there is one (a run deleted before it
+    /// could be followed counts: it is passed over, and the next is looked for at once).
     async fn follow_next(&mut self) -> Result<bool, StorageError> {
         let runs = self.app.runs.storage().thread_runs(&self.thread_id, self.after_created, 1).await?;
         let Some(run) = runs.into_iter().next() else { return Ok(false) };
         let frames = F::open(&self.app, run.run_id.clone(), None).await?;
         self.after_created = run.created;
-        self.current = Some((run.run_id, frames));
+        if still_stored(&self.app, &run.run_id, run.created).await? {
+            self.current = Some((run.run_id, frames));
+        }
         Ok(true)
     }
+}
+
+/// Whether `run_id` is still the run first ingested at `created`, asked once its frames are open. A run deleted
+/// between being found and being opened would otherwise be waited on as a run not ingested yet, for ever (its
+/// delete has gone by); one deleted after this answer ends its open frames as deleted. A run ingested again under
+/// the same id is another run, listed later.
+async fn still_stored(app: &Shared, run_id: &str, created: u64) -> Result<bool, StorageError> {
+    Ok(app.runs.storage().run(run_id).await?.is_some_and(|record| record.created == created))
 }
 
 fn bad_position(message: String) -> Response {
@@ -232,6 +243,10 @@ async fn thread_stream<F: RunFrames>(
             }
             Err(response) => return response,
         }
+    } else if let Err(error) = feed.follow_next().await {
+        // The thread's first run looked for before answering: storage that cannot serve is a 503, not an empty
+        // stream.
+        return Problem::storage(error).into_response();
     }
     let frames = stream::unfold(feed, ThreadFeed::next);
     if F::OBSERVED {
@@ -272,5 +287,113 @@ async fn resume<F: RunFrames>(app: &Shared, thread_id: &str, text: &str) -> Resu
     }
     let frames =
         F::open(app, run_id.to_owned(), Some(at.sequence)).await.map_err(|e| Problem::storage(e).into_response())?;
+    if !still_stored(app, run_id, record.created).await.map_err(|e| Problem::storage(e).into_response())? {
+        // Deleted since it was read: as if it had been before.
+        return Err(bad_position(format!("{run_id:?} is no run of thread {thread_id:?}")));
+    }
     Ok((record.created, Some((run_id.to_owned(), frames))))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use a13n_testkit::hello_stream;
+    use async_trait::async_trait;
+
+    use super::{RunTail, ThreadFeed};
+    use crate::ingest::Budget;
+    use crate::metrics::SubscriberGuard;
+    use crate::runs::{OnReject, Runs};
+    use crate::storage::{Batch, Rejection, RunRecord, SqliteStorage, Storage, StorageError, StoredEvent, StoredItem};
+    use crate::{App, Config};
+    use std::sync::Arc;
+    use tokio::sync::watch;
+
+    /// SQLite storage that, once armed, deletes the runs a thread listing finds before it answers: a delete (by
+    /// another process, or retention) landing between a thread follower finding its next run and opening it.
+    struct DeletedOnceFound {
+        inner: SqliteStorage,
+        armed: AtomicBool,
+    }
+
+    #[async_trait]
+    impl Storage for DeletedOnceFound {
+        async fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StorageError> {
+            self.inner.run(run_id).await
+        }
+        async fn runs(&self, after: &str, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
+            self.inner.runs(after, limit).await
+        }
+        async fn thread_runs(&self, thread: &str, after: u64, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
+            let runs = self.inner.thread_runs(thread, after, limit).await?;
+            if self.armed.swap(false, Ordering::SeqCst) {
+                for run in &runs {
+                    self.inner.delete(&run.run_id, None).await?;
+                }
+            }
+            Ok(runs)
+        }
+        async fn journal(&self, run_id: &str, from: u64, to: u64) -> Result<Vec<String>, StorageError> {
+            self.inner.journal(run_id, from, to).await
+        }
+        async fn commit(&self, batch: Arc<Batch>) -> Result<(), StorageError> {
+            self.inner.commit(batch).await
+        }
+        async fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError> {
+            self.inner.events_after(run_id, after, limit).await
+        }
+        async fn items(
+            &self,
+            run_id: &str,
+            after: u64,
+            before: Option<u64>,
+            limit: usize,
+        ) -> Result<Vec<StoredItem>, StorageError> {
+            self.inner.items(run_id, after, before, limit).await
+        }
+        async fn rejections(&self, run_id: &str, from: u64, limit: usize) -> Result<Vec<Rejection>, StorageError> {
+            self.inner.rejections(run_id, from, limit).await
+        }
+        async fn delete(&self, run_id: &str, idle_before: Option<u64>) -> Result<bool, StorageError> {
+            self.inner.delete(run_id, idle_before).await
+        }
+        async fn idle_runs(&self, before: u64, after: &str, limit: usize) -> Result<Vec<String>, StorageError> {
+            self.inner.idle_runs(before, after, limit).await
+        }
+    }
+
+    /// Regression (a new user's trial): a run deleted just after a thread follower found it was opened as a run
+    /// not ingested yet and waited on for ever, and the thread's later runs never came.
+    #[tokio::test]
+    async fn a_run_deleted_between_being_found_and_opened_is_passed_over() {
+        let dir = std::env::temp_dir().join(format!("a13n-thread-race-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let inner = SqliteStorage::open(&dir.join("host.db")).unwrap();
+        // Another process writes the runs: this host holds nothing of them in memory.
+        let writer = Runs::new(Arc::new(inner.clone()), false);
+        let storage = Arc::new(DeletedOnceFound { inner, armed: AtomicBool::new(false) });
+        let (_stop, shutdown) = watch::channel(false);
+        let runs = Runs::new(storage.clone(), false);
+        let counted = SubscriberGuard::new(&runs.metrics.subscribers);
+        let app = Arc::new(App { runs, config: Config::default(), budget: Budget::new(1 << 20), shutdown });
+        writer.ingest("run-a", 0, hello_stream("thread-t", "run-a"), OnReject::Refuse).await.unwrap();
+        writer.ingest("run-b", 0, hello_stream("thread-t", "run-b"), OnReject::Refuse).await.unwrap();
+        storage.armed.store(true, Ordering::SeqCst);
+        let feed = ThreadFeed::<RunTail> {
+            app: Arc::clone(&app),
+            thread_id: "thread-t".into(),
+            shutdown: app.shutdown.clone(),
+            current: None,
+            after_created: 0,
+            _counted: counted,
+        };
+        let next = tokio::time::timeout(Duration::from_secs(60), feed.next()).await;
+        let (frame, _feed) = next.expect("the deleted run is passed over, not waited on").expect("a frame");
+        let frame = String::from_utf8_lossy(&frame);
+        assert!(frame.contains("id: run-b/0-1\n"), "the next run's first event comes: {frame}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

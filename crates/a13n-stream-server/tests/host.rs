@@ -384,7 +384,8 @@ fn a_batch_over_its_bound_names_the_flag() {
 
 /// Regression (#29): with the SQLite file deleted under a running host, commits still answered 200 (into the
 /// unlinked file, so a restart showed no runs), `/healthz` stayed 200, and nothing was logged. The file's identity
-/// is now checked: storage answers 503 saying the file is gone, `/healthz` too, and an error is logged.
+/// is now checked: storage answers 503 saying the file is gone, `/healthz` and the event streams too, and an error
+/// is logged.
 #[test]
 fn a_database_file_removed_or_replaced_under_the_host_is_refused_and_reported() {
     logs();
@@ -400,6 +401,16 @@ fn a_database_file_removed_or_replaced_under_the_host_is_refused_and_reported() 
             let copy = db.with_extension("copy");
             std::fs::copy(&db, &copy).unwrap();
             std::fs::rename(&copy, &db).unwrap();
+        }
+        // Regression (a new user's trial): streams answered 200 and ended at once, a run's even while it was in
+        // memory, where every other read answered 503.
+        for path in ["/v1/runs/run-gone/events", "/v1/runs/run-gone/observed", "/v1/runs/run-gone/display"]
+            .into_iter()
+            .chain(["/v1/threads/t/events", "/v1/threads/t/observed"])
+        {
+            let answer = host.get(path);
+            assert_eq!(answer.status, 503, "{how}: {path}: {}", answer.body);
+            assert_eq!(json(&answer.body)["error"]["code"], "storage", "{how}: {path}");
         }
         let (status, body) = host.post("run-gone", 2, &lines[2..]);
         assert_eq!(status, 503, "{how}: a commit into a file that is gone is refused: {body}");

@@ -253,7 +253,8 @@ pub struct ServeArgs {
     /// PostgreSQL: waiting for a pooled or new connection; the longest pause between LISTEN reconnects.
     #[arg(long, value_name = "DURATION", default_value_t = Wait(Config::default().db_timeout))]
     pub db_timeout: Wait,
-    /// SQLite: how often to look for other processes' commits on the same file.
+    /// SQLite: how often to look for other processes' commits on the same file; any storage: how often a thread's
+    /// follower looks for the thread's next run.
     #[arg(long, value_name = "DURATION", default_value_t = Wait(Config::default().poll_interval))]
     pub poll_interval: Wait,
     /// Log lines as text or JSON; RUST_LOG filters them (default: info).

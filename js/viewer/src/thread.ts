@@ -53,12 +53,13 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
   const filter = byId<HTMLInputElement>("filter");
   const showAll = byId<HTMLInputElement>("show-observations");
 
-  function contextOf(runId: string): RenderContext {
-    let context = contexts.get(runId);
+  /** The render context of the run `runKey` names (its id, and which time the id was ingested). */
+  function contextOf(runKey: string): RenderContext {
+    let context = contexts.get(runKey);
     if (context === undefined) {
       context = {
         get startMs() {
-          return starts.get(runId) ?? null;
+          return starts.get(runKey) ?? null;
         },
         opened,
         toggleFold(key: string) {
@@ -67,7 +68,7 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
           refresh();
         },
       };
-      contexts.set(runId, context);
+      contexts.set(runKey, context);
     }
     return context;
   }
@@ -102,27 +103,33 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
     let items = 0;
     let matched = 0;
     let observations = 0;
+    const held = new Map<string, number>();
     runs.forEach((run, index) => {
+      // A run id ingested again after a delete is a second run under the same id: its rows are keyed apart.
+      const incarnation = held.get(run.runId) ?? 0;
+      held.set(run.runId, incarnation + 1);
+      const runKey = incarnation === 0 ? run.runId : `${run.runId}#${incarnation}`;
       const all = run.ended === "deleted" ? [] : run.display.items();
       const summary = summarize(all, run.ended === "complete");
-      starts.set(run.runId, summary.startMs);
+      starts.set(runKey, summary.startMs);
       items += all.length;
       observations += summary.observations;
       const position = run.display.position;
       shown.push({
         type: "run",
-        key: `run:${run.runId}`,
+        key: `run:${runKey}`,
         runId: run.runId,
         index,
         summary,
         position: position ? `${position.attempt}-${position.sequence}` : "",
         deleted: run.ended === "deleted",
       });
-      const context = contextOf(run.runId);
+      const context = contextOf(runKey);
       const own = rows(all, { open, showAll: showAll.checked });
       const kept = query === "" ? own : filtered(own, query);
       matched += kept.filter((row) => row.type === "item").length;
-      for (const row of kept) shown.push({ type: "row", key: row.key, row, context });
+      const rowKey = (key: string) => (incarnation === 0 ? key : `${key}#${incarnation}`);
+      for (const row of kept) shown.push({ type: "row", key: rowKey(row.key), row, context });
     });
 
     const complete = runs.filter((run) => run.ended === "complete").length;

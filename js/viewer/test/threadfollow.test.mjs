@@ -142,3 +142,30 @@ test("the runs are folded with the host's content policy, and sent again when it
   assert.equal(asked[3], null, "the run was asked for again from the thread's start");
   assert.deepEqual(connected.slice(0, 2), [1, 2]);
 });
+
+test("a run id ingested again after a delete is a new run after the others; the runs before stay", async () => {
+  // Regression (a new user's trial): the second snapshot of run A dropped every run after A's first place.
+  const [a, b] = ["real-chat", "real-tools"].map(load);
+  const deleted = `event: end\ndata: ${JSON.stringify({ position: "0-0", reason: "deleted" })}\n\n`;
+  let calls = 0;
+  const fake = async (url, init) => {
+    calls += 1;
+    if (calls > 1) return stream([], init.signal, false);
+    // A and B whole; A ingested again (a new run, listed last) and deleted while followed; A once more, whole.
+    const again = runFrames(a, { fromCut: true }).slice(0, -1);
+    return stream([...runFrames(a, {}), ...runFrames(b, {}), ...again, deleted, ...runFrames(a, {})], init.signal, false);
+  };
+  const want = `${a.run}:complete ${b.run}:complete ${a.run}:deleted ${a.run}:complete`;
+  let last = "";
+  const follower = followThread("http://host.invalid/v1/threads/T/observed", {
+    fetch: fake,
+    retryMs: 10,
+    onChange: (runs) => (last = runs.map((run) => `${run.runId}:${run.ended}`).join(" ")),
+  });
+  for (let waited = 0; last !== want && waited < 300; waited += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+  follower.stop();
+  await assert.rejects(follower.done);
+  assert.equal(last, want);
+  assert.deepEqual(follower.runs.at(-1).display.export().items, a.display.items, "the last run's display is the recorded one");
+  assert.equal(calls, 1, "one connection: nothing was sent again");
+});

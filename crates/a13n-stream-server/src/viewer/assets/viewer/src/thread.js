@@ -27,12 +27,13 @@ export function showThread(threadId, hooks) {
     const filtered = rowFilter();
     const filter = byId("filter");
     const showAll = byId("show-observations");
-    function contextOf(runId) {
-        let context = contexts.get(runId);
+    /** The render context of the run `runKey` names (its id, and which time the id was ingested). */
+    function contextOf(runKey) {
+        let context = contexts.get(runKey);
         if (context === undefined) {
             context = {
                 get startMs() {
-                    return starts.get(runId) ?? null;
+                    return starts.get(runKey) ?? null;
                 },
                 opened,
                 toggleFold(key) {
@@ -43,7 +44,7 @@ export function showThread(threadId, hooks) {
                     refresh();
                 },
             };
-            contexts.set(runId, context);
+            contexts.set(runKey, context);
         }
         return context;
     }
@@ -75,28 +76,34 @@ export function showThread(threadId, hooks) {
         let items = 0;
         let matched = 0;
         let observations = 0;
+        const held = new Map();
         runs.forEach((run, index) => {
+            // A run id ingested again after a delete is a second run under the same id: its rows are keyed apart.
+            const incarnation = held.get(run.runId) ?? 0;
+            held.set(run.runId, incarnation + 1);
+            const runKey = incarnation === 0 ? run.runId : `${run.runId}#${incarnation}`;
             const all = run.ended === "deleted" ? [] : run.display.items();
             const summary = summarize(all, run.ended === "complete");
-            starts.set(run.runId, summary.startMs);
+            starts.set(runKey, summary.startMs);
             items += all.length;
             observations += summary.observations;
             const position = run.display.position;
             shown.push({
                 type: "run",
-                key: `run:${run.runId}`,
+                key: `run:${runKey}`,
                 runId: run.runId,
                 index,
                 summary,
                 position: position ? `${position.attempt}-${position.sequence}` : "",
                 deleted: run.ended === "deleted",
             });
-            const context = contextOf(run.runId);
+            const context = contextOf(runKey);
             const own = rows(all, { open, showAll: showAll.checked });
             const kept = query === "" ? own : filtered(own, query);
             matched += kept.filter((row) => row.type === "item").length;
+            const rowKey = (key) => (incarnation === 0 ? key : `${key}#${incarnation}`);
             for (const row of kept)
-                shown.push({ type: "row", key: row.key, row, context });
+                shown.push({ type: "row", key: rowKey(row.key), row, context });
         });
         const complete = runs.filter((run) => run.ended === "complete").length;
         // Each run's position and status, whether or not its header is in the window (tests and tools read it).

@@ -125,13 +125,16 @@ class ThreadState {
     }
     /** Apply one frame of run `runId`; false when a run must be sent again. */
     frame(frame, runId) {
-        const index = this.runs.findIndex((run) => run.runId === runId);
+        // The run's last entry: an id ingested again after a delete is held twice, and its frames are the later one's.
+        const index = lastIndexOf(this.runs, runId);
         if (frame.event === "snapshot") {
             const display = DisplayNormalizer.restore(frame.data, { retainContent: this.retainContent });
             const run = { runId, display, ended: null, endId: null };
-            // A run sent again replaces what was held of it; the runs after it come again after it.
-            if (index >= 0)
-                this.runs.splice(index, this.runs.length - index, run);
+            // The run being followed, sent again from a snapshot, replaces what was held of it. Any other run held under
+            // that id (ended, or before others) was deleted and its id ingested again: the host lists that run last, a
+            // new run after the ones held (a gap drops the run and those after it before the run is sent again).
+            if (index >= 0 && index === this.runs.length - 1 && this.runs[index]?.ended === null)
+                this.runs[index] = run;
             else
                 this.runs.push(run);
             this.lastId = frame.id;
@@ -176,7 +179,7 @@ class ThreadState {
     }
     /** Entries of `runId` were lost or do not fit: resume from the end of the complete run before it. */
     gap(runId, error) {
-        let index = this.runs.findIndex((run) => run.runId === runId);
+        let index = lastIndexOf(this.runs, runId);
         if (index < 0)
             index = this.runs.length;
         let before = index - 1;
@@ -197,6 +200,14 @@ class ThreadState {
         }
         this.options.onChange?.(this.runs);
     }
+}
+/** The index of the last run held under `runId`, or -1. */
+function lastIndexOf(runs, runId) {
+    for (let index = runs.length - 1; index >= 0; index -= 1) {
+        if (runs[index]?.runId === runId)
+            return index;
+    }
+    return -1;
 }
 function sleep(ms, signal) {
     return new Promise((resolve, reject) => {
