@@ -1362,6 +1362,33 @@ def test_observers_folds_and_assemblers_may_be_held_weakly() -> None:
     assert assert_same(run)[-1] == "left 0"
 
 
+def test_an_assemblers_gap_is_cleared_and_its_bounds_read_and_changed_as_the_references() -> None:
+    """Found in the list of differences: `assembler.gap = False` (clearing the flag once a gap notice is shown)
+    raised `AttributeError`, and `max_bytes` / `max_pending` could not be read or changed."""
+
+    def run(package: str) -> list[str]:
+        fragments = importlib.import_module(f"{package}.fragments")
+        event = {"type": "CUSTOM", "timestamp": 1, "name": "a13n.big", "value": "x" * 100_000}
+        big = importlib.import_module("ag_ui.core").CustomEvent(**event)
+        frames = [frame.model_dump(mode="json", by_alias=True, exclude_none=True)
+                  for frame in fragments.fragment_custom_event(big, identity="big")]
+        assembler = fragments.CustomEventAssembler(max_bytes=1_000_000, max_pending=2)
+        printed = [f"bounds {assembler.max_bytes} {assembler.max_pending} gap {assembler.gap}"]
+        printed.append(f"lost a frame: {[assembler.accept(frame) for frame in frames[1:]]} gap {assembler.gap}")
+        assembler.gap = False
+        assembler.max_bytes = 50_000
+        printed.append(f"cleared: gap {assembler.gap}, bounds {assembler.max_bytes} {assembler.max_pending}")
+        outcome = [assembler.accept(frame) is None for frame in frames]
+        printed.append(f"over the new budget: {outcome} gap {assembler.gap}")
+        assembler.gap, assembler.max_bytes, assembler.max_pending = False, 1_000_000, 4
+        whole = [assembler.accept(frame) for frame in frames][-1]
+        printed.append(f"whole again: {whole == event} gap {assembler.gap} {assembler.export().model_dump_json()}")
+        return printed
+
+    printed = assert_same(run)
+    assert printed[-1].startswith("whole again: True gap False")
+
+
 def test_resume_observes_through_a_subclasss_own_observe(native_runs: dict[str, list[Any]]) -> None:
     """Found by a new user's trial: `resume` observed the history in Rust, past a subclass's `observe` override
     (here one that skips usage reports), where the reference's `resume` observes through it."""

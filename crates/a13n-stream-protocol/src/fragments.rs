@@ -185,6 +185,32 @@ impl CustomEventAssembler {
         self.state.gap
     }
 
+    /// Set or clear the gap flag (a caller that has shown its notice clears it).
+    pub fn set_gap(&mut self, gap: bool) {
+        self.state.gap = gap;
+    }
+
+    /// The byte budget over all pending events.
+    pub fn max_bytes(&self) -> u64 {
+        self.state.max_bytes
+    }
+
+    /// How many events may be pending at once.
+    pub fn max_pending(&self) -> u64 {
+        self.state.max_pending
+    }
+
+    /// Change the bounds (both at least 1); events already pending are held to them as later frames arrive, as
+    /// [`CustomEventAssembler::accept`] holds any.
+    pub fn set_bounds(&mut self, max_bytes: u64, max_pending: u64) -> Result<(), InputError> {
+        if max_bytes < 1 || max_pending < 1 {
+            return Err(InputError::new("", "custom event assembly bounds must be positive"));
+        }
+        self.state.max_bytes = max_bytes;
+        self.state.max_pending = max_pending;
+        Ok(())
+    }
+
     /// A detached copy of the state.
     pub fn export(&self) -> FragmentState {
         self.state.clone()

@@ -62,10 +62,39 @@ impl PyAssembler {
         }
     }
 
-    /// Whether a frame was lost (a caller may show an observation-gap notice).
+    /// Whether a frame was lost (a caller may show an observation-gap notice, then clear it).
     #[getter]
     fn gap(&self) -> bool {
         self.0.gap()
+    }
+
+    #[setter]
+    fn set_gap(&mut self, gap: bool) {
+        self.0.set_gap(gap);
+    }
+
+    /// The byte budget over all pending events.
+    #[getter]
+    fn max_bytes(&self) -> u64 {
+        self.0.max_bytes()
+    }
+
+    #[setter]
+    fn set_max_bytes(&mut self, max_bytes: u64) -> PyResult<()> {
+        let pending = self.0.max_pending();
+        self.0.set_bounds(max_bytes, pending).map_err(|error| PyValueError::new_err(error.message().to_owned()))
+    }
+
+    /// How many events may be pending at once.
+    #[getter]
+    fn max_pending(&self) -> u64 {
+        self.0.max_pending()
+    }
+
+    #[setter]
+    fn set_max_pending(&mut self, max_pending: u64) -> PyResult<()> {
+        let bytes = self.0.max_bytes();
+        self.0.set_bounds(bytes, max_pending).map_err(|error| PyValueError::new_err(error.message().to_owned()))
     }
 
     /// The state, as a `FragmentState` model (the reference's).
