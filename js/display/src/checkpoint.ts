@@ -62,14 +62,14 @@ export function readCheckpoint(checkpoint: DisplaySnapshot | string, retainConte
 
 /** The checkpoint of a fold state; `observer` as the caller says. */
 export function writeCheckpoint(state: FoldState, observer: Json): DisplaySnapshot {
-  const memory: { [scope: string]: JsonObject[] } = {};
-  for (const [scope, sources] of state.memorySources) memory[scope] = sources;
+  // Written with `fromEntries`, which defines every key as a property (a key `__proto__` included).
+  const memory: { [scope: string]: JsonObject[] } = Object.fromEntries(state.memorySources);
   const continuation: DisplayContinuation = {
     run_id: state.runId,
     position: { attempt: state.attempt, sequence: state.sequence },
     next_ordinal: state.next,
     full_content: state.fullContent,
-    response_groups: state.responseGroups,
+    response_groups: Object.fromEntries(state.responseGroups),
     ...(state.memorySources.size > 0 ? { memory_sources: memory } : {}),
     arguments: state.arguments,
     fragments: state.assembler.export(),
@@ -161,21 +161,21 @@ function readArguments(value: Json | undefined, path: string): HeldArguments | n
 
 function readFragments(value: Json | undefined, path: string): CustomEventAssembler {
   const fragments = value === undefined ? {} : object(value, path);
-  const pending: FragmentState["pending"] = {};
+  const pending: [string, FragmentState["pending"][string]][] = [];
   for (const [identity, entry] of Object.entries(object(fragments["pending"] ?? {}, `${path}.pending`))) {
     const at = `${path}.pending.${identity}`;
     const assembly = object(entry, at);
     const parts = assembly["parts"] ?? [];
     if (!Array.isArray(parts) || !parts.every((part) => typeof part === "string")) throw fault(`${at}.parts`, "a list of strings");
-    pending[identity] = {
+    pending.push([identity, {
       count: count(assembly["count"], `${at}.count`, 0),
       parts: parts as string[],
       size: count(assembly["size"] ?? 0, `${at}.size`, 0),
-    };
+    }]);
   }
   try {
     return new CustomEventAssembler({
-      pending,
+      pending: Object.fromEntries(pending),
       gap: optionalBoolean(fragments["gap"], `${path}.gap`),
       max_bytes: count(fragments["max_bytes"] ?? DEFAULT_MAX_BYTES, `${path}.max_bytes`, 1),
       max_pending: count(fragments["max_pending"] ?? DEFAULT_MAX_PENDING, `${path}.max_pending`, 1),
@@ -185,10 +185,10 @@ function readFragments(value: Json | undefined, path: string): CustomEventAssemb
   }
 }
 
-function stringMap(value: Json | undefined, path: string): { [key: string]: string } {
-  const map: { [key: string]: string } = {};
+function stringMap(value: Json | undefined, path: string): Map<string, string> {
+  const map = new Map<string, string>();
   if (value === undefined) return map;
-  for (const [key, entry] of Object.entries(object(value, path))) map[key] = string(entry, `${path}.${key}`);
+  for (const [key, entry] of Object.entries(object(value, path))) map.set(key, string(entry, `${path}.${key}`));
   return map;
 }
 

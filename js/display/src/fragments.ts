@@ -45,8 +45,8 @@ export class CustomEventAssembler {
 
   /** The state to carry in a checkpoint, detached from this assembler. */
   export(): FragmentState {
-    const pending: { [identity: string]: PendingAssembly } = {};
-    for (const [identity, part] of this.pending) pending[identity] = { ...part, parts: [...part.parts] };
+    // `fromEntries` defines every identity as a property (`__proto__` included).
+    const pending = Object.fromEntries([...this.pending].map(([identity, part]) => [identity, { ...part, parts: [...part.parts] }]));
     return { pending, gap: this.gap, max_bytes: this.maxBytes, max_pending: this.maxPending };
   }
 

@@ -229,3 +229,28 @@ test("a refused policy closes the host's stream, and a policy changed under a he
   assert.equal(display.retainContent, true);
   assert.equal(cancelled, 2);
 });
+
+test("a stream of another route (no snapshot, only messages) is a FollowError, not a follower that waits forever", bounded, async () => {
+  // Regression (a new user's trial): pointed at `/events`, the follower never called back nor ended.
+  const fetch = async () => stream(`id: 0-1\ndata: {"type":"RUN_STARTED"}\n\n`);
+  const follower = follow("http://host.invalid/v1/runs/r/events", { fetch, retryMs: 1 });
+  await assert.rejects(follower.done, (error) => error.name === "FollowError" && /not a run's \/observed stream/.test(error.message));
+});
+
+test("a snapshot that cannot be restored is retried with growing delays, not at the first delay forever", bounded, async () => {
+  // Regression (a new user's trial): pointed at `/display`, whose snapshot is no checkpoint, it retried every
+  // `retryMs` for ever, because the frame counted as a working connection.
+  const delays = [];
+  const controller = new AbortController();
+  const follower = follow("http://host.invalid/v1/runs/r/display", {
+    fetch: async () => stream(`event: snapshot\nid: 0-3\ndata: {"position":"0-3","complete":false,"items":[]}\n\n`),
+    retryMs: 1,
+    signal: controller.signal,
+    onRetry: (_, delay) => {
+      delays.push(delay);
+      if (delays.length === 5) controller.abort(new Error("enough"));
+    },
+  });
+  await assert.rejects(follower.done, /enough/);
+  assert.deepEqual(delays, [1, 2, 4, 8, 16]);
+});

@@ -43,15 +43,14 @@ export function readCheckpoint(checkpoint, retainContent, clock) {
 }
 /** The checkpoint of a fold state; `observer` as the caller says. */
 export function writeCheckpoint(state, observer) {
-    const memory = {};
-    for (const [scope, sources] of state.memorySources)
-        memory[scope] = sources;
+    // Written with `fromEntries`, which defines every key as a property (a key `__proto__` included).
+    const memory = Object.fromEntries(state.memorySources);
     const continuation = {
         run_id: state.runId,
         position: { attempt: state.attempt, sequence: state.sequence },
         next_ordinal: state.next,
         full_content: state.fullContent,
-        response_groups: state.responseGroups,
+        response_groups: Object.fromEntries(state.responseGroups),
         ...(state.memorySources.size > 0 ? { memory_sources: memory } : {}),
         arguments: state.arguments,
         fragments: state.assembler.export(),
@@ -137,22 +136,22 @@ function readArguments(value, path) {
 }
 function readFragments(value, path) {
     const fragments = value === undefined ? {} : object(value, path);
-    const pending = {};
+    const pending = [];
     for (const [identity, entry] of Object.entries(object(fragments["pending"] ?? {}, `${path}.pending`))) {
         const at = `${path}.pending.${identity}`;
         const assembly = object(entry, at);
         const parts = assembly["parts"] ?? [];
         if (!Array.isArray(parts) || !parts.every((part) => typeof part === "string"))
             throw fault(`${at}.parts`, "a list of strings");
-        pending[identity] = {
-            count: count(assembly["count"], `${at}.count`, 0),
-            parts: parts,
-            size: count(assembly["size"] ?? 0, `${at}.size`, 0),
-        };
+        pending.push([identity, {
+                count: count(assembly["count"], `${at}.count`, 0),
+                parts: parts,
+                size: count(assembly["size"] ?? 0, `${at}.size`, 0),
+            }]);
     }
     try {
         return new CustomEventAssembler({
-            pending,
+            pending: Object.fromEntries(pending),
             gap: optionalBoolean(fragments["gap"], `${path}.gap`),
             max_bytes: count(fragments["max_bytes"] ?? DEFAULT_MAX_BYTES, `${path}.max_bytes`, 1),
             max_pending: count(fragments["max_pending"] ?? DEFAULT_MAX_PENDING, `${path}.max_pending`, 1),
@@ -163,11 +162,11 @@ function readFragments(value, path) {
     }
 }
 function stringMap(value, path) {
-    const map = {};
+    const map = new Map();
     if (value === undefined)
         return map;
     for (const [key, entry] of Object.entries(object(value, path)))
-        map[key] = string(entry, `${path}.${key}`);
+        map.set(key, string(entry, `${path}.${key}`));
     return map;
 }
 function sourcesMap(value, path) {

@@ -9,15 +9,17 @@ import { isObject, pyEqual } from "./values.js";
 export const MAX_OBSERVATION_BYTES = 32768;
 /** A message text, tool arguments or tool result keeps this many characters (code points). */
 export const MAX_FIELD_CHARS = 262144;
-const MESSAGE_KINDS = {
-    TEXT_MESSAGE_START: "text_message",
-    TEXT_MESSAGE_CONTENT: "text_message",
-    TEXT_MESSAGE_END: "text_message",
-    REASONING_MESSAGE_START: "reasoning_message",
-    REASONING_MESSAGE_CONTENT: "reasoning_message",
-    REASONING_MESSAGE_END: "reasoning_message",
-    REASONING_ENCRYPTED_VALUE: "reasoning_message",
-};
+// Keyed by what events say: maps, never plain objects, whose inherited names (`constructor`, `__proto__`) an event
+// could name.
+const MESSAGE_KINDS = new Map([
+    ["TEXT_MESSAGE_START", "text_message"],
+    ["TEXT_MESSAGE_CONTENT", "text_message"],
+    ["TEXT_MESSAGE_END", "text_message"],
+    ["REASONING_MESSAGE_START", "reasoning_message"],
+    ["REASONING_MESSAGE_CONTENT", "reasoning_message"],
+    ["REASONING_MESSAGE_END", "reasoning_message"],
+    ["REASONING_ENCRYPTED_VALUE", "reasoning_message"],
+]);
 const TOOL_EVENTS = new Set(["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT"]);
 const LIFECYCLE_EVENTS = new Set([
     "RUN_STARTED",
@@ -40,11 +42,11 @@ const COPIED = [
     "responseGroup",
 ];
 // Events whose `delta` appends to one content field.
-const ACCUMULATED = {
-    TEXT_MESSAGE_CONTENT: "text",
-    REASONING_MESSAGE_CONTENT: "text",
-    TOOL_CALL_ARGS: "arguments",
-};
+const ACCUMULATED = new Map([
+    ["TEXT_MESSAGE_CONTENT", "text"],
+    ["REASONING_MESSAGE_CONTENT", "text"],
+    ["TOOL_CALL_ARGS", "arguments"],
+]);
 /** CUSTOM event names the fold reads. */
 export const NAMES = {
     partDelta: "a13n.pydantic_ai.part_delta",
@@ -75,6 +77,9 @@ export function itemId(runId, kind, sourceId) {
 export class Fold {
     state;
     lastId = null;
+    /** The code points of each accumulated field (by item key and field) as last written, so that a delta costs what
+     * it adds: a field at the bound is never scanned again. Not state: a restored fold counts a field once. */
+    counted = new Map();
     constructor(state) {
         this.state = state;
     }
@@ -89,11 +94,14 @@ export class Fold {
         }
         let kind;
         let sourceId;
-        if (typeof type === "string" && MESSAGE_KINDS[type] !== undefined) {
-            kind = MESSAGE_KINDS[type];
+        if (typeof type !== "string")
+            return null;
+        const messageKind = MESSAGE_KINDS.get(type);
+        if (messageKind !== undefined) {
+            kind = messageKind;
             sourceId = type === "REASONING_ENCRYPTED_VALUE" ? payload["entityId"] : payload["messageId"];
         }
-        else if (typeof type === "string" && TOOL_EVENTS.has(type)) {
+        else if (TOOL_EVENTS.has(type)) {
             kind = "tool_call";
             sourceId = payload["toolCallId"];
         }
@@ -114,7 +122,7 @@ export class Fold {
                 content[name] = payload[name] ?? null;
         }
         const scope = scopeOf(content["subagentRunId"]);
-        const group = this.state.responseGroups[scope];
+        const group = this.state.responseGroups.get(scope);
         if (group !== undefined && !("responseGroup" in content))
             content["responseGroup"] = group;
         if (type === "TEXT_MESSAGE_END" && content["role"] === "assistant") {
@@ -124,12 +132,12 @@ export class Fold {
         }
         if (type === "TOOL_CALL_END")
             content["arguments_complete"] = true;
-        const accumulated = ACCUMULATED[type];
+        const accumulated = ACCUMULATED.get(type);
         if (accumulated !== undefined) {
             const delta = payload["delta"];
             if (typeof delta !== "string")
                 throw new TypeError(`a ${type} event without a text delta`);
-            this.bounded(content, accumulated, pyStr(content[accumulated] ?? "") + delta);
+            this.append(key, content, accumulated, delta);
         }
         if (type === "REASONING_ENCRYPTED_VALUE")
             content["encrypted_value"] = payload["encryptedValue"] ?? null;
@@ -162,7 +170,7 @@ export class Fold {
         const lifecycle = input !== null && isObject(input["payload"]) ? input["payload"] : null;
         const scope = scopeOf(event["subagentRunId"]);
         if (name === NAMES.lifecycle && lifecycle !== null && lifecycle["type"] === "model_request_started") {
-            this.state.responseGroups[scope] = `${this.state.runId}:${this.state.attempt}:${this.state.sequence}`;
+            this.state.responseGroups.set(scope, `${this.state.runId}:${this.state.attempt}:${this.state.sequence}`);
         }
         if (name === NAMES.context && lifecycle !== null)
             this.rememberSources(scope, lifecycle);
@@ -242,7 +250,7 @@ export class Fold {
             content["provider"] = provider;
         if ("tool_name" in source)
             content["toolCallName"] = source["tool_name"] ?? null;
-        const group = this.state.responseGroups[scopeOf(scope)];
+        const group = this.state.responseGroups.get(scopeOf(scope));
         if (group !== undefined && !("responseGroup" in content))
             content["responseGroup"] = group;
         let state = previous?.state ?? "in_progress";
@@ -309,7 +317,7 @@ export class Fold {
         held.sequence = this.state.sequence;
         if (!this.state.retainContent && held.size > MAX_OBSERVATION_BYTES)
             held.event = null;
-        const value = held.event !== null ? structuredClone(held.event["value"] ?? null) : { omitted: true };
+        const value = held.event !== null ? argumentsValue(held.event) : { omitted: true };
         const content = { name: NAMES.partDelta, value };
         if ("subagentRunId" in event)
             content["subagentRunId"] = event["subagentRunId"] ?? null;
@@ -321,6 +329,41 @@ export class Fold {
         if (previous === undefined || previous.kind !== "tool_call")
             return null;
         return this.put(key, "tool_call", "failed", { ...previous.content, failure }, at);
+    }
+    /** `bounded(content, field, content[field] + delta)`, at the cost of the delta: the field's code points are
+     * remembered, and one already at the bound keeps its text (a longer value's head is the same). */
+    append(key, content, field, delta) {
+        const previous = pyStr(content[field] ?? "");
+        if (this.state.fullContent || this.state.retainContent) {
+            content[field] = previous + delta;
+            return;
+        }
+        const name = `${key}\0${field}`;
+        const known = this.counted.get(name);
+        const points = known !== undefined && known.text === previous ? known.points : codePoints(previous);
+        let text;
+        let total;
+        if (points >= MAX_FIELD_CHARS) {
+            // At the bound (or past it, in a checkpoint folded with whole values): only its head is kept.
+            text = points > MAX_FIELD_CHARS ? headCodePoints(previous, MAX_FIELD_CHARS) : previous;
+            total = MAX_FIELD_CHARS;
+            if (points > MAX_FIELD_CHARS || delta !== "")
+                content["truncated"] = true;
+        }
+        else {
+            const added = codePoints(delta);
+            if (points + added <= MAX_FIELD_CHARS) {
+                text = previous + delta;
+                total = points + added;
+            }
+            else {
+                text = previous + headCodePoints(delta, MAX_FIELD_CHARS - points);
+                total = MAX_FIELD_CHARS;
+                content["truncated"] = true;
+            }
+        }
+        content[field] = text;
+        this.counted.set(name, { text, points: total });
     }
     bounded(content, field, value) {
         if (this.state.fullContent || this.state.retainContent || value.length <= MAX_FIELD_CHARS) {
@@ -358,10 +401,12 @@ export class Fold {
             failure: isObject(failure) ? failure : null,
         };
     }
-    /** When an event occurred: its `timestamp` (epoch milliseconds), or the clock's time when it has none. */
+    /** When an event occurred: its `timestamp` (epoch milliseconds; an integer as Python has it, so `true` is 1 and
+     * `false` 0), or the clock's time when it has none. */
     occurred(payload) {
         const timestamp = payload["timestamp"];
-        const known = typeof timestamp === "number" && Number.isInteger(timestamp) ? fromEpochMillis(timestamp) : null;
+        const millis = typeof timestamp === "boolean" ? Number(timestamp) : timestamp;
+        const known = typeof millis === "number" && Number.isInteger(millis) ? fromEpochMillis(millis) : null;
         return known ?? clockTime(this.state.clock);
     }
     id(kind, identity) {
@@ -398,6 +443,17 @@ function streamedArguments(event) {
         { ...source, delta: { ...delta, args_delta: null } },
     ];
     return { stream, text };
+}
+/** The held argument observation's value, as the item holds it: the path down to the argument text copied (later
+ * deltas grow that text in the held event, and nothing else of it changes), the rest shared, so that a delta costs
+ * what it adds, not what the arguments hold. */
+function argumentsValue(event) {
+    const value = event["value"] ?? null;
+    const source = isObject(value) ? value["event"] : undefined;
+    const delta = isObject(source) ? source["delta"] : undefined;
+    if (!isObject(value) || !isObject(source) || !isObject(delta))
+        return structuredClone(value);
+    return { ...value, event: { ...source, delta: { ...delta } } };
 }
 function extendArguments(event, text) {
     const value = event["value"];

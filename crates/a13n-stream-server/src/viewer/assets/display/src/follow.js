@@ -152,8 +152,10 @@ class FollowState {
             throw error;
         }
         for await (const frame of frames(response.body)) {
+            // Counted once applied: a connection whose snapshot cannot be restored is retried with growing delays.
+            const going = this.frame(frame, response.status);
             this.progressed = true;
-            if (!this.frame(frame))
+            if (!going)
                 break;
         }
     }
@@ -182,7 +184,11 @@ class FollowState {
         return true;
     }
     /** Apply one frame; false when the connection should be dropped (the run ended, or a new snapshot is needed). */
-    frame(frame) {
+    frame(frame, status) {
+        if (this.display === null && !OBSERVED_FRAMES.includes(frame.event)) {
+            // `/events` or another route: nothing it sends would ever make a display.
+            throw new FollowError(`${this.url} sent a "${frame.event}" frame before any snapshot: not a run's /observed stream`, status);
+        }
         if (frame.event === "snapshot") {
             this.display = DisplayNormalizer.restore(frame.data, {
                 retainContent: this.retainContent,
@@ -233,14 +239,18 @@ class FollowState {
         return position === undefined ? "" : `${position.attempt}-${position.sequence}`;
     }
 }
+/** The frames a run's `/observed` stream sends. */
+const OBSERVED_FRAMES = ["snapshot", "observed", "end"];
 /** The frames of an event stream (the `text/event-stream` format: fields, blank-line separated); the thread
  * follower of the host's viewer reads `/v1/threads/{thread_id}/observed` with it. */
 export async function* frames(body) {
     const reader = body.getReader();
     const decoder = new TextDecoder();
-    let buffer = "";
-    // `buffer` before this index holds no line break: a long line is searched once, not once a chunk.
-    let searched = 0;
+    // The line being read, a piece a chunk: each chunk is searched for line breaks once, and a long line (a large
+    // snapshot) is joined once, when it ends, so reading a frame costs its size, not its size times its chunks.
+    let pieces = [];
+    // The last chunk ended with a CR: a LF that starts the next one is the second half of its CRLF.
+    let afterCR = false;
     let event = "";
     let id = null;
     let data = [];
@@ -249,21 +259,22 @@ export async function* frames(body) {
             const { value, done } = await reader.read();
             if (done)
                 return;
-            buffer += decoder.decode(value, { stream: true });
+            const text = decoder.decode(value, { stream: true });
+            let start = afterCR && text.startsWith("\n") ? 1 : 0;
+            afterCR = false;
             for (;;) {
-                const newline = lineBreak(buffer, searched);
+                const newline = lineBreak(text, start);
                 if (newline < 0) {
-                    searched = buffer.length;
+                    if (start < text.length)
+                        pieces.push(text.slice(start));
                     break;
                 }
-                // A CR that ends the chunk may be the first half of a CRLF: wait for the next chunk.
-                if (buffer[newline] === "\r" && newline === buffer.length - 1) {
-                    searched = newline;
-                    break;
-                }
-                const line = buffer.slice(0, newline);
-                buffer = buffer.slice(newline + (buffer.startsWith("\r\n", newline) ? 2 : 1));
-                searched = 0;
+                pieces.push(text.slice(start, newline));
+                const line = pieces.length === 1 ? (pieces[0] ?? "") : pieces.join("");
+                pieces = [];
+                if (text[newline] === "\r" && newline === text.length - 1)
+                    afterCR = true;
+                start = newline + (text.startsWith("\r\n", newline) ? 2 : 1);
                 if (line === "") {
                     if (data.length > 0)
                         yield { event: event || "message", id, data: data.join("\n") };
@@ -275,13 +286,13 @@ export async function* frames(body) {
                     continue;
                 const colon = line.indexOf(":");
                 const field = colon < 0 ? line : line.slice(0, colon);
-                const text = colon < 0 ? "" : line.slice(colon + (line[colon + 1] === " " ? 2 : 1));
+                const rest = colon < 0 ? "" : line.slice(colon + (line[colon + 1] === " " ? 2 : 1));
                 if (field === "event")
-                    event = text;
+                    event = rest;
                 else if (field === "data")
-                    data.push(text);
+                    data.push(rest);
                 else if (field === "id")
-                    id = text;
+                    id = rest;
             }
         }
     }

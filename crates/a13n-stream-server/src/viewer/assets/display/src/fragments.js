@@ -32,9 +32,8 @@ export class CustomEventAssembler {
     }
     /** The state to carry in a checkpoint, detached from this assembler. */
     export() {
-        const pending = {};
-        for (const [identity, part] of this.pending)
-            pending[identity] = { ...part, parts: [...part.parts] };
+        // `fromEntries` defines every identity as a property (`__proto__` included).
+        const pending = Object.fromEntries([...this.pending].map(([identity, part]) => [identity, { ...part, parts: [...part.parts] }]));
         return { pending, gap: this.gap, max_bytes: this.maxBytes, max_pending: this.maxPending };
     }
     /** Take one CUSTOM event: any other than a frame passes through. */
