@@ -5,8 +5,10 @@
  * - `checkpoint`: the checkpoint is not one (`path` names the field);
  * - `entry`: an `Observed` entry is malformed (`sequence` and `path` say where);
  * - `gap`: an entry is later than the next one expected: entries were lost, take a new snapshot;
- * - `diverged`: the host's item reference differs from this fold's, because the entry is from another run or
- *   another content policy, or the checkpoint does not belong to the stream; take a new snapshot;
+ * - `diverged`: the host's item reference differs from this fold's, because the entry is from another run or the
+ *   checkpoint does not belong to the stream; take a new snapshot. (A display restored with another content
+ *   policy than the host's gives the same references with other content: nothing can tell; `follow()` takes the
+ *   host's policy from its answer);
  * - `stale`: an earlier `diverged` or `entry` error left the display unusable; take a new snapshot.
  */
 export type DisplayErrorKind = "checkpoint" | "entry" | "gap" | "diverged" | "stale";

@@ -78,7 +78,8 @@ export class DisplayNormalizer {
       const sequence = entrySequence(entry);
       if (sequence < expected) continue;
       if (sequence > expected) {
-        throw new DisplayError("gap", `the next entry is ${expected}: entries ${expected} to ${sequence - 1} are missing`, {
+        const missing = sequence - 1 === expected ? `entry ${expected} is` : `entries ${expected} to ${sequence - 1} are`;
+        throw new DisplayError("gap", `the next entry is ${expected}: ${missing} missing`, {
           sequence,
         });
       }
@@ -140,12 +141,11 @@ export class DisplayNormalizer {
       if (isObject(host.failure)) ours = this.fold.failToolCall(host.id, host.failure, this.fold.occurred(event));
     }
     if (!sameRef(ours, host)) {
-      const said = host === null ? "no item" : `item ${host.id} (${host.kind}, ${host.state}, #${host.ordinal})`;
-      const found = ours === null ? "no item" : `item ${ours.id} (${ours.kind}, ${ours.state}, #${ours.ordinal})`;
+      const [said, found] = described(host, ours);
       throw new DisplayError(
         "diverged",
         `the host's entry names ${said}, this display of run ${JSON.stringify(this.runId)} gives ${found}: ` +
-          "the entry is from another run, or the checkpoint from another stream or content policy",
+          "the entry is from another run, or the checkpoint from another stream",
         { sequence, path: "item" },
       );
     }
@@ -173,6 +173,23 @@ function sameRef(ours: ItemRef | null, host: ItemRef | null): boolean {
     ours.response_group === (host.response_group ?? null) &&
     pyEqual(ours.failure as JsonObject | null, (host.failure ?? null) as JsonObject | null)
   );
+}
+
+/** Two item references as a message shows them: id, kind, state and ordinal, and the response group and failure
+ * too where those are what differs. */
+function described(host: ItemRef | null, ours: ItemRef | null): [string, string] {
+  const extra = (ref: ItemRef) => {
+    const other = ref === host ? ours : host;
+    const group = other !== null && (ref.response_group ?? null) !== (other.response_group ?? null);
+    const failure = other !== null && !pyEqual((ref.failure ?? null) as JsonObject | null, (other.failure ?? null) as JsonObject | null);
+    return (
+      (group ? `, response group ${JSON.stringify(ref.response_group ?? null)}` : "") +
+      (failure ? `, failure ${JSON.stringify(ref.failure ?? null)}` : "")
+    );
+  };
+  const one = (ref: ItemRef | null) =>
+    ref === null ? "no item" : `item ${ref.id} (${ref.kind}, ${ref.state}, #${ref.ordinal}${extra(ref)})`;
+  return [one(host), one(ours)];
 }
 
 function asDisplayError(error: unknown, sequence: number): DisplayError {

@@ -36,6 +36,8 @@ test("a gap is refused and applies nothing", () => {
   const display = DisplayNormalizer.restore(checkpoint);
   const before = JSON.stringify(display.export());
   assert.throws(() => display.apply(entries[2]), (error) => error instanceof DisplayError && error.kind === "gap" && error.sequence === entries[2].sequence);
+  // One entry missing is named as one (it said "entries 27 to 27").
+  assert.throws(() => display.apply(entries[1]), (error) => error.kind === "gap" && / entry \d+ is missing/.test(error.message));
   assert.equal(JSON.stringify(display.export()), before);
   display.apply(entries.slice(0, 3));
 });
@@ -118,5 +120,21 @@ test("a checkpoint's times are checked as the host's reader checks them, and kep
   for (const text of good) {
     const display = DisplayNormalizer.restore(withStarted(text));
     assert.equal(display.export().items[0].started_at, text);
+  }
+});
+
+test("a diverged entry whose references differ only in response group or failure says so", () => {
+  // Regression (a new user's trial): the message showed the same id, kind, state and ordinal on both sides.
+  const withItem = entries.findIndex((entry) => entry.item !== null);
+  for (const [field, value] of [["response_group", "another-group"], ["failure", { message: "no" }]]) {
+    const display = DisplayNormalizer.restore(checkpoint);
+    const changed = structuredClone(entries.slice(0, withItem + 1));
+    changed[withItem].item[field] = value;
+    const named = field === "failure" ? "failure" : "response group";
+    assert.throws(
+      () => display.apply(changed),
+      (error) => error.kind === "diverged" && error.message.includes(`${named} ${JSON.stringify(value)}`),
+      field,
+    );
   }
 });

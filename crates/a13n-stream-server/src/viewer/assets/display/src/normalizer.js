@@ -58,7 +58,8 @@ export class DisplayNormalizer {
             if (sequence < expected)
                 continue;
             if (sequence > expected) {
-                throw new DisplayError("gap", `the next entry is ${expected}: entries ${expected} to ${sequence - 1} are missing`, {
+                const missing = sequence - 1 === expected ? `entry ${expected} is` : `entries ${expected} to ${sequence - 1} are`;
+                throw new DisplayError("gap", `the next entry is ${expected}: ${missing} missing`, {
                     sequence,
                 });
             }
@@ -119,10 +120,9 @@ export class DisplayNormalizer {
                 ours = this.fold.failToolCall(host.id, host.failure, this.fold.occurred(event));
         }
         if (!sameRef(ours, host)) {
-            const said = host === null ? "no item" : `item ${host.id} (${host.kind}, ${host.state}, #${host.ordinal})`;
-            const found = ours === null ? "no item" : `item ${ours.id} (${ours.kind}, ${ours.state}, #${ours.ordinal})`;
+            const [said, found] = described(host, ours);
             throw new DisplayError("diverged", `the host's entry names ${said}, this display of run ${JSON.stringify(this.runId)} gives ${found}: ` +
-                "the entry is from another run, or the checkpoint from another stream or content policy", { sequence, path: "item" });
+                "the entry is from another run, or the checkpoint from another stream", { sequence, path: "item" });
         }
         return ours?.id ?? null;
     }
@@ -145,6 +145,19 @@ function sameRef(ours, host) {
         ours.ordinal === (host.ordinal ?? null) &&
         ours.response_group === (host.response_group ?? null) &&
         pyEqual(ours.failure, (host.failure ?? null)));
+}
+/** Two item references as a message shows them: id, kind, state and ordinal, and the response group and failure
+ * too where those are what differs. */
+function described(host, ours) {
+    const extra = (ref) => {
+        const other = ref === host ? ours : host;
+        const group = other !== null && (ref.response_group ?? null) !== (other.response_group ?? null);
+        const failure = other !== null && !pyEqual((ref.failure ?? null), (other.failure ?? null));
+        return ((group ? `, response group ${JSON.stringify(ref.response_group ?? null)}` : "") +
+            (failure ? `, failure ${JSON.stringify(ref.failure ?? null)}` : ""));
+    };
+    const one = (ref) => ref === null ? "no item" : `item ${ref.id} (${ref.kind}, ${ref.state}, #${ref.ordinal}${extra(ref)})`;
+    return [one(host), one(ours)];
 }
 function asDisplayError(error, sequence) {
     if (error instanceof DisplayError)
