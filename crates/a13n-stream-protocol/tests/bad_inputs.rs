@@ -209,6 +209,8 @@ fn bad_checkpoints_are_refused_with_their_reason() {
         (good.replace("\"next_ordinal\":1", "\"next_ordinal\":0"), "next_ordinal"),
         (good.replace("\"full_content\":false", "\"full_content\":false,\"surprise\":1"), "unknown field"),
         (good.replace("\"max_pending\":8", "\"max_pending\":0"), "bounds must be positive"),
+        // A browser's export (js/display) after an entry: it said only "invalid type: null, expected struct".
+        (with_observer_null(&good), "a browser's checkpoint"),
         (good.replace("\"items\":[]", r#""items":[{"id":"x","ordinal":0,"kind":"observation","state":"completed","first_stream_id":"0-1","last_stream_id":"0-1","started_at":"2026-11-29T12:00:00Z","ended_at":null,"content":{}}]"#), "ordinal"),
         (good.replace("\"items\":[]", r#""items":[{"id":"x","ordinal":1,"kind":"observation","state":"completed","first_stream_id":"0-1","last_stream_id":"0-1","started_at":"2026-11-29T12:00:00Z","ended_at":null,"content":[1]}]"#), "expected an object"),
     ];
@@ -217,6 +219,13 @@ fn bad_checkpoints_are_refused_with_their_reason() {
         assert!(error.to_string().contains(words), "{text}: {error}");
     }
     assert!(DisplayFold::restore_json(&good, false, None).is_ok());
+}
+
+/// `checkpoint` with the continuation's observer `null`, as the browser package exports it after an entry.
+fn with_observer_null(checkpoint: &str) -> String {
+    let mut value: serde_json::Value = serde_json::from_str(checkpoint).unwrap();
+    value["continuation"]["observer"] = serde_json::Value::Null;
+    value.to_string()
 }
 
 /// Adversarial sizes: work stays linear (a quadratic path would make this test take minutes) and memory stays

@@ -118,6 +118,13 @@ impl DisplayContinuation {
 
 /// A checkpoint that does not decode: what serde found, and where.
 pub(super) fn checkpoint_error(error: serde_json::Error) -> InputError {
-    let message = format!("{error} (a DisplaySnapshot: items and continuation)");
+    let found = error.to_string();
+    // The browser package's export carries no conversion state (`observer: null`): said as what it is.
+    if found.starts_with("invalid type: null, expected struct ObserverContinuation") {
+        let message = "continuation.observer is null: a browser's checkpoint (js/display's export after an entry) \
+                       holds no conversion state to continue from; restore the host's own checkpoint";
+        return InputError::decoding("checkpoint", message.to_owned(), error);
+    }
+    let message = format!("{found} (a DisplaySnapshot: items and continuation)");
     InputError::decoding("checkpoint", message, error)
 }
