@@ -213,6 +213,10 @@ function string(value: Json | undefined, path: string): string {
 }
 
 function count(value: Json | undefined, path: string, least: number): number {
+  if (typeof value === "number" && Number.isInteger(value) && value >= least && !Number.isSafeInteger(value)) {
+    // Past 2^53 JavaScript's numbers skip integers: a position there could not be counted on.
+    throw fault(path, `an integer of at least ${least} and at most 2^53 - 1 (JavaScript's exact integers)`);
+  }
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < least) {
     throw fault(path, `an integer of at least ${least}`);
   }

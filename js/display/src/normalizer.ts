@@ -156,9 +156,9 @@ export class DisplayNormalizer {
 function entrySequence(entry: Observed): number {
   const sequence = (entry as { sequence?: unknown } | null)?.sequence;
   if (typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 1) {
-    throw new DisplayError("entry", "must be an Observed entry with an integer sequence of at least 1", {
-      path: "sequence",
-    });
+    const beyond = typeof sequence === "number" && Number.isInteger(sequence) && sequence > 1;
+    const range = beyond ? "from 1 to 2^53 - 1 (JavaScript's exact integers)" : "of at least 1";
+    throw new DisplayError("entry", `must be an Observed entry with an integer sequence ${range}`, { path: "sequence" });
   }
   return sequence;
 }

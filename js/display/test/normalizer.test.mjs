@@ -138,3 +138,12 @@ test("a diverged entry whose references differ only in response group or failure
     );
   }
 });
+
+test("a number past JavaScript's exact integers is refused as such, not as a negative one", () => {
+  // From a new user's trial: a sequence above 2^53 was told it "must be an integer of at least 0".
+  const far = JSON.parse(checkpoint);
+  far.continuation.next_ordinal = 2 ** 53 + 2;
+  assert.throws(() => DisplayNormalizer.restore(far), (error) => error.kind === "checkpoint" && /2\^53 - 1/.test(error.message));
+  const display = DisplayNormalizer.restore(checkpoint);
+  assert.throws(() => display.apply({ ...entries[0], sequence: 2 ** 53 + 2 }), (error) => error.kind === "entry" && /2\^53 - 1/.test(error.message));
+});

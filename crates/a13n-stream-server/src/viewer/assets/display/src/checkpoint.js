@@ -191,6 +191,10 @@ function string(value, path) {
     return value;
 }
 function count(value, path, least) {
+    if (typeof value === "number" && Number.isInteger(value) && value >= least && !Number.isSafeInteger(value)) {
+        // Past 2^53 JavaScript's numbers skip integers: a position there could not be counted on.
+        throw fault(path, `an integer of at least ${least} and at most 2^53 - 1 (JavaScript's exact integers)`);
+    }
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < least) {
         throw fault(path, `an integer of at least ${least}`);
     }
