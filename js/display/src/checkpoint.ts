@@ -166,7 +166,9 @@ function readFragments(value: Json | undefined, path: string): CustomEventAssemb
     const at = `${path}.pending.${identity}`;
     const assembly = object(entry, at);
     const parts = assembly["parts"] ?? [];
-    if (!Array.isArray(parts) || !parts.every((part) => typeof part === "string")) throw fault(`${at}.parts`, "a list of strings");
+    if (!Array.isArray(parts)) throw fault(`${at}.parts`, "a list of strings");
+    const bad = parts.findIndex((part) => typeof part !== "string");
+    if (bad >= 0) throw fault(`${at}.parts[${bad}]`, "a string");
     pending.push([identity, {
       count: count(assembly["count"], `${at}.count`, 0),
       parts: parts as string[],

@@ -147,3 +147,10 @@ test("a number past JavaScript's exact integers is refused as such, not as a neg
   const display = DisplayNormalizer.restore(checkpoint);
   assert.throws(() => display.apply({ ...entries[0], sequence: 2 ** 53 + 2 }), (error) => error.kind === "entry" && /2\^53 - 1/.test(error.message));
 });
+
+test("a bad fragment part is named by its index", () => {
+  // From a new user's trial: the message named the list, not the element.
+  const bad = JSON.parse(checkpoint);
+  bad.continuation.fragments = { pending: { f1: { count: 3, parts: ["a", 5], size: 1 } }, gap: false, max_bytes: 100, max_pending: 2 };
+  assert.throws(() => DisplayNormalizer.restore(bad), (error) => error.kind === "checkpoint" && error.path === "continuation.fragments.pending.f1.parts[1]");
+});
