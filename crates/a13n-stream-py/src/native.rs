@@ -386,7 +386,8 @@ pub(crate) fn check_unpresented_result(source: &Bound<'_, PyAny>) -> PyResult<()
     }
     let py = source.py();
     let event = source.getattr(intern!(py, "event"))?;
-    if !is_tool_result(&event)? {
+    // Plain JSON without NaN or an infinity, the common result, cannot raise: no call into Python for it.
+    if !is_tool_result(&event)? || !returns_more_than_json(&event)? {
         return Ok(());
     }
     helpers(py)?.require_finite_tool_value.bind(py).call1((event, false))?;

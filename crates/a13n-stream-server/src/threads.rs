@@ -156,8 +156,9 @@ impl<F: RunFrames> ThreadFeed<F> {
         let runs = self.app.runs.storage().thread_runs(&self.thread_id, self.after_created, 1).await?;
         let Some(run) = runs.into_iter().next() else { return Ok(false) };
         let frames = F::open(&self.app, run.run_id.clone(), None).await?;
+        let stored = still_stored(&self.app, &run.run_id, run.created).await?;
         self.after_created = run.created;
-        if still_stored(&self.app, &run.run_id, run.created).await? {
+        if stored {
             self.current = Some((run.run_id, frames));
         }
         Ok(true)

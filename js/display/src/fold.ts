@@ -333,20 +333,28 @@ export class Fold {
     const name = `${key}\0${field}`;
     const known = this.counted.get(name);
     const points = known !== undefined && known.text === previous ? known.points : codePoints(previous);
+    // A surrogate pair split between the text and the delta is one code point once joined.
+    const joined = endsInHighSurrogate(previous) && startsWithLowSurrogate(delta);
     let text: string;
     let total: number;
-    if (points >= MAX_FIELD_CHARS) {
-      // At the bound (or past it, in a checkpoint folded with whole values): only its head is kept.
-      text = points > MAX_FIELD_CHARS ? headCodePoints(previous, MAX_FIELD_CHARS) : previous;
+    if (points > MAX_FIELD_CHARS) {
+      // Past the bound: a checkpoint folded with whole values. Cut once; at the bound from then on.
+      text = headCodePoints(previous + delta, MAX_FIELD_CHARS);
       total = MAX_FIELD_CHARS;
-      if (points > MAX_FIELD_CHARS || delta !== "") content["truncated"] = true;
+      content["truncated"] = true;
+    } else if (points === MAX_FIELD_CHARS) {
+      // At the bound: the head is the text (with the rest of a pair it ends in), whatever else the delta brings.
+      text = joined ? previous + delta.slice(0, 1) : previous;
+      total = MAX_FIELD_CHARS;
+      if (delta.length > (joined ? 1 : 0)) content["truncated"] = true;
     } else {
-      const added = codePoints(delta);
+      const added = codePoints(delta) - (joined ? 1 : 0);
       if (points + added <= MAX_FIELD_CHARS) {
         text = previous + delta;
         total = points + added;
       } else {
-        text = previous + headCodePoints(delta, MAX_FIELD_CHARS - points);
+        // Crossing the bound: cut once.
+        text = headCodePoints(previous + delta, MAX_FIELD_CHARS);
         total = MAX_FIELD_CHARS;
         content["truncated"] = true;
       }
@@ -408,6 +416,16 @@ export class Fold {
     this.lastId = { kind, identity, key };
     return key;
   }
+}
+
+function endsInHighSurrogate(text: string): boolean {
+  const unit = text.charCodeAt(text.length - 1);
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+function startsWithLowSurrogate(text: string): boolean {
+  const unit = text.charCodeAt(0);
+  return unit >= 0xdc00 && unit <= 0xdfff;
 }
 
 /** `str(value or "root")`: the scope a response group or memory evidence belongs to. */

@@ -46,7 +46,8 @@ export interface Follower {
   /** The display, once the first snapshot arrived. */
   readonly display: DisplayNormalizer | null;
   /** Resolves with the display when the run is complete; rejects with a `FollowError` if the host refuses the
-   * request (a 4xx: its `status`), answers with something other than an event stream, or the run is deleted
+   * request (a 4xx: its `status`), answers with something other than an event stream or with another route's
+   * stream (unnamed frames before a snapshot, a snapshot that is no display checkpoint), or the run is deleted
    * (`status` 410). A resume position the host refuses (the run was deleted and ingested again) brings a new
    * snapshot instead. An exception thrown by `onChange`, `onRetry` or `onConnect` stops following: `done`
    * rejects with it (the display is as the frame left it). */
@@ -231,15 +232,23 @@ class FollowState {
 
   /** Apply one frame; false when the connection should be dropped (the run ended, or a new snapshot is needed). */
   private frame(frame: Frame, status: number): boolean {
-    if (this.display === null && !OBSERVED_FRAMES.includes(frame.event)) {
-      // `/events` or another route: nothing it sends would ever make a display.
-      throw new FollowError(`${this.url} sent a "${frame.event}" frame before any snapshot: not a run's /observed stream`, status);
+    if (this.display === null && frame.event === "message") {
+      // `/events` (its frames are unnamed): nothing it sends would ever make a display. (A named frame this
+      // package does not know is passed over: a later host may send more kinds.)
+      throw new FollowError(`${this.url} sent an unnamed frame before any snapshot: not a run's /observed stream`, status);
     }
     if (frame.event === "snapshot") {
-      this.display = DisplayNormalizer.restore(frame.data, {
-        retainContent: this.retainContent,
-        ...(this.options.clock !== undefined ? { clock: this.options.clock } : {}),
-      });
+      try {
+        this.display = DisplayNormalizer.restore(frame.data, {
+          retainContent: this.retainContent,
+          ...(this.options.clock !== undefined ? { clock: this.options.clock } : {}),
+        });
+      } catch (error) {
+        // The host's checkpoint always restores: a snapshot that does not is another route's (`/display`) or
+        // another protocol's, and would be sent again the same.
+        if (!(error instanceof DisplayError) || error.kind !== "checkpoint") throw error;
+        throw new FollowError(`${this.url} sent a snapshot that is no display checkpoint (${error.message})`, status);
+      }
       this.position = frame.id;
       const changed = this.display.items().map((item) => item.id);
       call(this.options.onChange, this.display, { kind: "snapshot", changed, position: this.current() });
@@ -284,9 +293,6 @@ class FollowState {
   }
 }
 
-/** The frames a run's `/observed` stream sends. */
-const OBSERVED_FRAMES: readonly string[] = ["snapshot", "observed", "end"];
-
 /** One Server-Sent Events frame (`id` is the last id the stream set, as `EventSource`'s `lastEventId`). */
 export interface Frame {
   event: string;
@@ -312,6 +318,8 @@ export async function* frames(body: ReadableStream<Uint8Array>): AsyncGenerator<
       const { value, done } = await reader.read();
       if (done) return;
       const text = decoder.decode(value, { stream: true });
+      // An empty chunk (or one holding only part of a character) decides nothing, a CR before it included.
+      if (text === "") continue;
       let start = afterCR && text.startsWith("\n") ? 1 : 0;
       afterCR = false;
       for (;;) {

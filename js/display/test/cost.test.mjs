@@ -150,8 +150,62 @@ test("line breaks split across chunks (CR, LF, CRLF) read as in one piece", asyn
   ]);
   for (let at = 1; at < text.length; at++) {
     assert.deepEqual(await read(text, [at]), whole, `split at ${at}`);
+    // An empty chunk between two pieces (a CR in one, its LF in the next) changes nothing.
+    assert.deepEqual(await read(text, [at, at]), whole, `split at ${at}, an empty chunk there`);
     for (let second = at + 1; second < Math.min(text.length, at + 4); second++) {
       assert.deepEqual(await read(text, [at, second]), whole, `split at ${at} and ${second}`);
+    }
+  }
+});
+
+test("a text grown by deltas that split surrogate pairs, around the bound, is the whole text's head", async () => {
+  // From the review of the remembered counts: a pair split between the text and a delta is one code point.
+  const { Fold } = await import("../dist/fold.js");
+  const { readCheckpoint } = await import("../dist/checkpoint.js");
+  const empty = JSON.stringify({
+    items: [],
+    continuation: { run_id: "r", position: { attempt: 0, sequence: 0 }, next_ordinal: 1, full_content: false, observer: null },
+  });
+  const head = (text) => {
+    let units = 0;
+    for (let taken = 0; taken < MAX_FIELD_CHARS && units < text.length; taken++) {
+      const unit = text.charCodeAt(units);
+      const next = text.charCodeAt(units + 1);
+      units += unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
+    }
+    return text.slice(0, units);
+  };
+  const grown = (deltas) => {
+    const fold = new Fold(readCheckpoint(empty, false, () => 0).state);
+    fold.state.sequence = 1;
+    fold.event({ type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant", timestamp: 1 });
+    deltas.forEach((delta, index) => {
+      fold.state.sequence = index + 2;
+      fold.event({ type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta, timestamp: 2 });
+    });
+    return [...fold.state.items.values()][0].content.text;
+  };
+  // Ten pairs split between deltas, then text up to just short of the bound, then more.
+  const split = Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? "\ud83d" : "\ude00"));
+  const deltas = [...split, "a".repeat(MAX_FIELD_CHARS - 15), "b".repeat(10), "c".repeat(10)];
+  assert.ok(grown(deltas) === head(deltas.join("")), "ten split pairs, then past the bound");
+  const pieces = ["a", "\ud83d", "\ude00", "\ud83d\ude00", "é"];
+  for (let seed = 1; seed <= 100; seed++) {
+    let state = seed;
+    const random = (n) => ((state = (state * 1103515245 + 12345) & 0x7fffffff) % n);
+    const fold = new Fold(readCheckpoint(empty, false, () => 0).state);
+    fold.state.sequence = 1;
+    fold.event({ type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant", timestamp: 1 });
+    let whole = "";
+    for (let step = 0; step < 40; step++) {
+      let delta = "";
+      for (let count = random(4); count > 0; count--) delta += pieces[random(pieces.length)];
+      if (random(5) === 0) delta += "b".repeat(random(3) === 0 ? Math.max(0, MAX_FIELD_CHARS - whole.length - random(4)) : random(5));
+      whole += delta;
+      fold.state.sequence = step + 2;
+      fold.event({ type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta, timestamp: 2 });
+      const text = [...fold.state.items.values()][0].content.text;
+      assert.ok(text === head(whole), `seed ${seed}, delta ${step}: ${text.length} units, the head has ${head(whole).length}`);
     }
   }
 });

@@ -237,20 +237,26 @@ test("a stream of another route (no snapshot, only messages) is a FollowError, n
   await assert.rejects(follower.done, (error) => error.name === "FollowError" && /not a run's \/observed stream/.test(error.message));
 });
 
-test("a snapshot that cannot be restored is retried with growing delays, not at the first delay forever", bounded, async () => {
+test("a snapshot that is no display checkpoint is a FollowError, not retried for ever", bounded, async () => {
   // Regression (a new user's trial): pointed at `/display`, whose snapshot is no checkpoint, it retried every
   // `retryMs` for ever, because the frame counted as a working connection.
-  const delays = [];
-  const controller = new AbortController();
+  let asked = 0;
   const follower = follow("http://host.invalid/v1/runs/r/display", {
-    fetch: async () => stream(`event: snapshot\nid: 0-3\ndata: {"position":"0-3","complete":false,"items":[]}\n\n`),
-    retryMs: 1,
-    signal: controller.signal,
-    onRetry: (_, delay) => {
-      delays.push(delay);
-      if (delays.length === 5) controller.abort(new Error("enough"));
+    fetch: async () => {
+      asked += 1;
+      return stream(`event: snapshot\nid: 0-3\ndata: {"position":"0-3","complete":false,"items":[]}\n\n`);
     },
+    retryMs: 1,
   });
-  await assert.rejects(follower.done, /enough/);
-  assert.deepEqual(delays, [1, 2, 4, 8, 16]);
+  await assert.rejects(follower.done, (error) => error.name === "FollowError" && /no display checkpoint/.test(error.message));
+  assert.equal(asked, 1);
+});
+
+test("a named frame the follower does not know is passed over", bounded, async () => {
+  const follower = follow("http://host.invalid/v1/runs/r/observed", {
+    fetch: async () => stream(`event: future\ndata: {}\n\n` + snapshot + end),
+    retryMs: 1,
+  });
+  const display = await follower.done;
+  assert.equal(`${display.position.attempt}-${display.position.sequence}`, position);
 });

@@ -45,8 +45,8 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
 
   let runs: readonly ThreadRun[] = [];
   let frame = 0;
-  const open = new Set<string>();
-  const opened = new Map<string, boolean>();
+  // What the reader opened, per run (a run id ingested again is another run, whose rows share the first's keys).
+  const opens = new Map<string, Set<string>>();
   const starts = new Map<string, number | null>();
   const contexts = new Map<string, RenderContext>();
   const filtered = rowFilter();
@@ -57,11 +57,12 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
   function contextOf(runKey: string): RenderContext {
     let context = contexts.get(runKey);
     if (context === undefined) {
+      const open = openOf(runKey);
       context = {
         get startMs() {
           return starts.get(runKey) ?? null;
         },
-        opened,
+        opened: new Map<string, boolean>(),
         toggleFold(key: string) {
           if (open.has(key)) open.delete(key);
           else open.add(key);
@@ -71,6 +72,15 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
       contexts.set(runKey, context);
     }
     return context;
+  }
+
+  function openOf(runKey: string): Set<string> {
+    let open = opens.get(runKey);
+    if (open === undefined) {
+      open = new Set<string>();
+      opens.set(runKey, open);
+    }
+    return open;
   }
 
   const list = new WindowedList<ThreadRow>(byId("rows"), {
@@ -125,7 +135,7 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
         deleted: run.ended === "deleted",
       });
       const context = contextOf(runKey);
-      const own = rows(all, { open, showAll: showAll.checked });
+      const own = rows(all, { open: openOf(runKey), showAll: showAll.checked });
       const kept = query === "" ? own : filtered(own, query);
       matched += kept.filter((row) => row.type === "item").length;
       const rowKey = (key: string) => (incarnation === 0 ? key : `${key}#${incarnation}`);

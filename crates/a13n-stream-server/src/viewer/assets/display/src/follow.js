@@ -185,15 +185,25 @@ class FollowState {
     }
     /** Apply one frame; false when the connection should be dropped (the run ended, or a new snapshot is needed). */
     frame(frame, status) {
-        if (this.display === null && !OBSERVED_FRAMES.includes(frame.event)) {
-            // `/events` or another route: nothing it sends would ever make a display.
-            throw new FollowError(`${this.url} sent a "${frame.event}" frame before any snapshot: not a run's /observed stream`, status);
+        if (this.display === null && frame.event === "message") {
+            // `/events` (its frames are unnamed): nothing it sends would ever make a display. (A named frame this
+            // package does not know is passed over: a later host may send more kinds.)
+            throw new FollowError(`${this.url} sent an unnamed frame before any snapshot: not a run's /observed stream`, status);
         }
         if (frame.event === "snapshot") {
-            this.display = DisplayNormalizer.restore(frame.data, {
-                retainContent: this.retainContent,
-                ...(this.options.clock !== undefined ? { clock: this.options.clock } : {}),
-            });
+            try {
+                this.display = DisplayNormalizer.restore(frame.data, {
+                    retainContent: this.retainContent,
+                    ...(this.options.clock !== undefined ? { clock: this.options.clock } : {}),
+                });
+            }
+            catch (error) {
+                // The host's checkpoint always restores: a snapshot that does not is another route's (`/display`) or
+                // another protocol's, and would be sent again the same.
+                if (!(error instanceof DisplayError) || error.kind !== "checkpoint")
+                    throw error;
+                throw new FollowError(`${this.url} sent a snapshot that is no display checkpoint (${error.message})`, status);
+            }
             this.position = frame.id;
             const changed = this.display.items().map((item) => item.id);
             call(this.options.onChange, this.display, { kind: "snapshot", changed, position: this.current() });
@@ -239,8 +249,6 @@ class FollowState {
         return position === undefined ? "" : `${position.attempt}-${position.sequence}`;
     }
 }
-/** The frames a run's `/observed` stream sends. */
-const OBSERVED_FRAMES = ["snapshot", "observed", "end"];
 /** The frames of an event stream (the `text/event-stream` format: fields, blank-line separated); the thread
  * follower of the host's viewer reads `/v1/threads/{thread_id}/observed` with it. */
 export async function* frames(body) {
@@ -260,6 +268,9 @@ export async function* frames(body) {
             if (done)
                 return;
             const text = decoder.decode(value, { stream: true });
+            // An empty chunk (or one holding only part of a character) decides nothing, a CR before it included.
+            if (text === "")
+                continue;
             let start = afterCR && text.startsWith("\n") ? 1 : 0;
             afterCR = false;
             for (;;) {

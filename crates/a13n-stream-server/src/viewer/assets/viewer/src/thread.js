@@ -20,8 +20,8 @@ export function showThread(threadId, hooks) {
     document.title = `Thread ${threadId} · a13n-stream`;
     let runs = [];
     let frame = 0;
-    const open = new Set();
-    const opened = new Map();
+    // What the reader opened, per run (a run id ingested again is another run, whose rows share the first's keys).
+    const opens = new Map();
     const starts = new Map();
     const contexts = new Map();
     const filtered = rowFilter();
@@ -31,11 +31,12 @@ export function showThread(threadId, hooks) {
     function contextOf(runKey) {
         let context = contexts.get(runKey);
         if (context === undefined) {
+            const open = openOf(runKey);
             context = {
                 get startMs() {
                     return starts.get(runKey) ?? null;
                 },
-                opened,
+                opened: new Map(),
                 toggleFold(key) {
                     if (open.has(key))
                         open.delete(key);
@@ -47,6 +48,14 @@ export function showThread(threadId, hooks) {
             contexts.set(runKey, context);
         }
         return context;
+    }
+    function openOf(runKey) {
+        let open = opens.get(runKey);
+        if (open === undefined) {
+            open = new Set();
+            opens.set(runKey, open);
+        }
+        return open;
     }
     const list = new WindowedList(byId("rows"), {
         key: (row) => row.key,
@@ -98,7 +107,7 @@ export function showThread(threadId, hooks) {
                 deleted: run.ended === "deleted",
             });
             const context = contextOf(runKey);
-            const own = rows(all, { open, showAll: showAll.checked });
+            const own = rows(all, { open: openOf(runKey), showAll: showAll.checked });
             const kept = query === "" ? own : filtered(own, query);
             matched += kept.filter((row) => row.type === "item").length;
             const rowKey = (key) => (incarnation === 0 ? key : `${key}#${incarnation}`);
