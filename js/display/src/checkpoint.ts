@@ -17,6 +17,16 @@ import type {
 import { isObject } from "./values.js";
 
 const KINDS = ["text_message", "reasoning_message", "tool_call", "observation"];
+// The fields each object of a checkpoint may have: the reference's models refuse any other, as the host does.
+const SNAPSHOT_FIELDS = ["items", "continuation"];
+const CONTINUATION_FIELDS = [
+  "run_id", "position", "next_ordinal", "full_content", "response_groups", "memory_sources", "arguments", "fragments",
+  "observer",
+];
+const ITEM_FIELDS = [
+  "id", "ordinal", "kind", "state", "first_stream_id", "last_stream_id", "started_at", "ended_at", "content",
+  "content_refs",
+];
 const STATES = ["in_progress", "completed", "interrupted", "failed"];
 
 /** The fold state and the carried observer state a checkpoint holds. */
@@ -33,16 +43,16 @@ export function readCheckpoint(checkpoint: DisplaySnapshot | string, retainConte
   } catch (error) {
     throw new DisplayError("checkpoint", `not JSON: ${(error as Error).message}`);
   }
-  const root = object(snapshot, "");
+  const root = known(object(snapshot, ""), SNAPSHOT_FIELDS, "");
   const list = root["items"];
   if (!Array.isArray(list)) throw fault("items", "a list of items");
-  const continuation = object(root["continuation"], "continuation");
+  const continuation = known(object(root["continuation"], "continuation"), CONTINUATION_FIELDS, "continuation");
   const items = new Map<string, Item>();
   list.forEach((entry, index) => {
     const item = readItem(entry, `items[${index}]`);
     items.set(item.id, item);
   });
-  const position = object(continuation["position"], "continuation.position");
+  const position = known(object(continuation["position"], "continuation.position"), ["attempt", "sequence"], "continuation.position");
   const state: FoldState = {
     runId: string(continuation["run_id"], "continuation.run_id"),
     attempt: count(position["attempt"], "continuation.position.attempt", 0),
@@ -79,7 +89,7 @@ export function writeCheckpoint(state: FoldState, observer: Json): DisplaySnapsh
 }
 
 function readItem(value: Json | undefined, path: string): Item {
-  const item = object(value, path);
+  const item = known(object(value, path), ITEM_FIELDS, path);
   const kind = item["kind"];
   const state = item["state"];
   if (typeof kind !== "string" || !KINDS.includes(kind)) throw fault(`${path}.kind`, `one of ${KINDS.join(", ")}`);
@@ -147,7 +157,7 @@ function dateTime(value: Json | undefined, path: string): string {
 
 function readArguments(value: Json | undefined, path: string): HeldArguments | null {
   if (value === undefined || value === null) return null;
-  const held = object(value, path);
+  const held = known(object(value, path), ["stream", "key", "at", "sequence", "event", "size"], path);
   const event = held["event"];
   return {
     stream: held["stream"] ?? null,
@@ -164,7 +174,7 @@ function readFragments(value: Json | undefined, path: string): CustomEventAssemb
   const pending: [string, FragmentState["pending"][string]][] = [];
   for (const [identity, entry] of Object.entries(object(fragments["pending"] ?? {}, `${path}.pending`))) {
     const at = `${path}.pending.${identity}`;
-    const assembly = object(entry, at);
+    const assembly = known(object(entry, at), ["count", "parts", "size"], at);
     const parts = assembly["parts"] ?? [];
     if (!Array.isArray(parts)) throw fault(`${at}.parts`, "a list of strings");
     const bad = parts.findIndex((part) => typeof part !== "string");
@@ -228,6 +238,17 @@ function count(value: Json | undefined, path: string, least: number): number {
 function optionalBoolean(value: Json | undefined, path: string): boolean {
   if (value === undefined) return false;
   if (typeof value !== "boolean") throw fault(path, "true or false");
+  return value;
+}
+
+/** `value`, refused if it has a field `fields` does not name. */
+function known(value: JsonObject, fields: readonly string[], path: string): JsonObject {
+  for (const key of Object.keys(value)) {
+    if (!fields.includes(key)) {
+      const at = path === "" ? key : `${path}.${key}`;
+      throw new DisplayError("checkpoint", `is no field of a checkpoint (the fields are ${fields.join(", ")})`, { path: at });
+    }
+  }
   return value;
 }
 

@@ -154,3 +154,20 @@ test("a bad fragment part is named by its index", () => {
   bad.continuation.fragments = { pending: { f1: { count: 3, parts: ["a", 5], size: 1 } }, gap: false, max_bytes: 100, max_pending: 2 };
   assert.throws(() => DisplayNormalizer.restore(bad), (error) => error.kind === "checkpoint" && error.path === "continuation.fragments.pending.f1.parts[1]");
 });
+
+test("a field no checkpoint has is refused, naming it, as the host's reader refuses it", () => {
+  // From a new user's trial: unknown keys were accepted and dropped on export, where the CLI refuses them.
+  const withItem = JSON.parse(checkpoint);
+  assert.ok(withItem.items.length > 0, "the cut has items");
+  const cases = [
+    [(value) => (value.surprise = 1), "surprise"],
+    [(value) => (value.continuation.surprise = 1), "continuation.surprise"],
+    [(value) => (value.continuation.position.surprise = 1), "continuation.position.surprise"],
+    [(value) => (value.items[0].surprise = 1), "items[0].surprise"],
+  ];
+  for (const [change, path] of cases) {
+    const bad = JSON.parse(checkpoint);
+    change(bad);
+    assert.throws(() => DisplayNormalizer.restore(bad), (error) => error.kind === "checkpoint" && error.path === path, path);
+  }
+});

@@ -4,6 +4,16 @@ import { DisplayError } from "./errors.js";
 import { CustomEventAssembler, DEFAULT_MAX_BYTES, DEFAULT_MAX_PENDING } from "./fragments.js";
 import { isObject } from "./values.js";
 const KINDS = ["text_message", "reasoning_message", "tool_call", "observation"];
+// The fields each object of a checkpoint may have: the reference's models refuse any other, as the host does.
+const SNAPSHOT_FIELDS = ["items", "continuation"];
+const CONTINUATION_FIELDS = [
+    "run_id", "position", "next_ordinal", "full_content", "response_groups", "memory_sources", "arguments", "fragments",
+    "observer",
+];
+const ITEM_FIELDS = [
+    "id", "ordinal", "kind", "state", "first_stream_id", "last_stream_id", "started_at", "ended_at", "content",
+    "content_refs",
+];
 const STATES = ["in_progress", "completed", "interrupted", "failed"];
 /** Read a checkpoint (an object or its JSON text). */
 export function readCheckpoint(checkpoint, retainContent, clock) {
@@ -14,17 +24,17 @@ export function readCheckpoint(checkpoint, retainContent, clock) {
     catch (error) {
         throw new DisplayError("checkpoint", `not JSON: ${error.message}`);
     }
-    const root = object(snapshot, "");
+    const root = known(object(snapshot, ""), SNAPSHOT_FIELDS, "");
     const list = root["items"];
     if (!Array.isArray(list))
         throw fault("items", "a list of items");
-    const continuation = object(root["continuation"], "continuation");
+    const continuation = known(object(root["continuation"], "continuation"), CONTINUATION_FIELDS, "continuation");
     const items = new Map();
     list.forEach((entry, index) => {
         const item = readItem(entry, `items[${index}]`);
         items.set(item.id, item);
     });
-    const position = object(continuation["position"], "continuation.position");
+    const position = known(object(continuation["position"], "continuation.position"), ["attempt", "sequence"], "continuation.position");
     const state = {
         runId: string(continuation["run_id"], "continuation.run_id"),
         attempt: count(position["attempt"], "continuation.position.attempt", 0),
@@ -59,7 +69,7 @@ export function writeCheckpoint(state, observer) {
     return structuredClone({ items: [...state.items.values()], continuation });
 }
 function readItem(value, path) {
-    const item = object(value, path);
+    const item = known(object(value, path), ITEM_FIELDS, path);
     const kind = item["kind"];
     const state = item["state"];
     if (typeof kind !== "string" || !KINDS.includes(kind))
@@ -123,7 +133,7 @@ function dateTime(value, path) {
 function readArguments(value, path) {
     if (value === undefined || value === null)
         return null;
-    const held = object(value, path);
+    const held = known(object(value, path), ["stream", "key", "at", "sequence", "event", "size"], path);
     const event = held["event"];
     return {
         stream: held["stream"] ?? null,
@@ -139,7 +149,7 @@ function readFragments(value, path) {
     const pending = [];
     for (const [identity, entry] of Object.entries(object(fragments["pending"] ?? {}, `${path}.pending`))) {
         const at = `${path}.pending.${identity}`;
-        const assembly = object(entry, at);
+        const assembly = known(object(entry, at), ["count", "parts", "size"], at);
         const parts = assembly["parts"] ?? [];
         if (!Array.isArray(parts))
             throw fault(`${at}.parts`, "a list of strings");
@@ -208,6 +218,16 @@ function optionalBoolean(value, path) {
         return false;
     if (typeof value !== "boolean")
         throw fault(path, "true or false");
+    return value;
+}
+/** `value`, refused if it has a field `fields` does not name. */
+function known(value, fields, path) {
+    for (const key of Object.keys(value)) {
+        if (!fields.includes(key)) {
+            const at = path === "" ? key : `${path}.${key}`;
+            throw new DisplayError("checkpoint", `is no field of a checkpoint (the fields are ${fields.join(", ")})`, { path: at });
+        }
+    }
     return value;
 }
 function fault(path, expected) {
