@@ -219,47 +219,55 @@ def _finite(value: Any, depth: int = 0) -> bool:
     return True
 
 
+def _lowered(part: Any) -> bool:
+    """Whether a tool return is a lowered result: its metadata marks which of its contents is the execution value."""
+    metadata = getattr(part, "metadata", None)
+    return isinstance(metadata, dict) and _TOOL_CONTENT_KEY in metadata
+
+
 def _execution_value(part: Any) -> Any:
     """The value a tool result presents: the marked execution value of a lowered result, or its content (a marker
     that points at nothing reads as ``None`` here; the conversion refuses it)."""
-    metadata = getattr(part, "metadata", None)
-    if isinstance(metadata, dict) and _TOOL_CONTENT_KEY in metadata:
-        try:
-            return part.content[metadata[_TOOL_CONTENT_KEY]["result_index"]]
-        except (LookupError, TypeError):
-            return None
-    return part.content
+    if not _lowered(part):
+        return part.content
+    try:
+        return part.content[part.metadata[_TOOL_CONTENT_KEY]["result_index"]]
+    except (LookupError, TypeError):
+        return None
 
 
-def require_finite_tool_value(event: Any, presented: bool) -> None:
-    """Raise ``ValueError`` where the reference's projection of a tool result's value does: the value holds NaN or
-    an infinity. ``presented``, as ``observe`` reads a tool return: a record in its value whose dump holds one
-    (whatever the outcome), or any such float of a successful return's value, which becomes the result's text.
-    Otherwise, as the display fold reads a result its observer does not present (retried, failed, a retry prompt),
-    whose value becomes the failed call's text: any such float."""
+def _success(part: Any) -> bool:
+    """Whether ``part`` is a tool return the observer presents (a successful one)."""
+    return getattr(part, "part_kind", None) == "tool-return" and getattr(part, "outcome", "success") == "success"
+
+
+def require_finite_unpresented(event: Any) -> None:
+    """Raise ``ValueError`` as the reference's display fold does for a tool result its observer does not present
+    (retried, failed, a retry prompt) whose value holds NaN or an infinity: the fold projects that value as the
+    failed call's text."""
     part: Any = getattr(event, "part", None)
-    returned = getattr(part, "part_kind", None) == "tool-return"
-    success = returned and getattr(part, "outcome", "success") == "success"
-    value = _execution_value(part) if returned else getattr(part, "content", None)
-    if presented:
-        if returned:
-            public = _described(value, _native_content(), strict=True)
-            if success and not _finite(public):
-                raise ValueError(_NOT_FINITE)
-    elif not success and not _finite(_described(value, _native_content())):
+    if _success(part):
+        return
+    value = _execution_value(part) if getattr(part, "part_kind", None) == "tool-return" else part.content
+    if not _finite(_described(value, _native_content())):
         raise ValueError(_NOT_FINITE)
 
 
 def tool_result_event(event: Any) -> Any:
     """A tool result event as the conversion reads it: a returned value's bytes and media-bearing records
     described (never embedded, and binary bytes never decoded as text), the rest as it is; ``event`` itself when
-    nothing changes. A presented value holding NaN or an infinity raises ``ValueError``, as the reference's
-    ``observe`` does."""
-    require_finite_tool_value(event, presented=True)
+    nothing changes. Raises ``ValueError`` where the reference's ``observe`` does: a record in the presented value
+    whose dump holds NaN or an infinity (whatever the outcome), or any such float of a successful return's value."""
     part: Any = getattr(event, "part", None)
     if getattr(part, "part_kind", None) != "tool-return" or not hasattr(part, "__dataclass_fields__"):
         return event
-    content = _described(part.content, _native_content())
+    native = _native_content()
+    lowered = _lowered(part)
+    # Described once: strictly when the whole content is the presented value, else the presented part apart.
+    content = _described(part.content, native, strict=not lowered)
+    public = _described(_execution_value(part), native, strict=True) if lowered else content
+    if _success(part) and not _finite(public):
+        raise ValueError(_NOT_FINITE)
     if content is part.content:
         return event
     return dataclasses.replace(event, part=dataclasses.replace(part, content=content))

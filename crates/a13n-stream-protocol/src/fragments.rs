@@ -171,13 +171,9 @@ pub enum Accepted<'a> {
 impl CustomEventAssembler {
     /// An assembler with a byte budget and a bound on pending events (both at least 1).
     pub fn new(max_bytes: u64, max_pending: u64) -> Result<CustomEventAssembler, InputError> {
-        if max_bytes < 1 || max_pending < 1 {
-            return Err(InputError::new("", "custom event assembly bounds must be positive"));
-        }
-        Ok(CustomEventAssembler {
-            state: FragmentState { max_bytes, max_pending, ..FragmentState::default() },
-            size: 0,
-        })
+        let mut assembler = CustomEventAssembler::default();
+        assembler.set_bounds(max_bytes, max_pending)?;
+        Ok(assembler)
     }
 
     /// Whether a frame was lost: a caller may show an observation-gap notice.

@@ -21,6 +21,11 @@ impl PyAssembler {
     fn placeholder() -> Self {
         PyAssembler(CustomEventAssembler::default())
     }
+
+    /// Set both bounds; `ValueError` (the reference's message) unless both are positive.
+    fn bounds(&mut self, max_bytes: u64, max_pending: u64) -> PyResult<()> {
+        self.0.set_bounds(max_bytes, max_pending).map_err(|error| PyValueError::new_err(error.message().to_owned()))
+    }
 }
 
 #[pymethods]
@@ -44,9 +49,9 @@ impl PyAssembler {
     #[staticmethod]
     #[pyo3(signature = (*, max_bytes=67_108_864, max_pending=8))]
     fn _make(max_bytes: u64, max_pending: u64) -> PyResult<Self> {
-        CustomEventAssembler::new(max_bytes, max_pending)
-            .map(PyAssembler)
-            .map_err(|_| PyValueError::new_err("custom event assembly bounds must be positive"))
+        let mut made = PyAssembler::placeholder();
+        made.bounds(max_bytes, max_pending)?;
+        Ok(made)
     }
 
     /// Take one `CUSTOM` event payload (a dict): the event itself when it is no fragment, the reassembled event
@@ -81,8 +86,7 @@ impl PyAssembler {
 
     #[setter]
     fn set_max_bytes(&mut self, max_bytes: u64) -> PyResult<()> {
-        let pending = self.0.max_pending();
-        self.0.set_bounds(max_bytes, pending).map_err(|error| PyValueError::new_err(error.message().to_owned()))
+        self.bounds(max_bytes, self.0.max_pending())
     }
 
     /// How many events may be pending at once.
@@ -93,8 +97,7 @@ impl PyAssembler {
 
     #[setter]
     fn set_max_pending(&mut self, max_pending: u64) -> PyResult<()> {
-        let bytes = self.0.max_bytes();
-        self.0.set_bounds(bytes, max_pending).map_err(|error| PyValueError::new_err(error.message().to_owned()))
+        self.bounds(self.0.max_bytes(), max_pending)
     }
 
     /// The state, as a `FragmentState` model (the reference's).

@@ -60,7 +60,7 @@ struct Helpers {
     source_kind: Py<PyAny>,
     is_tool_result: Py<PyAny>,
     tool_result_event: Py<PyAny>,
-    require_finite_tool_value: Py<PyAny>,
+    require_finite_unpresented: Py<PyAny>,
     datetime: Py<PyAny>,
     utc: Py<PyAny>,
 }
@@ -78,7 +78,7 @@ fn helpers(py: Python<'_>) -> PyResult<&'static Helpers> {
             source_kind: module.getattr("source_kind")?.unbind(),
             is_tool_result: module.getattr("is_tool_result")?.unbind(),
             tool_result_event: module.getattr("tool_result_event")?.unbind(),
-            require_finite_tool_value: module.getattr("require_finite_tool_value")?.unbind(),
+            require_finite_unpresented: module.getattr("require_finite_unpresented")?.unbind(),
             datetime: py.import("datetime")?.getattr("datetime")?.unbind(),
             utc: py.import("datetime")?.getattr("timezone")?.getattr("utc")?.unbind(),
         })
@@ -390,7 +390,7 @@ pub(crate) fn check_unpresented_result(source: &Bound<'_, PyAny>) -> PyResult<()
     if !is_tool_result(&event)? || !returns_more_than_json(&event)? {
         return Ok(());
     }
-    helpers(py)?.require_finite_tool_value.bind(py).call1((event, false))?;
+    helpers(py)?.require_finite_unpresented.bind(py).call1((event,))?;
     Ok(())
 }
 

@@ -43,16 +43,16 @@ export function readCheckpoint(checkpoint: DisplaySnapshot | string, retainConte
   } catch (error) {
     throw new DisplayError("checkpoint", `not JSON: ${(error as Error).message}`);
   }
-  const root = known(object(snapshot, ""), SNAPSHOT_FIELDS, "");
+  const root = fields(snapshot, "", SNAPSHOT_FIELDS);
   const list = root["items"];
   if (!Array.isArray(list)) throw fault("items", "a list of items");
-  const continuation = known(object(root["continuation"], "continuation"), CONTINUATION_FIELDS, "continuation");
+  const continuation = fields(root["continuation"], "continuation", CONTINUATION_FIELDS);
   const items = new Map<string, Item>();
   list.forEach((entry, index) => {
     const item = readItem(entry, `items[${index}]`);
     items.set(item.id, item);
   });
-  const position = known(object(continuation["position"], "continuation.position"), ["attempt", "sequence"], "continuation.position");
+  const position = fields(continuation["position"], "continuation.position", ["attempt", "sequence"]);
   const state: FoldState = {
     runId: string(continuation["run_id"], "continuation.run_id"),
     attempt: count(position["attempt"], "continuation.position.attempt", 0),
@@ -89,7 +89,7 @@ export function writeCheckpoint(state: FoldState, observer: Json): DisplaySnapsh
 }
 
 function readItem(value: Json | undefined, path: string): Item {
-  const item = known(object(value, path), ITEM_FIELDS, path);
+  const item = fields(value, path, ITEM_FIELDS);
   const kind = item["kind"];
   const state = item["state"];
   if (typeof kind !== "string" || !KINDS.includes(kind)) throw fault(`${path}.kind`, `one of ${KINDS.join(", ")}`);
@@ -157,7 +157,7 @@ function dateTime(value: Json | undefined, path: string): string {
 
 function readArguments(value: Json | undefined, path: string): HeldArguments | null {
   if (value === undefined || value === null) return null;
-  const held = known(object(value, path), ["stream", "key", "at", "sequence", "event", "size"], path);
+  const held = fields(value, path, ["stream", "key", "at", "sequence", "event", "size"]);
   const event = held["event"];
   return {
     stream: held["stream"] ?? null,
@@ -174,7 +174,7 @@ function readFragments(value: Json | undefined, path: string): CustomEventAssemb
   const pending: [string, FragmentState["pending"][string]][] = [];
   for (const [identity, entry] of Object.entries(object(fragments["pending"] ?? {}, `${path}.pending`))) {
     const at = `${path}.pending.${identity}`;
-    const assembly = known(object(entry, at), ["count", "parts", "size"], at);
+    const assembly = fields(entry, at, ["count", "parts", "size"]);
     const parts = assembly["parts"] ?? [];
     if (!Array.isArray(parts)) throw fault(`${at}.parts`, "a list of strings");
     const bad = parts.findIndex((part) => typeof part !== "string");
@@ -241,15 +241,16 @@ function optionalBoolean(value: Json | undefined, path: string): boolean {
   return value;
 }
 
-/** `value`, refused if it has a field `fields` does not name. */
-function known(value: JsonObject, fields: readonly string[], path: string): JsonObject {
-  for (const key of Object.keys(value)) {
-    if (!fields.includes(key)) {
+/** `object(value, path)`, refused if it has a field `names` does not name. */
+function fields(value: Json | undefined, path: string, names: readonly string[]): JsonObject {
+  const read = object(value, path);
+  for (const key of Object.keys(read)) {
+    if (!names.includes(key)) {
       const at = path === "" ? key : `${path}.${key}`;
-      throw new DisplayError("checkpoint", `is no field of a checkpoint (the fields are ${fields.join(", ")})`, { path: at });
+      throw new DisplayError("checkpoint", `is no field of a checkpoint (the fields are ${names.join(", ")})`, { path: at });
     }
   }
-  return value;
+  return read;
 }
 
 function fault(path: string, expected: string): DisplayError {

@@ -34,6 +34,13 @@ interface RunRow {
 
 type ThreadRow = RunHead | RunRow;
 
+/** What the thread page keeps of one run it shows: the rows the reader opened, its start, its render context. */
+interface RunView {
+  open: Set<string>;
+  startMs: number | null;
+  context: RenderContext;
+}
+
 export function showThread(threadId: string, hooks: RunPageHooks): void {
   const view = byId("run-view");
   view.hidden = false;
@@ -45,22 +52,23 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
 
   let runs: readonly ThreadRun[] = [];
   let frame = 0;
-  // What the reader opened, per run (a run id ingested again is another run, whose rows share the first's keys).
-  const opens = new Map<string, Set<string>>();
-  const starts = new Map<string, number | null>();
-  const contexts = new Map<string, RenderContext>();
+  // What the page keeps of each run it shows, by the run's key (its id, and `#n` for the id ingested again: another
+  // run, whose rows share the first's keys): the rows the reader opened, its start, its render context.
+  const views = new Map<string, RunView>();
   const filtered = rowFilter();
   const filter = byId<HTMLInputElement>("filter");
   const showAll = byId<HTMLInputElement>("show-observations");
 
-  /** The render context of the run `runKey` names (its id, and which time the id was ingested). */
-  function contextOf(runKey: string): RenderContext {
-    let context = contexts.get(runKey);
-    if (context === undefined) {
-      const open = openOf(runKey);
-      context = {
+  function viewOf(runKey: string): RunView {
+    const known = views.get(runKey);
+    if (known !== undefined) return known;
+    const open = new Set<string>();
+    const view: RunView = {
+      open,
+      startMs: null,
+      context: {
         get startMs() {
-          return starts.get(runKey) ?? null;
+          return view.startMs;
         },
         opened: new Map<string, boolean>(),
         toggleFold(key: string) {
@@ -68,19 +76,10 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
           else open.add(key);
           refresh();
         },
-      };
-      contexts.set(runKey, context);
-    }
-    return context;
-  }
-
-  function openOf(runKey: string): Set<string> {
-    let open = opens.get(runKey);
-    if (open === undefined) {
-      open = new Set<string>();
-      opens.set(runKey, open);
-    }
-    return open;
+      },
+    };
+    views.set(runKey, view);
+    return view;
   }
 
   const list = new WindowedList<ThreadRow>(byId("rows"), {
@@ -121,7 +120,8 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
       const runKey = incarnation === 0 ? run.runId : `${run.runId}#${incarnation}`;
       const all = run.ended === "deleted" ? [] : run.display.items();
       const summary = summarize(all, run.ended === "complete");
-      starts.set(runKey, summary.startMs);
+      const view = viewOf(runKey);
+      view.startMs = summary.startMs;
       items += all.length;
       observations += summary.observations;
       const position = run.display.position;
@@ -134,8 +134,8 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
         position: position ? `${position.attempt}-${position.sequence}` : "",
         deleted: run.ended === "deleted",
       });
-      const context = contextOf(runKey);
-      const own = rows(all, { open: openOf(runKey), showAll: showAll.checked });
+      const { context, open } = view;
+      const own = rows(all, { open, showAll: showAll.checked });
       const kept = query === "" ? own : filtered(own, query);
       matched += kept.filter((row) => row.type === "item").length;
       const rowKey = (key: string) => (incarnation === 0 ? key : `${key}#${incarnation}`);

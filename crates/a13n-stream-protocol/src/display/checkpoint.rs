@@ -53,7 +53,7 @@ pub struct DisplayContinuation {
     #[serde(default)]
     pub fragments: FragmentState,
     /// The conversion state of the fold's observer.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "observer_state")]
     pub observer: ObserverContinuation,
 }
 
@@ -116,15 +116,18 @@ impl DisplayContinuation {
     }
 }
 
+/// The observer's state; `null`, as the browser package's export writes it after an entry, said as what it is.
+fn observer_state<'de, D: serde::Deserializer<'de>>(decoder: D) -> Result<ObserverContinuation, D::Error> {
+    Option::<ObserverContinuation>::deserialize(decoder)?.ok_or_else(|| {
+        serde::de::Error::custom(
+            "continuation.observer is null: a browser's checkpoint (js/display's export after an entry) holds no \
+             conversion state to continue from; restore the host's own checkpoint",
+        )
+    })
+}
+
 /// A checkpoint that does not decode: what serde found, and where.
 pub(super) fn checkpoint_error(error: serde_json::Error) -> InputError {
-    let found = error.to_string();
-    // The browser package's export carries no conversion state (`observer: null`): said as what it is.
-    if found.starts_with("invalid type: null, expected struct ObserverContinuation") {
-        let message = "continuation.observer is null: a browser's checkpoint (js/display's export after an entry) \
-                       holds no conversion state to continue from; restore the host's own checkpoint";
-        return InputError::decoding("checkpoint", message.to_owned(), error);
-    }
-    let message = format!("{found} (a DisplaySnapshot: items and continuation)");
+    let message = format!("{error} (a DisplaySnapshot: items and continuation)");
     InputError::decoding("checkpoint", message, error)
 }

@@ -24,17 +24,17 @@ export function readCheckpoint(checkpoint, retainContent, clock) {
     catch (error) {
         throw new DisplayError("checkpoint", `not JSON: ${error.message}`);
     }
-    const root = known(object(snapshot, ""), SNAPSHOT_FIELDS, "");
+    const root = fields(snapshot, "", SNAPSHOT_FIELDS);
     const list = root["items"];
     if (!Array.isArray(list))
         throw fault("items", "a list of items");
-    const continuation = known(object(root["continuation"], "continuation"), CONTINUATION_FIELDS, "continuation");
+    const continuation = fields(root["continuation"], "continuation", CONTINUATION_FIELDS);
     const items = new Map();
     list.forEach((entry, index) => {
         const item = readItem(entry, `items[${index}]`);
         items.set(item.id, item);
     });
-    const position = known(object(continuation["position"], "continuation.position"), ["attempt", "sequence"], "continuation.position");
+    const position = fields(continuation["position"], "continuation.position", ["attempt", "sequence"]);
     const state = {
         runId: string(continuation["run_id"], "continuation.run_id"),
         attempt: count(position["attempt"], "continuation.position.attempt", 0),
@@ -69,7 +69,7 @@ export function writeCheckpoint(state, observer) {
     return structuredClone({ items: [...state.items.values()], continuation });
 }
 function readItem(value, path) {
-    const item = known(object(value, path), ITEM_FIELDS, path);
+    const item = fields(value, path, ITEM_FIELDS);
     const kind = item["kind"];
     const state = item["state"];
     if (typeof kind !== "string" || !KINDS.includes(kind))
@@ -133,7 +133,7 @@ function dateTime(value, path) {
 function readArguments(value, path) {
     if (value === undefined || value === null)
         return null;
-    const held = known(object(value, path), ["stream", "key", "at", "sequence", "event", "size"], path);
+    const held = fields(value, path, ["stream", "key", "at", "sequence", "event", "size"]);
     const event = held["event"];
     return {
         stream: held["stream"] ?? null,
@@ -149,7 +149,7 @@ function readFragments(value, path) {
     const pending = [];
     for (const [identity, entry] of Object.entries(object(fragments["pending"] ?? {}, `${path}.pending`))) {
         const at = `${path}.pending.${identity}`;
-        const assembly = known(object(entry, at), ["count", "parts", "size"], at);
+        const assembly = fields(entry, at, ["count", "parts", "size"]);
         const parts = assembly["parts"] ?? [];
         if (!Array.isArray(parts))
             throw fault(`${at}.parts`, "a list of strings");
@@ -220,15 +220,16 @@ function optionalBoolean(value, path) {
         throw fault(path, "true or false");
     return value;
 }
-/** `value`, refused if it has a field `fields` does not name. */
-function known(value, fields, path) {
-    for (const key of Object.keys(value)) {
-        if (!fields.includes(key)) {
+/** `object(value, path)`, refused if it has a field `names` does not name. */
+function fields(value, path, names) {
+    const read = object(value, path);
+    for (const key of Object.keys(read)) {
+        if (!names.includes(key)) {
             const at = path === "" ? key : `${path}.${key}`;
-            throw new DisplayError("checkpoint", `is no field of a checkpoint (the fields are ${fields.join(", ")})`, { path: at });
+            throw new DisplayError("checkpoint", `is no field of a checkpoint (the fields are ${names.join(", ")})`, { path: at });
         }
     }
-    return value;
+    return read;
 }
 function fault(path, expected) {
     return new DisplayError("checkpoint", `must be ${expected}`, { path });

@@ -114,13 +114,15 @@ export class DisplayNormalizer {
         const host = entry.item ?? null;
         this.fold.state.sequence = sequence;
         let ours = this.fold.event(event);
-        if (host !== null && !sameRef(ours, host) && host.kind === "tool_call" && host.state === "failed") {
+        if (host !== null && differences(ours, host).length > 0 && host.kind === "tool_call" && host.state === "failed") {
             // A tool result with no event of its own (a retry prompt, a denial) fails its call at this event.
             if (isObject(host.failure))
                 ours = this.fold.failToolCall(host.id, host.failure, this.fold.occurred(event));
         }
-        if (!sameRef(ours, host)) {
-            const [said, found] = described(host, ours);
+        const differing = differences(ours, host);
+        if (differing.length > 0) {
+            const said = described(host, differing);
+            const found = described(ours, differing);
             throw new DisplayError("diverged", `the host's entry names ${said}, this display of run ${JSON.stringify(this.runId)} gives ${found}: ` +
                 "the entry is from another run, or the checkpoint from another stream", { sequence, path: "item" });
         }
@@ -136,28 +138,33 @@ function entrySequence(entry) {
     }
     return sequence;
 }
-function sameRef(ours, host) {
+/** The fields of two item references that differ (`item` when only one is a reference). */
+function differences(ours, host) {
     if (ours === null || host === null)
-        return ours === host;
-    return (ours.id === host.id &&
-        ours.kind === host.kind &&
-        ours.state === host.state &&
-        ours.ordinal === (host.ordinal ?? null) &&
-        ours.response_group === (host.response_group ?? null) &&
-        pyEqual(ours.failure, (host.failure ?? null)));
+        return ours === host ? [] : ["item"];
+    const differing = [];
+    if (ours.id !== host.id)
+        differing.push("id");
+    if (ours.kind !== host.kind)
+        differing.push("kind");
+    if (ours.state !== host.state)
+        differing.push("state");
+    if (ours.ordinal !== (host.ordinal ?? null))
+        differing.push("ordinal");
+    if (ours.response_group !== (host.response_group ?? null))
+        differing.push("response_group");
+    if (!pyEqual(ours.failure, (host.failure ?? null)))
+        differing.push("failure");
+    return differing;
 }
-/** Two item references as a message shows them: id, kind, state and ordinal, and the response group and failure
- * too where those are what differs. */
-function described(host, ours) {
-    const extra = (ref) => {
-        const other = ref === host ? ours : host;
-        const group = other !== null && (ref.response_group ?? null) !== (other.response_group ?? null);
-        const failure = other !== null && !pyEqual((ref.failure ?? null), (other.failure ?? null));
-        return ((group ? `, response group ${JSON.stringify(ref.response_group ?? null)}` : "") +
-            (failure ? `, failure ${JSON.stringify(ref.failure ?? null)}` : ""));
-    };
-    const one = (ref) => ref === null ? "no item" : `item ${ref.id} (${ref.kind}, ${ref.state}, #${ref.ordinal}${extra(ref)})`;
-    return [one(host), one(ours)];
+/** An item reference as a message shows it: id, kind, state and ordinal, and its response group and failure where
+ * those are among the `differing` fields. */
+function described(ref, differing) {
+    if (ref === null)
+        return "no item";
+    const group = differing.includes("response_group") ? `, response group ${JSON.stringify(ref.response_group ?? null)}` : "";
+    const failure = differing.includes("failure") ? `, failure ${JSON.stringify(ref.failure ?? null)}` : "";
+    return `item ${ref.id} (${ref.kind}, ${ref.state}, #${ref.ordinal}${group}${failure})`;
 }
 function asDisplayError(error, sequence) {
     if (error instanceof DisplayError)

@@ -20,21 +20,23 @@ export function showThread(threadId, hooks) {
     document.title = `Thread ${threadId} · a13n-stream`;
     let runs = [];
     let frame = 0;
-    // What the reader opened, per run (a run id ingested again is another run, whose rows share the first's keys).
-    const opens = new Map();
-    const starts = new Map();
-    const contexts = new Map();
+    // What the page keeps of each run it shows, by the run's key (its id, and `#n` for the id ingested again: another
+    // run, whose rows share the first's keys): the rows the reader opened, its start, its render context.
+    const views = new Map();
     const filtered = rowFilter();
     const filter = byId("filter");
     const showAll = byId("show-observations");
-    /** The render context of the run `runKey` names (its id, and which time the id was ingested). */
-    function contextOf(runKey) {
-        let context = contexts.get(runKey);
-        if (context === undefined) {
-            const open = openOf(runKey);
-            context = {
+    function viewOf(runKey) {
+        const known = views.get(runKey);
+        if (known !== undefined)
+            return known;
+        const open = new Set();
+        const view = {
+            open,
+            startMs: null,
+            context: {
                 get startMs() {
-                    return starts.get(runKey) ?? null;
+                    return view.startMs;
                 },
                 opened: new Map(),
                 toggleFold(key) {
@@ -44,18 +46,10 @@ export function showThread(threadId, hooks) {
                         open.add(key);
                     refresh();
                 },
-            };
-            contexts.set(runKey, context);
-        }
-        return context;
-    }
-    function openOf(runKey) {
-        let open = opens.get(runKey);
-        if (open === undefined) {
-            open = new Set();
-            opens.set(runKey, open);
-        }
-        return open;
+            },
+        };
+        views.set(runKey, view);
+        return view;
     }
     const list = new WindowedList(byId("rows"), {
         key: (row) => row.key,
@@ -93,7 +87,8 @@ export function showThread(threadId, hooks) {
             const runKey = incarnation === 0 ? run.runId : `${run.runId}#${incarnation}`;
             const all = run.ended === "deleted" ? [] : run.display.items();
             const summary = summarize(all, run.ended === "complete");
-            starts.set(runKey, summary.startMs);
+            const view = viewOf(runKey);
+            view.startMs = summary.startMs;
             items += all.length;
             observations += summary.observations;
             const position = run.display.position;
@@ -106,8 +101,8 @@ export function showThread(threadId, hooks) {
                 position: position ? `${position.attempt}-${position.sequence}` : "",
                 deleted: run.ended === "deleted",
             });
-            const context = contextOf(runKey);
-            const own = rows(all, { open: openOf(runKey), showAll: showAll.checked });
+            const { context, open } = view;
+            const own = rows(all, { open, showAll: showAll.checked });
             const kept = query === "" ? own : filtered(own, query);
             matched += kept.filter((row) => row.type === "item").length;
             const rowKey = (key) => (incarnation === 0 ? key : `${key}#${incarnation}`);
