@@ -78,14 +78,11 @@ def _native_content() -> tuple[type, ...]:
 def tool_result_content(value: Any) -> Union[str, List[ContentPart]]:
     """A tool's result as its public content, as the reference projects it: ordinary JSON as text, native content
     (``ImageUrl``, ``BinaryContent``, ...) as ordered ``ag_ui`` parts, bytes described and never embedded."""
-    native = _native_content()
-    values = value if isinstance(value, (list, tuple)) else [value]
-    if native and any(isinstance(item, native) for item in values):
-        # Native content has no JSON form of its own: its journal form is Pydantic's dump, which the core reads.
-        from ._native import dump
+    if _native_content():
+        # Read as the reference projects it: records, bytes and values without a JSON form described first.
+        from ._native import tool_value
 
-        dumped = [dump(item) if isinstance(item, native) else item for item in values]
-        value = dumped if isinstance(value, (list, tuple)) else dumped[0]
+        value = tool_value(value)
     projected = _tool_result_content(value)
     return projected if isinstance(projected, str) else _CONTENT_PARTS.validate_python(projected)
 

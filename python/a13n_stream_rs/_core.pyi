@@ -33,6 +33,7 @@ _JsonProcessor = Callable[[dict[str, Any], dict[str, Any]], Optional[dict[str, A
 """json_processor(source, event): the same over JSON dicts."""
 
 __all__ = [
+    "FRAGMENT_EVENT_NAME",
     "MAX_SOURCE_LINE_BYTES",
     "AguiObservationError",
     "CustomEventAssembler",
@@ -43,6 +44,7 @@ __all__ = [
     "ValidationError",
     "__version__",
     "fragment_custom_event",
+    "memory_sources",
     "replay",
     "to_source_line",
     "tool_result_content",
@@ -50,6 +52,7 @@ __all__ = [
 
 __version__: str
 MAX_SOURCE_LINE_BYTES: int
+FRAGMENT_EVENT_NAME: str
 
 class AguiObservationError(ValueError):
     """A public Harness item the protocol cannot observe without changing its meaning; nothing was committed."""
@@ -252,3 +255,4 @@ def fragment_custom_event(event: CustomEvent, *, identity: str) -> list[CustomEv
 @overload
 def fragment_custom_event(event: dict[str, Any], *, identity: str) -> list[dict[str, Any]]: ...
 def tool_result_content(value: Any) -> Union[str, list[dict[str, Any]]]: ...
+def memory_sources(payload: dict[str, Any]) -> Optional[list[dict[str, Any]]]: ...

@@ -16,6 +16,7 @@ wire form (``to_source_line``). For each type it meets it asks :func:`plan` once
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import typing
 from functools import lru_cache
@@ -241,16 +242,28 @@ def _success(part: Any) -> bool:
     return getattr(part, "part_kind", None) == "tool-return" and getattr(part, "outcome", "success") == "success"
 
 
-def require_finite_unpresented(event: Any) -> None:
-    """Raise ``ValueError`` as the reference's display fold does for a tool result its observer does not present
-    (retried, failed, a retry prompt) whose value holds NaN or an infinity: the fold projects that value as the
-    failed call's text."""
+def unpresented_for_fold(event: Any) -> Any:
+    """The tool result event the display fold reads for a result the observer does not present (retried, failed,
+    a retry prompt), whose value the fold presents as the failed call's text as the reference's does from the
+    native value (``presented``); ``None`` when that is the event as described for the observer. Raises
+    ``ValueError`` as the reference's fold does for such a value holding NaN or an infinity."""
     part: Any = getattr(event, "part", None)
     if _success(part):
-        return
-    value = _execution_value(part) if getattr(part, "part_kind", None) == "tool-return" else part.content
-    if not _finite(_described(value, _native_content())):
+        return None
+    native = _native_content()
+    returned = getattr(part, "part_kind", None) == "tool-return"
+    value = _execution_value(part) if returned else part.content
+    described = _described(value, native)
+    if not _finite(described):
         raise ValueError(_NOT_FINITE)
+    shown = presented(value, described, native)
+    if shown is described:
+        return None
+    content = shown
+    if returned and _lowered(part):
+        content = list(_described(part.content, native))
+        content[part.metadata[_TOOL_CONTENT_KEY]["result_index"]] = shown
+    return dataclasses.replace(event, part=dataclasses.replace(part, content=content))
 
 
 def tool_result_event(event: Any) -> Any:
@@ -266,11 +279,96 @@ def tool_result_event(event: Any) -> Any:
     # Described once: strictly when the whole content is the presented value, else the presented part apart.
     content = _described(part.content, native, strict=not lowered)
     public = _described(_execution_value(part), native, strict=True) if lowered else content
-    if _success(part) and not _finite(public):
-        raise ValueError(_NOT_FINITE)
+    if _success(part):
+        if not _finite(public):
+            raise ValueError(_NOT_FINITE)
+        content = _as_presented(part, content, public, native)
     if content is part.content:
         return event
     return dataclasses.replace(event, part=dataclasses.replace(part, content=content))
+
+
+def _as_presented(part: Any, content: Any, public: Any, native: Tuple[type, ...]) -> Any:
+    """A successful return's described ``content`` with its presented value (``public``, described from the part's
+    execution value) in the form the core presents as the reference does (``presented``)."""
+    if not _lowered(part):
+        return presented(part.content, content, native)
+    value = _execution_value(part)
+    shown = presented(value, public, native)
+    if shown is public:
+        return content
+    content = list(content)
+    content[part.metadata[_TOOL_CONTENT_KEY]["result_index"]] = shown
+    return content
+
+
+def presented(value: Any, described: Any, native: Tuple[type, ...]) -> Any:
+    """``described`` (a tool's returned ``value`` described) where the reference writes the JSON text of what is not a
+    ``str``: the whole value, or, when it is a list holding native content, each of its other items. A value that is
+    not a ``str`` but whose JSON form is one (an ``Enum``, a ``UUID``, a ``Decimal``, a ``datetime``, a model whose
+    dump is a string) is presented as that form's text, quotes and all; the core keeps a ``str`` as the text, so it
+    is handed that text. ``described`` itself when nothing changes."""
+    if not isinstance(value, (list, tuple)):
+        return _text_of_scalar(value, described, native)
+    if not any(isinstance(item, native) for item in value):
+        return described
+    items = [_text_of_scalar(old, new, native) for old, new in zip(value, described)]
+    return described if all(new is old for new, old in zip(items, described)) else items
+
+
+def tool_value(value: Any) -> Any:
+    """A tool's returned value in the form the core's projection reads (``tool_result_content``), as the reference
+    projects it: described (``_described``), native content as its dump (the core recognises it by its shape),
+    anything else without a JSON form of its own as Pydantic's JSON-mode dump (an ``Enum``, a ``UUID``, a
+    ``datetime``, a ``set``, a dict's keys that are not strings), then presented (``presented``). Raises
+    ``ValueError`` for NaN or an infinity, as the reference does."""
+    native = _native_content()
+    form = _jsonable(_described(value, native, strict=True), native)
+    if not _finite(form):
+        raise ValueError(_NOT_FINITE)
+    return presented(value, form, native)
+
+
+def _jsonable(value: Any, native: Tuple[type, ...]) -> Any:
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, native):
+        return dump(value)
+    if isinstance(value, dict):
+        items = {key: _jsonable(item, native) for key, item in value.items()}
+        if all(isinstance(key, str) for key in items):
+            return items
+        return _adapter(Any).dump_python(items, mode="json", warnings="error")
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(item, native) for item in value]
+    return _adapter(Any).dump_python(value, mode="json", warnings="error")
+
+
+def public_value(value: Any) -> Any:
+    """``content.public_tool_value``: ``_described``, with native content projected as the Harness projects input
+    content, and every dict and list made anew."""
+    native = _native_content()
+    return _public(_described(value, native), native)
+
+
+def _public(value: Any, native: Tuple[type, ...]) -> Any:
+    if isinstance(value, native):
+        from a13n_harness.content import project_input_content
+
+        projected = project_input_content(typing.cast(Any, value))
+        return projected[0] if projected is not None and projected[1].display else {"payload_omitted": True}
+    if isinstance(value, dict):
+        return {key: _public(item, native) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_public(item, native) for item in value]
+    return value
+
+
+def _text_of_scalar(value: Any, described: Any, native: Tuple[type, ...]) -> Any:
+    if value is None or isinstance(value, (str, bool, int, float, dict, list, tuple, *native)):
+        return described
+    form = described if described is not value else _adapter(Any).dump_python(value, mode="json", warnings="error")
+    return json.dumps(form, ensure_ascii=False) if isinstance(form, str) else described
 
 
 def is_tool_result(cls: type) -> bool:

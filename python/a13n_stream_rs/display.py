@@ -24,6 +24,14 @@ from __future__ import annotations
 
 import hashlib
 
+# The other names the reference's module imports, importable from here as from it.
+from . import (  # noqa: F401
+    AUTHORED_INPUT_EVENT_NAMES,
+    AguiEventProcessor,
+    CustomEventAssembler,
+    HarnessAguiStreamObserver,
+    tool_result_content,
+)
 from ._core import DisplayFold
 from ._models import (
     MAX_FIELD_CHARS,
@@ -41,6 +49,11 @@ from ._models import (
     ObserverContinuation,
     StreamPosition,
 )
+from .memory import memory_sources  # noqa: F401
+
+
+FRAGMENTS: frozenset[str] = frozenset({"TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT", "TOOL_CALL_ARGS"})
+"""The events whose ``delta`` one message or tool call accumulates."""
 
 
 def item_id(run_id: str, kind: ItemKind, source_id: str) -> str:
@@ -49,12 +62,14 @@ def item_id(run_id: str, kind: ItemKind, source_id: str) -> str:
 
 
 __all__ = [
+    "AUTHORED_INPUT_EVENT_NAMES",
     "MAX_FIELD_CHARS",
     "MAX_OBSERVATION_BYTES",
     "ContentRef",
     "DisplayContinuation",
     "DisplayFold",
     "DisplaySnapshot",
+    "FRAGMENTS",
     "FragmentState",
     "Item",
     "ItemKind",

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from . import CustomEventAssembler, fragment_custom_event
+from ._core import FRAGMENT_EVENT_NAME
 from ._models import FragmentState
 
-__all__ = ["CustomEventAssembler", "FragmentState", "fragment_custom_event"]
+__all__ = ["FRAGMENT_EVENT_NAME", "CustomEventAssembler", "FragmentState", "fragment_custom_event"]

@@ -11,6 +11,7 @@ from . import (
     tool_result_content,
 )
 from ._models import ObserverContinuation
+from .content import public_tool_value
 
 __all__ = [
     "AguiEventProcessor",
@@ -19,5 +20,6 @@ __all__ = [
     "HarnessAguiStreamObserver",
     "ObserverContinuation",
     "fragment_custom_event",
+    "public_tool_value",
     "tool_result_content",
 ]

@@ -1169,6 +1169,66 @@ def test_tool_result_content_projects_native_content_as_the_reference() -> None:
     assert_same(run)
 
 
+def test_tool_result_content_projects_records_scalars_and_bytes_as_the_reference() -> None:
+    """Found by a new user's trial: `tool_result_content` raised `InputError: ... has no JSON form` for a model, a
+    dataclass, an `Enum`, a `UUID`, a dict with `int` keys or holding an `ImageUrl`, and `bytes`, which the
+    reference projects (a record as its dump, a scalar as its JSON text, bytes by their size); NaN raises as the
+    reference's does."""
+    import dataclasses
+    import decimal
+    import enum
+    import math
+    import uuid
+    from datetime import UTC, datetime
+
+    from pydantic import BaseModel
+    from pydantic_ai.messages import ImageUrl
+
+    class Color(enum.Enum):
+        RED = "red"
+
+    class Point(BaseModel):
+        x: int
+        y: int
+
+    @dataclasses.dataclass
+    class Pair:
+        number: int
+        name: str
+
+    image = ImageUrl(url="https://example.com/a.png")
+    values: list[Any] = [
+        Point(x=1, y=2),
+        Pair(1, "two"),
+        Color.RED,
+        uuid.UUID(int=1),
+        decimal.Decimal("2.50"),
+        datetime(2020, 1, 1, tzinfo=UTC),
+        {1: "a", 2: [Color.RED]},
+        {"image": image, "when": datetime(2020, 1, 1, tzinfo=UTC)},
+        [Color.RED, image, Pair(2, "x")],
+        b"abc",
+        [b"ab", "text"],
+        {3, 4},
+        {"x": math.nan},
+    ]
+
+    def run(package: str) -> list[str]:
+        project = importlib.import_module(package).tool_result_content
+        printed = []
+        for value in values:
+            try:
+                projected = project(value)
+            except ValueError as error:
+                printed.append(f"{type(error).__name__}: {error}")
+                continue
+            printed.append(projected if isinstance(projected, str) else dumped(projected))
+        return printed
+
+    printed = assert_same(run)
+    assert printed[2] == '"red"' and printed[-1] == "ValueError: JSON numbers must be finite"
+
+
 def test_bytes_in_tool_results_and_generated_files_are_observed_as_the_reference() -> None:
     """Found by a new user's trial: a tool's returned bytes reached the events as text (or, not UTF-8, raised
     `UnicodeDecodeError` from `observe`, `resume` and `to_source_line`) where the reference describes them
@@ -1308,6 +1368,82 @@ def test_nan_and_infinity_in_tool_results_raise_where_the_reference_raises() -> 
     assert sum(line == f"fold: {refused}" for line in printed) == 18
 
 
+def test_a_tool_value_whose_json_form_is_a_string_is_presented_as_its_json_text() -> None:
+    """Found by a new user's trial: a tool returning an `Enum`, a `UUID`, a `Decimal`, a `datetime`, a `date`, a
+    `timedelta` or a model whose dump is a string gave `TOOL_CALL_RESULT` content `a` where the reference gives
+    `"a"` (what is not a `str` is presented as its JSON text), and the display fold named a failed call of one by
+    that text too; items, observed lines and checkpoints differed, and nothing raised. In a list holding native
+    content each such item is its JSON text; in one without, the list's."""
+    import decimal
+    import enum
+    import uuid
+    from datetime import UTC, date, datetime, timedelta
+
+    from a13n_harness import HarnessEvent
+    from pydantic import RootModel
+    from pydantic_ai.messages import (
+        FunctionToolCallEvent,
+        FunctionToolResultEvent,
+        ImageUrl,
+        ToolCallPart,
+        ToolReturnPart,
+    )
+
+    class Color(enum.Enum):
+        RED = "red"
+
+    class Level(str, enum.Enum):
+        HIGH = "high"
+
+    class Count(enum.IntEnum):
+        ONE = 1
+
+    image = ImageUrl(url="https://example.com/a.png")
+    lowered = {"a13n.tool-content": {"result_index": 0}}
+    returned: list[tuple[Any, Optional[dict[str, Any]]]] = [
+        (Color.RED, None),
+        (Level.HIGH, None),
+        (Count.ONE, None),
+        (uuid.UUID(int=3), None),
+        (decimal.Decimal("1.50"), None),
+        (datetime(2020, 1, 1, tzinfo=UTC), None),
+        (date(2020, 1, 2), None),
+        (timedelta(seconds=3), None),
+        (RootModel[str]("rooted"), None),
+        ({"nested": Color.RED}, None),
+        ([Color.RED, "plain"], None),
+        ([Color.RED, image, "plain", {"k": Color.RED}], None),
+        ([Color.RED, "hidden"], lowered),
+        ("quoted \"text\"", None),
+    ]
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    native: list[Any] = []
+    for index, (content, metadata) in enumerate(returned):
+        for outcome in ("success", "failed"):
+            call_id = f"c{index}-{outcome}"
+            call = FunctionToolCallEvent(part=ToolCallPart(tool_name="f", args={"a": 1}, tool_call_id=call_id))
+            part = ToolReturnPart(
+                tool_name="f", tool_call_id=call_id, content=content, outcome=outcome, metadata=metadata
+            )
+            native.append(HarnessEvent(thread_id="t", run_id="r", sequence=len(native), occurred_at=at, event=call))
+            result = FunctionToolResultEvent(part=part)
+            native.append(HarnessEvent(thread_id="t", run_id="r", sequence=len(native), occurred_at=at, event=result))
+
+    def run(package: str) -> list[str]:
+        module = importlib.import_module(package)
+        observer = module.HarnessAguiStreamObserver()
+        fold = importlib.import_module(f"{package}.display").DisplayFold("r")
+        printed = []
+        for item in native:
+            printed.append(dumped(observer.observe(item)))
+            printed.append(json.dumps(fold.fold(fold.events(item), item), default=str))
+        printed.append(fold.export().model_dump_json())
+        return printed
+
+    printed = assert_same(run)
+    assert any('"content":"\\"red\\""' in line for line in printed), "an Enum's text keeps its quotes"
+
+
 def test_taking_the_changed_ids_and_copying_the_items_keep_what_they_took() -> None:
     """Found by a new user's trial: `fold.changed` and `fold.items` are views of the fold, so `to_publish,
     fold.changed = fold.changed, set()` published nothing, and `copy.copy(fold.items)` grew with the next fold;
@@ -1389,6 +1525,58 @@ def test_an_assemblers_gap_is_cleared_and_its_bounds_read_and_changed_as_the_ref
     assert printed[-1].startswith("whole again: True gap False")
 
 
+def test_an_assembler_passes_any_payload_but_a_fragment_as_it_is() -> None:
+    """Found by a new user's trial: `accept` read every payload as JSON first, so a payload that is no fragment
+    raised `InputError` when it was a mapping other than a `dict` or held NaN or an object with no JSON form; the
+    reference returns it, the same object."""
+    from types import MappingProxyType
+
+    payloads: list[Any] = [
+        MappingProxyType({"name": "x", "value": 1}),
+        {"name": "x", "value": float("nan")},
+        {"name": "x", "value": object()},
+        {"value": {"id": "i", "index": 0, "count": 2, "data": "ab"}},
+    ]
+
+    def run(package: str) -> list[str]:
+        assembler = importlib.import_module(package).CustomEventAssembler()
+        return [f"{type(payload).__name__} {assembler.accept(payload) is payload}" for payload in payloads]
+
+    assert all(line.endswith("True") for line in assert_same(run))
+
+
+def test_arguments_of_the_wrong_type_or_range_raise_value_errors() -> None:
+    """Found by a new user's trial: bad constructor and snapshot arguments raised `TypeError` or `OverflowError`
+    (from the conversion to Rust integers), which a host's `except ValueError` misses: the reference refuses them
+    with a `ValueError` (its own, or Pydantic's `ValidationError` when the fold is exported)."""
+
+    def run(package: str) -> list[str]:
+        module = importlib.import_module(package)
+        display = importlib.import_module(f"{package}.display")
+        calls: list[Callable[[], Any]] = [
+            lambda: display.DisplayFold(5).export(),
+            lambda: display.DisplayFold("r", attempt=-1).export(),
+            lambda: display.DisplayFold("r", first=-3).export(),
+            lambda: module.CustomEventAssembler(max_pending=-1),
+            lambda: module.CustomEventAssembler(max_bytes=0),
+            lambda: module.HarnessAguiStreamObserver().snapshot(start=10**30),
+            lambda: module.HarnessAguiStreamObserver().snapshot(start=-(10**30)),
+            lambda: module.HarnessAguiStreamObserver().snapshot(stop=10**30),
+        ]
+        printed = []
+        for call in calls:
+            try:
+                call()
+                printed.append("accepted")
+            except ValueError:
+                printed.append("ValueError")
+        fold = display.DisplayFold("r", attempt=1.0)
+        printed.append(fold.export().continuation.position.model_dump_json())
+        return printed
+
+    assert assert_same(run)[:8] == ["ValueError"] * 8
+
+
 def test_resume_observes_through_a_subclasss_own_observe(native_runs: dict[str, list[Any]]) -> None:
     """Found by a new user's trial: `resume` observed the history in Rust, past a subclass's `observe` override
     (here one that skips usage reports), where the reference's `resume` observes through it."""
@@ -1420,32 +1608,86 @@ def test_resume_observes_through_a_subclasss_own_observe(native_runs: dict[str, 
     assert not any("a13n.harness.usage" in line for line in printed)
 
 
-# Names of the reference's submodules this package does not offer: the reference's own helpers, which no host
-# code on the page uses.
-NOT_OFFERED = {
-    "observer": {"public_tool_value"},
-    "content": {"public_tool_value"},
-    "memory": {"FileSource", "RecordSource", "memory_sources"},
+# Names of the reference's submodules this package does not offer: the display module's own helpers, which no host
+# code on the page uses (the README lists them).
+NOT_OFFERED: dict[str, set[str]] = {
+    "observer": set(),
+    "content": set(),
+    "memory": set(),
     "fragments": set(),
+    "display": {"bound_event", "extend", "fragment", "open_tool_calls"},
 }
+
+
+def _public_names(module: Any) -> set[str]:
+    """A reference module's public names: its package's functions, classes and models, and its constants."""
+    return {
+        name
+        for name in dir(module)
+        if not name.startswith("_")
+        and (
+            getattr(getattr(module, name), "__module__", "").startswith(REFERENCE)
+            or (name.isupper() and isinstance(getattr(module, name), (str, int, frozenset)))
+        )
+    }
 
 
 @pytest.mark.parametrize("module", sorted(NOT_OFFERED))
 def test_the_references_submodules_are_here(module: str) -> None:
     """`from a13n_stream_protocol.observer import ObserverContinuation` could not be ported by changing the import:
-    this package had no `observer`, `fragments`, `content` or `memory` module."""
+    this package had no `observer`, `fragments`, `content` or `memory` module. Found by a new user's trial: the
+    memory source models and `memory_sources`, `public_tool_value`, `FRAGMENT_EVENT_NAME` and the display's
+    `FRAGMENTS` and `AUTHORED_INPUT_EVENT_NAMES` were missing too."""
     reference = importlib.import_module(f"{REFERENCE}.{module}")
     ours = importlib.import_module(f"{OURS}.{module}")
-    public = {
-        name
-        for name in dir(reference)
-        if not name.startswith("_") and getattr(getattr(reference, name), "__module__", "").startswith(REFERENCE)
-    }
+    public = _public_names(reference)
     missing = {name for name in public if not hasattr(ours, name)}
     assert missing == NOT_OFFERED[module]
     for name in public - missing:
+        value = getattr(reference, name)
+        if isinstance(value, (str, int, frozenset)):
+            assert getattr(ours, name) == value, name
+            continue
         top = getattr(importlib.import_module(OURS), name, None) or getattr(
-            importlib.import_module(f"{OURS}.display"), name
+            importlib.import_module(f"{OURS}.display"), name, None
         )
-        assert getattr(ours, name) is top, name
+        assert top is None or getattr(ours, name) is top, name
+
+
+def test_memory_sources_and_public_tool_value_read_as_the_reference() -> None:
+    """The names the trial found missing give what the reference's give."""
+    from pydantic_ai.messages import BinaryContent, ImageUrl
+
+    record = {"id": "r1", "sha256": "ab"}
+    payloads: list[Any] = [
+        {"type": "memory_recall", "memories": [{"memory": "m", "recall": "recalled", "records": [record]}]},
+        {"type": "memory_recall", "memories": [{"memory": "m", "recall": "recalled"}]},
+        {"type": "memory_context", "memories": [{"memory": "m", "context": "full", "files": [
+            {"path": "a.md", "sha256": "cd", "bytes": 3}], "cursor": "c1", "sources_truncated": 1}]},
+        {"type": "memory_context", "memories": [{"memory": "m", "context": "failed"}]},
+        {"type": "memory_context", "memories": [{"memory": "m", "context": "weird"}]},
+        {"type": "memory_recall", "memories": "no"},
+        {"type": "other"},
+        {},
+    ]
+    values: list[Any] = [
+        b"abc",
+        {"image": ImageUrl(url="https://example.com/a.png"), "raw": bytearray(b"xy")},
+        (1, [BinaryContent(data=b"z", media_type="image/png")]),
+        "plain",
+        {"n": 1},
+    ]
+
+    def run(package: str) -> list[str]:
+        memory = importlib.import_module(f"{package}.memory")
+        content = importlib.import_module(f"{package}.content")
+        printed = []
+        for payload in payloads:
+            sources = memory.memory_sources(payload)
+            printed.append("None" if sources is None else "[" + ",".join(s.model_dump_json() for s in sources) + "]")
+        printed += [json.dumps(content.public_tool_value(value)) for value in values]
+        printed.append(memory.RecordSource(**record).model_dump_json())
+        return printed
+
+    assert_same(run)
 

@@ -136,7 +136,7 @@ pub use display::{
 pub use error::{FoldError, InputError, InputKind, ObservationKind, ObserveError, Rejection};
 pub use fragments::{fragment_custom_event, CustomEventAssembler};
 pub use json::{py_float_repr, pydantic_float_repr};
-pub use memory::MemorySource;
+pub use memory::{memory_sources, MemorySource};
 pub use observer::{
     infallible, AguiEventProcessor, HarnessAguiObserver, HarnessAguiStreamObserver, Observer, ObserverContinuation,
     ProcessorRefusal,

@@ -62,7 +62,7 @@ const NEED_SOURCES: [&str; 5] = ["recalled", "full", "changes", "unchanged", "om
 
 /// The sources a `memory_recall` / `memory_context` payload reports, or `None` when the payload lacks evidence
 /// or does not validate (missing evidence never becomes an empty result).
-pub(crate) fn memory_sources(payload: &Object) -> Option<Vec<MemorySource>> {
+pub fn memory_sources(payload: &Object) -> Option<Vec<MemorySource>> {
     let kind = match payload.get("type").and_then(Value::as_str)? {
         "memory_recall" => "record",
         "memory_context" => "file",

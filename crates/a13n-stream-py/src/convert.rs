@@ -1,6 +1,6 @@
 //! Values across the boundary: Python objects to JSON values and back, and checkpoint text from a model.
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -275,5 +275,32 @@ impl<'py> FromPyObject<'_, 'py> for Truthy {
 
     fn extract(value: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
         value.is_truthy().map(Truthy)
+    }
+}
+
+/// An integer argument as Pydantic's lax `int` reads one (an `int` or a `bool`, or a `float` without a fraction),
+/// saturated to the range of `i128`; `ValueError` naming `name` for anything else, as a validation error is a
+/// `ValueError`.
+pub(crate) fn integer_argument(value: &Bound<'_, PyAny>, name: &str) -> PyResult<i128> {
+    if let Ok(float) = value.cast::<PyFloat>() {
+        let float = float.value();
+        if float.is_finite() && float.fract() == 0.0 {
+            return Ok(float as i128);
+        }
+    } else if value.is_instance_of::<PyInt>() {
+        return match value.extract::<i128>() {
+            Ok(integer) => Ok(integer),
+            Err(_) if value.lt(0)? => Ok(i128::MIN),
+            Err(_) => Ok(i128::MAX),
+        };
+    }
+    Err(PyValueError::new_err(format!("{name} must be an integer, not {}", value.repr()?)))
+}
+
+/// A count argument (an attempt, an ordinal): an integer from 0 to 2**64 - 1, `ValueError` naming `name` otherwise.
+pub(crate) fn count_argument(value: &Bound<'_, PyAny>, name: &str) -> PyResult<u64> {
+    match u64::try_from(integer_argument(value, name)?) {
+        Ok(count) => Ok(count),
+        Err(_) => Err(PyValueError::new_err(format!("{name} must be from 0 to 2**64 - 1, not {}", value.repr()?))),
     }
 }

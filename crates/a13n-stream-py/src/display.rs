@@ -10,11 +10,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 use serde_json::Value;
 
-use crate::convert::{from_python, json_text, Truthy};
+use crate::convert::{count_argument, from_python, json_text, Truthy};
 use crate::errors::{fold_error, input_error};
 use crate::issued::{issue, Issued};
 use crate::models::models;
-use crate::native::{check_unpresented_result, line_text, source_item};
+use crate::native::{line_text, source_item, unpresented_source};
 use crate::processor::{HostProcessor, Processing};
 use crate::subclass;
 
@@ -170,22 +170,30 @@ impl PyDisplayFold {
     /// The constructor proper, with the reference's parameters (see `__new__`).
     #[staticmethod]
     #[pyo3(signature = (
-        run_id, items=None, *, attempt=0, first=1, full_content=Truthy(false), retain_content=Truthy(false),
+        run_id, items=None, *, attempt=None, first=None, full_content=Truthy(false), retain_content=Truthy(false),
         processor=None, continuation=None, json_processor=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn _make(
         py: Python<'_>,
-        run_id: String,
+        run_id: &Bound<'_, PyAny>,
         items: Option<&Bound<'_, PyAny>>,
-        attempt: u64,
-        first: u64,
+        attempt: Option<&Bound<'_, PyAny>>,
+        first: Option<&Bound<'_, PyAny>>,
         full_content: Truthy,
         retain_content: Truthy,
         processor: Option<Py<PyAny>>,
         continuation: Option<&Bound<'_, PyAny>>,
         json_processor: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
+        // Arguments of the wrong type or range raise `ValueError` naming them (the reference's Pydantic models
+        // refuse them with a `ValidationError`, a `ValueError`, when the fold is exported).
+        let run_id = match run_id.cast::<PyString>() {
+            Ok(run_id) => run_id.to_cow()?.into_owned(),
+            Err(_) => return Err(PyValueError::new_err(format!("run_id must be a str, not {}", run_id.repr()?))),
+        };
+        let attempt = attempt.map_or(Ok(0), |attempt| count_argument(attempt, "attempt"))?;
+        let first = first.map_or(Ok(1), |first| count_argument(first, "first"))?;
         let (full_content, retain_content) = (full_content.0, retain_content.0);
         let host = HostProcessor::chosen(processor, json_processor)?;
         let empty = PyList::empty(py);
@@ -295,10 +303,9 @@ impl PyDisplayFold {
             // the dict it passed do not reach the entry.
             dicts.push(dict.copy()?);
         }
-        if let Some(source) = source {
-            check_unpresented_result(source)?;
-        }
+        let for_fold = source.map(unpresented_source).transpose()?.flatten();
         let source = source.map(|source| self.source_of(source)).transpose()?;
+        let source = for_fold.or(source);
         let observed = self.held()?.fold(objects, source.as_ref()).map_err(|error| self.error(py, error, None))?;
         let models = models(py)?;
         let list = PyList::empty(py);
@@ -311,7 +318,8 @@ impl PyDisplayFold {
     /// Fold one source line (`str`, `bytes`, `dict` or a native item): the `{"observed":[...]}` text
     /// `a13n-stream fold --observed` writes for it. A rejected line raises and changes nothing.
     fn fold_line(&self, py: Python<'_>, line: &Bound<'_, PyAny>) -> PyResult<String> {
-        check_unpresented_result(line)?;
+        // A journal line is folded as written; a native item as its line, checked as `fold` checks it.
+        unpresented_source(line)?;
         let text = line_text(line)?;
         let mut fold = self.held()?;
         let (mut entries, mut out) = (Vec::with_capacity(1024), Vec::with_capacity(1024));
@@ -332,7 +340,7 @@ impl PyDisplayFold {
         let mut texts = Vec::with_capacity(lines.len().unwrap_or(0));
         for line in lines.try_iter()? {
             let line = line?;
-            check_unpresented_result(&line)?;
+            unpresented_source(&line)?;
             texts.push(line_text(&line)?.into_owned());
         }
         let run = |fold: &mut DisplayFold| -> Result<Vec<String>, FoldError> {

@@ -7,7 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 
-use crate::convert::{from_python, json_text, to_python};
+use crate::convert::{from_python, integer_argument, json_text, to_python};
 use crate::errors::input_error;
 use crate::models::models;
 use crate::subclass;
@@ -22,9 +22,13 @@ impl PyAssembler {
         PyAssembler(CustomEventAssembler::default())
     }
 
-    /// Set both bounds; `ValueError` (the reference's message) unless both are positive.
-    fn bounds(&mut self, max_bytes: u64, max_pending: u64) -> PyResult<()> {
-        self.0.set_bounds(max_bytes, max_pending).map_err(|error| PyValueError::new_err(error.message().to_owned()))
+    /// Set both bounds; `ValueError` (the reference's message) unless both are positive. A bound past 64 bits
+    /// holds as many as 64 bits can.
+    fn bounds(&mut self, max_bytes: i128, max_pending: i128) -> PyResult<()> {
+        let bound = |value: i128| u64::try_from(value.max(0)).unwrap_or(u64::MAX);
+        self.0
+            .set_bounds(bound(max_bytes), bound(max_pending))
+            .map_err(|error| PyValueError::new_err(error.message().to_owned()))
     }
 }
 
@@ -47,8 +51,10 @@ impl PyAssembler {
 
     /// The constructor proper (see `__new__`).
     #[staticmethod]
-    #[pyo3(signature = (*, max_bytes=67_108_864, max_pending=8))]
-    fn _make(max_bytes: u64, max_pending: u64) -> PyResult<Self> {
+    #[pyo3(signature = (*, max_bytes=None, max_pending=None))]
+    fn _make(max_bytes: Option<&Bound<'_, PyAny>>, max_pending: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let max_bytes = max_bytes.map_or(Ok(67_108_864), |value| integer_argument(value, "max_bytes"))?;
+        let max_pending = max_pending.map_or(Ok(8), |value| integer_argument(value, "max_pending"))?;
         let mut made = PyAssembler::placeholder();
         made.bounds(max_bytes, max_pending)?;
         Ok(made)
@@ -57,6 +63,11 @@ impl PyAssembler {
     /// Take one `CUSTOM` event payload (a dict): the event itself when it is no fragment, the reassembled event
     /// on its last frame, otherwise `None`.
     fn accept<'py>(&mut self, py: Python<'py>, payload: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        // Anything but a fragment passes as it is, whatever it holds (any mapping, values with no JSON form).
+        let name = payload.call_method1(pyo3::intern!(py, "get"), (pyo3::intern!(py, "name"),))?;
+        if !name.eq(a13n_stream_protocol::names::STREAM_FRAGMENT)? {
+            return Ok(Some(payload.clone()));
+        }
         let serde_json::Value::Object(object) = from_python(payload, "payload")? else {
             return Err(input_error("payload", "a CUSTOM event payload is a dict"));
         };
@@ -85,8 +96,8 @@ impl PyAssembler {
     }
 
     #[setter]
-    fn set_max_bytes(&mut self, max_bytes: u64) -> PyResult<()> {
-        self.bounds(max_bytes, self.0.max_pending())
+    fn set_max_bytes(&mut self, max_bytes: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.bounds(integer_argument(max_bytes, "max_bytes")?, self.0.max_pending().into())
     }
 
     /// How many events may be pending at once.
@@ -96,8 +107,8 @@ impl PyAssembler {
     }
 
     #[setter]
-    fn set_max_pending(&mut self, max_pending: u64) -> PyResult<()> {
-        self.bounds(self.0.max_bytes(), max_pending)
+    fn set_max_pending(&mut self, max_pending: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.bounds(self.0.max_bytes().into(), integer_argument(max_pending, "max_pending")?)
     }
 
     /// The state, as a `FragmentState` model (the reference's).

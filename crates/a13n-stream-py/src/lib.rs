@@ -16,6 +16,7 @@ mod display;
 mod errors;
 mod fragments;
 mod issued;
+mod memory;
 mod models;
 mod native;
 mod observer;
@@ -42,10 +43,12 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(native::to_source_line, module)?)?;
     module.add_function(wrap_pyfunction!(fragments::fragment_custom_event, module)?)?;
     module.add_function(wrap_pyfunction!(fragments::tool_result_content, module)?)?;
+    module.add_function(wrap_pyfunction!(memory::memory_sources, module)?)?;
     module.add("AguiObservationError", py.get_type::<errors::AguiObservationError>())?;
     module.add("ValidationError", py.get_type::<errors::ValidationError>())?;
     module.add("InputError", py.get_type::<errors::InputError>())?;
     module.add("MAX_SOURCE_LINE_BYTES", a13n_stream_protocol::MAX_SOURCE_LINE_BYTES)?;
+    module.add("FRAGMENT_EVENT_NAME", a13n_stream_protocol::names::STREAM_FRAGMENT)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -60,7 +60,7 @@ struct Helpers {
     source_kind: Py<PyAny>,
     is_tool_result: Py<PyAny>,
     tool_result_event: Py<PyAny>,
-    require_finite_unpresented: Py<PyAny>,
+    unpresented_for_fold: Py<PyAny>,
     datetime: Py<PyAny>,
     utc: Py<PyAny>,
 }
@@ -78,7 +78,7 @@ fn helpers(py: Python<'_>) -> PyResult<&'static Helpers> {
             source_kind: module.getattr("source_kind")?.unbind(),
             is_tool_result: module.getattr("is_tool_result")?.unbind(),
             tool_result_event: module.getattr("tool_result_event")?.unbind(),
-            require_finite_unpresented: module.getattr("require_finite_unpresented")?.unbind(),
+            unpresented_for_fold: module.getattr("unpresented_for_fold")?.unbind(),
             datetime: py.import("datetime")?.getattr("datetime")?.unbind(),
             utc: py.import("datetime")?.getattr("timezone")?.getattr("utc")?.unbind(),
         })
@@ -377,29 +377,40 @@ fn event_value(event: &Bound<'_, PyAny>) -> PyResult<Value> {
     from_python(&helpers(py)?.dump.bind(py).call1((event,))?, "event")
 }
 
-/// Raise `ValueError` as the reference's display fold does for a native tool result its observer does not present
-/// (retried, failed, a retry prompt) whose value holds NaN or an infinity: the fold projects that value as the
-/// failed call's text. (A presented one raises when it is read, as the reference's `observe` does.)
-pub(crate) fn check_unpresented_result(source: &Bound<'_, PyAny>) -> PyResult<()> {
+/// The source item the display fold reads for a native tool result its observer does not present (retried,
+/// failed, a retry prompt), where it differs from the one the observer reads: the fold presents that value as the
+/// failed call's text, as the reference's does from the native value (an `Enum`'s text with its quotes), while the
+/// observation carries the value's dump. Raises `ValueError` as the reference's fold does for such a value holding
+/// NaN or an infinity. (A presented result raises when it is read, as the reference's `observe` does.) `None`: the
+/// fold reads the item as the observer does.
+pub(crate) fn unpresented_source(source: &Bound<'_, PyAny>) -> PyResult<Option<SourceItem>> {
     if source_kind(source)? != 1 {
-        return Ok(());
+        return Ok(None);
     }
     let py = source.py();
     let event = source.getattr(intern!(py, "event"))?;
-    // Plain JSON without NaN or an infinity, the common result, cannot raise: no call into Python for it.
+    // Plain JSON without NaN or an infinity, the common result, reads alike: no call into Python for it.
     if !is_tool_result(&event)? || !returns_more_than_json(&event)? {
-        return Ok(());
+        return Ok(None);
     }
-    helpers(py)?.require_finite_unpresented.bind(py).call1((event,))?;
-    Ok(())
+    let for_fold = helpers(py)?.unpresented_for_fold.bind(py).call1((event,))?;
+    if for_fold.is_none() {
+        return Ok(None);
+    }
+    native_item_of(source, 1, Some(&for_fold)).map(Some)
 }
 
 /// The source item of a native `HarnessEvent` or `HarnessRunResultEvent`; `None` for any other object.
 pub(crate) fn native_item(object: &Bound<'_, PyAny>) -> PyResult<Option<SourceItem>> {
-    let kind = source_kind(object)?;
-    if kind == 0 {
-        return Ok(None);
+    match source_kind(object)? {
+        0 => Ok(None),
+        kind => native_item_of(object, kind, None).map(Some),
     }
+}
+
+/// The source item of a native item of `kind` (1 `HarnessEvent`, 2 `HarnessRunResultEvent`), with `event` in
+/// place of its own when given.
+fn native_item_of(object: &Bound<'_, PyAny>, kind: u8, event: Option<&Bound<'_, PyAny>>) -> PyResult<SourceItem> {
     let py = object.py();
     let mut item = Map::with_capacity(5);
     let names = [intern!(py, "thread_id"), intern!(py, "run_id"), intern!(py, "sequence")];
@@ -409,7 +420,11 @@ pub(crate) fn native_item(object: &Bound<'_, PyAny>) -> PyResult<Option<SourceIt
     let occurred_at = object.getattr(intern!(py, "occurred_at"))?;
     item.insert("occurred_at".to_owned(), Value::String(datetime_text(&occurred_at, false)?));
     if kind == 1 {
-        item.insert("event".to_owned(), event_value(&object.getattr(intern!(py, "event"))?)?);
+        let event = match event {
+            Some(event) => event_value(event)?,
+            None => event_value(&object.getattr(intern!(py, "event"))?)?,
+        };
+        item.insert("event".to_owned(), event);
     } else {
         let result = helpers(py)?.dump_result.bind(py).call1((object.getattr(intern!(py, "result"))?,))?;
         item.insert("result".to_owned(), from_python(&result, "result")?);
@@ -418,7 +433,7 @@ pub(crate) fn native_item(object: &Bound<'_, PyAny>) -> PyResult<Option<SourceIt
     if item.occurred_at.is_naive() {
         item.occurred_at = item.occurred_at.naive_in_zone(local_offset_seconds(&occurred_at)?);
     }
-    Ok(Some(item))
+    Ok(item)
 }
 
 /// The offset of the host's local zone at a naive `datetime`, as the reference's `occurred_at.timestamp()` reads a

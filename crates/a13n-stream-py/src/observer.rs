@@ -14,7 +14,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple, PyType};
 
-use crate::convert::{json_text, Truthy};
+use crate::convert::{integer_argument, json_text, Truthy};
 use crate::errors::{at_line, core_input_error, observation_error, observe_error};
 use crate::models::models;
 use crate::native::{line_text, source_item};
@@ -203,9 +203,16 @@ where
         Ok(self.idle(py, "Cannot export while observer resumption is in progress")?.export())
     }
 
-    fn snapshot<'py>(&self, py: Python<'py>, start: i64, stop: Option<i64>) -> PyResult<Bound<'py, PyTuple>> {
+    fn snapshot<'py>(
+        &self,
+        py: Python<'py>,
+        start: Option<&Bound<'py, PyAny>>,
+        stop: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let start = start.map_or(Ok(0), |start| integer_argument(start, "start"))?;
+        let stop = stop.map(|stop| integer_argument(stop, "stop")).transpose()?;
         let observer = self.lock()?;
-        let count = observer.event_count() as i64;
+        let count = observer.event_count() as i128;
         let end = stop.unwrap_or(count);
         // The reference's range check and message, negative bounds included (retention is checked first).
         if start < 0 || end < start || end > count {
@@ -360,8 +367,13 @@ macro_rules! observer_class {
             }
 
             /// Retained events in `start..stop` (all by default), as `ag_ui` models. Requires `retain_events`.
-            #[pyo3(signature = (*, start=0, stop=None))]
-            fn snapshot<'py>(&self, py: Python<'py>, start: i64, stop: Option<i64>) -> PyResult<Bound<'py, PyTuple>> {
+            #[pyo3(signature = (*, start=None, stop=None), text_signature = "(self, *, start=0, stop=None)")]
+            fn snapshot<'py>(
+                &self,
+                py: Python<'py>,
+                start: Option<&Bound<'py, PyAny>>,
+                stop: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<Bound<'py, PyTuple>> {
                 self.0.snapshot(py, start, stop)
             }
 
