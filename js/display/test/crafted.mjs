@@ -86,6 +86,16 @@ export function craftedStream(seed) {
     // An empty result list, and a message that names its own response group.
     events.push({ type: "TOOL_CALL_START", toolCallId: "c5", toolCallName: "noop", timestamp: at(), ...extra });
     events.push({ type: "TOOL_CALL_RESULT", messageId: "res-c5", toolCallId: "c5", content: [], timestamp: at(), ...extra });
+    // A result whose content is null (Python's `None`), and a first delta already past the field bound (the field
+    // comes before its `truncated` flag).
+    events.push({ type: "TOOL_CALL_START", toolCallId: "c6", toolCallName: "noop", timestamp: at(), ...extra });
+    events.push({ type: "TOOL_CALL_RESULT", messageId: "res-c6", toolCallId: "c6", content: null, timestamp: at(), ...extra });
+    events.push({ type: "TOOL_CALL_START", toolCallId: "c7", toolCallName: "write", timestamp: at(), ...extra });
+    events.push({ type: "TOOL_CALL_ARGS", toolCallId: "c7", delta: text(MAX_FIELD_CHARS + 5), timestamp: at(), ...extra });
+    events.push({ type: "TOOL_CALL_END", toolCallId: "c7", timestamp: at(), ...extra });
+    events.push({ type: "TEXT_MESSAGE_START", messageId: "m4", role: "assistant", timestamp: at(), ...extra });
+    events.push({ type: "TEXT_MESSAGE_CONTENT", messageId: "m4", delta: text(MAX_FIELD_CHARS + 2), timestamp: at(), ...extra });
+    events.push({ type: "TEXT_MESSAGE_END", messageId: "m4", timestamp: at(), ...extra });
     events.push({ type: "TEXT_MESSAGE_START", messageId: "m3", role: "assistant", responseGroup: "own", timestamp: at(), ...extra });
     events.push({ type: "TEXT_MESSAGE_END", messageId: "m3", timestamp: at(), ...extra });
     // Streamed tool-call arguments: one run of deltas past the observation bound, broken by another event, resumed.

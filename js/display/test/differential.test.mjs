@@ -70,3 +70,26 @@ for (const mode of [[], ["--retain-content"], ["--full-content"]]) {
     assert.ok(differential(input, ["--agui", "--run-id", "run-crafted", ...mode], mode.length === 0 ? 20 : 6) > 100);
   });
 }
+
+test("a checkpoint's date-times in other ISO 8601 spellings are written back as the Rust fold writes them", () => {
+  // Found by a new user's trial: the package kept a time as written (an offset, no zone, a comma, no seconds,
+  // seven digits of fraction), where the host's reader writes it in UTC, to the microsecond, with `Z`.
+  assert.ok(binary, "no a13n-stream binary");
+  const input = join(root, "examples", "streams", "tools.jsonl");
+  const base = JSON.parse(rust(["fold", "--stop", "20", input]));
+  const spellings = [
+    "2026-01-01T00:00:00+01:00", "2026-01-01T00:00:00", "2026-01-01T00:00:00,5Z", "2026-01-01T00:00Z",
+    "2026-01-01 00:00:00.1234567Z", "2026-01-01T00:00:00.000000Z", "2026-01-01T00:00:00.120Z",
+    "2026-01-01t00:00:00z", "2026-01-01T00:00:00-00:30:15", "2026-03-01T00:30:00+01:00", "0001-01-01T12:00:00+11:59",
+  ];
+  for (const spelling of spellings) {
+    const checkpoint = structuredClone(base);
+    checkpoint.items[0].started_at = spelling;
+    const path = join(scratch, "spelled.json");
+    writeFileSync(path, JSON.stringify(checkpoint));
+    const cli = JSON.parse(rust(["fold", "--agui", "--restore", path, "--start", "0", "/dev/null"]));
+    const ours = DisplayNormalizer.restore(JSON.stringify(checkpoint), { clock: () => 0 }).export();
+    assert.equal(ours.items[0].started_at, cli.items[0].started_at, spelling);
+    assert.equal(withoutObserver(ours), withoutObserver(cli), spelling);
+  }
+});

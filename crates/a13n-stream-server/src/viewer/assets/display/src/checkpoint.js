@@ -94,7 +94,7 @@ function readItem(value, path) {
     }
     return read;
 }
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?(?:[Zz]|([+-])(\d{2}):?(\d{2})(?::(\d{2}))?)?$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:[Zz]|([+-])(\d{2}):?(\d{2})(?::(\d{2}))?)?$/;
 /** Milliseconds since the epoch of a UTC civil time (any year from 1 on, unlike `Date.UTC`'s two-digit years). */
 function utcMillis(year, month, day, seconds) {
     const date = new Date(0);
@@ -104,14 +104,15 @@ function utcMillis(year, month, day, seconds) {
 const EARLIEST = utcMillis(1, 1, 1, 0);
 const LATEST = utcMillis(9999, 12, 31, 86_399);
 /** A date-time as the host's checkpoint reader takes one (ISO 8601: a date, a time to the minute at least, an
- * optional fraction, and `Z` or an offset of hours and minutes, with seconds if any), within years 1 to 9999 in
- * UTC; kept as written. */
+ * optional fraction, and `Z` or an offset of hours and minutes, with seconds if any; without one, UTC), within years
+ * 1 to 9999 in UTC; written back as the host writes it: in UTC, to the second, with microseconds when there are
+ * any (a longer fraction cut to six digits), and `Z`. */
 function dateTime(value, path) {
     const text = string(value, path);
     const parts = DATE_TIME.exec(text);
     const field = (index) => Number(parts?.[index] ?? 0);
     const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map(field);
-    const [offsetHours, offsetMinutes, offsetSeconds] = [8, 9, 10].map(field);
+    const [offsetHours, offsetMinutes, offsetSeconds] = [9, 10, 11].map(field);
     const fields = parts !== null &&
         month >= 1 &&
         month <= 12 &&
@@ -123,20 +124,27 @@ function dateTime(value, path) {
         offsetHours <= 23 &&
         offsetMinutes <= 59 &&
         offsetSeconds <= 59;
-    const offset = (parts?.[7] === "-" ? -1 : 1) * (offsetHours * 3600 + offsetMinutes * 60 + offsetSeconds);
+    const offset = (parts?.[8] === "-" ? -1 : 1) * (offsetHours * 3600 + offsetMinutes * 60 + offsetSeconds);
     const instant = utcMillis(year, month, day, hour * 3600 + minute * 60 + second - offset);
     if (!fields || instant < EARLIEST || instant > LATEST) {
         throw fault(path, `an ISO 8601 date-time of years 1 to 9999, not ${JSON.stringify(text).slice(0, 80)}`);
     }
-    return text;
+    const micros = (parts?.[7] ?? "").slice(0, 6).padEnd(6, "0");
+    const utc = new Date(instant);
+    const two = (number) => String(number).padStart(2, "0");
+    const date = `${String(utc.getUTCFullYear()).padStart(4, "0")}-${two(utc.getUTCMonth() + 1)}-${two(utc.getUTCDate())}`;
+    const time = `${two(utc.getUTCHours())}:${two(utc.getUTCMinutes())}:${two(utc.getUTCSeconds())}`;
+    return `${date}T${time}${/^0+$/.test(micros) ? "" : `.${micros}`}Z`;
 }
 function readArguments(value, path) {
     if (value === undefined || value === null)
         return null;
     const held = fields(value, path, ["stream", "key", "at", "sequence", "event", "size"]);
     const event = held["event"];
+    if (held["stream"] === undefined)
+        throw fault(`${path}.stream`, "the stream's identity (present, even null)");
     return {
-        stream: held["stream"] ?? null,
+        stream: held["stream"],
         key: string(held["key"], `${path}.key`),
         at: dateTime(held["at"], `${path}.at`),
         sequence: count(held["sequence"], `${path}.sequence`, 0),
@@ -145,7 +153,7 @@ function readArguments(value, path) {
     };
 }
 function readFragments(value, path) {
-    const fragments = value === undefined ? {} : object(value, path);
+    const fragments = value === undefined ? {} : fields(value, path, ["pending", "gap", "max_bytes", "max_pending"]);
     const pending = [];
     for (const [identity, entry] of Object.entries(object(fragments["pending"] ?? {}, `${path}.pending`))) {
         const at = `${path}.pending.${identity}`;

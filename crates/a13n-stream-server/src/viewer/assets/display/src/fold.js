@@ -141,8 +141,9 @@ export class Fold {
         }
         if (type === "REASONING_ENCRYPTED_VALUE")
             content["encrypted_value"] = payload["encryptedValue"] ?? null;
+        // A result without content is an empty text; one whose content is null, Python's `None`.
         if (type === "TOOL_CALL_RESULT")
-            this.result(content, payload["content"] ?? "");
+            this.result(content, payload["content"] === undefined ? "" : payload["content"]);
         const state = ENDS.has(type) ? "completed" : (previous?.state ?? "in_progress");
         return this.put(key, kind, state, content, this.occurred(payload));
     }
@@ -341,22 +342,23 @@ export class Fold {
         const name = `${key}\0${field}`;
         const known = this.counted.get(name);
         const points = known !== undefined && known.text === previous ? known.points : codePoints(previous);
-        // A surrogate pair split between the text and the delta is one code point once joined.
-        const joined = endsInHighSurrogate(previous) && startsWithLowSurrogate(delta);
+        // A surrogate pair split between the text and the delta is one code point once joined. The delta is looked at
+        // first: reading the text's last character makes the engine flatten the whole text it has been growing.
+        const joined = startsWithLowSurrogate(delta) && endsInHighSurrogate(previous);
         let text;
         let total;
+        let truncated = false;
         if (points > MAX_FIELD_CHARS) {
             // Past the bound: a checkpoint folded with whole values. Cut once; at the bound from then on.
             text = headCodePoints(previous + delta, MAX_FIELD_CHARS);
             total = MAX_FIELD_CHARS;
-            content["truncated"] = true;
+            truncated = true;
         }
         else if (points === MAX_FIELD_CHARS) {
             // At the bound: the head is the text (with the rest of a pair it ends in), whatever else the delta brings.
             text = joined ? previous + delta.slice(0, 1) : previous;
             total = MAX_FIELD_CHARS;
-            if (delta.length > (joined ? 1 : 0))
-                content["truncated"] = true;
+            truncated = delta.length > (joined ? 1 : 0);
         }
         else {
             const added = codePoints(delta) - (joined ? 1 : 0);
@@ -368,10 +370,13 @@ export class Fold {
                 // Crossing the bound: cut once.
                 text = headCodePoints(previous + delta, MAX_FIELD_CHARS);
                 total = MAX_FIELD_CHARS;
-                content["truncated"] = true;
+                truncated = true;
             }
         }
+        // The field before the flag: a first delta past the bound adds both, in this order.
         content[field] = text;
+        if (truncated)
+            content["truncated"] = true;
         this.counted.set(name, { text, points: total });
     }
     bounded(content, field, value) {
