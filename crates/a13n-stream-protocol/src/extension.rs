@@ -43,13 +43,13 @@ impl Extension {
         }
     }
 
-    /// The observation's name and the event's `kind` as its copy writes it, for the kinds the carried lane takes
-    /// (`None`: the run's start, which is no observation, and any other extension event).
-    pub(crate) fn carried_names(self) -> Option<(&'static str, &'static str)> {
+    /// The observation's name, for the kinds the carried lane takes (`None`: the run's start, which is no
+    /// observation, and any other extension event).
+    pub(crate) fn carried_name(self) -> Option<&'static str> {
         match self {
-            Extension::ModelRequestStarted { .. } | Extension::Lifecycle => Some((names::HARNESS_LIFECYCLE, LIFECYCLE)),
-            Extension::InlineDelegation => Some((names::HARNESS_DELEGATION, DELEGATION)),
-            Extension::Usage => Some((names::HARNESS_USAGE, USAGE)),
+            Extension::ModelRequestStarted { .. } | Extension::Lifecycle => Some(names::HARNESS_LIFECYCLE),
+            Extension::InlineDelegation => Some(names::HARNESS_DELEGATION),
+            Extension::Usage => Some(names::HARNESS_USAGE),
             Extension::RunStarted | Extension::Other => None,
         }
     }

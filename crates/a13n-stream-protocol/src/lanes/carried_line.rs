@@ -1,15 +1,15 @@
 //! Scanning source lines the observer carries through as one `CUSTOM` event whose value is the source item: a
 //! Harness lifecycle event or usage report, a tool-call part's start, and a function tool call. Their event is
 //! copied as the line spells it when the line spells it canonically ([`Scanner::canonical_value`]), so no JSON tree
-//! is built; what the conversion and the fold read of it (kinds, the part's call, a request index) is scanned out
-//! beside.
+//! is built: a lane takes only a line in its model's layout (`scan_for_lane` checks that first), whose event is its
+//! model's dump, key for key. What the conversion and the fold read of it (kinds, the part's call, a request index)
+//! is scanned out beside.
 
 use std::borrow::Cow;
 
 use crate::agui::EventType;
 use crate::extension::Extension;
 use crate::fields::agui_key;
-use crate::json::write_pydantic_str;
 use crate::lane_line::{scan_line, LineHead};
 use crate::lanes::event_head::describe_event_head;
 use crate::names;
@@ -36,9 +36,6 @@ pub(crate) enum Carried<'a> {
     Delegation { payload: &'a str },
 }
 
-/// A Harness event's schema version, kind and payload text: what its copy writes in place of the whole event.
-type HarnessCopy<'a> = (Cow<'a, str>, &'static str, &'a str);
-
 /// A source line carried through as one `CUSTOM` event, with everything needed to write it.
 pub(crate) struct CarriedLine<'a> {
     pub(crate) head: LineHead<'a>,
@@ -46,8 +43,6 @@ pub(crate) struct CarriedLine<'a> {
     pub(crate) name: &'static str,
     /// The event as the line holds it (canonical JSON).
     event: &'a str,
-    /// For a Harness event: its schema version and payload, which the copy writes in place of the whole event.
-    harness: Option<HarnessCopy<'a>>,
     pub(crate) carried: Carried<'a>,
 }
 
@@ -56,12 +51,9 @@ pub(crate) struct CarriedLine<'a> {
 struct EventFields<'a> {
     event_kind: Option<Cow<'a, str>>,
     kind: Option<Cow<'a, str>>,
-    schema_version: Option<Cow<'a, str>>,
     payload: Option<&'a str>,
     index: Option<i64>,
     part: Option<&'a str>,
-    /// A key the classification does not know (a Harness event's copy drops it).
-    other: bool,
 }
 
 impl<'a> CarriedLine<'a> {
@@ -75,26 +67,14 @@ impl<'a> CarriedLine<'a> {
         let head = scan_line(line, MAX_CARRIED_LINE_BYTES, |scanner| once(&mut event, scanner.canonical_value()))?;
         let event = event?;
         let fields = event_fields(event)?;
-        let (name, harness, carried) = classify(&fields)?;
-        Some(CarriedLine { head, name, event, harness, carried })
+        let (name, carried) = classify(&fields)?;
+        Some(CarriedLine { head, name, event, carried })
     }
 
     /// Append the observation's value: `{thread_id, run_id, sequence, occurred_at, event}`.
     pub(crate) fn write_value(&self, out: &mut Vec<u8>) {
         self.head.write_value_head(out);
-        match &self.harness {
-            // The extension event's own dump: schema version, kind, payload.
-            Some((schema_version, kind, payload)) => {
-                out.extend_from_slice(br#"{"schema_version":"#);
-                write_pydantic_str(out, schema_version);
-                out.extend_from_slice(br#","kind":"#);
-                write_pydantic_str(out, kind);
-                out.extend_from_slice(br#","payload":"#);
-                out.extend_from_slice(payload.as_bytes());
-                out.push(b'}');
-            }
-            None => out.extend_from_slice(self.event.as_bytes()),
-        }
+        out.extend_from_slice(self.event.as_bytes());
         out.push(b'}');
     }
 
@@ -119,12 +99,12 @@ fn event_fields(event: &str) -> Option<EventFields<'_>> {
         let seen = match key.as_ref() {
             "event_kind" => fields.event_kind.replace(scanner.string()?).is_some(),
             "kind" => fields.kind.replace(scanner.string()?).is_some(),
-            "schema_version" => fields.schema_version.replace(scanner.string()?).is_some(),
+            // Its layout lets it be any value; the general path refuses one that is not a string.
+            "schema_version" => scanner.string().map(|_| false)?,
             "payload" => fields.payload.replace(scanner.raw_value()?).is_some(),
             "index" => fields.index.replace(scanner.integer()?).is_some(),
             "part" => fields.part.replace(scanner.raw_value()?).is_some(),
             _ => {
-                fields.other = true;
                 scanner.skip_value()?;
                 false
             }
@@ -135,27 +115,25 @@ fn event_fields(event: &str) -> Option<EventFields<'_>> {
     Some(fields)
 }
 
-/// The observation's name, a Harness event's copy, and what the line changes; `None` for every event the lane
-/// does not take.
-fn classify<'a>(fields: &EventFields<'a>) -> Option<(&'static str, Option<HarnessCopy<'a>>, Carried<'a>)> {
+/// The observation's name and what the line changes; `None` for every event the lane does not take.
+fn classify<'a>(fields: &EventFields<'a>) -> Option<(&'static str, Carried<'a>)> {
     match fields.event_kind.as_deref() {
         None => {
             // A Harness extension event with an object payload: a lifecycle event other than the run's start, a
             // usage report, or an inline delegation.
-            if fields.other || fields.index.is_some() || fields.part.is_some() {
+            if fields.index.is_some() || fields.part.is_some() {
                 return None;
             }
             let payload = fields.payload?;
-            let schema_version = fields.schema_version.clone().unwrap_or(Cow::Borrowed("1"));
             let kind = fields.kind.as_deref()?;
             let (payload_type, request_index) = payload_fields(payload)?;
             let extension = Extension::of(Some(kind), payload_type.as_deref(), request_index);
-            let (name, kind) = extension.carried_names()?;
+            let name = extension.carried_name()?;
             let carried = match extension {
                 Extension::InlineDelegation => Carried::Delegation { payload },
                 other => Carried::Harness(other),
             };
-            Some((name, Some((schema_version, kind, payload)), carried))
+            Some((name, carried))
         }
         Some("part_start") => {
             let index = fields.index?;
@@ -164,13 +142,13 @@ fn classify<'a>(fields: &EventFields<'a>) -> Option<(&'static str, Option<Harnes
                 return None;
             }
             let (tool_call_id, tool_name) = (part.tool_call_id?, part.tool_name?);
-            Some((names::PART_START, None, Carried::ToolCallStart { index, tool_call_id, tool_name }))
+            Some((names::PART_START, Carried::ToolCallStart { index, tool_call_id, tool_name }))
         }
         Some("function_tool_call") => {
             // Its part is read only when it is a native call; a plain call's part needs only to be an object.
             let part = part_fields(fields.part?)?;
             (part.part_kind.as_deref() == Some("tool-call")).then_some(())?;
-            Some((FUNCTION_TOOL_CALL, None, Carried::ToolCall))
+            Some((FUNCTION_TOOL_CALL, Carried::ToolCall))
         }
         _ => None,
     }

@@ -25,60 +25,10 @@ use crate::source::MAX_SOURCE_LINE_BYTES;
 /// path splits a `CUSTOM` event into fragments.
 pub(crate) const MAX_ARGS_LINE_BYTES: usize = 32 * 1024;
 
-/// A key of the line's `event` object.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum EventKey {
-    Index,
-    Delta,
-    EventKind,
-}
-
-/// A key of the event's `delta` object.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum DeltaKey {
-    PartDeltaKind,
-    ContentDelta,
-    SignatureDelta,
-    CitationsDelta,
-    ArgsDelta,
-    ToolNameDelta,
-    ToolCallId,
-    ProviderName,
-    ProviderDetails,
-}
-
-/// Keys in the order the line holds them (each at most once): the order a carried-through copy keeps.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct KeyOrder<K: Copy, const N: usize> {
-    keys: [K; N],
-    len: usize,
-}
-
-impl<K: Copy + PartialEq, const N: usize> KeyOrder<K, N> {
-    fn new(fill: K) -> Self {
-        KeyOrder { keys: [fill; N], len: 0 }
-    }
-
-    /// Record `key`; `None` when it was seen before (the general decoder keeps the last of repeated keys).
-    fn push(&mut self, key: K) -> Option<()> {
-        if self.contains(key) || self.len == N {
-            return None;
-        }
-        self.keys[self.len] = key;
-        self.len += 1;
-        Some(())
-    }
-
-    pub(crate) fn contains(&self, key: K) -> bool {
-        self.keys[..self.len].contains(&key)
-    }
-
-    pub(crate) fn iter(&self) -> impl Iterator<Item = K> + '_ {
-        self.keys[..self.len].iter().copied()
-    }
-}
-
-/// The fields of a part-delta source line that the conversion reads, and the order of its keys.
+/// The fields of a part-delta source line that the conversion reads. A lane takes only a line in its model's layout
+/// (`scan_for_lane` checks that first, and a delta memo reads only lines like one it checked), so its keys are the
+/// model's, in the model's order: a copy of its event is written in that order, and a key of another kind of delta
+/// is never there.
 pub(crate) struct DeltaLine<'a> {
     pub(crate) head: LineHead<'a>,
     pub(crate) index: i64,
@@ -91,8 +41,6 @@ pub(crate) struct DeltaLine<'a> {
     /// The provider fields as the line spells them (any value; only the tool-call lane reads them).
     pub(crate) provider_name: Option<&'a str>,
     pub(crate) provider_details: Option<&'a str>,
-    pub(crate) event_keys: KeyOrder<EventKey, 3>,
-    pub(crate) delta_keys: KeyOrder<DeltaKey, 9>,
     /// Where the line holds the delta's text, the `args_delta` or `content_delta` value (with any whitespace
     /// before it): the value a [`DeltaMemo`](crate::lanes::delta_memo::DeltaMemo) lets vary.
     pub(crate) text_at: Option<Range<usize>>,
@@ -120,68 +68,38 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
     let (mut index, mut part_delta_kind, mut event_kind) = (None, None, None);
     let (mut content_delta, mut signature_delta, mut args_delta) = (None, None, None);
     let (mut tool_name_delta, mut tool_call_id, mut provider_name, mut provider_details) = (None, None, None, None);
-    let mut event_keys = KeyOrder::new(EventKey::Index);
-    let mut delta_keys = KeyOrder::new(DeltaKey::PartDeltaKind);
     let mut text_at = None;
     let head = scan_line(line, MAX_SOURCE_LINE_BYTES, |scanner| {
         scanner.object_expecting(EVENT_KEYS, |scanner, key| match key.as_ref() {
-            "index" => {
-                event_keys.push(EventKey::Index)?;
-                once(&mut index, scanner.integer())
-            }
-            "event_kind" => {
-                event_keys.push(EventKey::EventKind)?;
-                once(&mut event_kind, scanner.string())
-            }
-            "delta" => {
-                event_keys.push(EventKey::Delta)?;
-                scanner.object_expecting(DELTA_KEYS, |scanner, key| {
-                    let (key, value) = match key.as_ref() {
-                        "part_delta_kind" => (
-                            DeltaKey::PartDeltaKind,
-                            scanner.string().map(|kind| {
-                                part_delta_kind = Some(kind);
-                            }),
-                        ),
-                        "content_delta" => {
-                            let from = scanner.position();
-                            let value = scanner.opt_string().map(|text| content_delta = text);
-                            text_at = Some(from..scanner.position());
-                            (DeltaKey::ContentDelta, value)
-                        }
-                        "signature_delta" => {
-                            (DeltaKey::SignatureDelta, scanner.opt_string().map(|text| signature_delta = text))
-                        }
-                        "args_delta" => {
-                            let from = scanner.position();
-                            let value = scanner.opt_string().map(|text| args_delta = text);
-                            text_at = Some(from..scanner.position());
-                            (DeltaKey::ArgsDelta, value)
-                        }
-                        "tool_name_delta" => {
-                            (DeltaKey::ToolNameDelta, scanner.opt_string().map(|text| tool_name_delta = text))
-                        }
-                        "tool_call_id" => (DeltaKey::ToolCallId, scanner.opt_string().map(|text| tool_call_id = text)),
-                        "provider_name" => {
-                            (DeltaKey::ProviderName, scanner.raw_value().map(|raw| provider_name = Some(raw)))
-                        }
-                        "provider_details" => {
-                            (DeltaKey::ProviderDetails, scanner.raw_value().map(|raw| provider_details = Some(raw)))
-                        }
-                        // Not read by any conversion the lanes take; any value will do.
-                        "citations_delta" => (DeltaKey::CitationsDelta, scanner.skip_value()),
-                        _ => return None,
-                    };
-                    delta_keys.push(key)?;
+            "index" => once(&mut index, scanner.integer()),
+            "event_kind" => once(&mut event_kind, scanner.string()),
+            "delta" => scanner.object_expecting(DELTA_KEYS, |scanner, key| match key.as_ref() {
+                "part_delta_kind" => once(&mut part_delta_kind, scanner.string()),
+                "content_delta" => {
+                    let from = scanner.position();
+                    let value = scanner.opt_string().map(|text| content_delta = text);
+                    text_at = Some(from..scanner.position());
                     value
-                })
-            }
+                }
+                "signature_delta" => scanner.opt_string().map(|text| signature_delta = text),
+                "args_delta" => {
+                    let from = scanner.position();
+                    let value = scanner.opt_string().map(|text| args_delta = text);
+                    text_at = Some(from..scanner.position());
+                    value
+                }
+                "tool_name_delta" => scanner.opt_string().map(|text| tool_name_delta = text),
+                "tool_call_id" => scanner.opt_string().map(|text| tool_call_id = text),
+                "provider_name" => scanner.raw_value().map(|raw| provider_name = Some(raw)),
+                "provider_details" => scanner.raw_value().map(|raw| provider_details = Some(raw)),
+                // Not read by any conversion the lanes take; any value will do.
+                "citations_delta" => scanner.skip_value(),
+                _ => None,
+            }),
             _ => None,
         })
     })?;
     (event_kind? == source_key::PART_DELTA_EVENT).then_some(())?;
-    // `delta` is required by the general decoder, and so is its kind.
-    delta_keys.contains(DeltaKey::PartDeltaKind).then_some(())?;
     Some(DeltaLine {
         head,
         index: index?,
@@ -193,8 +111,6 @@ pub(crate) fn scan_delta_line(line: &str) -> Option<DeltaLine<'_>> {
         tool_call_id,
         provider_name,
         provider_details,
-        event_keys,
-        delta_keys,
         text_at,
     })
 }
@@ -237,10 +153,7 @@ impl<'a> ContentDelta<'a> {
             }
             _ => return None,
         };
-        let tool_keys = [DeltaKey::ArgsDelta, DeltaKey::ToolNameDelta, DeltaKey::ToolCallId];
-        if parsed.content_delta.as_deref().is_none_or(str::is_empty)
-            || tool_keys.into_iter().any(|key| parsed.delta_keys.contains(key))
-        {
+        if parsed.content_delta.as_deref().is_none_or(str::is_empty) {
             return None;
         }
         Some(ContentDelta { line: parsed, part_kind, event_type })
@@ -305,10 +218,8 @@ impl<'a> ArgsDelta<'a> {
     }
 
     fn new(parsed: DeltaLine<'a>) -> Option<ArgsDelta<'a>> {
-        let content_keys = [DeltaKey::ContentDelta, DeltaKey::SignatureDelta, DeltaKey::CitationsDelta];
         if parsed.args_delta.is_none()
             || parsed.tool_name_delta.as_deref().is_some_and(|name| !name.is_empty())
-            || content_keys.into_iter().any(|key| parsed.delta_keys.contains(key))
             || parsed.provider_details.is_some_and(|raw| raw != "null")
         {
             return None;
@@ -335,50 +246,32 @@ impl<'a> ArgsDelta<'a> {
         self.line.tool_call_id.as_deref().filter(|id| !id.is_empty())
     }
 
-    /// Describe the source event as the observation's copy holds it: the line's keys in the line's order, each
+    /// Describe the source event as the observation's copy holds it: its model's keys in the model's order, each
     /// value in canonical form; the argument text, or `null` for the stream's identity.
     fn describe_source_event(&self, with_text: bool, sink: &mut impl JsonSink) {
+        use source_key::written;
         sink.open();
-        for key in self.line.event_keys.iter() {
-            match key {
-                EventKey::Index => {
-                    sink.key(source_key::written::INDEX);
-                    sink.integer(self.line.index);
-                }
-                EventKey::EventKind => {
-                    sink.key(source_key::written::EVENT_KIND);
-                    sink.name(source_key::PART_DELTA_EVENT);
-                }
-                EventKey::Delta => {
-                    sink.key(source_key::written::DELTA);
-                    self.describe_delta(with_text, sink);
-                }
-            }
-        }
-        sink.close();
-    }
-
-    fn describe_delta(&self, with_text: bool, sink: &mut impl JsonSink) {
+        sink.key(written::INDEX);
+        sink.integer(self.line.index);
+        sink.key(written::DELTA);
         sink.open();
-        for key in self.line.delta_keys.iter() {
-            use source_key::written;
-            let (name, value) = match key {
-                DeltaKey::PartDeltaKind => {
-                    sink.key(written::PART_DELTA_KIND);
-                    sink.name(source_key::TOOL_CALL_DELTA);
-                    continue;
-                }
-                DeltaKey::ArgsDelta => (written::ARGS_DELTA, with_text.then(|| self.text())),
-                DeltaKey::ToolNameDelta => (written::TOOL_NAME_DELTA, self.line.tool_name_delta.as_deref()),
-                DeltaKey::ToolCallId => (written::TOOL_CALL_ID, self.line.tool_call_id.as_deref()),
-                DeltaKey::ProviderName => (written::PROVIDER_NAME, self.provider_name.as_deref()),
-                DeltaKey::ProviderDetails => (written::PROVIDER_DETAILS, None),
-                // Refused by `ArgsDelta::new`.
-                DeltaKey::ContentDelta | DeltaKey::SignatureDelta | DeltaKey::CitationsDelta => continue,
-            };
-            sink.key(name);
+        let fields = [
+            (written::TOOL_NAME_DELTA, self.line.tool_name_delta.as_deref()),
+            (written::ARGS_DELTA, with_text.then(|| self.text())),
+            (written::TOOL_CALL_ID, self.line.tool_call_id.as_deref()),
+            (written::PROVIDER_NAME, self.provider_name.as_deref()),
+            // Anything but `null` is refused by `ArgsDelta::new`.
+            (written::PROVIDER_DETAILS, None),
+        ];
+        for (key, value) in fields {
+            sink.key(key);
             sink.text(value);
         }
+        sink.key(written::PART_DELTA_KIND);
+        sink.name(source_key::TOOL_CALL_DELTA);
+        sink.close();
+        sink.key(written::EVENT_KIND);
+        sink.name(source_key::PART_DELTA_EVENT);
         sink.close();
     }
 

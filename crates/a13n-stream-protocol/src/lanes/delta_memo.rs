@@ -12,9 +12,7 @@ use std::ops::Range;
 
 use crate::json::same;
 use crate::lane_line::{written_head_values, LineHead};
-use crate::lanes::delta_line::{
-    ArgsDelta, ContentDelta, DeltaKey, DeltaLine, EventKey, KeyOrder, LaneLine, MemoLine, MAX_ARGS_LINE_BYTES,
-};
+use crate::lanes::delta_line::{ArgsDelta, ContentDelta, DeltaLine, LaneLine, MemoLine, MAX_ARGS_LINE_BYTES};
 use crate::scan::Scanner;
 use crate::source::MAX_SOURCE_LINE_BYTES;
 
@@ -76,8 +74,6 @@ struct Fields {
     provider_details: Option<Range<usize>>,
     provider_name_text: Option<Range<usize>>,
     index: i64,
-    event_keys: KeyOrder<EventKey, 3>,
-    delta_keys: KeyOrder<DeltaKey, 9>,
 }
 
 /// Where `part` (a slice of `line`) lies in `line`.
@@ -144,8 +140,6 @@ impl DeltaMemo {
                 provider_details: raw(parsed.provider_details)?,
                 provider_name_text: optional(line, provider_name_text)?,
                 index: parsed.index,
-                event_keys: parsed.event_keys,
-                delta_keys: parsed.delta_keys,
             })
         })();
         // The three values come in this order, and no field lies inside one of them.
@@ -236,8 +230,6 @@ impl DeltaMemo {
             tool_call_id: text(&fields.tool_call_id)?,
             provider_name: within(&fields.provider_name)?,
             provider_details: within(&fields.provider_details)?,
-            event_keys: fields.event_keys,
-            delta_keys: fields.delta_keys,
             text_at: None,
         };
         match fields.text {
@@ -274,7 +266,6 @@ mod tests {
                 (&head.thread_id, &head.run_id, head.sequence, head.timestamp, head.at),
                 (line.index, &line.part_delta_kind, &line.args_delta, &line.tool_name_delta, &line.tool_call_id),
                 (line.provider_name, line.provider_details, &delta.provider_name),
-                (line.event_keys.iter().collect::<Vec<_>>(), line.delta_keys.iter().collect::<Vec<_>>()),
                 (String::from_utf8(event).unwrap(), String::from_utf8(identity).unwrap()),
             )
         )
@@ -341,7 +332,6 @@ mod tests {
                 (&head.thread_id, &head.run_id, head.sequence, head.timestamp, head.at),
                 (line.index, &line.part_delta_kind, &line.content_delta, &line.signature_delta, &line.args_delta),
                 (line.provider_name, line.provider_details, delta.part_kind, delta.event_type),
-                (line.event_keys.iter().collect::<Vec<_>>(), line.delta_keys.iter().collect::<Vec<_>>()),
                 String::from_utf8(event).unwrap(),
             )
         )

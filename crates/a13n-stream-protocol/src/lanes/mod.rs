@@ -27,7 +27,8 @@
 //! as one `CUSTOM` part-delta observation, and the fold appends its text to the held argument stream
 //! (`display/arguments.rs`). The argument lane takes a delta when the part is open under the same call, the held
 //! stream's last delta was the event just before, and the delta belongs to the same stream. It writes the
-//! observation's copy of the source event from the scanned fields in the line's own key order, each value in
+//! observation's copy of the source event from the scanned fields in its model's key order (the line's too: a lane
+//! takes only a line in its model's layout), each value in
 //! canonical form, so no tree is built. The stream check compares the held stream's value once; after that the lane
 //! remembers the stream's identity bytes (thread, run and the event without its text) and compares those; each delta
 //! writes its identity into the buffer the one before last used, so a run of deltas allocates none, and the item
@@ -42,8 +43,8 @@
 //! of at most 18 digits, no floats, no repeated keys), it is at most 8 KiB with no DEL (so its observation,
 //! ASCII-escaped, stays under the bound), and it is a lifecycle event other than the run's start, a usage report (no
 //! rule reads its payload), a tool-call part's start, or a function tool call of a plain tool-call part. The
-//! observation's value is written once (a Pydantic event copied as spelled, a Harness event rebuilt as schema
-//! version, kind and payload) and used for both the event and the item's sealed content (`Store::put_sealed`); the
+//! observation's value is written once (the event copied as spelled: in its model's layout, a Harness event is
+//! its schema version, kind and payload) and used for both the event and the item's sealed content (`Store::put_sealed`); the
 //! lane then makes the general path's other changes: a model request's response group and request index, or the tool
 //! call's cursor. Carried lines mutated in 33 ways (non-canonical spellings, floats, other kinds and types,
 //! children) are compared in both lane tests.

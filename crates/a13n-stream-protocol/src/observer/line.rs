@@ -13,7 +13,7 @@ use crate::lanes::carried_line::{Carried, CarriedLine};
 use crate::lanes::delta_line::{ArgsDelta, ContentDelta};
 use crate::lanes::lane_hint::{take_in_lane, take_scanned, LaneMemos, Lanes};
 use crate::lanes::part_line::{PartLine, ToolReturnLine};
-use crate::observer::HarnessAguiStreamObserver;
+use crate::observer::{HarnessAguiStreamObserver, Plan};
 use crate::read_ahead::{ReadAhead, ScannedLine};
 use crate::source::SourceItem;
 
@@ -112,36 +112,48 @@ impl HarnessAguiStreamObserver {
         Ok(events.len())
     }
 
-    /// The content lane: `true` when the delta's part is open and the delta is observed and written.
-    fn observe_open_part_delta(&mut self, delta: &ContentDelta<'_>, out: &mut Vec<u8>) -> bool {
-        let parsed = &delta.line;
-        let found =
-            self.open_part_in_any_run(&parsed.head.thread_id, &parsed.head.run_id, parsed.index, delta.part_kind);
-        let Some((message_id, child)) = found else { return false };
-        delta.write_event(message_id, child, out);
-        out.push(b'\n');
-        self.commit_open_part_content_in(&parsed.head.run_id, child, parsed.index);
-        true
+    /// Commit `plan` and write its events: how many.
+    fn commit_and_write(&mut self, plan: Plan<'_>, out: &mut Vec<u8>) -> usize {
+        let events = self.commit(plan);
+        write_events(&events, out);
+        events.len()
+    }
+}
+
+impl Lanes for HarnessAguiStreamObserver {
+    /// The delta of an open part is written and its part's cursor moved; a delta whose part had no start opens it.
+    fn content(&mut self, delta: &ContentDelta<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        let (head, index) = (&delta.line.head, delta.line.index);
+        if let Some((message_id, child)) =
+            self.open_part_in_any_run(&head.thread_id, &head.run_id, index, delta.part_kind)
+        {
+            delta.write_event(message_id, child, out);
+            out.push(b'\n');
+            self.commit_open_part_content_in(&head.run_id, child, index);
+            return Some(1);
+        }
+        let plan = self.opening_delta_in_any_run(delta)?;
+        Some(self.commit_and_write(plan, out))
     }
 
-    /// The argument lane: `true` when the delta's tool call is open and the delta is carried through and written.
-    fn observe_argument_delta(&mut self, delta: &ArgsDelta<'_>, out: &mut Vec<u8>) -> bool {
-        let parsed = &delta.line;
-        let found = self.open_tool_call_in_any_run(
-            &parsed.head.thread_id,
-            &parsed.head.run_id,
-            parsed.index,
-            delta.tool_call_id(),
-        );
-        let Some(child) = found else { return false };
+    /// The delta of an open tool call is carried through.
+    fn arguments(&mut self, delta: &ArgsDelta<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        let head = &delta.line.head;
+        let child =
+            self.open_tool_call_in_any_run(&head.thread_id, &head.run_id, delta.line.index, delta.tool_call_id())?;
         self.args_event.write(delta, child, out);
         out.push(b'\n');
-        true
+        Some(1)
     }
 
-    /// The carried lane: how many events, when the line's run may take it and its events are written (a
-    /// delegation's `SUBAGENT_*` event, then the observation).
-    fn observe_carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
+    /// A text part's start or end, or a tool call's end.
+    fn part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        let plan = self.part_in_any_run(line)?;
+        Some(self.commit_and_write(plan, out))
+    }
+
+    /// The observation, after a delegation's `SUBAGENT_*` event (and a completed child's closing events).
+    fn carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
         let child = self.carries_in_any_run(&line.head.thread_id, &line.head.run_id)?;
         let delegation = match line.carried {
             Carried::Delegation { .. } => Some(self.delegation_in_any_run(line)?),
@@ -158,39 +170,6 @@ impl HarnessAguiStreamObserver {
         let delegated = delegation.as_ref().map_or(0, |plan| plan.closing.len() + 1);
         self.commit_carried_in(&line.head.run_id, child, &line.carried, delegation);
         Some(1 + delegated)
-    }
-
-    /// The part lane: the events of a text part's start or end or a tool call's end, when the lanes may take it.
-    fn observe_part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
-        let plan = self.part_in_any_run(line)?;
-        let events = self.commit(plan);
-        write_events(&events, out);
-        Some(events.len())
-    }
-}
-
-impl Lanes for HarnessAguiStreamObserver {
-    fn content(&mut self, delta: &ContentDelta<'_>, out: &mut Vec<u8>) -> Option<usize> {
-        if self.observe_open_part_delta(delta, out) {
-            return Some(1);
-        }
-        // A delta whose part had no start opens it.
-        let plan = self.opening_delta_in_any_run(delta)?;
-        let events = self.commit(plan);
-        write_events(&events, out);
-        Some(events.len())
-    }
-
-    fn arguments(&mut self, delta: &ArgsDelta<'_>, out: &mut Vec<u8>) -> Option<usize> {
-        self.observe_argument_delta(delta, out).then_some(1)
-    }
-
-    fn part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
-        self.observe_part(line, out)
-    }
-
-    fn carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
-        self.observe_carried(line, out)
     }
 
     fn memos(&mut self) -> &mut LaneMemos {
