@@ -259,10 +259,7 @@ def unpresented_for_fold(event: Any) -> Any:
     shown = presented(value, described, native)
     if shown is described:
         return None
-    content = shown
-    if returned and _lowered(part):
-        content = list(_described(part.content, native))
-        content[part.metadata[_TOOL_CONTENT_KEY]["result_index"]] = shown
+    content = _with_execution_value(part, _described(part.content, native), shown) if returned and _lowered(part) else shown
     return dataclasses.replace(event, part=dataclasses.replace(part, content=content))
 
 
@@ -295,11 +292,19 @@ def _as_presented(part: Any, content: Any, public: Any, native: Tuple[type, ...]
         return presented(part.content, content, native)
     value = _execution_value(part)
     shown = presented(value, public, native)
-    if shown is public:
+    return content if shown is public else _with_execution_value(part, content, shown)
+
+
+def _with_execution_value(part: Any, content: Any, shown: Any) -> Any:
+    """A lowered result's described ``content`` with ``shown`` in place of the item its marker points at, as a list;
+    ``content`` itself when the marker points at no item of a list (the core refuses such a result)."""
+    marker = part.metadata[_TOOL_CONTENT_KEY]
+    index = marker.get("result_index") if isinstance(marker, dict) else None
+    if not isinstance(content, (list, tuple)) or type(index) is not int or not 0 <= index < len(content):
         return content
-    content = list(content)
-    content[part.metadata[_TOOL_CONTENT_KEY]["result_index"]] = shown
-    return content
+    spliced = list(content)
+    spliced[index] = shown
+    return spliced
 
 
 def presented(value: Any, described: Any, native: Tuple[type, ...]) -> Any:

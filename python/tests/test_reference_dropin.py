@@ -1169,6 +1169,32 @@ def test_tool_result_content_projects_native_content_as_the_reference() -> None:
     assert_same(run)
 
 
+def test_a_lowered_result_marking_no_item_of_a_list_is_refused_as_before() -> None:
+    """Found by a review: presenting a lowered result's execution value spliced it into its content as a list,
+    whatever the content and marker, so a dict's content raised `TypeError` or `IndexError`, or turned into a list
+    of its keys. Such a marker points at no item of a list: refused (`InputError`), as before."""
+    import enum
+    from datetime import UTC, datetime
+
+    from a13n_harness import HarnessEvent
+    from pydantic_ai.messages import FunctionToolResultEvent, ToolReturnPart
+
+    from a13n_stream_rs import InputError
+
+    class Color(enum.Enum):
+        RED = "red"
+
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    for content, index in [({"k": Color.RED}, "k"), ({1: Color.RED}, 1), ({0: Color.RED}, 0), ([Color.RED], 3)]:
+        for outcome in ("success", "failed"):
+            metadata = {"a13n.tool-content": {"result_index": index}}
+            part = ToolReturnPart(tool_name="f", tool_call_id="c", content=content, outcome=outcome, metadata=metadata)
+            item = HarnessEvent(thread_id="t", run_id="r", sequence=0, occurred_at=at, event=FunctionToolResultEvent(part=part))
+            fold = importlib.import_module(f"{OURS}.display").DisplayFold("r")
+            with pytest.raises(InputError):
+                fold.fold(fold.events(item), item)
+
+
 def test_tool_result_content_projects_records_scalars_and_bytes_as_the_reference() -> None:
     """Found by a new user's trial: `tool_result_content` raised `InputError: ... has no JSON form` for a model, a
     dataclass, an `Enum`, a `UUID`, a dict with `int` keys or holding an `ImageUrl`, and `bytes`, which the

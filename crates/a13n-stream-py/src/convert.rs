@@ -278,9 +278,9 @@ impl<'py> FromPyObject<'_, 'py> for Truthy {
     }
 }
 
-/// An integer argument as Pydantic's lax `int` reads one (an `int` or a `bool`, or a `float` without a fraction),
-/// saturated to the range of `i128`; `ValueError` naming `name` for anything else, as a validation error is a
-/// `ValueError`.
+/// An integer argument: an `int` or a `bool`, or a `float` without a fraction, saturated to the range of `i128`;
+/// `ValueError` naming `name` for anything else (Pydantic's lax `int` also coerces a numeric `str` or a `Decimal`;
+/// the reference's models refuse the rest with a `ValidationError`, a `ValueError`).
 pub(crate) fn integer_argument(value: &Bound<'_, PyAny>, name: &str) -> PyResult<i128> {
     if let Ok(float) = value.cast::<PyFloat>() {
         let float = float.value();

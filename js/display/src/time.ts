@@ -40,7 +40,9 @@ function roundHalfEven(value: number): number {
   return floor % 2 === 0 ? floor : floor + 1;
 }
 
-function formatUtc(micros: bigint): string {
+/** Microseconds since the epoch as the host writes a UTC time: to the second, with microseconds when there are any, and
+ * `Z`. */
+export function formatUtc(micros: bigint): string {
   let seconds = micros / MICROS_PER_SECOND;
   let fraction = micros % MICROS_PER_SECOND;
   if (fraction < 0n) {

@@ -160,6 +160,22 @@ test("a bad fragment part is named by its index", () => {
   assert.throws(() => DisplayNormalizer.restore(bad), (error) => error.kind === "checkpoint" && error.path === "continuation.fragments.pending.f1.parts[1]");
 });
 
+test("a null where the host's reader wants a number, a list or an object is refused, not taken as missing", () => {
+  // Found by a review: `?? default` read null as a missing field in the fragments' state, which the CLI refuses.
+  const cases = [
+    [{ pending: null }, "continuation.fragments.pending"],
+    [{ pending: { f: { count: 2, parts: null } } }, "continuation.fragments.pending.f.parts"],
+    [{ pending: { f: { count: 2, parts: [], size: null } } }, "continuation.fragments.pending.f.size"],
+    [{ max_bytes: null }, "continuation.fragments.max_bytes"],
+    [{ max_pending: null }, "continuation.fragments.max_pending"],
+  ];
+  for (const [fragments, path] of cases) {
+    const bad = JSON.parse(checkpoint);
+    bad.continuation.fragments = fragments;
+    assert.throws(() => DisplayNormalizer.restore(bad), (error) => error.kind === "checkpoint" && error.path === path, path);
+  }
+});
+
 test("a field no checkpoint has is refused, naming it, as the host's reader refuses it", () => {
   // From a new user's trial: unknown keys were accepted and dropped on export, where the CLI refuses them.
   const withItem = JSON.parse(checkpoint);

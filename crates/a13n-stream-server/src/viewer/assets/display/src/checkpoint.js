@@ -2,6 +2,7 @@
 // field, so that a bad checkpoint is refused at restore, naming the field, never half-applied later.
 import { DisplayError } from "./errors.js";
 import { CustomEventAssembler, DEFAULT_MAX_BYTES, DEFAULT_MAX_PENDING } from "./fragments.js";
+import { formatUtc } from "./time.js";
 import { isObject } from "./values.js";
 const KINDS = ["text_message", "reasoning_message", "tool_call", "observation"];
 // The fields each object of a checkpoint may have: the reference's models refuse any other, as the host does.
@@ -129,12 +130,8 @@ function dateTime(value, path) {
     if (!fields || instant < EARLIEST || instant > LATEST) {
         throw fault(path, `an ISO 8601 date-time of years 1 to 9999, not ${JSON.stringify(text).slice(0, 80)}`);
     }
-    const micros = (parts?.[7] ?? "").slice(0, 6).padEnd(6, "0");
-    const utc = new Date(instant);
-    const two = (number) => String(number).padStart(2, "0");
-    const date = `${String(utc.getUTCFullYear()).padStart(4, "0")}-${two(utc.getUTCMonth() + 1)}-${two(utc.getUTCDate())}`;
-    const time = `${two(utc.getUTCHours())}:${two(utc.getUTCMinutes())}:${two(utc.getUTCSeconds())}`;
-    return `${date}T${time}${/^0+$/.test(micros) ? "" : `.${micros}`}Z`;
+    const micros = BigInt((parts?.[7] ?? "").slice(0, 6).padEnd(6, "0"));
+    return formatUtc(BigInt(instant) * 1000n + micros);
 }
 function readArguments(value, path) {
     if (value === undefined || value === null)
@@ -155,10 +152,10 @@ function readArguments(value, path) {
 function readFragments(value, path) {
     const fragments = value === undefined ? {} : fields(value, path, ["pending", "gap", "max_bytes", "max_pending"]);
     const pending = [];
-    for (const [identity, entry] of Object.entries(object(fragments["pending"] ?? {}, `${path}.pending`))) {
+    for (const [identity, entry] of Object.entries(object(orDefault(fragments["pending"], {}), `${path}.pending`))) {
         const at = `${path}.pending.${identity}`;
         const assembly = fields(entry, at, ["count", "parts", "size"]);
-        const parts = assembly["parts"] ?? [];
+        const parts = orDefault(assembly["parts"], []);
         if (!Array.isArray(parts))
             throw fault(`${at}.parts`, "a list of strings");
         const bad = parts.findIndex((part) => typeof part !== "string");
@@ -167,15 +164,15 @@ function readFragments(value, path) {
         pending.push([identity, {
                 count: count(assembly["count"], `${at}.count`, 0),
                 parts: parts,
-                size: count(assembly["size"] ?? 0, `${at}.size`, 0),
+                size: count(orDefault(assembly["size"], 0), `${at}.size`, 0),
             }]);
     }
     try {
         return new CustomEventAssembler({
             pending: Object.fromEntries(pending),
             gap: optionalBoolean(fragments["gap"], `${path}.gap`),
-            max_bytes: count(fragments["max_bytes"] ?? DEFAULT_MAX_BYTES, `${path}.max_bytes`, 1),
-            max_pending: count(fragments["max_pending"] ?? DEFAULT_MAX_PENDING, `${path}.max_pending`, 1),
+            max_bytes: count(orDefault(fragments["max_bytes"], DEFAULT_MAX_BYTES), `${path}.max_bytes`, 1),
+            max_pending: count(orDefault(fragments["max_pending"], DEFAULT_MAX_PENDING), `${path}.max_pending`, 1),
         });
     }
     catch (error) {
@@ -238,6 +235,11 @@ function fields(value, path, names) {
         }
     }
     return read;
+}
+/** A field's value, or `fallback` when the field is missing (a `null` is a value, which the host refuses where it
+ * wants another type). */
+function orDefault(value, fallback) {
+    return value === undefined ? fallback : value;
 }
 function fault(path, expected) {
     return new DisplayError("checkpoint", `must be ${expected}`, { path });
