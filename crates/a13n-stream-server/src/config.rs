@@ -57,7 +57,7 @@ pub struct Config {
     /// Delete runs whose last commit is older than this (`None`, the default: keep every run until it is
     /// deleted with `DELETE /v1/runs/{run_id}`).
     pub retain: Option<Duration>,
-    /// How often retention looks for runs to delete.
+    /// How often retention looks for runs to delete (the first time when the host starts).
     pub retain_interval: Duration,
 }
 

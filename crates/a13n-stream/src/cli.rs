@@ -222,7 +222,8 @@ pub struct ServeArgs {
     /// Delete runs whose last commit is older than this (default: keep every run until DELETE /v1/runs/{run_id}).
     #[arg(long, value_name = "DURATION")]
     pub retain: Option<Wait>,
-    /// How often --retain looks for runs to delete (given without --retain, a usage error: nothing would look).
+    /// How often --retain looks for runs to delete, the first time at startup (given without --retain, a usage
+    /// error: nothing would look).
     #[arg(long, value_name = "DURATION", requires = "retain", default_value_t = Wait(Config::default().retain_interval))]
     pub retain_interval: Wait,
     /// Runs held in memory; beyond it the least recently used idle run is dropped (rebuilt on next use).
