@@ -63,6 +63,24 @@ def dumped(models: Iterable[Any]) -> str:
     return "[" + ",".join(model.model_dump_json() for model in models) + "]"
 
 
+def observed_and_folded(native: list[Any]) -> Callable[[str], list[str]]:
+    """A recipe: each native item observed by an observer and folded by a display fold (its events, then the
+    item); the fold's checkpoint last."""
+
+    def run(package: str) -> list[str]:
+        module = importlib.import_module(package)
+        observer = module.HarnessAguiStreamObserver()
+        fold = importlib.import_module(f"{package}.display").DisplayFold("r")
+        printed = []
+        for item in native:
+            printed.append(dumped(observer.observe(item)))
+            printed.append(json.dumps(fold.fold(fold.events(item), item), default=str))
+        printed.append(fold.export().model_dump_json())
+        return printed
+
+    return run
+
+
 def failure(error: BaseException) -> str:
     return f"raised {type(error).__name__}: {error}"
 
@@ -1307,18 +1325,7 @@ def test_bytes_in_tool_results_and_generated_files_are_observed_as_the_reference
     items += [PartStartEvent(index=0, part=generated), PartEndEvent(index=0, part=generated)]
     native = [HarnessEvent(thread_id="t", run_id="r", sequence=n, occurred_at=at, event=e) for n, e in enumerate(items)]
 
-    def run(package: str) -> list[str]:
-        module = importlib.import_module(package)
-        observer = module.HarnessAguiStreamObserver()
-        fold = importlib.import_module(f"{package}.display").DisplayFold("r")
-        printed = []
-        for item in native:
-            printed.append(dumped(observer.observe(item)))
-            printed.append(json.dumps(fold.fold(fold.events(item), item), default=str))
-        printed.append(fold.export().model_dump_json())
-        return printed
-
-    printed = assert_same(run)
+    printed = assert_same(observed_and_folded(native))
     assert any('\\"size_bytes\\":8' in line for line in printed), "the PNG's bytes are described"
     assert any('"identifier":"4effda"' in line for line in printed), "the file's identifier is kept"
 
@@ -1455,18 +1462,7 @@ def test_a_tool_value_whose_json_form_is_a_string_is_presented_as_its_json_text(
             result = FunctionToolResultEvent(part=part)
             native.append(HarnessEvent(thread_id="t", run_id="r", sequence=len(native), occurred_at=at, event=result))
 
-    def run(package: str) -> list[str]:
-        module = importlib.import_module(package)
-        observer = module.HarnessAguiStreamObserver()
-        fold = importlib.import_module(f"{package}.display").DisplayFold("r")
-        printed = []
-        for item in native:
-            printed.append(dumped(observer.observe(item)))
-            printed.append(json.dumps(fold.fold(fold.events(item), item), default=str))
-        printed.append(fold.export().model_dump_json())
-        return printed
-
-    printed = assert_same(run)
+    printed = assert_same(observed_and_folded(native))
     assert any('"content":"\\"red\\""' in line for line in printed), "an Enum's text keeps its quotes"
 
 
