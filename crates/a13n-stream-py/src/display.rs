@@ -8,6 +8,7 @@ use a13n_stream_protocol::{recorded, ContentPolicy, DisplayFold, DisplayOptions,
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
+use pyo3::{PyTraverseError, PyVisit};
 use serde_json::Value;
 
 use crate::convert::{count_argument, from_python, json_text, Truthy};
@@ -145,6 +146,24 @@ fn checkpoint_of(items: &Bound<'_, PyAny>, continuation: &Bound<'_, PyAny>) -> P
 
 #[pymethods]
 impl PyDisplayFold {
+    /// What the garbage collector sees this fold hold: its processor (and a source being observed), and the source
+    /// `events` read last. A processor that refers back to the fold (a bound method of a host object holding it)
+    /// is then freed with it.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        self.processing.traverse(&visit)?;
+        if let Ok(last) = self.last_source.try_lock() {
+            visit.call(last.as_ref().map(|(source, _)| source))?;
+        }
+        Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.processing.clear();
+        if let Ok(mut last) = self.last_source.lock() {
+            *last = None;
+        }
+    }
+
     /// A fold for run `run_id`, as the reference's constructor: `items` already committed (their ordinals
     /// continue from `first`), the delivery `attempt`, the content policy, a `processor(source, event)` of
     /// `ag_ui` models (or a `json_processor` of dicts), and optionally the `continuation` to resume from (it must
@@ -360,7 +379,7 @@ impl PyDisplayFold {
             }
             Ok(results)
         };
-        let result = if self.processing.host.is_some() {
+        let result = if self.processing.given {
             run(&mut *self.held()?)
         } else {
             py.detach(|| self.held().map(|mut fold| run(&mut fold)))?

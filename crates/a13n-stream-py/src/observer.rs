@@ -13,6 +13,7 @@ use a13n_stream_protocol::{Event, ObserveError, Observer, ObserverContinuation, 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple, PyType};
+use pyo3::{PyTraverseError, PyVisit};
 
 use crate::convert::{integer_argument, json_text, Truthy};
 use crate::errors::{at_line, core_input_error, observation_error, observe_error};
@@ -154,7 +155,7 @@ where
     /// `retain_events`).
     fn construction<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let arguments = PyDict::new(py);
-        match &self.processing.host {
+        match &self.processing.host(py) {
             Some(HostProcessor::Models(processor)) => arguments.set_item("processor", processor)?,
             Some(HostProcessor::Json(processor)) => arguments.set_item("json_processor", processor)?,
             None => {}
@@ -187,7 +188,7 @@ where
             }
             observer.finish_resume(staged).map_err(|error| (0, error))
         };
-        let result = if self.processing.host.is_some() {
+        let result = if self.processing.given {
             staged(&mut *self.lock()?)
         } else {
             // The lock is taken and released on the worker side of `detach`.
@@ -257,6 +258,16 @@ macro_rules! observer_class {
 
         #[pymethods]
         impl $rust {
+            /// What the garbage collector sees this observer hold: its processor (and a source being observed). A
+            /// processor that refers back to the observer is then freed with it.
+            fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+                self.0.processing.traverse(&visit)
+            }
+
+            fn __clear__(&mut self) {
+                self.0.processing.clear();
+            }
+
             /// A fresh observer. `processor(source, event)` sees every converted event as an `ag_ui` model with
             /// the source item as given, and returns it, a replacement or `None`; `json_processor` is the same
             /// with JSON dicts. `retain_events` keeps every event for `snapshot`.

@@ -16,6 +16,7 @@ use a13n_stream_protocol::{AguiEventProcessor, Event, ProcessorRefusal, SourceIt
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
+use pyo3::{PyTraverseError, PyVisit};
 
 use crate::convert::{from_python, to_python};
 use crate::errors::{observation_error, FailureSlot};
@@ -54,31 +55,51 @@ impl HostProcessor {
 
 /// Everything a class holding a processor keeps: the host's processor, where its exception waits, and the slot
 /// naming the source the current call observes.
+///
+/// The processor is held once, in a cell the core's processor shares (it holds no reference of its own), so that
+/// the garbage collector sees every reference the class holds ([`Processing::traverse`]) and can break a cycle
+/// through it ([`Processing::clear`]): a processor that refers back to its fold or observer (a bound method of the
+/// host object holding both) is freed with it.
 pub(crate) struct Processing {
-    pub(crate) host: Option<HostProcessor>,
+    host: HostCell,
+    /// Whether a processor was given (still true once `clear` has taken it).
+    pub(crate) given: bool,
     pub(crate) failure: FailureSlot,
     pub(crate) source: SourceSlot,
 }
 
+/// The processor, shared by its holder and the core's processor that calls it.
+type HostCell = Arc<Mutex<Option<HostProcessor>>>;
+
 impl Processing {
     pub(crate) fn new(host: Option<HostProcessor>) -> Processing {
-        Processing { host, failure: Arc::new(Mutex::new(None)), source: Arc::new(Mutex::new(None)) }
+        let given = host.is_some();
+        Processing {
+            host: Arc::new(Mutex::new(host)),
+            given,
+            failure: Arc::new(Mutex::new(None)),
+            source: Arc::new(Mutex::new(None)),
+        }
     }
 
     /// A core processor calling the host's, or `None` without one.
-    pub(crate) fn core(&self, py: Python<'_>) -> Option<AguiEventProcessor> {
-        let host = self.host.as_ref()?.clone_ref(py);
-        Some(core_processor(host, Arc::clone(&self.failure), Arc::clone(&self.source)))
+    pub(crate) fn core(&self, _py: Python<'_>) -> Option<AguiEventProcessor> {
+        self.given.then(|| core_processor(Arc::clone(&self.host), Arc::clone(&self.failure), Arc::clone(&self.source)))
+    }
+
+    /// The host's processor (another reference to it), while held.
+    pub(crate) fn host(&self, py: Python<'_>) -> Option<HostProcessor> {
+        self.host.lock().ok()?.as_ref().map(|host| host.clone_ref(py))
     }
 
     /// The failure slot, when a processor can fail.
     pub(crate) fn failure(&self) -> Option<&FailureSlot> {
-        self.host.as_ref().map(|_| &self.failure)
+        self.given.then_some(&self.failure)
     }
 
     /// Run `call` with `source` named as the item observed (what a model processor receives).
     pub(crate) fn with_source<T>(&self, source: &Bound<'_, PyAny>, call: impl FnOnce() -> T) -> T {
-        if self.host.is_none() {
+        if !self.given {
             return call();
         }
         if let Ok(mut slot) = self.source.lock() {
@@ -90,11 +111,37 @@ impl Processing {
         }
         result
     }
+
+    /// Visit the Python objects held (the garbage collector's `tp_traverse`): the processor, and the source while
+    /// a call observes it. A cell another thread holds at that moment is passed over.
+    pub(crate) fn traverse(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Ok(host) = self.host.try_lock() {
+            match host.as_ref() {
+                Some(HostProcessor::Models(callable) | HostProcessor::Json(callable)) => visit.call(callable)?,
+                None => {}
+            }
+        }
+        if let Ok(source) = self.source.try_lock() {
+            visit.call(source.as_ref())?;
+        }
+        Ok(())
+    }
+
+    /// Let the processor go (the garbage collector's `tp_clear`, breaking a cycle through it).
+    pub(crate) fn clear(&self) {
+        let taken = self.host.lock().ok().and_then(|mut host| host.take());
+        drop(taken);
+    }
 }
 
-fn core_processor(host: HostProcessor, failure: FailureSlot, slot: SourceSlot) -> AguiEventProcessor {
+fn core_processor(cell: HostCell, failure: FailureSlot, slot: SourceSlot) -> AguiEventProcessor {
     Box::new(move |source, event| {
         Python::attach(|py| {
+            // Taken out of the cell for the call, which may run any Python (another thread may visit the cell).
+            let Some(host) = cell.lock().ok().and_then(|held| held.as_ref().map(|host| host.clone_ref(py))) else {
+                // Let go by the garbage collector: the holder is being freed.
+                return Ok(Some(event));
+            };
             let outcome = match &host {
                 HostProcessor::Models(callable) => call_models(py, callable, &slot, source, &event),
                 HostProcessor::Json(callable) => call_json(py, callable, source, &event),
