@@ -81,6 +81,29 @@ def observed_and_folded(native: list[Any]) -> Callable[[str], list[str]]:
     return run
 
 
+def called_and_returned(returned: list[tuple[Any, Optional[dict[str, Any]]]], outcomes: tuple[str, ...]) -> list[Any]:
+    """Native items of run `r`: for each returned value (with its part's metadata) and each outcome, a call of tool
+    `f` and its return."""
+    from datetime import UTC, datetime
+
+    from a13n_harness import HarnessEvent
+    from pydantic_ai.messages import FunctionToolCallEvent, FunctionToolResultEvent, ToolCallPart, ToolReturnPart
+
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    native: list[Any] = []
+    for index, (content, metadata) in enumerate(returned):
+        for outcome in outcomes:
+            call_id = f"c{index}-{outcome}"
+            call = FunctionToolCallEvent(part=ToolCallPart(tool_name="f", args={"a": 1}, tool_call_id=call_id))
+            part = ToolReturnPart(
+                tool_name="f", tool_call_id=call_id, content=content, outcome=outcome, metadata=metadata
+            )
+            native.append(HarnessEvent(thread_id="t", run_id="r", sequence=len(native), occurred_at=at, event=call))
+            result = FunctionToolResultEvent(part=part)
+            native.append(HarnessEvent(thread_id="t", run_id="r", sequence=len(native), occurred_at=at, event=result))
+    return native
+
+
 def failure(error: BaseException) -> str:
     return f"raised {type(error).__name__}: {error}"
 
@@ -1338,10 +1361,6 @@ def test_nan_and_infinity_in_tool_results_raise_where_the_reference_raises() -> 
     lowered tool's content is not read."""
     import dataclasses
     import math
-    from datetime import UTC, datetime
-
-    from a13n_harness import HarnessEvent
-    from pydantic_ai.messages import FunctionToolCallEvent, FunctionToolResultEvent, ToolCallPart, ToolReturnPart
 
     @dataclasses.dataclass
     class Reading:
@@ -1358,18 +1377,7 @@ def test_nan_and_infinity_in_tool_results_raise_where_the_reference_raises() -> 
         ([{"shown": math.inf}, "hidden"], lowered),
         ({"fine": 1.5}, None),
     ]
-    at = datetime(2026, 1, 1, tzinfo=UTC)
-    native: list[Any] = []
-    for index, (content, metadata) in enumerate(returned):
-        for outcome in ("success", "retried", "failed"):
-            call_id = f"c{index}-{outcome}"
-            call = FunctionToolCallEvent(part=ToolCallPart(tool_name="f", args={"a": 1}, tool_call_id=call_id))
-            part = ToolReturnPart(
-                tool_name="f", tool_call_id=call_id, content=content, outcome=outcome, metadata=metadata
-            )
-            native.append(HarnessEvent(thread_id="t", run_id="r", sequence=len(native), occurred_at=at, event=call))
-            result = FunctionToolResultEvent(part=part)
-            native.append(HarnessEvent(thread_id="t", run_id="r", sequence=len(native), occurred_at=at, event=result))
+    native = called_and_returned(returned, ("success", "retried", "failed"))
 
     def run(package: str) -> list[str]:
         module = importlib.import_module(package)
@@ -1412,15 +1420,8 @@ def test_a_tool_value_whose_json_form_is_a_string_is_presented_as_its_json_text(
     import uuid
     from datetime import UTC, date, datetime, timedelta
 
-    from a13n_harness import HarnessEvent
     from pydantic import RootModel
-    from pydantic_ai.messages import (
-        FunctionToolCallEvent,
-        FunctionToolResultEvent,
-        ImageUrl,
-        ToolCallPart,
-        ToolReturnPart,
-    )
+    from pydantic_ai.messages import ImageUrl
 
     class Color(enum.Enum):
         RED = "red"
@@ -1449,18 +1450,7 @@ def test_a_tool_value_whose_json_form_is_a_string_is_presented_as_its_json_text(
         ([Color.RED, "hidden"], lowered),
         ("quoted \"text\"", None),
     ]
-    at = datetime(2026, 1, 1, tzinfo=UTC)
-    native: list[Any] = []
-    for index, (content, metadata) in enumerate(returned):
-        for outcome in ("success", "failed"):
-            call_id = f"c{index}-{outcome}"
-            call = FunctionToolCallEvent(part=ToolCallPart(tool_name="f", args={"a": 1}, tool_call_id=call_id))
-            part = ToolReturnPart(
-                tool_name="f", tool_call_id=call_id, content=content, outcome=outcome, metadata=metadata
-            )
-            native.append(HarnessEvent(thread_id="t", run_id="r", sequence=len(native), occurred_at=at, event=call))
-            result = FunctionToolResultEvent(part=part)
-            native.append(HarnessEvent(thread_id="t", run_id="r", sequence=len(native), occurred_at=at, event=result))
+    native = called_and_returned(returned, ("success", "failed"))
 
     printed = assert_same(observed_and_folded(native))
     assert any('"content":"\\"red\\""' in line for line in printed), "an Enum's text keeps its quotes"
