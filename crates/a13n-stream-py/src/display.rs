@@ -106,7 +106,7 @@ impl PyDisplayFold {
     /// Continue from checkpoint JSON with this host's policy.
     fn restored(py: Python<'_>, text: &str, retain_content: bool, host: Option<HostProcessor>) -> PyResult<Self> {
         let processing = Processing::new(host);
-        let fold = DisplayFold::restore_json(text, retain_content, processing.core(py))
+        let fold = DisplayFold::restore_json(text, retain_content, processing.core())
             .map_err(|error| fold_error(py, error, None, None))?;
         Ok(PyDisplayFold::wrap(fold, processing, retain_content))
     }
@@ -241,7 +241,7 @@ impl PyDisplayFold {
             first,
             items: committed,
             content: ContentPolicy::new(full_content, retain_content),
-            processor: processing.core(py),
+            processor: processing.core(),
             ..Default::default()
         };
         Ok(PyDisplayFold::wrap(DisplayFold::with_options(run_id, options), processing, retain_content))

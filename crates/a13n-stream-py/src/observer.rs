@@ -63,10 +63,10 @@ impl<M: Mode> Held<M>
 where
     Observer<M>: ObserveLine,
 {
-    fn new(py: Python<'_>, processor: Option<HostProcessor>, retain_events: bool) -> Self {
+    fn new(processor: Option<HostProcessor>, retain_events: bool) -> Self {
         let processing = Processing::new(processor);
         let mut observer = Observer::<M>::new().retain_events(retain_events);
-        if let Some(processor) = processing.core(py) {
+        if let Some(processor) = processing.core() {
             observer = observer.with_processor(processor);
         }
         Held { observer: Mutex::new(observer), processing, resuming: Mutex::new(None) }
@@ -77,7 +77,7 @@ where
         let text = json_text(continuation, "continuation")?;
         let continuation = ObserverContinuation::from_json(&text).map_err(|error| core_input_error(py, &error))?;
         let processing = Processing::new(processor);
-        let observer = Observer::<M>::restore(continuation, processing.core(py));
+        let observer = Observer::<M>::restore(continuation, processing.core());
         Ok(Held { observer: Mutex::new(observer), processing, resuming: Mutex::new(None) })
     }
 
@@ -252,7 +252,7 @@ macro_rules! observer_class {
         impl $rust {
             /// A subclass's instance before its `__init__` made it: a fresh observer without a processor.
             fn placeholder() -> Self {
-                Python::attach(|py| $rust(Held::new(py, None, true)))
+                $rust(Held::new(None, true))
             }
         }
 
@@ -300,12 +300,11 @@ macro_rules! observer_class {
             #[staticmethod]
             #[pyo3(signature = (*, processor=None, retain_events=Truthy(true), json_processor=None))]
             fn _make(
-                py: Python<'_>,
                 processor: Option<Py<PyAny>>,
                 retain_events: Truthy,
                 json_processor: Option<Py<PyAny>>,
             ) -> PyResult<Self> {
-                Ok($rust(Held::new(py, HostProcessor::chosen(processor, json_processor)?, retain_events.0)))
+                Ok($rust(Held::new(HostProcessor::chosen(processor, json_processor)?, retain_events.0)))
             }
 
             /// Continue from an exported continuation (an `ObserverContinuation` of this package or the

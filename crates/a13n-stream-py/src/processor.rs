@@ -83,7 +83,7 @@ impl Processing {
     }
 
     /// A core processor calling the host's, or `None` without one.
-    pub(crate) fn core(&self, _py: Python<'_>) -> Option<AguiEventProcessor> {
+    pub(crate) fn core(&self) -> Option<AguiEventProcessor> {
         self.given.then(|| core_processor(Arc::clone(&self.host), Arc::clone(&self.failure), Arc::clone(&self.source)))
     }
 

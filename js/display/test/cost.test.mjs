@@ -3,22 +3,16 @@
 // timed: the work is observed through the built-ins it goes through (a character read, a deep copy, a line-break
 // search), each counted while the later deltas are applied. Timings are in `bench/cost.mjs`.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 
 import { DisplayNormalizer, MAX_FIELD_CHARS } from "../dist/index.js";
 import { frames } from "../dist/follow.js";
+import { binary, root, rust } from "./cli.mjs";
 
-const root = fileURLToPath(new URL("../../..", import.meta.url));
-const binary =
-  process.env.A13N_STREAM_BIN ??
-  [join(root, "target", "release", "a13n-stream"), join(root, "target", "debug", "a13n-stream")].find(existsSync);
 const scratch = mkdtempSync(join(tmpdir(), "a13n-display-cost-"));
-const rust = (args) => execFileSync(binary, args, { maxBuffer: 1 << 30, encoding: "utf8" });
 
 /** Fold `lines` (a file's lines) with the CLI: its checkpoint after `cut` lines, its entries, its final export. */
 function folded(name, lines, flags, cut) {

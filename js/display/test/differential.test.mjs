@@ -4,25 +4,16 @@
 // the size limits (observation bytes, field characters), in non-ASCII and astral text, floats in Python's repr,
 // fragmented CUSTOM events with lost frames, streamed tool arguments, memory evidence and subagent scopes.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 
 import { DisplayNormalizer } from "../dist/index.js";
 import { craftedStream } from "./crafted.mjs";
+import { binary, root, rust } from "./cli.mjs";
 
-const root = fileURLToPath(new URL("../../..", import.meta.url));
-const binary =
-  process.env.A13N_STREAM_BIN ??
-  [join(root, "target", "release", "a13n-stream"), join(root, "target", "debug", "a13n-stream")].find(existsSync);
 const scratch = mkdtempSync(join(tmpdir(), "a13n-display-"));
-
-function rust(args) {
-  return execFileSync(binary, args, { maxBuffer: 1 << 30, encoding: "utf8" });
-}
 
 function withoutObserver(snapshot) {
   const { observer, ...continuation } = snapshot.continuation;

@@ -8,14 +8,10 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 
 import { follow } from "../dist/index.js";
+import { binary, root } from "./cli.mjs";
 
-const root = fileURLToPath(new URL("../../..", import.meta.url));
-const binary =
-  process.env.A13N_STREAM_BIN ??
-  [join(root, "target", "release", "a13n-stream"), join(root, "target", "debug", "a13n-stream")].find(existsSync);
 const corpus = process.env.A13N_CONFORMANCE
   ? join(process.env.A13N_CONFORMANCE, "cases")
   : join(root, "..", "shared", "conformance", "cases");

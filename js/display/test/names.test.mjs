@@ -3,21 +3,15 @@
 // folds them (itself exact against the reference): regressions from a new user's trial, where a subagent scope
 // `constructor` made the export throw, `__proto__` lost its response group and a `constructor` event broke the fold.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 
 import { DisplayNormalizer } from "../dist/index.js";
+import { binary, rust } from "./cli.mjs";
 
-const root = fileURLToPath(new URL("../../..", import.meta.url));
-const binary =
-  process.env.A13N_STREAM_BIN ??
-  [join(root, "target", "release", "a13n-stream"), join(root, "target", "debug", "a13n-stream")].find(existsSync);
 const scratch = mkdtempSync(join(tmpdir(), "a13n-display-names-"));
-const rust = (args) => execFileSync(binary, args, { maxBuffer: 1 << 30, encoding: "utf8" });
 
 function events() {
   const out = [];
