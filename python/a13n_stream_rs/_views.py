@@ -48,6 +48,9 @@ class Items(MutableMapping[str, Item]):
     def __iter__(self) -> Iterator[str]:
         return iter(self._fold._item_ids())
 
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(self._fold._item_ids())
+
     def clear(self) -> None:
         for key in self._fold._item_ids():
             self._fold._retire(key)
@@ -88,7 +91,7 @@ class Items(MutableMapping[str, Item]):
         return dict(other) | dict(self)
 
     def __repr__(self) -> str:
-        return f"<items of {self._fold!r}>"
+        return repr(dict(self))
 
 
 class Changed(MutableSet[str]):

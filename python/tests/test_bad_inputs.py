@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 import json
 from typing import Any, AsyncIterator, Callable, Optional
 
@@ -581,3 +582,38 @@ def test_a_processor_calling_back_into_its_observer_is_told_why() -> None:
     })
     with pytest.raises(RuntimeError, match="its own processor called back into it"):
         observer.observe(line)
+
+
+def test_text_holding_a_lone_surrogate_raises_an_input_error_naming_the_field_and_changes_nothing() -> None:
+    """Half of a UTF-16 pair (what `json.loads` makes of a `\\ud83d` escape split from its other half) has no UTF-8
+    form: an `InputError` naming the field and the code point, not the codec's `UnicodeEncodeError`."""
+    harness = pytest.importorskip("a13n_harness", reason="native items need a13n-harness==0.21.0")
+    from pydantic_ai.messages import PartDeltaEvent, TextPartDelta
+
+    half = json.loads('"\\ud83d"')
+    native = harness.HarnessEvent(
+        thread_id="t",
+        run_id="r",
+        sequence=2,
+        occurred_at=datetime.datetime(2026, 11, 29, 12, 0, 2, tzinfo=datetime.timezone.utc),
+        event=PartDeltaEvent(index=0, delta=TextPartDelta(content_delta="rocket " + half)),
+    )
+    field = r"event\.delta\.content_delta: a lone surrogate \(U\+D83D, half of a UTF-16 pair\) is not Unicode text"
+    observer = HarnessAguiStreamObserver()
+    fold = DisplayFold("r")
+    for line in (RUN_STARTED, TEXT_START):
+        observer.observe(line)
+        fold.fold(fold.events(line), line)
+    before = (observer.export_json(), fold.export_json())
+    with pytest.raises(InputError, match=field):
+        observer.observe(native)
+    with pytest.raises(InputError, match=field):
+        fold.events(native)
+    with pytest.raises(InputError, match=r"^a lone surrogate \(U\+D83D"):
+        fold.fold_line(TEXT_DELTA.replace('"lo"', '"lo' + half + '"'))
+    with pytest.raises(InputError, match=r"event\.delta\.content_delta: a lone surrogate"):
+        observer.observe(json.loads(TEXT_DELTA.replace('"lo"', '"\\ud83d"')))
+    with pytest.raises(InputError, match=r"run_id: a lone surrogate"):
+        DisplayFold("r" + half)
+    assert (observer.export_json(), fold.export_json()) == before
+    observer.observe(TEXT_DELTA)

@@ -1049,6 +1049,29 @@ def test_misuse_raises_the_same_error(call: str) -> None:
     assert printed[0].startswith("raised ")
 
 
+@pytest.mark.parametrize("retain_events", [True, False], ids=["retained", "not-retained"])
+@pytest.mark.parametrize(
+    "bounds",
+    [{"start": "1"}, {"stop": "3"}, {"start": 1.5}, {"start": 1.0}, {"stop": [1]}, {"start": True, "stop": 1}],
+    ids=["str-start", "str-stop", "float", "integral-float", "list", "bool"],
+)
+def test_snapshot_bounds_of_other_types_raise_what_the_references_raise(
+    bounds: dict[str, Any], retain_events: bool
+) -> None:
+    """The reference compares and slices with the bounds: an `int` (a `bool` too) works, anything else raises
+    `TypeError`, after retention is checked. (Python's own messages differ by type: the class is compared.)"""
+
+    def run(package: str) -> list[str]:
+        observer = importlib.import_module(package).HarnessAguiStreamObserver(retain_events=retain_events)
+        observer.observe(synthetic_errors()[0])
+        try:
+            return [f"returned {len(observer.snapshot(**bounds))} events"]
+        except Exception as error:  # noqa: BLE001 - the error's class is what is compared
+            return [type(error).__name__]
+
+    assert_same(run)
+
+
 # ---------------------------------------------------------------- characters the reference escapes
 
 
@@ -1737,3 +1760,132 @@ def test_memory_sources_and_public_tool_value_read_as_the_reference() -> None:
 
     assert_same(run)
 
+
+
+def large_content_items() -> list[Any]:
+    """Native items whose content passes the display's bounds: a long text, long arguments and result, and an
+    observation over the observation bound."""
+    from datetime import UTC, datetime
+
+    from a13n_harness import HarnessEvent, HarnessExtensionEvent
+    from pydantic_ai.messages import (
+        FunctionToolCallEvent,
+        FunctionToolResultEvent,
+        PartEndEvent,
+        PartStartEvent,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+    )
+
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    call = ToolCallPart(tool_name="f", args={"q": "b" * 300_000}, tool_call_id="c1")
+    events = [
+        HarnessExtensionEvent(kind="lifecycle", payload={"type": "run_started"}),
+        PartStartEvent(index=0, part=TextPart(content="a" * 300_000)),
+        PartEndEvent(index=0, part=TextPart(content="a" * 300_000)),
+        FunctionToolCallEvent(part=call),
+        FunctionToolResultEvent(part=ToolReturnPart(tool_name="f", tool_call_id="c1", content="c" * 300_000)),
+        HarnessExtensionEvent(kind="diagnostic", payload={"blob": "d" * 40_000}),
+    ]
+    return [HarnessEvent(thread_id="t", run_id="r", sequence=n, occurred_at=at, event=e) for n, e in enumerate(events)]
+
+
+def policy_assigned(package: str, items: list[Any], restored: bool, assigned: dict[str, bool]) -> list[str]:
+    """A fold made (or restored) with the default policy, its flags then assigned as attributes, then fed the rest:
+    the events and observed entries it hands out, and its checkpoint."""
+    display = importlib.import_module(f"{package}.display")
+    fold = display.DisplayFold("r")
+    printed = [json.dumps(fold.fold(fold.events(items[0]), items[0]), default=str)]
+    if restored:
+        fold = display.DisplayFold.restore(fold.export())
+    for name, value in assigned.items():
+        setattr(fold, name, value)
+    printed.append(f"{fold.full_content} {fold.retain_content}")
+    for item in items[1:]:
+        events = fold.events(item)
+        printed.append(json.dumps(events, default=str))
+        printed.append(json.dumps(fold.fold(events, item), default=str))
+    printed.append(fold.export().model_dump_json())
+    return printed
+
+
+@pytest.mark.parametrize("restored", [False, True], ids=["made", "restored"])
+@pytest.mark.parametrize(
+    "assigned",
+    [{"retain_content": True}, {"full_content": True}, {"full_content": True, "retain_content": True}],
+    ids=["retain", "full", "both"],
+)
+def test_assigning_the_content_flags_changes_what_the_fold_keeps_as_the_references_does(
+    restored: bool, assigned: dict[str, bool]
+) -> None:
+    """The reference's `restore` takes no `retain_content`: a host restores, then assigns it. The fold's items
+    follow the assigned flags, while the events the fold's observer hands on stay bounded as when it was made."""
+    items = large_content_items()
+    printed = assert_same(lambda package: policy_assigned(package, items, restored, assigned))
+    unassigned = policy_assigned(OURS, items, restored, {})
+    assert printed[-1] != unassigned[-1] and len(printed[-1]) > len(unassigned[-1])
+
+
+def test_the_items_view_reverses_and_prints_as_the_references_dict(native_runs: dict[str, list[Any]]) -> None:
+    """A host logs `fold.items` or walks it newest first as it does the reference's dict. (Its items' times print
+    their `tzinfo`, Pydantic's `TzInfo(0)` here, `timezone.utc` in a live reference fold: a documented difference.)"""
+
+    def run(package: str) -> list[str]:
+        fold = importlib.import_module(f"{package}.display").DisplayFold("r")
+        for item in native_runs["real-run-0"][:40]:
+            fold.fold(fold.events(item), item)
+        printed = repr(fold.items).replace("tzinfo=TzInfo(0)", "tzinfo=datetime.timezone.utc")
+        return [json.dumps(list(reversed(fold.items))), printed]
+
+    printed = assert_same(run)
+    assert printed[1].startswith("{'itm_")
+
+
+CONSTRUCTOR_MISUSE: dict[str, Callable[[Any, Any], Any]] = {
+    "stream observer, positional": lambda m, d: m.HarnessAguiStreamObserver(None),
+    "observer, two positional": lambda m, d: m.HarnessAguiObserver(1, 2),
+    "fold, no run": lambda m, d: d.DisplayFold(),
+    "fold, three positional": lambda m, d: d.DisplayFold("r", [], 1),
+    "fold, unknown keyword": lambda m, d: d.DisplayFold("r", x=1),
+    "assembler, positional": lambda m, d: m.CustomEventAssembler(1, 2, 3),
+}
+
+
+@pytest.mark.parametrize("call", list(CONSTRUCTOR_MISUSE))
+def test_constructor_misuse_is_said_of_init_as_the_reference_says_it(call: str) -> None:
+    """Python's own `TypeError` of `__init__`, with `self` counted, not of a private method the package uses. (The
+    reference's stream observer inherits its `__init__`, so its message names the base class: the class name is
+    left out of the comparison.)"""
+
+    def run(package: str) -> list[str]:
+        module, display = importlib.import_module(package), importlib.import_module(f"{package}.display")
+        try:
+            CONSTRUCTOR_MISUSE[call](module, display)
+        except TypeError as error:
+            return [str(error).split(".", 1)[1]]
+        return ["made"]
+
+    assert assert_same(run)[0].startswith("__init__() ")
+
+
+def test_a_native_item_whose_time_is_no_datetime_raises_the_references_error() -> None:
+    """A host that rebuilds a `HarnessEvent` with `occurred_at` as text (the dataclass does not check it)."""
+    from a13n_harness import HarnessEvent, HarnessExtensionEvent
+
+    item = HarnessEvent(
+        thread_id="t",
+        run_id="r",
+        sequence=0,
+        occurred_at="2026-01-01T00:00:00+00:00",  # type: ignore[arg-type]
+        event=HarnessExtensionEvent(kind="lifecycle", payload={"type": "run_started"}),
+    )
+
+    def run(package: str) -> list[str]:
+        try:
+            importlib.import_module(package).HarnessAguiStreamObserver().observe(item)
+        except Exception as error:  # noqa: BLE001 - the error is what is compared
+            return [failure(error)]
+        return ["observed"]
+
+    assert assert_same(run) == ["raised AttributeError: 'str' object has no attribute 'timestamp'"]

@@ -236,7 +236,7 @@ impl SourceItem {
             Some(other) => {
                 return Err(InputError::wrong_type(
                     "sequence",
-                    format!("expected a non-negative integer, found {other}"),
+                    format!("expected an integer from 0 to 2**64 - 1, found {other}"),
                 ))
             }
             None => return Err(InputError::missing("sequence")),
@@ -404,7 +404,11 @@ impl<'a> Check<'a> {
     fn int(&self, key: &str) -> Result<i64, InputError> {
         match self.require(key)? {
             Value::Number(number) if number.is_i64() => Ok(number.as_i64().unwrap_or(0)),
-            other => Err(self.err(InputKind::WrongType, key, format!("expected an integer, found {other}"))),
+            other => Err(self.err(
+                InputKind::WrongType,
+                key,
+                format!("expected an integer from -2**63 to 2**63 - 1, found {other}"),
+            )),
         }
     }
 
@@ -597,7 +601,7 @@ fn decode_result(raw: Object) -> Result<RunResult, InputError> {
                 return Err(usage.err(
                     InputKind::WrongType,
                     key,
-                    format!("expected a non-negative integer, found {other}"),
+                    format!("expected an integer from 0 to 2**64 - 1, found {other}"),
                 ))
             }
         }

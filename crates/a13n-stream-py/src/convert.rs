@@ -168,6 +168,31 @@ impl Refused {
     }
 }
 
+/// A Python `str` as Rust text. A `str` holding a lone surrogate (half of a UTF-16 pair, as `json.loads` makes of
+/// a `\ud83d` escape split from its other half) has no UTF-8 form, so no journal line or event can hold it: it is
+/// refused, naming the code point. (The reference carries it into its events and fails when it exports a
+/// checkpoint holding it.)
+pub(crate) fn unicode<'a>(text: &'a Bound<'_, PyString>) -> Result<std::borrow::Cow<'a, str>, Refused> {
+    text.to_cow().map_err(|_| Refused::new(lone_surrogate(text)))
+}
+
+/// What [`unicode`] says of a `str` it refuses: its first surrogate, found in the `surrogatepass` encoding (where a
+/// surrogate is the three bytes `ED A0..BF xx`).
+fn lone_surrogate(text: &Bound<'_, PyString>) -> String {
+    let encoded = text.call_method1("encode", ("utf-8", "surrogatepass"));
+    let bytes = encoded.as_ref().ok().and_then(|bytes| bytes.cast::<PyBytes>().ok()).map(|bytes| bytes.as_bytes());
+    let code = bytes.and_then(|bytes| {
+        bytes
+            .windows(3)
+            .find(|w| w[0] == 0xED && w[1] >= 0xA0)
+            .map(|w| (u32::from(w[0] & 0x0F) << 12) | (u32::from(w[1] & 0x3F) << 6) | u32::from(w[2] & 0x3F))
+    });
+    match code {
+        Some(code) => format!("a lone surrogate (U+{code:04X}, half of a UTF-16 pair) is not Unicode text"),
+        None => "the text is not Unicode (it holds a lone surrogate)".to_owned(),
+    }
+}
+
 /// A Python object as a JSON value; `path` names the field in errors (`InputError`).
 pub(crate) fn from_python(object: &Bound<'_, PyAny>, path: &str) -> PyResult<Value> {
     json_of(object, 0).map_err(|refused| refused.into_error(path))
@@ -178,7 +203,7 @@ fn json_of(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Refused> {
         return Err(Refused::new(format!("nested deeper than {MAX_DEPTH} levels")));
     }
     if let Ok(text) = object.cast::<PyString>() {
-        return Ok(Value::String(text.to_cow()?.into_owned()));
+        return Ok(Value::String(unicode(text)?.into_owned()));
     }
     if let Ok(dict) = object.cast::<PyDict>() {
         let mut map = Map::with_capacity(dict.len());
@@ -186,7 +211,7 @@ fn json_of(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Refused> {
             let Ok(key) = key.cast::<PyString>() else {
                 return Err(Refused::new(format!("object keys must be str, found {}", type_name(&key))));
             };
-            let key = key.to_cow()?.into_owned();
+            let key = unicode(key)?.into_owned();
             match json_of(&value, depth + 1) {
                 Ok(value) => map.insert(key, value),
                 Err(refused) => return Err(refused.within(|| key)),
@@ -238,7 +263,7 @@ pub(crate) fn type_name(object: &Bound<'_, PyAny>) -> String {
 /// JSON text given as `str` or `bytes` (UTF-8); `None` for any other object.
 pub(crate) fn text_of(object: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<String>> {
     if let Ok(text) = object.cast::<PyString>() {
-        return Ok(Some(text.to_cow()?.into_owned()));
+        return unicode(text).map(|text| Some(text.into_owned())).map_err(|refused| refused.into_error(what));
     }
     if let Ok(bytes) = object.cast::<PyBytes>() {
         return match std::str::from_utf8(bytes.as_bytes()) {
@@ -295,6 +320,27 @@ pub(crate) fn integer_argument(value: &Bound<'_, PyAny>, name: &str) -> PyResult
         };
     }
     Err(PyValueError::new_err(format!("{name} must be an integer, not {}", value.repr()?)))
+}
+
+/// A position argument (`snapshot`'s `start` and `stop`): an `int` (a `bool` too) or any object with `__index__`,
+/// as Python's slicing takes it, saturated to the range of `i128`; `TypeError` for anything else, as the
+/// reference's comparison and slicing raise it.
+pub(crate) fn index_argument(value: &Bound<'_, PyAny>, name: &str) -> PyResult<i128> {
+    let index = if value.is_instance_of::<PyInt>() {
+        value.clone()
+    } else {
+        value.call_method0("__index__").map_err(|_| {
+            PyTypeError::new_err(format!(
+                "{name} must be an integer or have an __index__ method, not {}",
+                type_name(value)
+            ))
+        })?
+    };
+    match index.extract::<i128>() {
+        Ok(integer) => Ok(integer),
+        Err(_) if index.lt(0)? => Ok(i128::MIN),
+        Err(_) => Ok(i128::MAX),
+    }
 }
 
 /// A count argument (an attempt, an ordinal): an integer from 0 to 2**64 - 1, `ValueError` naming `name` otherwise.

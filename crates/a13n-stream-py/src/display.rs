@@ -1,6 +1,7 @@
 //! `DisplayFold`: source items and AG-UI events folded into display items, with the reference's API (Pydantic
 //! models in and out) beside the JSON fast paths (`fold_line`, `fold_lines`, `export_json`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -30,7 +31,8 @@ const BUSY_FOLD: &str =
 pub(crate) struct PyDisplayFold {
     fold: Mutex<DisplayFold>,
     processing: Processing,
-    retain_content: bool,
+    /// The reference's `retain_content` attribute, which a host may assign (see `set_retain_content`).
+    retain_content: AtomicBool,
     /// The source item `events` read last, kept so that `fold(events, source)` of the same object reads it once.
     last_source: Mutex<Option<(Py<PyAny>, SourceItem)>>,
     /// The event dicts `events` handed out last, so that `fold` of the same dicts, unchanged, reads none back.
@@ -61,7 +63,7 @@ impl PyDisplayFold {
         PyDisplayFold {
             fold: Mutex::new(fold.with_clock(wall_clock())),
             processing,
-            retain_content,
+            retain_content: AtomicBool::new(retain_content),
             last_source: Mutex::new(None),
             last_events: Mutex::new(Vec::new()),
             ready: true,
@@ -208,7 +210,7 @@ impl PyDisplayFold {
         // Arguments of the wrong type or range raise `ValueError` naming them (the reference's Pydantic models
         // refuse them with a `ValidationError`, a `ValueError`, when the fold is exported).
         let run_id = match run_id.cast::<PyString>() {
-            Ok(run_id) => run_id.to_cow()?.into_owned(),
+            Ok(run_id) => crate::convert::unicode(run_id).map_err(|refused| refused.into_error("run_id"))?.into_owned(),
             Err(_) => return Err(PyValueError::new_err(format!("run_id must be a str, not {}", run_id.repr()?))),
         };
         let attempt = attempt.map_or(Ok(0), |attempt| count_argument(attempt, "attempt"))?;
@@ -510,10 +512,31 @@ impl PyDisplayFold {
         Ok(self.held()?.full_content())
     }
 
+    /// Assigned, as the reference's attribute is: the fold keeps content by the new policy from the next event
+    /// on, and a checkpoint records it; the events its observer hands on stay as they were made.
+    #[setter]
+    fn set_full_content(&self, full_content: Truthy) -> PyResult<()> {
+        let mut fold = self.held()?;
+        fold.set_content_policy(ContentPolicy::new(full_content.0, self.retain_content.load(Ordering::Relaxed)));
+        Ok(())
+    }
+
     /// Whether whole values are kept with the bounded fold's items.
     #[getter]
     fn retain_content(&self) -> bool {
-        self.retain_content
+        self.retain_content.load(Ordering::Relaxed)
+    }
+
+    /// Assigned, as the reference's attribute is (its `restore` takes no `retain_content`, so a host restores and
+    /// then sets it): the fold's items keep whole values from the next event on; the events its observer hands on
+    /// stay as they were made.
+    #[setter]
+    fn set_retain_content(&self, retain_content: Truthy) -> PyResult<()> {
+        let mut fold = self.held()?;
+        let full_content = fold.full_content();
+        fold.set_content_policy(ContentPolicy::new(full_content, retain_content.0));
+        self.retain_content.store(retain_content.0, Ordering::Relaxed);
+        Ok(())
     }
 
     /// The ordinal the next new item takes (the reference's `next`): what paging preserves when it retires items.

@@ -17,7 +17,7 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyT
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Number, Value};
 
-use crate::convert::from_python;
+use crate::convert::{from_python, unicode};
 use crate::errors::core_input_error;
 
 /// Nesting deeper than this goes through Pydantic's dump (which has its own limits).
@@ -136,7 +136,8 @@ fn walk(object: &Bound<'_, PyAny>, depth: usize) -> PyResult<Option<Value>> {
         return Ok(None);
     }
     if let Ok(text) = object.cast::<PyString>() {
-        return Ok(Some(Value::String(text.to_cow()?.into_owned())));
+        // Text that is not Unicode goes through the dump, whose reading names its field.
+        return Ok(text.to_cow().ok().map(|text| Value::String(text.into_owned())));
     }
     if object.is_none() {
         return Ok(Some(Value::Null));
@@ -160,9 +161,9 @@ fn walk(object: &Bound<'_, PyAny>, depth: usize) -> PyResult<Option<Value>> {
     if let Ok(dict) = object.cast::<PyDict>() {
         let mut map = Map::with_capacity(dict.len());
         for (key, value) in dict.iter() {
-            let Ok(key) = key.cast::<PyString>() else { return Ok(None) };
+            let Some(key) = key.cast::<PyString>().ok().and_then(|key| key.to_cow().ok()) else { return Ok(None) };
             let Some(value) = walk(&value, depth + 1)? else { return Ok(None) };
-            map.insert(key.to_cow()?.into_owned(), value);
+            map.insert(key.into_owned(), value);
         }
         return Ok(Some(Value::Object(map)));
     }
@@ -208,9 +209,11 @@ fn walk_fields(object: &Bound<'_, PyAny>, plan: &Plan, depth: usize) -> PyResult
         let extra = object.getattr("__pydantic_extra__")?;
         if let Ok(extra) = extra.cast::<PyDict>() {
             for (key, value) in extra.iter() {
-                let Ok(key) = key.cast::<PyString>() else { return Ok(None) };
+                let Some(key) = key.cast::<PyString>().ok().and_then(|key| key.to_cow().ok()) else {
+                    return Ok(None);
+                };
                 let Some(value) = walk(&value, depth + 1)? else { return Ok(None) };
-                map.insert(key.to_cow()?.into_owned(), value);
+                map.insert(key.into_owned(), value);
             }
         }
     }
@@ -418,6 +421,12 @@ fn native_item_of(object: &Bound<'_, PyAny>, kind: u8, event: Option<&Bound<'_, 
         item.insert(key.to_owned(), from_python(&object.getattr(name)?, key)?);
     }
     let occurred_at = object.getattr(intern!(py, "occurred_at"))?;
+    if !occurred_at.is_instance(helpers(py)?.datetime.bind(py))? {
+        // The reference reads `occurred_at.timestamp()`: Python's own error for what has none.
+        occurred_at.getattr(intern!(py, "timestamp"))?;
+        let found = crate::convert::type_name(&occurred_at);
+        return Err(PyTypeError::new_err(format!("occurred_at must be a datetime, not {found}")));
+    }
     item.insert("occurred_at".to_owned(), Value::String(datetime_text(&occurred_at, false)?));
     if kind == 1 {
         let event = match event {
@@ -455,7 +464,9 @@ pub(crate) fn source_item(object: &Bound<'_, PyAny>) -> PyResult<SourceItem> {
     // The reference takes native items alone and raises `TypeError` for anything else: a line that is no source
     // item raises an error that is both that and this package's `InputError`.
     let line = if let Ok(text) = object.cast::<PyString>() {
-        SourceItem::from_json(&text.to_cow()?).map_err(|error| core_input_error(py, &error))
+        unicode(text)
+            .map_err(|refused| refused.into_error(""))
+            .and_then(|text| SourceItem::from_json(&text).map_err(|error| core_input_error(py, &error)))
     } else if let Ok(bytes) = object.cast::<PyBytes>() {
         line_str(bytes.as_bytes()).and_then(|text| SourceItem::from_json(text).map_err(|e| core_input_error(py, &e)))
     } else if object.is_instance_of::<PyDict>() {
@@ -476,7 +487,7 @@ fn line_str(bytes: &[u8]) -> PyResult<&str> {
 /// One line of input as text: a `str` or `bytes` line as it is; a `dict` or a native item written as its line.
 pub(crate) fn line_text<'a>(object: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, str>> {
     if let Ok(text) = object.cast::<PyString>() {
-        return text.to_cow();
+        return unicode(text).map_err(|refused| refused.into_error(""));
     }
     if let Ok(bytes) = object.cast::<PyBytes>() {
         return line_str(bytes.as_bytes()).map(|text| std::borrow::Cow::Owned(text.to_owned()));

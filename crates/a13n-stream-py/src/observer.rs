@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple, PyType};
 use pyo3::{PyTraverseError, PyVisit};
 
-use crate::convert::{integer_argument, json_text, Truthy};
+use crate::convert::{index_argument, json_text, Truthy};
 use crate::errors::{at_line, core_input_error, observation_error, observe_error};
 use crate::models::models;
 use crate::native::{line_text, source_item};
@@ -210,22 +210,37 @@ where
         start: Option<&Bound<'py, PyAny>>,
         stop: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let start = start.map_or(Ok(0), |start| integer_argument(start, "start"))?;
-        let stop = stop.map(|stop| integer_argument(stop, "stop")).transpose()?;
-        let observer = self.lock()?;
-        let count = observer.event_count() as i128;
-        let end = stop.unwrap_or(count);
-        // The reference's range check and message, negative bounds included (retention is checked first).
-        if start < 0 || end < start || end > count {
+        // The reference's steps: retention checked, the bounds compared (Python's comparison, whatever their
+        // type: a float out of range is a range error), then the events sliced (an `int` or `__index__` only).
+        let count = {
+            let observer = self.lock()?;
             observer.snapshot(0, Some(0)).map_err(|error| self.error(py, error, None))?;
-            return Err(PyValueError::new_err("snapshot range is outside the accumulated events"));
+            observer.event_count()
+        };
+        let zero = 0i64.into_pyobject(py)?.into_any();
+        let start = start.cloned().unwrap_or_else(|| zero.clone());
+        let end = match stop {
+            Some(stop) => stop.clone(),
+            None => count.into_pyobject(py)?.into_any(),
+        };
+        if start.lt(&zero)? || end.lt(&start)? || end.gt(count)? {
+            return Err(PyValueError::new_err(OUTSIDE));
         }
+        let (start, end) = (index_argument(&start, "start")?, index_argument(&end, "stop")?);
+        // An `__index__` that disagrees with its object's comparisons.
+        if start < 0 || end < start || end > count as i128 {
+            return Err(PyValueError::new_err(OUTSIDE));
+        }
+        let observer = self.lock()?;
         let events =
             observer.snapshot(start as usize, Some(end as usize)).map_err(|error| self.error(py, error, None))?;
         drop(observer);
         events_tuple(py, &events)
     }
 }
+
+/// The reference's message for a snapshot range it refuses.
+const OUTSIDE: &str = "snapshot range is outside the accumulated events";
 
 fn lossless(line: &[u8]) -> String {
     String::from_utf8_lossy(line).into_owned()

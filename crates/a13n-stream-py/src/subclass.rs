@@ -52,7 +52,34 @@ fn made<T: Made>(
     kwargs: Option<&Bound<'_, PyDict>>,
     placeholder: fn() -> T,
 ) -> PyResult<T> {
-    let made = base.getattr(pyo3::intern!(base.py(), "_make"))?.call(args, kwargs)?.cast_into::<T>()?;
+    let py = base.py();
+    let made = base.getattr(pyo3::intern!(py, "_make"))?.call(args, kwargs).map_err(|error| as_init(py, error))?;
+    let made = made.cast_into::<T>()?;
     let mut made = made.borrow_mut();
     Ok(std::mem::replace(&mut *made, placeholder()))
+}
+
+/// A `TypeError` of the arguments given to `_make` said of `__init__`, the method a host called, with `self` counted
+/// as Python counts it there (`takes 1 positional argument but 2 were given`).
+fn as_init(py: Python<'_>, error: PyErr) -> PyErr {
+    let message = error.value(py).to_string();
+    let Some((class, rest)) = message.split_once("._make() ") else { return error };
+    if !error.is_instance_of::<pyo3::exceptions::PyTypeError>(py) {
+        return error;
+    }
+    let mut words: Vec<String> = rest.split(' ').map(str::to_owned).collect();
+    if rest.starts_with("takes ") {
+        let mut last = 0;
+        for word in &mut words {
+            if let Ok(count) = word.parse::<u64>() {
+                last = count + 1;
+                *word = last.to_string();
+            } else if word == "argument" || word == "arguments" {
+                *word = if last == 1 { "argument" } else { "arguments" }.to_owned();
+            } else if word == "was" || word == "were" {
+                *word = if last == 1 { "was" } else { "were" }.to_owned();
+            }
+        }
+    }
+    pyo3::exceptions::PyTypeError::new_err(format!("{class}.__init__() {}", words.join(" ")))
 }

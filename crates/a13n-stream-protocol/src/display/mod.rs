@@ -226,6 +226,16 @@ impl DisplayFold {
         self.content.full_content()
     }
 
+    /// How the fold keeps content from the next event on: what assigning the reference's `full_content` or
+    /// `retain_content` after construction changes. The fold's items and observations follow the new policy, and
+    /// a checkpoint records its `full_content`; the events its observer hands on stay bounded or whole as they were
+    /// made (the reference's observer keeps the flags it was built with), and items folded before keep their
+    /// content.
+    pub fn set_content_policy(&mut self, content: ContentPolicy) {
+        self.content = content;
+        self.fast.forget();
+    }
+
     /// The current response group of each scope (the continuation's `response_groups`), in order of first use.
     pub fn response_groups(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
         self.response_groups.iter().map(|(scope, group)| (scope.as_str(), group.as_str()))
