@@ -61,8 +61,40 @@ test("a gap or a malformed entry later in a batch applies none of it, and the di
   assert.equal(JSON.stringify(display.export()), before);
   // An entry without its event used to leave the display refusing everything until restored.
   const eventless = { sequence: entries[1].sequence };
-  assert.throws(() => display.apply([entries[0], eventless]), (error) => error.kind === "entry" && error.path === "event");
+  assert.throws(() => display.apply([entries[0], eventless]), (error) => error.kind === "entry" && error.path === "[1].event");
   assert.equal(JSON.stringify(display.export()), before);
+  display.apply(entries.slice(0, 4));
+  assert.equal(display.position.sequence, entries[3].sequence);
+});
+
+test("an entry whose item is no item reference is refused before anything is applied, naming its place", () => {
+  // Found by a trial: an entry without its item, or with a string for it, was folded first, then reported as
+  // `diverged` ("the entry is from another run"), and the display was left refusing everything.
+  const display = DisplayNormalizer.restore(checkpoint);
+  const before = JSON.stringify(display.export());
+  const withItem = (item) => ({ sequence: entries[0].sequence, event: entries[0].event, item });
+  const { item: _, ...itemless } = entries[0];
+  for (const [bad, found] of [
+    [itemless, "found nothing"],
+    [withItem("garbage"), 'found "garbage"'],
+    [withItem({ id: "itm_1", kind: "text_message" }), 'found {"id":"itm_1","kind":"text_message"}'],
+    [withItem({ ...entries[0].item ?? {}, id: "itm_1", kind: "x", state: "completed", ordinal: 1.5 }), "ordinal"],
+  ]) {
+    assert.throws(
+      () => display.apply(bad),
+      (error) => error.kind === "entry" && error.path === "item" && error.message.includes(found),
+    );
+    assert.throws(
+      () => display.apply([entries[0], { ...bad, sequence: entries[1].sequence }]),
+      (error) => error.kind === "entry" && error.path === "[1].item" && error.sequence === entries[1].sequence,
+    );
+    assert.equal(JSON.stringify(display.export()), before);
+  }
+  assert.throws(
+    () => display.apply([entries[0], { ...entries[1], sequence: "2" }]),
+    (error) => error.kind === "entry" && error.path === "[1].sequence" && error.message.endsWith('found "2"'),
+  );
+  assert.throws(() => display.apply([entries[0], null]), (error) => error.kind === "entry" && error.path === "[1]");
   display.apply(entries.slice(0, 4));
   assert.equal(display.position.sequence, entries[3].sequence);
 });
