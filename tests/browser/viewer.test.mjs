@@ -670,3 +670,40 @@ test("a thread's runs, started after the page opened, followed through a host re
     await stop(host.child);
   }
 });
+
+test("the run list says how each run ended and fits a phone's width", async () => {
+  // Found by a trial: failed and cancelled runs were listed as a green "complete", and at 360 px the list was
+  // twice the page's width, its run ids broken every few characters.
+  const dir = mkdtempSync(join(tmpdir(), "a13n-viewer-"));
+  const host = await serve(join(dir, "host.db"));
+  const browser = await launch();
+  try {
+    const expected = new Map();
+    for (const [path, state] of [
+      [corpusSource("real-model-error"), "failed"],
+      [join(root, "tests/cases/extra-cancelled/source.jsonl"), "cancelled"],
+      [corpusSource("real-tools"), "completed"],
+    ]) {
+      const lines = readLines(path);
+      const run = JSON.parse(lines[0]).run_id;
+      await post(() => host.base, run, 0, lines);
+      expected.set(run, state);
+    }
+    const page = await browser.newPage({ viewport: { width: 360, height: 740 } });
+    const errors = watchErrors(page);
+    await page.goto(`${host.base}/`);
+    for (const [run, state] of expected) {
+      const badge = page.locator(`#runs tr[data-run="${run}"] .badge`);
+      await badge.waitFor({ timeout: WAIT });
+      assert.equal(await badge.getAttribute("data-state"), state, run);
+    }
+    const widths = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    assert.ok(widths[0] <= widths[1], `the list fits the page: scrollWidth ${widths[0]}, clientWidth ${widths[1]}`);
+    mkdirSync(dirname(screenshot), { recursive: true });
+    await page.screenshot({ path: join(dirname(screenshot), "viewer-runs-narrow.png") });
+    assert.deepEqual(errors, [], "no script errors");
+  } finally {
+    await browser.close();
+    await stop(host.child);
+  }
+});

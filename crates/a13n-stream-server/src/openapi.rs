@@ -42,6 +42,7 @@ that is not served) or, when the host has a token, 401; a connection beyond the 
         wire::Ingested,
         wire::RejectedLine,
         wire::RunSummary,
+        wire::RunOutcome,
         wire::RunsPage,
         wire::ThreadRunsPage,
         wire::ItemsPage,

@@ -138,6 +138,9 @@ const MIGRATIONS: &[&str] = &[
     END
     $$;
 ",
+    "
+    ALTER TABLE a13n_runs ADD COLUMN outcome TEXT;
+",
 ];
 
 /// Event chunks read a query when a page of events is still short after the chunks its sequences name.
@@ -161,6 +164,7 @@ const COMMIT: [&str; 7] = [
      SELECT $1, line_no, kind, message FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(line_no, kind, message)",
     "UPDATE a13n_runs SET journal_len = $2, position = $3, complete = $4, item_count = $6, updated_ms = $7,
          thread_id = coalesce(thread_id, $8), continuation = coalesce($5::text, continuation),
+         outcome = coalesce($9, outcome),
          checkpoint_len = CASE WHEN $5::text IS NULL THEN checkpoint_len ELSE $2 END WHERE run_id = $1",
     "SELECT pg_notify($1, $2)",
 ];
@@ -294,6 +298,7 @@ fn record(row: &tokio_postgres::Row) -> RunRecord {
         thread_id: row.get(8),
         created: to_u64(row.get(9)),
         checkpoint_len: to_u64(row.get(10)),
+        outcome: row.get(11),
     }
 }
 
@@ -304,7 +309,7 @@ impl Storage for PostgresStorage {
         let statement = client
             .prepare_cached(
                 "SELECT run_id, journal_len, position, complete, continuation, item_count, updated_ms, incarnation, thread_id,
-                 created, checkpoint_len FROM a13n_runs
+                 created, checkpoint_len, outcome FROM a13n_runs
                  WHERE run_id = $1",
             )
             .await?;
@@ -316,7 +321,7 @@ impl Storage for PostgresStorage {
         let statement = client
             .prepare_cached(
                 "SELECT run_id, journal_len, position, complete, NULL::TEXT, item_count, updated_ms, incarnation, thread_id,
-                 created, checkpoint_len FROM a13n_runs
+                 created, checkpoint_len, outcome FROM a13n_runs
                  WHERE run_id > $1
                  ORDER BY run_id LIMIT $2",
             )
@@ -329,7 +334,7 @@ impl Storage for PostgresStorage {
         let statement = client
             .prepare_cached(
                 "SELECT run_id, journal_len, position, complete, NULL::TEXT, item_count, updated_ms, incarnation, thread_id,
-                 created, checkpoint_len FROM a13n_runs WHERE thread_id = $1 AND created > $2 ORDER BY created LIMIT $3",
+                 created, checkpoint_len, outcome FROM a13n_runs WHERE thread_id = $1 AND created > $2 ORDER BY created LIMIT $3",
             )
             .await?;
         let rows = client.query(&statement, &[&thread_id, &to_i64(after), &to_i64(limit as u64)]).await?;
@@ -389,7 +394,7 @@ impl Storage for PostgresStorage {
         let item_params: Params<5> = [&batch.run_id, &ids, &ordinals, &changed, &item_texts];
         let rejection_params: Params<4> = [&batch.run_id, &rejected, &kinds, &messages];
         let (item_count, updated_ms) = (to_i64(batch.item_count), to_i64(batch.updated_ms));
-        let run_params: Params<8> = [
+        let run_params: Params<9> = [
             &batch.run_id,
             &end,
             &position,
@@ -398,6 +403,7 @@ impl Storage for PostgresStorage {
             &item_count,
             &updated_ms,
             &batch.thread_id,
+            &batch.outcome,
         ];
         let notify_params: Params<2> = [&CHANNEL, &notice];
         // The first statement creates the run row if needed (with the batch's incarnation), locks it against other

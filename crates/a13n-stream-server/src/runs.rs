@@ -12,6 +12,7 @@
 //! yet, a refused first batch) is dropped as soon as its last holder and listener leave, and never counts
 //! against the limit, so such requests cannot push real runs out of memory.
 
+use crate::wire::RunOutcome;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -888,6 +889,7 @@ impl Runs {
         let mut events = Vec::new();
         let mut rejections = Vec::new();
         let mut complete = state.complete;
+        let mut outcome = None;
         let mut written = Vec::with_capacity(4096);
         for (index, line) in lines.iter().enumerate() {
             let at = offset + index as u64;
@@ -903,7 +905,10 @@ impl Runs {
                 folded @ Ok(_) => {
                     let before = events.len();
                     for entry in ObservedLine::lines(&written) {
-                        complete |= is_terminal(entry.event);
+                        if is_terminal(entry.event) {
+                            complete = true;
+                            outcome = RunOutcome::of_terminal(entry.event);
+                        }
                         let item = entry.item.unwrap_or(NO_ITEM);
                         // Stored and sent as Pydantic writes events (`event_json`), not as observed lines spell
                         // them: a float too large to hold is `null` there, not `Infinity`.
@@ -959,6 +964,7 @@ impl Runs {
                 .map_or(0, |elapsed| u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)),
             incarnation: if offset == 0 { fresh_incarnation() } else { state.incarnation },
             thread_id: state.fold.source_identity().map(|(thread, _)| thread.to_owned()),
+            outcome: outcome.map(|outcome| outcome.as_str().to_owned()),
         };
         Ok((batch, changed))
     }

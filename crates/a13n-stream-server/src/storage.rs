@@ -82,6 +82,9 @@ pub struct RunRecord {
     pub created: u64,
     /// The journal lines the stored items and continuation hold: recovery folds the lines after them again.
     pub checkpoint_len: u64,
+    /// How the run ended ([`RunOutcome::as_str`]), once its terminal event is stored (`None` before, and for runs
+    /// completed before this was kept).
+    pub outcome: Option<String>,
 }
 
 /// One AG-UI event at its display sequence, with the item it changed.
@@ -154,6 +157,8 @@ pub struct Batch {
     pub incarnation: u64,
     /// The root run's thread, once a line of the run was accepted (stored with the run when first known).
     pub thread_id: Option<String>,
+    /// How the run ended, when the batch holds its terminal event.
+    pub outcome: Option<String>,
 }
 
 /// Durable storage for the host. Implementations must make [`Storage::commit`] atomic and durable.
@@ -354,6 +359,9 @@ const MIGRATIONS: &[&str] = &[
     INSERT INTO event_chunks (run_id, first, events, items) SELECT run_id, sequence, event, item FROM events;
     DROP TABLE events;
 ",
+    "
+    ALTER TABLE runs ADD COLUMN outcome TEXT;
+",
 ];
 
 /// Prepared statements kept per connection.
@@ -478,6 +486,7 @@ fn record(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
         thread_id: row.get(8)?,
         created: to_u64(row.get(9)?),
         checkpoint_len: to_u64(row.get(10)?),
+        outcome: row.get(11)?,
     })
 }
 
@@ -488,7 +497,7 @@ impl Storage for SqliteStorage {
         self.on_connection(move |connection| {
             let mut statement = connection.prepare_cached(
                 "SELECT run_id, journal_len, position, complete, continuation, item_count, updated_ms, incarnation, thread_id,
-                 created, checkpoint_len FROM runs
+                 created, checkpoint_len, outcome FROM runs
                  WHERE run_id = ?1",
             )?;
             Ok(statement.query_row(params![run_id], record).optional()?)
@@ -501,7 +510,7 @@ impl Storage for SqliteStorage {
         self.on_connection(move |connection| {
             let mut statement = connection.prepare_cached(
                 "SELECT run_id, journal_len, position, complete, NULL, item_count, updated_ms, incarnation, thread_id,
-                 created, checkpoint_len FROM runs WHERE run_id > ?1
+                 created, checkpoint_len, outcome FROM runs WHERE run_id > ?1
                  ORDER BY run_id LIMIT ?2",
             )?;
             let rows = statement.query_map(params![after, to_i64(limit as u64)], record)?;
@@ -515,7 +524,7 @@ impl Storage for SqliteStorage {
         self.on_connection(move |connection| {
             let mut statement = connection.prepare_cached(
                 "SELECT run_id, journal_len, position, complete, NULL, item_count, updated_ms, incarnation, thread_id,
-                 created, checkpoint_len FROM runs WHERE thread_id = ?1 AND created > ?2 ORDER BY created LIMIT ?3",
+                 created, checkpoint_len, outcome FROM runs WHERE thread_id = ?1 AND created > ?2 ORDER BY created LIMIT ?3",
             )?;
             let rows = statement.query_map(params![thread_id, to_i64(after), to_i64(limit as u64)], record)?;
             Ok(rows.collect::<Result<_, _>>()?)
@@ -734,15 +743,16 @@ fn write_batch(transaction: &rusqlite::Transaction<'_>, batch: &Batch) -> Result
     }
     transaction.prepare_cached(
         "INSERT INTO runs (run_id, journal_len, position, complete, continuation, item_count, updated_ms, incarnation,
-             thread_id, created, checkpoint_len)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, CASE WHEN ?5 IS NULL THEN 0 ELSE ?2 END)
+             thread_id, created, checkpoint_len, outcome)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, CASE WHEN ?5 IS NULL THEN 0 ELSE ?2 END, ?11)
          ON CONFLICT (run_id) DO UPDATE SET journal_len = excluded.journal_len, position = excluded.position,
              complete = excluded.complete, item_count = excluded.item_count,
              continuation = coalesce(excluded.continuation, runs.continuation),
              checkpoint_len = CASE WHEN excluded.continuation IS NULL THEN runs.checkpoint_len
                  ELSE excluded.checkpoint_len END,
              updated_ms = excluded.updated_ms, incarnation = excluded.incarnation,
-             thread_id = coalesce(runs.thread_id, excluded.thread_id)",
+             thread_id = coalesce(runs.thread_id, excluded.thread_id),
+             outcome = coalesce(excluded.outcome, runs.outcome)",
     )?
     .execute(params![
             batch.run_id,
@@ -754,7 +764,8 @@ fn write_batch(transaction: &rusqlite::Transaction<'_>, batch: &Batch) -> Result
             to_i64(batch.updated_ms),
             to_i64(batch.incarnation),
             batch.thread_id,
-            created.unwrap_or(0)
+            created.unwrap_or(0),
+            batch.outcome,
         ],
     )?;
     Ok(())
@@ -817,6 +828,7 @@ mod tests {
             updated_ms: 0,
             incarnation: 7,
             thread_id: Some("t".into()),
+            outcome: None,
         })
     }
 
@@ -838,16 +850,21 @@ mod tests {
             storage.commit(batch("r", 0, &lines)).await,
             Err(StorageError::Conflict { journal_len: 2, .. })
         ));
-        storage.commit(batch("r", 2, &lines[..1])).await.unwrap();
+        assert_eq!(storage.run("r").await.unwrap().unwrap().outcome, None);
+        let ending = Batch { outcome: Some("failed".into()), ..(*batch("r", 2, &lines[..1])).clone() };
+        storage.commit(Arc::new(ending)).await.unwrap();
         let record = storage.run("r").await.unwrap().unwrap();
         assert_eq!(record.journal_len, 3);
+        assert_eq!(record.outcome.as_deref(), Some("failed"));
         assert_eq!(storage.journal("r", 1, 3).await.unwrap(), ["b", "a"]);
         assert_eq!(storage.events_after("r", 1, 10).await.unwrap().len(), 1);
         assert_eq!(storage.items("r", 0, None, 10).await.unwrap()[0].item, "{\"v\":2}");
         drop(storage);
         // Reopening runs no migration twice and keeps everything.
         let reopened = SqliteStorage::open(&path).unwrap();
-        assert_eq!(reopened.runs("", 10).await.unwrap().len(), 1);
+        let runs = reopened.runs("", 10).await.unwrap();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].outcome.as_deref(), Some("failed"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -1,6 +1,7 @@
 //! The host's JSON bodies as typed structs: what each route answers, declared once for serde and for the
 //! OpenAPI document (`GET /openapi.json`).
 
+use a13n_stream_protocol::agui::EventType;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
@@ -60,6 +61,68 @@ pub struct RunSummary {
     pub updated_ms: u64,
     /// The root run's thread (`null` until a line of the run was accepted).
     pub thread_id: Option<String>,
+    /// How the run ended, once it is complete (`null` before, and for runs completed before the host kept it).
+    pub outcome: Option<RunOutcome>,
+}
+
+/// How a run ended, read off its terminal event: `RUN_ERROR` failed; `RUN_FINISHED` completed, or was cancelled
+/// or interrupted, as its `outcome.type` says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum RunOutcome {
+    /// Finished with its result.
+    Completed,
+    /// Ended by an error (`RUN_ERROR`).
+    Failed,
+    /// Cancelled before it finished.
+    Cancelled,
+    /// Stopped for input (a tool call awaiting approval, say).
+    Interrupted,
+}
+
+impl RunOutcome {
+    const ALL: [RunOutcome; 4] =
+        [RunOutcome::Completed, RunOutcome::Failed, RunOutcome::Cancelled, RunOutcome::Interrupted];
+
+    /// The outcome of a run whose terminal event is `event` (its JSON); `None` for any other event.
+    pub fn of_terminal(event: &str) -> Option<RunOutcome> {
+        #[derive(serde::Deserialize)]
+        struct Terminal<'a> {
+            #[serde(rename = "type", borrow)]
+            kind: std::borrow::Cow<'a, str>,
+            outcome: Option<Outcome<'a>>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Outcome<'a> {
+            #[serde(rename = "type", borrow)]
+            kind: Option<std::borrow::Cow<'a, str>>,
+        }
+        let terminal: Terminal<'_> = serde_json::from_str(event).ok()?;
+        let outcome = terminal.outcome.and_then(|outcome| outcome.kind);
+        match (EventType::parse(&terminal.kind)?, outcome.as_deref()) {
+            (EventType::RunError, _) => Some(RunOutcome::Failed),
+            (EventType::RunFinished, Some("cancelled")) => Some(RunOutcome::Cancelled),
+            (EventType::RunFinished, Some("interrupt")) => Some(RunOutcome::Interrupted),
+            (EventType::RunFinished, _) => Some(RunOutcome::Completed),
+            _ => None,
+        }
+    }
+
+    /// Its name on the wire and in storage.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunOutcome::Completed => "completed",
+            RunOutcome::Failed => "failed",
+            RunOutcome::Cancelled => "cancelled",
+            RunOutcome::Interrupted => "interrupted",
+        }
+    }
+
+    /// The outcome named `name` ([`RunOutcome::as_str`]).
+    pub fn parse(name: &str) -> Option<RunOutcome> {
+        RunOutcome::ALL.into_iter().find(|outcome| outcome.as_str() == name)
+    }
 }
 
 impl RunSummary {
@@ -72,6 +135,7 @@ impl RunSummary {
             items: run.item_count,
             updated_ms: run.updated_ms,
             thread_id: run.thread_id,
+            outcome: run.outcome.as_deref().and_then(RunOutcome::parse),
         }
     }
 }

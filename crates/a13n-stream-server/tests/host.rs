@@ -734,3 +734,47 @@ fn postgres_a_threads_runs_are_listed_in_the_order_of_first_ingest() {
     let host = Host::start_postgres("threads", |_| {});
     a_threads_runs_come_in_the_order_of_first_ingest(&host);
 }
+
+/// Found by a browser trial: the run list showed failed and cancelled runs as complete, because `GET /v1/runs`
+/// said only `complete`. Each run now says how it ended, in both listings, and an open run says nothing yet.
+fn run_listings_say_how_each_run_ended(host: &Host) {
+    let cases = a13n_testkit::workspace_root().join("tests/cases");
+    let ended = [
+        ("extra-failed", "failed"),
+        ("extra-cancelled", "cancelled"),
+        ("layout-real-approval", "interrupted"),
+        ("layout-real-tools", "completed"),
+    ];
+    let mut expected = std::collections::BTreeMap::new();
+    for (case, outcome) in ended {
+        let text = std::fs::read_to_string(cases.join(case).join("source.jsonl")).unwrap();
+        let lines: Vec<String> = text.lines().filter(|line| !line.trim().is_empty()).map(str::to_owned).collect();
+        let run_id = json(&lines[0])["run_id"].as_str().unwrap().to_owned();
+        // Two batches, the terminal result in the second: the outcome is kept with the batch that ends the run.
+        let (status, body) = host.post(&run_id, 0, &lines[..lines.len() - 1]);
+        assert_eq!(status, 200, "{case}: {body}");
+        let (status, body) = host.post(&run_id, (lines.len() - 1) as u64, &lines[lines.len() - 1..]);
+        assert_eq!(status, 200, "{case}: {body}");
+        expected.insert(run_id, Value::from(outcome));
+    }
+    assert_eq!(host.post("run-open", 0, &hello_stream("t-open", "run-open")[..3]).0, 200);
+    expected.insert("run-open".to_owned(), Value::Null);
+    let runs = json(&host.get("/v1/runs").body);
+    let listed: std::collections::BTreeMap<String, Value> = (runs["runs"].as_array().unwrap().iter())
+        .map(|run| (run["run_id"].as_str().unwrap().to_owned(), run["outcome"].clone()))
+        .collect();
+    assert_eq!(listed, expected);
+    let thread = json(&host.get("/v1/threads/thread-t/runs").body);
+    let outcomes: Vec<&Value> = thread["runs"].as_array().unwrap().iter().map(|run| &run["outcome"]).collect();
+    assert_eq!(outcomes, [&Value::from("failed"), &Value::from("cancelled")]);
+}
+
+#[test]
+fn run_listings_say_how_each_run_ended_on_sqlite() {
+    run_listings_say_how_each_run_ended(&Host::start("outcomes", |_| {}));
+}
+
+#[test]
+fn postgres_run_listings_say_how_each_run_ended() {
+    run_listings_say_how_each_run_ended(&Host::start_postgres("outcomes", |_| {}));
+}

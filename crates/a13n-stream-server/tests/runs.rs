@@ -484,8 +484,9 @@ async fn sqlite_runs_stored_before_threads_and_chunks_are_migrated() {
                  DROP TABLE journal_chunks; DROP TABLE event_chunks;
                  ALTER TABLE runs DROP COLUMN checkpoint_len;
                  DROP INDEX runs_by_thread; DROP TABLE counters; ALTER TABLE runs DROP COLUMN thread_id;
-                 ALTER TABLE runs DROP COLUMN created; PRAGMA user_version = {};",
-                version - 4
+                 ALTER TABLE runs DROP COLUMN created; ALTER TABLE runs DROP COLUMN outcome;
+                 PRAGMA user_version = {};",
+                version - 5
             ))
             .unwrap();
         drop(connection);
@@ -518,8 +519,8 @@ async fn postgres_runs_stored_before_threads_and_chunks_are_migrated() {
                  INSERT INTO a13n_events SELECT run_id, first + ordinality - 1, event
                      FROM a13n_event_chunks, unnest(events) WITH ORDINALITY AS t(event, ordinality);
                  DROP TABLE a13n_journal_chunks; DROP TABLE a13n_event_chunks;
-                 ALTER TABLE a13n_runs DROP COLUMN checkpoint_len;
-                 UPDATE a13n_schema SET version = version - 5;",
+                 ALTER TABLE a13n_runs DROP COLUMN checkpoint_len; ALTER TABLE a13n_runs DROP COLUMN outcome;
+                 UPDATE a13n_schema SET version = version - 6;",
             )
             .await
             .unwrap();

@@ -14,6 +14,9 @@ export type Role =
   | "failure"
   /** A subagent's start, end or failure: the subagent's header says it. */
   | "boundary"
+  /** A tool call whose arguments are still streaming: the held argument deltas of a call no tool call item has
+   * yet (the host makes the item when the call's part ends). */
+  | "streaming"
   /** Anything else (lifecycle, context, part start/delta, usage, diagnostics...): folded away. */
   | "observation";
 
@@ -23,6 +26,8 @@ export interface ItemRow {
   depth: number;
   item: Item;
   role: Exclude<Role, "boundary">;
+  /** For the `streaming` role: the call and its arguments so far. */
+  call?: StreamingCall;
 }
 
 export interface FoldRow {
@@ -74,6 +79,7 @@ export interface Summary {
 }
 
 const BOUNDARIES = new Set(["SUBAGENT_STARTED", "SUBAGENT_FINISHED", "SUBAGENT_ERROR"]);
+const TERMINALS = new Set(["RUN_FINISHED", "RUN_ERROR"]);
 const SUMMARIES = new Set(["a13n.context.handoff_summary", "a13n.context.compaction_summary"]);
 
 export function isObject(value: Json | undefined): value is JsonObject {
@@ -126,6 +132,56 @@ export function time(value: string | null | undefined): number | null {
   if (!value) return null;
   const at = Date.parse(value);
   return Number.isNaN(at) ? null : at;
+}
+
+const PART_START = "a13n.pydantic_ai.part_start";
+const PART_DELTA = "a13n.pydantic_ai.part_delta";
+const PART_END = "a13n.pydantic_ai.part_end";
+
+/** A tool call whose part started and whose arguments are still arriving. */
+export interface StreamingCall {
+  toolCallId: string;
+  toolName: string;
+  /** The arguments' text so far, when the observation holding them shows it (`null` past the observation bound,
+   * which keeps only its name). */
+  args: string | null;
+}
+
+/** The tool-call part an observation starts (`part_start`) or ends (`part_end`): its call id and tool name. */
+function toolCallPart(item: Item, name: string): { id: string; tool: string } | null {
+  if (item.kind !== "observation" || item.content["name"] !== name) return null;
+  const part = harnessEvent(item.content)?.["part"];
+  if (!isObject(part) || part["part_kind"] !== "tool-call" || typeof part["tool_call_id"] !== "string") return null;
+  return { id: part["tool_call_id"], tool: text(part["tool_name"]) };
+}
+
+/** The calls whose arguments still stream, by the id of the `part_start` observation that started each: no tool
+ * call item of that id yet, its part not ended, and the start's own run (or subagent) not over. Two passes over
+ * the items, whatever their number. */
+export function streamingCalls(items: readonly Item[]): Map<string, StreamingCall> {
+  const done = new Set<string>();
+  const over = new Set<string | null>();
+  const held = new Map<string, string>();
+  for (const item of items) {
+    const content = item.content;
+    if (item.kind === "tool_call" && typeof content["toolCallId"] === "string") done.add(content["toolCallId"]);
+    const ended = toolCallPart(item, PART_END);
+    if (ended !== null) done.add(ended.id);
+    const type = text(content["type"]);
+    if (TERMINALS.has(type) && scopeOf(item) === null) over.add(null);
+    if (type === "SUBAGENT_FINISHED" || type === "SUBAGENT_ERROR") over.add(scopeOf(item));
+    const delta = content["name"] === PART_DELTA ? harnessEvent(content)?.["delta"] : undefined;
+    if (isObject(delta) && delta["part_delta_kind"] === "tool_call" && typeof delta["tool_call_id"] === "string") {
+      held.set(delta["tool_call_id"], text(delta["args_delta"]));
+    }
+  }
+  const calls = new Map<string, StreamingCall>();
+  for (const item of items) {
+    const started = toolCallPart(item, PART_START);
+    if (started === null || done.has(started.id) || over.has(scopeOf(item))) continue;
+    calls.set(item.id, { toolCallId: started.id, toolName: started.tool || "tool", args: held.get(started.id) ?? null });
+  }
+  return calls;
 }
 
 /** The subagent an item belongs to (`null`: the root run). Boundary events name the subagent they are about. */
@@ -210,6 +266,8 @@ export function rows(items: readonly Item[], options: RowOptions): Row[] {
     list.push(item);
     calls.set(id, list);
   }
+  // A call whose arguments still stream has no tool call item yet: its part's start shows as the call.
+  const streaming = streamingCalls(items);
   const underTool = new Map<string, Scope[]>();
   const inList = new Map<string | null, Scope[]>();
   for (const scope of [...scopes.values()].sort((a, b) => a.ordinal - b.ordinal)) {
@@ -256,6 +314,12 @@ export function rows(items: readonly Item[], options: RowOptions): Row[] {
       }
       const role = roleOf(entry);
       if (role === "boundary") continue;
+      const call = role === "observation" ? streaming.get(entry.id) : undefined;
+      if (call !== undefined) {
+        flush();
+        out.push({ type: "item", key: entry.id, depth, item: entry, role: "streaming", call });
+        continue;
+      }
       if (role === "observation") {
         folded.push(entry);
         continue;
@@ -337,8 +401,7 @@ export function summarize(items: readonly Item[], ended: boolean): Summary {
       if (failed(item)) failedToolCalls += 1;
     }
     if (item.kind === "observation") observations += 1;
-    const type = item.content["type"];
-    if ((type === "RUN_FINISHED" || type === "RUN_ERROR") && scopeOf(item) === null) terminal = item;
+    if (TERMINALS.has(text(item.content["type"])) && scopeOf(item) === null) terminal = item;
     const tokens = reportTokens(item);
     if (tokens !== null) {
       const into = scopeOf(item) === null ? reports : subagents;

@@ -151,7 +151,7 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
     view.dataset["runs"] = String(runs.length);
     view.dataset["completeRuns"] = String(complete);
     byId("thread-summary").textContent =
-      runs.length === 0 ? "No run yet" : `${plural(runs.length, "run")} · ${complete} complete · ${plural(items, "item")}`;
+      runs.length === 0 ? "No run yet" : [plural(runs.length, "run"), ...ended(shown), plural(items, "item")].join(" · ");
     byId("filter-count").textContent = query === "" ? "" : `${plural(matched, "item")} match`;
     byId("observation-count").textContent = `Show all ${plural(observations, "observation")}`;
 
@@ -190,6 +190,18 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
   };
   refresh();
   connect();
+}
+
+/** How the thread's runs that ended did, each state once with its count (`1 complete`, `2 failed`): a failed or
+ * cancelled run is not counted as complete. */
+function ended(shown: readonly ThreadRow[]): string[] {
+  const counts = new Map<string, number>();
+  for (const row of shown) {
+    if (row.type !== "run" || row.deleted || row.summary.status === "running" || row.summary.status === "waiting") continue;
+    const word = STATUS_WORDS[row.summary.status];
+    counts.set(word, (counts.get(word) ?? 0) + 1);
+  }
+  return [...counts].map(([word, count]) => `${count} ${word}`);
 }
 
 const STATUS_WORDS: Record<Summary["status"], string> = {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { roleOf, rows, summarize } from "../../../crates/a13n-stream-server/src/viewer/assets/viewer/src/model.js";
+import { roleOf, rows, streamingCalls, summarize } from "../../../crates/a13n-stream-server/src/viewer/assets/viewer/src/model.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const shared = process.env.A13N_CONFORMANCE
@@ -40,7 +40,9 @@ for (const { name, items } of cases()) {
     const shown = ids(folded);
     assert.equal(new Set(shown).size, shown.length, "no item twice");
     const boundary = items.filter((item) => item.kind === "observation" && BOUNDARIES.has(item.content.type));
-    const hidden = items.filter((item) => roleOf(item) === "observation");
+    // A call whose arguments still stream shows its held deltas as the call.
+    const streaming = new Set(folded.filter((row) => row.role === "streaming").map((row) => row.item.id));
+    const hidden = items.filter((item) => roleOf(item) === "observation" && !streaming.has(item.id));
     assert.equal(shown.length + hidden.length + boundary.length, items.length);
     for (const item of items) {
       if (item.kind !== "observation" && item.content.metadata?.display !== false) assert.ok(shown.includes(item.id), `${item.id} shown`);
@@ -99,4 +101,29 @@ test("real-tools-retry: the header's figures", () => {
     { status: "complete", tokens: 159, tools: 3, failed: 1 },
   );
   assert.equal(summary.endMs - summary.startMs, Date.parse("2026-11-29T18:05:39.966Z") - Date.parse("2026-11-29T18:05:39.919Z"));
+});
+
+test("a tool call whose arguments stream shows as the call until its item comes, and not after its run ended", () => {
+  // Found by a trial: 100 KB of arguments in 2,000 deltas showed "TOOL CALLS 0" and two folded observations
+  // until the call's part ended, so the run looked stalled.
+  const cut = (name, position) =>
+    JSON.parse(readFileSync(join(root, "tests/cases", name, "cuts", `${position}.display.json`), "utf8")).items;
+  const streamingRows = (items) => rows(items, { open: new Set(), showAll: false }).filter((row) => row.role === "streaming");
+  // Kept whole (a host that retains content), and past the observation bound, where the held deltas keep only
+  // their name: the call shows either way, with its arguments so far when the display has them.
+  for (const [name, args] of [["extra-large-args-retain", 20_000], ["extra-large-args", undefined]]) {
+    const during = streamingRows(cut(name, 12));
+    assert.equal(during.length, 1, name);
+    assert.deepEqual([during[0].call.toolCallId, during[0].call.toolName], ["w-1", "write"]);
+    assert.equal(during[0].call.args?.length, args, name);
+  }
+  // A real run: a call streaming at a cut has its item by the run's end.
+  assert.deepEqual(streamingRows(cut("layout-real-tools-retry", 21)).map((row) => row.call.toolName), ["get_weather"]);
+  const whole = JSON.parse(readFileSync(join(root, "tests/cases/layout-real-tools-retry/display.json"), "utf8")).items;
+  assert.deepEqual(streamingRows(whole), [], "every call has its item");
+  // The same start once the run ended without the call's item: an observation again.
+  const held = cut("extra-large-args", 24);
+  const finished = { ...held[0], id: "itm_end", ordinal: 10_000, content: { type: "RUN_FINISHED" } };
+  assert.equal(streamingCalls(held).size, 1);
+  assert.equal(streamingCalls([...held, finished]).size, 0);
 });

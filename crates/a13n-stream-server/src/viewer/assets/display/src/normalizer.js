@@ -53,8 +53,10 @@ export class DisplayNormalizer {
         // Every entry is checked before any is applied: a gap or a malformed entry anywhere applies nothing.
         const fresh = [];
         let expected = this.fold.state.sequence + 1;
-        for (const entry of list) {
-            const sequence = entrySequence(entry);
+        for (const [index, entry] of list.entries()) {
+            // In a batch, a field is named with its entry's place: `[2].sequence`.
+            const at = Array.isArray(entries) ? `[${index}].` : "";
+            const sequence = entrySequence(entry, at);
             if (sequence < expected)
                 continue;
             if (sequence > expected) {
@@ -65,8 +67,9 @@ export class DisplayNormalizer {
             }
             const event = entry.event;
             if (!isObject(event) || typeof event["type"] !== "string") {
-                throw new DisplayError("entry", "must be an AG-UI event object with a type", { sequence, path: "event" });
+                throw new DisplayError("entry", "must be an AG-UI event object with a type", { sequence, path: `${at}event` });
             }
+            checkItem(entry, sequence, at);
             fresh.push([entry, sequence]);
             expected += 1;
         }
@@ -129,14 +132,43 @@ export class DisplayNormalizer {
         return ours?.id ?? null;
     }
 }
-function entrySequence(entry) {
-    const sequence = entry?.sequence;
+function entrySequence(entry, at) {
+    if (!isObject(entry)) {
+        const path = at ? at.slice(0, -1) : undefined;
+        throw new DisplayError("entry", `must be an Observed entry object, found ${shown(entry)}`, { path });
+    }
+    const sequence = entry.sequence;
     if (typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 1) {
         const beyond = typeof sequence === "number" && Number.isInteger(sequence) && sequence > 1;
         const range = beyond ? "from 1 to 2^53 - 1 (JavaScript's exact integers)" : "of at least 1";
-        throw new DisplayError("entry", `must be an Observed entry with an integer sequence ${range}`, { path: "sequence" });
+        throw new DisplayError("entry", `must be an integer ${range}, found ${shown(sequence)}`, { path: `${at}sequence` });
     }
     return sequence;
+}
+/** Refuse, before anything is applied, an entry whose `item` is no item reference: the host writes `null` or one
+ * (`{id, kind, state, ordinal, response_group, failure}`) for every entry. */
+function checkItem(entry, sequence, at) {
+    const item = entry.item;
+    if (item === null)
+        return;
+    const ref = item;
+    const valid = isObject(item) &&
+        typeof ref["id"] === "string" &&
+        typeof ref["kind"] === "string" &&
+        typeof ref["state"] === "string" &&
+        (ref["ordinal"] === null || Number.isSafeInteger(ref["ordinal"])) &&
+        (ref["response_group"] === undefined || ref["response_group"] === null || typeof ref["response_group"] === "string") &&
+        (ref["failure"] === undefined || ref["failure"] === null || isObject(ref["failure"]));
+    if (!valid) {
+        const found = item === undefined ? "nothing" : shown(item);
+        const message = `must be null or an item reference {id, kind, state, ordinal, response_group, failure}, found ${found}`;
+        throw new DisplayError("entry", message, { sequence, path: `${at}item` });
+    }
+}
+/** A value as an error message shows it: its JSON, cut short. */
+function shown(value) {
+    const text = value === undefined ? "undefined" : JSON.stringify(value) ?? String(value);
+    return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 /** The fields of two item references that differ (`item` when only one is a reference). */
 function differences(ours, host) {

@@ -119,6 +119,10 @@ function itemRow(row, context) {
         return shell(row, { ...attributes, class: "row failure-row", "data-role": "failure", "aria-label": "Run failed" }, runError(item, context));
     if (row.role === "shown")
         return shell(row, { ...attributes, class: "row message shown", "data-role": "context", "aria-label": "Context" }, shownObservation(item, context));
+    if (row.role === "streaming") {
+        const name = row.call?.toolName ?? "tool";
+        return shell(row, { ...attributes, class: "row tool", "data-role": "tool", "data-streaming": "true", "aria-label": `Tool call ${name}, arguments streaming` }, streamingArguments(row, context));
+    }
     switch (item.kind) {
         case "text_message":
             return shell(row, { ...attributes, class: "row message", "data-role": text(item.content["role"]) || "assistant", "aria-label": `${roleLabel(text(item.content["role"]))} message` }, message(item, context));
@@ -199,6 +203,24 @@ function toolResult(content) {
         return { label: content["retry"] === true || content["outcome"] === "retried" ? "Retry prompt" : "Value", value: content["value"] };
     }
     return null;
+}
+/** A tool call whose arguments are still streaming: its name, how much has arrived, and the latest of it. */
+function streamingArguments(row, context) {
+    const args = row.call?.args ?? null;
+    const summary = [
+        el("span", { class: "tool-name", text: row.call?.toolName ?? "tool" }),
+        el("span", { class: "args-preview", text: args === null ? "arguments streaming" : `arguments streaming · ${size(args.length)}` }),
+        badge("in_progress", "streaming"),
+        stamp(row.item, context),
+    ];
+    const body = args === null
+        ? [el("p", { class: "note", text: "The arguments so far are past the size a display shows while they stream." })]
+        : [el("div", { class: "label", text: "Arguments so far (the latest)" }), el("pre", { class: "code", text: args.length > 400 ? `…${args.slice(-400)}` : args })];
+    return [details(context, `${row.key}:tool`, false, summary, body, "tool-body")];
+}
+/** A count of characters, as a reader takes it in: `812 characters`, `25.0 k characters`. */
+function size(characters) {
+    return characters < 1000 ? `${characters} characters` : `${(characters / 1000).toFixed(1)} k characters`;
 }
 function toolCall(row, context) {
     const { item } = row;

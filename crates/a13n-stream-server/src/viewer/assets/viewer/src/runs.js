@@ -2,6 +2,19 @@
 // the browser's back button and a shared link keep the page), refreshed every few seconds.
 import { getJson, NeedsToken } from "./api.js";
 import { byId, count, el, fullTime } from "./dom.js";
+/** A run's state in the list: its badge's `data-state` and its word. */
+function runState(run) {
+    if (!run.complete)
+        return ["in_progress", "running"];
+    switch (run.outcome) {
+        case "failed":
+        case "cancelled":
+        case "interrupted":
+            return [run.outcome, run.outcome];
+        default:
+            return ["completed", "complete"];
+    }
+}
 const DEFAULT_LIMIT = 50;
 const REFRESH_MS = 5000;
 export async function showRuns(hooks) {
@@ -43,22 +56,23 @@ function ago(ms) {
     return new Date(ms).toLocaleDateString();
 }
 function render(page, after, limit) {
-    const rows = page.runs.map((run) => el("tr", { "data-run": run.run_id }, [
-        el("td", { class: "run" }, [el("a", { href: `/runs/${encodeURIComponent(run.run_id)}`, text: run.run_id })]),
-        el("td", {}, [
-            el("span", { class: "badge", "data-state": run.complete ? "completed" : "in_progress", text: run.complete ? "complete" : "running" }),
-        ]),
-        el("td", { class: "thread" }, [
-            run.thread_id ? el("a", { href: `/threads/${encodeURIComponent(run.thread_id)}`, text: run.thread_id }) : "–",
-        ]),
-        el("td", { class: "number", text: count(run.items) }),
-        el("td", { class: "number", text: count(run.journal_len) }),
-        el("td", {}, [
-            run.updated_ms
-                ? el("time", { datetime: new Date(run.updated_ms).toISOString(), title: fullTime(run.updated_ms), text: ago(run.updated_ms) })
-                : "",
-        ]),
-    ]));
+    const rows = page.runs.map((run) => {
+        const [state, word] = runState(run);
+        return el("tr", { "data-run": run.run_id }, [
+            el("td", { class: "run" }, [el("a", { href: `/runs/${encodeURIComponent(run.run_id)}`, text: run.run_id })]),
+            el("td", { class: "state" }, [el("span", { class: "badge", "data-state": state, text: word })]),
+            el("td", { class: "thread" }, [
+                run.thread_id ? el("a", { href: `/threads/${encodeURIComponent(run.thread_id)}`, text: run.thread_id }) : "–",
+            ]),
+            el("td", { class: "number", "data-label": "items", text: count(run.items) }),
+            el("td", { class: "number", "data-label": "lines", text: count(run.journal_len) }),
+            el("td", {}, [
+                run.updated_ms
+                    ? el("time", { datetime: new Date(run.updated_ms).toISOString(), title: fullTime(run.updated_ms), text: ago(run.updated_ms) })
+                    : "",
+            ]),
+        ]);
+    });
     byId("runs").replaceChildren(...rows);
     const empty = byId("runs-empty");
     empty.hidden = rows.length > 0;

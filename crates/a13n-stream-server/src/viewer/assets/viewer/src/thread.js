@@ -118,7 +118,7 @@ export function showThread(threadId, hooks) {
         view.dataset["runs"] = String(runs.length);
         view.dataset["completeRuns"] = String(complete);
         byId("thread-summary").textContent =
-            runs.length === 0 ? "No run yet" : `${plural(runs.length, "run")} · ${complete} complete · ${plural(items, "item")}`;
+            runs.length === 0 ? "No run yet" : [plural(runs.length, "run"), ...ended(shown), plural(items, "item")].join(" · ");
         byId("filter-count").textContent = query === "" ? "" : `${plural(matched, "item")} match`;
         byId("observation-count").textContent = `Show all ${plural(observations, "observation")}`;
         const root = document.documentElement;
@@ -156,6 +156,18 @@ export function showThread(threadId, hooks) {
     };
     refresh();
     connect();
+}
+/** How the thread's runs that ended did, each state once with its count (`1 complete`, `2 failed`): a failed or
+ * cancelled run is not counted as complete. */
+function ended(shown) {
+    const counts = new Map();
+    for (const row of shown) {
+        if (row.type !== "run" || row.deleted || row.summary.status === "running" || row.summary.status === "waiting")
+            continue;
+        const word = STATUS_WORDS[row.summary.status];
+        counts.set(word, (counts.get(word) ?? 0) + 1);
+    }
+    return [...counts].map(([word, count]) => `${count} ${word}`);
 }
 const STATUS_WORDS = {
     waiting: "waiting",
