@@ -39,11 +39,16 @@ export interface FollowOptions {
   signal?: AbortSignal;
   /** The `fetch` to use (default the global one). */
   fetch?: typeof fetch;
+  /** A display the caller holds (restored from a checkpoint it saved, say, and the entries it applied since): the
+   * follower goes on from its position (`Last-Event-ID`), with no snapshot unless the host cannot resume there
+   * (the run deleted and ingested again, another content policy, entries lost). Its `retainContent` is taken as
+   * the `retainContent` option when that is not given. */
+  from?: DisplayNormalizer;
 }
 
 /** A run being followed. */
 export interface Follower {
-  /** The display, once the first snapshot arrived. */
+  /** The display: the one given as `from`, else once the first snapshot arrived (a new snapshot replaces it). */
   readonly display: DisplayNormalizer | null;
   /** Resolves with the display when the run is complete; rejects with a `FollowError` if the host refuses the
    * request (a 4xx: its `status`), answers with something other than an event stream or with another route's
@@ -129,7 +134,11 @@ class FollowState {
     private readonly options: FollowOptions,
     private readonly signal: AbortSignal,
   ) {
-    this.retainContent = options.retainContent ?? false;
+    this.retainContent = options.retainContent ?? options.from?.retainContent ?? false;
+    if (options.from !== undefined) {
+      this.display = options.from;
+      this.position = this.current();
+    }
   }
 
   async run(): Promise<DisplayNormalizer> {

@@ -2,7 +2,7 @@
 
 export { DisplayNormalizer, type RestoreOptions } from "./normalizer.js";
 export { DisplayError, type DisplayErrorKind } from "./errors.js";
-export { follow, FollowError, type Change, type Follower, type FollowOptions } from "./follow.js";
+export { follow, FollowError, frames, type Change, type Follower, type FollowOptions, type Frame } from "./follow.js";
 export { itemId, MAX_FIELD_CHARS, MAX_OBSERVATION_BYTES } from "./fold.js";
 export { FRAGMENT_EVENT_NAME } from "./fragments.js";
 export type { Clock } from "./time.js";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { follow } from "../dist/index.js";
+import { DisplayNormalizer, follow, frames } from "../dist/index.js";
 import { binary, root } from "./cli.mjs";
 
 const corpus = process.env.A13N_CONFORMANCE
@@ -187,4 +187,42 @@ test("a follower of a run that is deleted stops with a FollowError of status 410
     follower.stop();
     await stopped(host.child);
   }
+});
+
+test("a follower goes on from a display the caller restored from its own checkpoint, with no snapshot", async () => {
+  // Asked by a trial: a page that saved a checkpoint (in localStorage, say) could not resume from it.
+  assert.ok(binary, "no a13n-stream binary");
+  const dir = join(corpus, "real-tools");
+  const lines = readFileSync(join(dir, "source.jsonl"), "utf8").split("\n").filter(Boolean);
+  const run = JSON.parse(lines[0]).run_id;
+  const host = await serve(join(mkdtempSync(join(tmpdir(), "a13n-follow-")), "host.db"));
+  const half = Math.floor(lines.length / 2);
+  await post(() => host.address, run, 0, lines.slice(0, half));
+  const saved = await (await fetch(`${host.address}/v1/runs/${run}/snapshot`)).text();
+  const from = DisplayNormalizer.restore(saved);
+  const kinds = [];
+  const follower = follow(`${host.address}/v1/runs/${run}/observed`, { from, onChange: (_, change) => kinds.push(change.kind) });
+  try {
+    assert.equal(follower.display, from);
+    await post(() => host.address, run, half, lines.slice(half));
+    const display = await follower.done;
+    assert.equal(display, from, "the caller's display was kept");
+    const reference = JSON.parse(readFileSync(join(dir, "display.json"), "utf8"));
+    assert.equal(withoutObserver(display.export()), withoutObserver(reference));
+    assert.ok(kinds.length > 0 && kinds.every((kind) => kind === "observed"), `changes: ${kinds}`);
+  } finally {
+    follower.stop();
+    await stopped(host.child);
+  }
+});
+
+test("frames() is the package's reader of an event stream, exported for the host's other streams", async () => {
+  const text = "event: observed\nid: 0-1\ndata: {\"a\":1}\n\n: comment\ndata: x\ndata: y\n\n";
+  const body = new Response(text).body;
+  const read = [];
+  for await (const frame of frames(body)) read.push(frame);
+  assert.deepEqual(read, [
+    { event: "observed", id: "0-1", data: '{"a":1}' },
+    { event: "message", id: "0-1", data: "x\ny" },
+  ]);
 });

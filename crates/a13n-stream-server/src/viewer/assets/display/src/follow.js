@@ -77,7 +77,11 @@ class FollowState {
         this.url = url;
         this.options = options;
         this.signal = signal;
-        this.retainContent = options.retainContent ?? false;
+        this.retainContent = options.retainContent ?? options.from?.retainContent ?? false;
+        if (options.from !== undefined) {
+            this.display = options.from;
+            this.position = this.current();
+        }
     }
     async run() {
         try {
