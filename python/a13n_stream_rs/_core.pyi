@@ -197,7 +197,7 @@ class HarnessAguiStreamObserver(_Observer):
         *,
         processor: Optional[_Processor] = None,
         json_processor: Optional[_JsonProcessor] = None,
-    ) -> HarnessAguiStreamObserver: ...
+    ) -> Self: ...
 
 @disjoint_base
 class HarnessAguiObserver(_Observer):
@@ -222,7 +222,7 @@ class HarnessAguiObserver(_Observer):
         *,
         processor: Optional[_Processor] = None,
         json_processor: Optional[_JsonProcessor] = None,
-    ) -> HarnessAguiObserver: ...
+    ) -> Self: ...
 
 @disjoint_base
 class CustomEventAssembler:

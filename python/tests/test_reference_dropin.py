@@ -865,15 +865,21 @@ def subclassed(package: str, items: list[Any]) -> list[str]:
             return super().observe(item)
 
     fold, observer = CountingFold(items[0].run_id), CountingObserver(retain_events=False)
+    half = len(items) // 2
     printed = each_outcome(items, lambda item: fold.fold(fold.events(item), item))
-    printed += each_outcome(items, observer.observe)
-    printed.append(f"{fold.folded} {observer.seen} {isinstance(fold, display.DisplayFold)}")
-    return printed + [fold.export().model_dump_json()]
+    printed += each_outcome(items[:half], observer.observe)
+    # The observer's `restore` makes the subclass, through its own constructor (the fold's makes a DisplayFold).
+    restored = CountingObserver.restore(observer.export())
+    printed.append(f"{type(restored).__name__} {restored.seen} {type(display.DisplayFold.restore(fold.export())).__name__}")
+    printed += each_outcome(items[half:], restored.observe)
+    printed.append(f"{fold.folded} {observer.seen} {restored.seen} {isinstance(fold, display.DisplayFold)}")
+    return printed + [fold.export().model_dump_json(), restored.export().model_dump_json()]
 
 
 def test_a_host_may_subclass_the_fold_and_the_observer(native_runs: dict[str, list[Any]]) -> None:
     printed = assert_same(lambda package: subclassed(package, native_runs["real-run-0"]))
-    assert printed[-2].endswith(" True")
+    assert printed[-3].endswith(" True")
+    assert "CountingObserver 0 DisplayFold" in printed
 
 
 def subclass_constructors(package: str, items: list[Any]) -> list[str]:

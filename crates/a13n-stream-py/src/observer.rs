@@ -323,16 +323,21 @@ macro_rules! observer_class {
             }
 
             /// Continue from an exported continuation (an `ObserverContinuation` of this package or the
-            /// reference, or its JSON text), without the old event journal. Supply the processor again.
+            /// reference, or its JSON text), without the old event journal. Supply the processor again. On a
+            /// subclass, an instance of it, made as the reference makes it (`cls(processor=..., retain_events=False)`),
+            /// then given the restored state.
             #[classmethod]
             #[pyo3(signature = (continuation, *, processor=None, json_processor=None))]
             fn restore(
-                _cls: &Bound<'_, PyType>,
+                cls: &Bound<'_, PyType>,
                 continuation: &Bound<'_, PyAny>,
                 processor: Option<Py<PyAny>>,
                 json_processor: Option<Py<PyAny>>,
-            ) -> PyResult<Self> {
-                Ok($rust(Held::restore(continuation, HostProcessor::chosen(processor, json_processor)?)?))
+            ) -> PyResult<Py<PyAny>> {
+                let py = cls.py();
+                let kwargs = subclass::restore_kwargs(py, &processor, &json_processor)?;
+                let held = Held::restore(continuation, HostProcessor::chosen(processor, json_processor)?)?;
+                subclass::restored(cls, kwargs, $rust(held))
             }
 
             /// Convert one source item (native, or its journal line) and commit it atomically: its AG-UI events

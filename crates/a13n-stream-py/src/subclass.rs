@@ -83,3 +83,34 @@ fn as_init(py: Python<'_>, error: PyErr) -> PyErr {
     }
     pyo3::exceptions::PyTypeError::new_err(format!("{class}.__init__() {}", words.join(" ")))
 }
+
+/// The constructor arguments the reference's `restore` makes a subclass's instance with: the processor given and
+/// no event journal.
+pub(crate) fn restore_kwargs<'py>(
+    py: Python<'py>,
+    processor: &Option<Py<PyAny>>,
+    json_processor: &Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let kwargs = PyDict::new(py);
+    match (processor, json_processor) {
+        (_, Some(json_processor)) => kwargs.set_item("json_processor", json_processor)?,
+        (processor, None) => kwargs.set_item("processor", processor)?,
+    }
+    kwargs.set_item("retain_events", false)?;
+    Ok(kwargs)
+}
+
+/// `restore` of class `T` or a subclass: `restored` itself for `T`; for a subclass, an instance made by calling
+/// the class with `kwargs` (its own constructor runs, as the reference's `restore` runs it), holding `restored`.
+pub(crate) fn restored<T>(cls: &Bound<'_, PyType>, kwargs: Bound<'_, PyDict>, restored: T) -> PyResult<Py<PyAny>>
+where
+    T: Made + Into<pyo3::PyClassInitializer<T>>,
+{
+    let py = cls.py();
+    if cls.is(py.get_type::<T>()) {
+        return Ok(Bound::new(py, restored)?.into_any().unbind());
+    }
+    let instance = cls.call((), Some(&kwargs))?;
+    *instance.cast::<T>()?.borrow_mut() = restored;
+    Ok(instance.unbind())
+}
