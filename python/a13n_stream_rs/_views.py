@@ -19,6 +19,18 @@ from ._models import Item
 _T = TypeVar("_T")
 
 
+def _is_id(key: object) -> bool:
+    """Whether ``key`` can be an item id: a ``str`` that is Unicode text (one holding a lone surrogate, half of a
+    UTF-16 pair, can be no id, so it is no key of the fold's, as a dict would find none)."""
+    if not isinstance(key, str):
+        return False
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 class Items(MutableMapping[str, Item]):
     """The fold's items by id, in order of creation; each value an ``Item`` model (a detached copy).
 
@@ -33,7 +45,7 @@ class Items(MutableMapping[str, Item]):
         self._fold = fold
 
     def __getitem__(self, key: str) -> Item:
-        item = self._fold._item(key) if isinstance(key, str) else None
+        item = self._fold._item(key) if _is_id(key) else None
         if item is None:
             raise KeyError(key)
         return item  # type: ignore[no-any-return]
@@ -42,7 +54,7 @@ class Items(MutableMapping[str, Item]):
         raise TypeError("DisplayFold.items holds what the fold made: an item can be retired (del), not assigned")
 
     def __delitem__(self, key: str) -> None:
-        if not (isinstance(key, str) and self._fold._retire(key)):
+        if not (_is_id(key) and self._fold._retire(key)):
             raise KeyError(key)
 
     def __iter__(self) -> Iterator[str]:
@@ -69,7 +81,7 @@ class Items(MutableMapping[str, Item]):
         return int(self._fold.item_count)
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self._fold._item(key) is not None
+        return _is_id(key) and self._fold._item(key) is not None
 
     def copy(self) -> dict[str, Item]:
         """The items as a plain ``dict``, which later folds do not change."""
@@ -129,13 +141,13 @@ class Changed(MutableSet[str]):
         ``KeyError``)."""
         if self._held is not None:
             self._held[value] = None
-        elif not self._fold._set_changed(value, True):
+        elif not (_is_id(value) and self._fold._set_changed(value, True)):
             raise KeyError(value)
 
     def discard(self, value: str) -> None:
         if self._held is not None:
             self._held.pop(value, None)
-        else:
+        elif _is_id(value):
             self._fold._set_changed(value, False)
 
     def clear(self) -> None:

@@ -616,4 +616,9 @@ def test_text_holding_a_lone_surrogate_raises_an_input_error_naming_the_field_an
     with pytest.raises(InputError, match=r"run_id: a lone surrogate"):
         DisplayFold("r" + half)
     assert (observer.export_json(), fold.export_json()) == before
+    # Such a str is no id: the views find nothing, as a dict would (found by a review: UnicodeEncodeError).
+    with pytest.raises(KeyError):
+        fold.items[half]
+    assert half not in fold.items and fold.items.get(half) is None and fold.items.pop(half, None) is None
+    fold.changed.discard(half)
     observer.observe(TEXT_DELTA)

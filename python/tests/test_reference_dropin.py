@@ -1055,11 +1055,40 @@ def test_misuse_raises_the_same_error(call: str) -> None:
     assert printed[0].startswith("raised ")
 
 
+class _FloatIndex:
+    """An `__index__` that breaks its contract (returns no `int`)."""
+
+    def __index__(self) -> int:
+        return 1.0  # type: ignore[return-value]
+
+    def __lt__(self, other: object) -> bool:
+        return False
+
+    def __gt__(self, other: object) -> bool:
+        return False
+
+
+class _FailingIndex(_FloatIndex):
+    """An `__index__` that raises."""
+
+    def __index__(self) -> int:
+        raise RuntimeError("no index today")
+
+
 @pytest.mark.parametrize("retain_events", [True, False], ids=["retained", "not-retained"])
 @pytest.mark.parametrize(
     "bounds",
-    [{"start": "1"}, {"stop": "3"}, {"start": 1.5}, {"start": 1.0}, {"stop": [1]}, {"start": True, "stop": 1}],
-    ids=["str-start", "str-stop", "float", "integral-float", "list", "bool"],
+    [
+        {"start": "1"},
+        {"stop": "3"},
+        {"start": 1.5},
+        {"start": 1.0},
+        {"stop": [1]},
+        {"start": True, "stop": 1},
+        {"start": _FloatIndex()},
+        {"start": _FailingIndex()},
+    ],
+    ids=["str-start", "str-stop", "float", "integral-float", "list", "bool", "float-index", "failing-index"],
 )
 def test_snapshot_bounds_of_other_types_raise_what_the_references_raise(
     bounds: dict[str, Any], retain_events: bool

@@ -326,15 +326,17 @@ pub(crate) fn integer_argument(value: &Bound<'_, PyAny>, name: &str) -> PyResult
 /// as Python's slicing takes it, saturated to the range of `i128`; `TypeError` for anything else, as the
 /// reference's comparison and slicing raise it.
 pub(crate) fn index_argument(value: &Bound<'_, PyAny>, name: &str) -> PyResult<i128> {
+    // Python's own `operator.index`: its errors (an `__index__` that raises, or returns no `int`) as Python gives
+    // them; an object without one is refused naming the argument.
     let index = if value.is_instance_of::<PyInt>() {
         value.clone()
+    } else if value.hasattr("__index__")? {
+        value.py().import("operator")?.getattr("index")?.call1((value,))?
     } else {
-        value.call_method0("__index__").map_err(|_| {
-            PyTypeError::new_err(format!(
-                "{name} must be an integer or have an __index__ method, not {}",
-                type_name(value)
-            ))
-        })?
+        let found = type_name(value);
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be an integer or have an __index__ method, not {found}"
+        )));
     };
     match index.extract::<i128>() {
         Ok(integer) => Ok(integer),

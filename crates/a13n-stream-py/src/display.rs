@@ -1,7 +1,6 @@
 //! `DisplayFold`: source items and AG-UI events folded into display items, with the reference's API (Pydantic
 //! models in and out) beside the JSON fast paths (`fold_line`, `fold_lines`, `export_json`).
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -31,8 +30,6 @@ const BUSY_FOLD: &str =
 pub(crate) struct PyDisplayFold {
     fold: Mutex<DisplayFold>,
     processing: Processing,
-    /// The reference's `retain_content` attribute, which a host may assign (see `set_retain_content`).
-    retain_content: AtomicBool,
     /// The source item `events` read last, kept so that `fold(events, source)` of the same object reads it once.
     last_source: Mutex<Option<(Py<PyAny>, SourceItem)>>,
     /// The event dicts `events` handed out last, so that `fold` of the same dicts, unchanged, reads none back.
@@ -59,11 +56,10 @@ fn wall_clock() -> Box<dyn Fn() -> UtcTime + Send> {
 }
 
 impl PyDisplayFold {
-    fn wrap(fold: DisplayFold, processing: Processing, retain_content: bool) -> Self {
+    fn wrap(fold: DisplayFold, processing: Processing) -> Self {
         PyDisplayFold {
             fold: Mutex::new(fold.with_clock(wall_clock())),
             processing,
-            retain_content: AtomicBool::new(retain_content),
             last_source: Mutex::new(None),
             last_events: Mutex::new(Vec::new()),
             ready: true,
@@ -74,7 +70,7 @@ impl PyDisplayFold {
 
     /// A subclass's instance before its `__init__` made the fold.
     fn unset() -> Self {
-        let mut unset = PyDisplayFold::wrap(DisplayFold::new(String::new()), Processing::new(None), false);
+        let mut unset = PyDisplayFold::wrap(DisplayFold::new(String::new()), Processing::new(None));
         unset.ready = false;
         unset
     }
@@ -110,7 +106,7 @@ impl PyDisplayFold {
         let processing = Processing::new(host);
         let fold = DisplayFold::restore_json(text, retain_content, processing.core())
             .map_err(|error| fold_error(py, error, None, None))?;
-        Ok(PyDisplayFold::wrap(fold, processing, retain_content))
+        Ok(PyDisplayFold::wrap(fold, processing))
     }
 
     /// The source item of `source`, read again only when it is not the object `events` read last.
@@ -246,7 +242,7 @@ impl PyDisplayFold {
             processor: processing.core(),
             ..Default::default()
         };
-        Ok(PyDisplayFold::wrap(DisplayFold::with_options(run_id, options), processing, retain_content))
+        Ok(PyDisplayFold::wrap(DisplayFold::with_options(run_id, options), processing))
     }
 
     /// Continue from a checkpoint (a `DisplaySnapshot` of this package or the reference, or its JSON text).
@@ -517,14 +513,15 @@ impl PyDisplayFold {
     #[setter]
     fn set_full_content(&self, full_content: Truthy) -> PyResult<()> {
         let mut fold = self.held()?;
-        fold.set_content_policy(ContentPolicy::new(full_content.0, self.retain_content.load(Ordering::Relaxed)));
+        let retain_content = fold.content_policy().retain_content();
+        fold.set_content_policy(ContentPolicy::new(full_content.0, retain_content));
         Ok(())
     }
 
     /// Whether whole values are kept with the bounded fold's items.
     #[getter]
-    fn retain_content(&self) -> bool {
-        self.retain_content.load(Ordering::Relaxed)
+    fn retain_content(&self) -> PyResult<bool> {
+        Ok(self.held()?.content_policy().retain_content())
     }
 
     /// Assigned, as the reference's attribute is (its `restore` takes no `retain_content`, so a host restores and
@@ -535,7 +532,6 @@ impl PyDisplayFold {
         let mut fold = self.held()?;
         let full_content = fold.full_content();
         fold.set_content_policy(ContentPolicy::new(full_content, retain_content.0));
-        self.retain_content.store(retain_content.0, Ordering::Relaxed);
         Ok(())
     }
 

@@ -81,7 +81,9 @@ fn as_init(py: Python<'_>, error: PyErr) -> PyErr {
             }
         }
     }
-    pyo3::exceptions::PyTypeError::new_err(format!("{class}.__init__() {}", words.join(" ")))
+    let said = pyo3::exceptions::PyTypeError::new_err(format!("{class}.__init__() {}", words.join(" ")));
+    said.set_cause(py, Some(error));
+    said
 }
 
 /// The constructor arguments the reference's `restore` makes a subclass's instance with: the processor given and

@@ -905,14 +905,14 @@ impl Runs {
                 folded @ Ok(_) => {
                     let before = events.len();
                     for entry in ObservedLine::lines(&written) {
-                        if is_terminal(entry.event) {
-                            complete = true;
-                            outcome = RunOutcome::of_terminal(entry.event);
-                        }
                         let item = entry.item.unwrap_or(NO_ITEM);
                         // Stored and sent as Pydantic writes events (`event_json`), not as observed lines spell
                         // them: a float too large to hold is `null` there, not `Infinity`.
                         let event = entry.event_pydantic().into_owned();
+                        if is_terminal(entry.event) {
+                            complete = true;
+                            outcome = RunOutcome::of_terminal(&event);
+                        }
                         events.push(StoredEvent { sequence: entry.sequence, event, item: Some(item.to_owned()) });
                     }
                     debug_assert_eq!(Ok(events.len() - before), folded, "every entry the fold wrote is split");

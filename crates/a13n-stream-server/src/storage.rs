@@ -856,9 +856,12 @@ mod tests {
         let record = storage.run("r").await.unwrap().unwrap();
         assert_eq!(record.journal_len, 3);
         assert_eq!(record.outcome.as_deref(), Some("failed"));
+        // A later batch without one keeps it.
+        storage.commit(batch("r", 3, &lines[..1])).await.unwrap();
+        assert_eq!(storage.run("r").await.unwrap().unwrap().outcome.as_deref(), Some("failed"));
         assert_eq!(storage.journal("r", 1, 3).await.unwrap(), ["b", "a"]);
-        assert_eq!(storage.events_after("r", 1, 10).await.unwrap().len(), 1);
-        assert_eq!(storage.items("r", 0, None, 10).await.unwrap()[0].item, "{\"v\":2}");
+        assert_eq!(storage.events_after("r", 1, 10).await.unwrap().len(), 2);
+        assert_eq!(storage.items("r", 0, None, 10).await.unwrap()[0].item, "{\"v\":3}");
         drop(storage);
         // Reopening runs no migration twice and keeps everything.
         let reopened = SqliteStorage::open(&path).unwrap();

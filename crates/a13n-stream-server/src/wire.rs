@@ -1,7 +1,7 @@
 //! The host's JSON bodies as typed structs: what each route answers, declared once for serde and for the
 //! OpenAPI document (`GET /openapi.json`).
 
-use a13n_stream_protocol::agui::EventType;
+use a13n_stream_protocol::agui::{EventType, RunFinishedOutcome};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
@@ -85,25 +85,20 @@ impl RunOutcome {
     const ALL: [RunOutcome; 4] =
         [RunOutcome::Completed, RunOutcome::Failed, RunOutcome::Cancelled, RunOutcome::Interrupted];
 
-    /// The outcome of a run whose terminal event is `event` (its JSON); `None` for any other event.
+    /// The outcome of a run whose terminal event is `event` (its JSON as Pydantic writes it: no `Infinity`);
+    /// `None` for any other event. The `outcome` of `RUN_FINISHED` is read as the protocol's own type.
     pub fn of_terminal(event: &str) -> Option<RunOutcome> {
         #[derive(serde::Deserialize)]
         struct Terminal<'a> {
             #[serde(rename = "type", borrow)]
             kind: std::borrow::Cow<'a, str>,
-            outcome: Option<Outcome<'a>>,
-        }
-        #[derive(serde::Deserialize)]
-        struct Outcome<'a> {
-            #[serde(rename = "type", borrow)]
-            kind: Option<std::borrow::Cow<'a, str>>,
+            outcome: Option<RunFinishedOutcome>,
         }
         let terminal: Terminal<'_> = serde_json::from_str(event).ok()?;
-        let outcome = terminal.outcome.and_then(|outcome| outcome.kind);
-        match (EventType::parse(&terminal.kind)?, outcome.as_deref()) {
+        match (EventType::parse(&terminal.kind)?, terminal.outcome) {
             (EventType::RunError, _) => Some(RunOutcome::Failed),
-            (EventType::RunFinished, Some("cancelled")) => Some(RunOutcome::Cancelled),
-            (EventType::RunFinished, Some("interrupt")) => Some(RunOutcome::Interrupted),
+            (EventType::RunFinished, Some(RunFinishedOutcome::Cancelled)) => Some(RunOutcome::Cancelled),
+            (EventType::RunFinished, Some(RunFinishedOutcome::Interrupt { .. })) => Some(RunOutcome::Interrupted),
             (EventType::RunFinished, _) => Some(RunOutcome::Completed),
             _ => None,
         }
@@ -299,4 +294,31 @@ pub struct ErrorDetail {
     pub found: Option<String>,
     /// `position`: the committed position.
     pub position: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_outcome_is_named_alike_on_the_wire_and_in_storage() {
+        for outcome in RunOutcome::ALL {
+            assert_eq!(to_json(&outcome), format!("\"{}\"", outcome.as_str()));
+            assert_eq!(RunOutcome::parse(outcome.as_str()), Some(outcome));
+        }
+    }
+
+    #[test]
+    fn an_outcome_is_read_off_the_terminal_event() {
+        let read = |event: &str| RunOutcome::of_terminal(event);
+        assert_eq!(read(r#"{"type":"RUN_ERROR","message":"m"}"#), Some(RunOutcome::Failed));
+        assert_eq!(read(r#"{"type":"RUN_FINISHED","outcome":{"type":"cancelled"}}"#), Some(RunOutcome::Cancelled));
+        assert_eq!(
+            read(r#"{"type":"RUN_FINISHED","outcome":{"type":"interrupt","interrupts":[]}}"#),
+            Some(RunOutcome::Interrupted)
+        );
+        assert_eq!(read(r#"{"type":"RUN_FINISHED","outcome":{"type":"success"}}"#), Some(RunOutcome::Completed));
+        assert_eq!(read(r#"{"type":"RUN_FINISHED","result":null}"#), Some(RunOutcome::Completed));
+        assert_eq!(read(r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#), None);
+    }
 }

@@ -759,6 +759,19 @@ fn run_listings_say_how_each_run_ended(host: &Host) {
     }
     assert_eq!(host.post("run-open", 0, &hello_stream("t-open", "run-open")[..3]).0, 200);
     expected.insert("run-open".to_owned(), Value::Null);
+    // A result whose output is a float too large for JSON: the observed line spells it `Infinity`, which the
+    // outcome must not be read from (found by a review: listed as null).
+    let usage =
+        r#""usage":{"input_tokens":1,"output_tokens":1,"cache_read_tokens":0,"cache_write_tokens":0,"details":{}}"#;
+    let huge = [
+        hello_stream("t-huge", "run-huge")[0].clone(),
+        format!(
+            r#"{{"thread_id":"t-huge","run_id":"run-huge","sequence":1,"occurred_at":"2026-11-29T12:00:01+00:00","result":{{"status":"completed","output":1e999,{usage}}}}}"#
+        ),
+    ];
+    let (status, body) = host.post("run-huge", 0, &huge);
+    assert_eq!(status, 200, "{body}");
+    expected.insert("run-huge".to_owned(), Value::from("completed"));
     let runs = json(&host.get("/v1/runs").body);
     let listed: std::collections::BTreeMap<String, Value> = (runs["runs"].as_array().unwrap().iter())
         .map(|run| (run["run_id"].as_str().unwrap().to_owned(), run["outcome"].clone()))

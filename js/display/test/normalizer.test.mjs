@@ -74,19 +74,21 @@ test("an entry whose item is no item reference is refused before anything is app
   const before = JSON.stringify(display.export());
   const withItem = (item) => ({ sequence: entries[0].sequence, event: entries[0].event, item });
   const { item: _, ...itemless } = entries[0];
-  for (const [bad, found] of [
-    [itemless, "found nothing"],
-    [withItem("garbage"), 'found "garbage"'],
-    [withItem({ id: "itm_1", kind: "text_message" }), 'found {"id":"itm_1","kind":"text_message"}'],
-    [withItem({ ...entries[0].item ?? {}, id: "itm_1", kind: "x", state: "completed", ordinal: 1.5 }), "ordinal"],
+  const reference = { id: "itm_1", kind: "text_message", state: "completed", ordinal: 1, response_group: null, failure: null };
+  for (const [bad, field, found] of [
+    [itemless, "item", "found nothing"],
+    [withItem("garbage"), "item", 'found "garbage"'],
+    [withItem({ id: "itm_1", kind: "text_message" }), "item.state", "must be a string, found undefined"],
+    [withItem({ ...reference, ordinal: 1.5 }), "item.ordinal", "must be an integer or null, found 1.5"],
+    [withItem({ ...reference, failure: 5 }), "item.failure", "must be an object or null, found 5"],
   ]) {
     assert.throws(
       () => display.apply(bad),
-      (error) => error.kind === "entry" && error.path === "item" && error.message.includes(found),
+      (error) => error.kind === "entry" && error.path === field && error.message.endsWith(found),
     );
     assert.throws(
       () => display.apply([entries[0], { ...bad, sequence: entries[1].sequence }]),
-      (error) => error.kind === "entry" && error.path === "[1].item" && error.sequence === entries[1].sequence,
+      (error) => error.kind === "entry" && error.path === `[1].${field}` && error.sequence === entries[1].sequence,
     );
     assert.equal(JSON.stringify(display.export()), before);
   }

@@ -78,7 +78,8 @@ export interface Summary {
   failedToolCalls: number;
 }
 
-const BOUNDARIES = new Set(["SUBAGENT_STARTED", "SUBAGENT_FINISHED", "SUBAGENT_ERROR"]);
+const SUBAGENT_ENDS = new Set(["SUBAGENT_FINISHED", "SUBAGENT_ERROR"]);
+const BOUNDARIES = new Set(["SUBAGENT_STARTED", ...SUBAGENT_ENDS]);
 const TERMINALS = new Set(["RUN_FINISHED", "RUN_ERROR"]);
 const SUMMARIES = new Set(["a13n.context.handoff_summary", "a13n.context.compaction_summary"]);
 
@@ -156,30 +157,33 @@ function toolCallPart(item: Item, name: string): { id: string; tool: string } | 
 }
 
 /** The calls whose arguments still stream, by the id of the `part_start` observation that started each: no tool
- * call item of that id yet, its part not ended, and the start's own run (or subagent) not over. Two passes over
- * the items, whatever their number. */
+ * call item of that id in its run yet, its part not ended, and neither its own run (a subagent's) nor the root run
+ * over. Two passes over the items, whatever their number. */
 export function streamingCalls(items: readonly Item[]): Map<string, StreamingCall> {
+  // Call ids are a run's own (a subagent may reuse its parent's): keyed with the run.
+  const key = (item: Item, id: string) => `${scopeOf(item) ?? ""}\u0000${id}`;
   const done = new Set<string>();
   const over = new Set<string | null>();
   const held = new Map<string, string>();
   for (const item of items) {
     const content = item.content;
-    if (item.kind === "tool_call" && typeof content["toolCallId"] === "string") done.add(content["toolCallId"]);
+    if (item.kind === "tool_call" && typeof content["toolCallId"] === "string") done.add(key(item, content["toolCallId"]));
     const ended = toolCallPart(item, PART_END);
-    if (ended !== null) done.add(ended.id);
+    if (ended !== null) done.add(key(item, ended.id));
     const type = text(content["type"]);
-    if (TERMINALS.has(type) && scopeOf(item) === null) over.add(null);
-    if (type === "SUBAGENT_FINISHED" || type === "SUBAGENT_ERROR") over.add(scopeOf(item));
+    if (TERMINALS.has(type) && scopeOf(item) === null) return new Map();
+    if (SUBAGENT_ENDS.has(type)) over.add(scopeOf(item));
     const delta = content["name"] === PART_DELTA ? harnessEvent(content)?.["delta"] : undefined;
     if (isObject(delta) && delta["part_delta_kind"] === "tool_call" && typeof delta["tool_call_id"] === "string") {
-      held.set(delta["tool_call_id"], text(delta["args_delta"]));
+      held.set(key(item, delta["tool_call_id"]), text(delta["args_delta"]));
     }
   }
   const calls = new Map<string, StreamingCall>();
   for (const item of items) {
     const started = toolCallPart(item, PART_START);
-    if (started === null || done.has(started.id) || over.has(scopeOf(item))) continue;
-    calls.set(item.id, { toolCallId: started.id, toolName: started.tool || "tool", args: held.get(started.id) ?? null });
+    if (started === null || done.has(key(item, started.id)) || over.has(scopeOf(item))) continue;
+    const args = held.get(key(item, started.id)) ?? null;
+    calls.set(item.id, { toolCallId: started.id, toolName: started.tool || "tool", args });
   }
   return calls;
 }
@@ -428,6 +432,11 @@ export function summarize(items: readonly Item[], ended: boolean): Summary {
   }
   input += subagents.input;
   output += subagents.output;
+
+  // A call whose arguments stream is shown as a call, not among the observations.
+  const streaming = streamingCalls(items).size;
+  toolCalls += streaming;
+  observations -= streaming;
 
   let status: RunStatus = items.length === 0 ? "waiting" : ended ? "complete" : "running";
   let statusDetail = "";

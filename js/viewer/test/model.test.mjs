@@ -70,7 +70,7 @@ for (const { name, items } of cases()) {
     // The header's figures.
     const summary = summarize(items, false);
     assert.equal(summary.items, items.length);
-    assert.equal(summary.toolCalls, items.filter((item) => item.kind === "tool_call").length);
+    assert.equal(summary.toolCalls, items.filter((item) => item.kind === "tool_call").length + streaming.size);
     const terminal = items.filter((item) => ["RUN_FINISHED", "RUN_ERROR"].includes(item.content.type) && !item.content.subagentRunId).pop();
     if (terminal?.content.type === "RUN_ERROR") assert.equal(summary.status, "failed");
     else if (terminal?.content.outcome?.type === "success") assert.equal(summary.status, "complete");
@@ -122,6 +122,22 @@ test("a tool call whose arguments stream shows as the call until its item comes,
   const whole = JSON.parse(readFileSync(join(root, "tests/cases/layout-real-tools-retry/display.json"), "utf8")).items;
   assert.deepEqual(streamingRows(whole), [], "every call has its item");
   // The same start once the run ended without the call's item: an observation again.
+  // A subagent's call: over when its subagent ended, or when the root run ended without that (the run cut off);
+  // and call ids are a run's own, so a subagent's finished call of the same id is another call.
+  const inKid = (item) => ({ ...item, content: { ...item.content, subagentRunId: "kid" } });
+  const base = cut("extra-large-args", 12);
+  const kid = [base[0], ...base.slice(1).map(inKid)];
+  assert.equal(streamingCalls(kid).size, 1);
+  const rootError = { ...base[0], id: "itm_err", ordinal: 10_000, content: { type: "RUN_ERROR", message: "x" } };
+  assert.equal(streamingCalls([...kid, rootError]).size, 0, "the root run failed");
+  const kidEnd = { ...base[0], id: "itm_kid_end", ordinal: 10_001, content: { type: "SUBAGENT_FINISHED", subagentRunId: "kid" } };
+  assert.equal(streamingCalls([...kid, kidEnd]).size, 0, "the subagent finished");
+  const kidsCall = { ...base[0], id: "itm_kid_call", kind: "tool_call", ordinal: 10_002, content: { toolCallId: "w-1", subagentRunId: "kid" } };
+  assert.equal(streamingCalls([...base, kidsCall]).size, 1, "a subagent's call of the same id is another call");
+  // The header counts it as a tool call, not as an observation.
+  const summary = summarize(base, false);
+  assert.equal(summary.toolCalls, 1);
+  assert.equal(summary.observations, base.filter((item) => item.kind === "observation").length - 1);
   const held = cut("extra-large-args", 24);
   const finished = { ...held[0], id: "itm_end", ordinal: 10_000, content: { type: "RUN_FINISHED" } };
   assert.equal(streamingCalls(held).size, 1);

@@ -226,6 +226,11 @@ impl DisplayFold {
         self.content.full_content()
     }
 
+    /// How the fold keeps content (the reference's `full_content` and `retain_content`).
+    pub fn content_policy(&self) -> ContentPolicy {
+        self.content
+    }
+
     /// How the fold keeps content from the next event on: what assigning the reference's `full_content` or
     /// `retain_content` after construction changes. The fold's items and observations follow the new policy, and
     /// a checkpoint records its `full_content`; the events its observer hands on stay bounded or whole as they were

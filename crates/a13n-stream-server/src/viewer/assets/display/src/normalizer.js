@@ -146,25 +146,33 @@ function entrySequence(entry, at) {
     return sequence;
 }
 /** Refuse, before anything is applied, an entry whose `item` is no item reference: the host writes `null` or one
- * (`{id, kind, state, ordinal, response_group, failure}`) for every entry. */
+ * (`{id, kind, state, ordinal, response_group, failure}`) for every entry. The first field at fault is named. */
 function checkItem(entry, sequence, at) {
     const item = entry.item;
     if (item === null)
         return;
-    const ref = item;
-    const valid = isObject(item) &&
-        typeof ref["id"] === "string" &&
-        typeof ref["kind"] === "string" &&
-        typeof ref["state"] === "string" &&
-        (ref["ordinal"] === null || Number.isSafeInteger(ref["ordinal"])) &&
-        (ref["response_group"] === undefined || ref["response_group"] === null || typeof ref["response_group"] === "string") &&
-        (ref["failure"] === undefined || ref["failure"] === null || isObject(ref["failure"]));
-    if (!valid) {
+    const path = `${at}item`;
+    if (!isObject(item)) {
         const found = item === undefined ? "nothing" : shown(item);
         const message = `must be null or an item reference {id, kind, state, ordinal, response_group, failure}, found ${found}`;
-        throw new DisplayError("entry", message, { sequence, path: `${at}item` });
+        throw new DisplayError("entry", message, { sequence, path });
+    }
+    const ref = item;
+    const wrong = ITEM_FIELDS.find(([name, valid]) => !valid(ref[name]));
+    if (wrong !== undefined) {
+        const [name, , must] = wrong;
+        throw new DisplayError("entry", `${must}, found ${shown(ref[name])}`, { sequence, path: `${path}.${name}` });
     }
 }
+/** An item reference's fields: each one's check and what it must be. */
+const ITEM_FIELDS = [
+    ["id", (value) => typeof value === "string", "must be a string"],
+    ["kind", (value) => typeof value === "string", "must be a string"],
+    ["state", (value) => typeof value === "string", "must be a string"],
+    ["ordinal", (value) => value === null || Number.isSafeInteger(value), "must be an integer or null"],
+    ["response_group", (value) => value === undefined || value === null || typeof value === "string", "must be a string or null"],
+    ["failure", (value) => value === undefined || value === null || isObject(value), "must be an object or null"],
+];
 /** A value as an error message shows it: its JSON, cut short. */
 function shown(value) {
     const text = value === undefined ? "undefined" : JSON.stringify(value) ?? String(value);

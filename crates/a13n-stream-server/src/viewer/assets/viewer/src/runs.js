@@ -11,8 +11,11 @@ function runState(run) {
         case "cancelled":
         case "interrupted":
             return [run.outcome, run.outcome];
-        default:
+        case "completed":
             return ["completed", "complete"];
+        default:
+            // Completed on a host that did not keep outcomes yet: how it ended is not known here.
+            return ["ended", "ended"];
     }
 }
 const DEFAULT_LIMIT = 50;
@@ -64,8 +67,8 @@ function render(page, after, limit) {
             el("td", { class: "thread" }, [
                 run.thread_id ? el("a", { href: `/threads/${encodeURIComponent(run.thread_id)}`, text: run.thread_id }) : "–",
             ]),
-            el("td", { class: "number", "data-label": "items", text: count(run.items) }),
-            el("td", { class: "number", "data-label": "lines", text: count(run.journal_len) }),
+            el("td", { class: "number", "data-label": run.items === 1 ? "item" : "items", text: count(run.items) }),
+            el("td", { class: "number", "data-label": run.journal_len === 1 ? "line" : "lines", text: count(run.journal_len) }),
             el("td", {}, [
                 run.updated_ms
                     ? el("time", { datetime: new Date(run.updated_ms).toISOString(), title: fullTime(run.updated_ms), text: ago(run.updated_ms) })
