@@ -176,6 +176,11 @@ pub(crate) fn unicode<'a>(text: &'a Bound<'_, PyString>) -> Result<std::borrow::
     text.to_cow().map_err(|_| Refused::new(lone_surrogate(text)))
 }
 
+/// [`unicode`], its refusal an `InputError` at `path`.
+pub(crate) fn unicode_at<'a>(text: &'a Bound<'_, PyString>, path: &str) -> PyResult<std::borrow::Cow<'a, str>> {
+    unicode(text).map_err(|refused| refused.into_error(path))
+}
+
 /// What [`unicode`] says of a `str` it refuses: its first surrogate, found in the `surrogatepass` encoding (where a
 /// surrogate is the three bytes `ED A0..BF xx`).
 fn lone_surrogate(text: &Bound<'_, PyString>) -> String {
@@ -263,7 +268,7 @@ pub(crate) fn type_name(object: &Bound<'_, PyAny>) -> String {
 /// JSON text given as `str` or `bytes` (UTF-8); `None` for any other object.
 pub(crate) fn text_of(object: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<String>> {
     if let Ok(text) = object.cast::<PyString>() {
-        return unicode(text).map(|text| Some(text.into_owned())).map_err(|refused| refused.into_error(what));
+        return unicode_at(text, what).map(|text| Some(text.into_owned()));
     }
     if let Ok(bytes) = object.cast::<PyBytes>() {
         return match std::str::from_utf8(bytes.as_bytes()) {
@@ -313,13 +318,18 @@ pub(crate) fn integer_argument(value: &Bound<'_, PyAny>, name: &str) -> PyResult
             return Ok(float as i128);
         }
     } else if value.is_instance_of::<PyInt>() {
-        return match value.extract::<i128>() {
-            Ok(integer) => Ok(integer),
-            Err(_) if value.lt(0)? => Ok(i128::MIN),
-            Err(_) => Ok(i128::MAX),
-        };
+        return saturated(value);
     }
     Err(PyValueError::new_err(format!("{name} must be an integer, not {}", value.repr()?)))
+}
+
+/// An `int` as an `i128`, one past that range held as its nearest end.
+fn saturated(integer: &Bound<'_, PyAny>) -> PyResult<i128> {
+    match integer.extract::<i128>() {
+        Ok(integer) => Ok(integer),
+        Err(_) if integer.lt(0)? => Ok(i128::MIN),
+        Err(_) => Ok(i128::MAX),
+    }
 }
 
 /// A position argument (`snapshot`'s `start` and `stop`): an `int` (a `bool` too) or any object with `__index__`,
@@ -338,11 +348,7 @@ pub(crate) fn index_argument(value: &Bound<'_, PyAny>, name: &str) -> PyResult<i
             "{name} must be an integer or have an __index__ method, not {found}"
         )));
     };
-    match index.extract::<i128>() {
-        Ok(integer) => Ok(integer),
-        Err(_) if index.lt(0)? => Ok(i128::MIN),
-        Err(_) => Ok(i128::MAX),
-    }
+    saturated(&index)
 }
 
 /// A count argument (an attempt, an ordinal): an integer from 0 to 2**64 - 1, `ValueError` naming `name` otherwise.

@@ -206,7 +206,7 @@ impl PyDisplayFold {
         // Arguments of the wrong type or range raise `ValueError` naming them (the reference's Pydantic models
         // refuse them with a `ValidationError`, a `ValueError`, when the fold is exported).
         let run_id = match run_id.cast::<PyString>() {
-            Ok(run_id) => crate::convert::unicode(run_id).map_err(|refused| refused.into_error("run_id"))?.into_owned(),
+            Ok(run_id) => crate::convert::unicode_at(run_id, "run_id")?.into_owned(),
             Err(_) => return Err(PyValueError::new_err(format!("run_id must be a str, not {}", run_id.repr()?))),
         };
         let attempt = attempt.map_or(Ok(0), |attempt| count_argument(attempt, "attempt"))?;

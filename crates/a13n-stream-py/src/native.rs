@@ -17,7 +17,7 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyT
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Number, Value};
 
-use crate::convert::{from_python, unicode};
+use crate::convert::{from_python, unicode_at};
 use crate::errors::core_input_error;
 
 /// Nesting deeper than this goes through Pydantic's dump (which has its own limits).
@@ -161,7 +161,7 @@ fn walk(object: &Bound<'_, PyAny>, depth: usize) -> PyResult<Option<Value>> {
     if let Ok(dict) = object.cast::<PyDict>() {
         let mut map = Map::with_capacity(dict.len());
         for (key, value) in dict.iter() {
-            let Some(key) = key.cast::<PyString>().ok().and_then(|key| key.to_cow().ok()) else { return Ok(None) };
+            let Some(key) = walked_key(&key) else { return Ok(None) };
             let Some(value) = walk(&value, depth + 1)? else { return Ok(None) };
             map.insert(key.into_owned(), value);
         }
@@ -182,6 +182,11 @@ fn walk(object: &Bound<'_, PyAny>, depth: usize) -> PyResult<Option<Value>> {
         }
         None => Ok(None),
     }
+}
+
+/// A mapping's key as the walk takes it: a `str` of Unicode text; anything else goes through Pydantic's dump.
+fn walked_key<'a>(key: &'a Bound<'_, PyAny>) -> Option<std::borrow::Cow<'a, str>> {
+    key.cast::<PyString>().ok()?.to_cow().ok()
 }
 
 fn walk_fields(object: &Bound<'_, PyAny>, plan: &Plan, depth: usize) -> PyResult<Option<Value>> {
@@ -209,9 +214,7 @@ fn walk_fields(object: &Bound<'_, PyAny>, plan: &Plan, depth: usize) -> PyResult
         let extra = object.getattr("__pydantic_extra__")?;
         if let Ok(extra) = extra.cast::<PyDict>() {
             for (key, value) in extra.iter() {
-                let Some(key) = key.cast::<PyString>().ok().and_then(|key| key.to_cow().ok()) else {
-                    return Ok(None);
-                };
+                let Some(key) = walked_key(&key) else { return Ok(None) };
                 let Some(value) = walk(&value, depth + 1)? else { return Ok(None) };
                 map.insert(key.into_owned(), value);
             }
@@ -464,9 +467,7 @@ pub(crate) fn source_item(object: &Bound<'_, PyAny>) -> PyResult<SourceItem> {
     // The reference takes native items alone and raises `TypeError` for anything else: a line that is no source
     // item raises an error that is both that and this package's `InputError`.
     let line = if let Ok(text) = object.cast::<PyString>() {
-        unicode(text)
-            .map_err(|refused| refused.into_error(""))
-            .and_then(|text| SourceItem::from_json(&text).map_err(|error| core_input_error(py, &error)))
+        unicode_at(text, "").and_then(|text| SourceItem::from_json(&text).map_err(|error| core_input_error(py, &error)))
     } else if let Ok(bytes) = object.cast::<PyBytes>() {
         line_str(bytes.as_bytes()).and_then(|text| SourceItem::from_json(text).map_err(|e| core_input_error(py, &e)))
     } else if object.is_instance_of::<PyDict>() {
@@ -487,7 +488,7 @@ fn line_str(bytes: &[u8]) -> PyResult<&str> {
 /// One line of input as text: a `str` or `bytes` line as it is; a `dict` or a native item written as its line.
 pub(crate) fn line_text<'a>(object: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, str>> {
     if let Ok(text) = object.cast::<PyString>() {
-        return unicode(text).map_err(|refused| refused.into_error(""));
+        return unicode_at(text, "");
     }
     if let Ok(bytes) = object.cast::<PyBytes>() {
         return line_str(bytes.as_bytes()).map(|text| std::borrow::Cow::Owned(text.to_owned()));
