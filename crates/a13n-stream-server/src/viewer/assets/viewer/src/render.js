@@ -209,7 +209,7 @@ function streamingArguments(row, context) {
     const args = row.call?.args ?? null;
     const summary = [
         el("span", { class: "tool-name", text: row.call?.toolName ?? "tool" }),
-        el("span", { class: "args-preview", text: args === null ? "arguments streaming" : `arguments streaming · ${size(args.length)}` }),
+        el("span", { class: "args-preview", text: args === null ? "arguments streaming" : `arguments streaming · ${plural(args.length, "character")}` }),
         badge("in_progress", "streaming"),
         stamp(row.item, context),
     ];
@@ -217,10 +217,6 @@ function streamingArguments(row, context) {
         ? [el("p", { class: "note", text: "The arguments so far are past the size a display shows while they stream." })]
         : [el("div", { class: "label", text: "Arguments so far (the latest)" }), el("pre", { class: "code", text: args.length > 400 ? `…${args.slice(-400)}` : args })];
     return [details(context, `${row.key}:tool`, false, summary, body, "tool-body")];
-}
-/** A count of characters, as a reader takes it in: `812 characters`, `25.0 k characters`. */
-function size(characters) {
-    return characters < 1000 ? `${characters} characters` : `${(characters / 1000).toFixed(1)} k characters`;
 }
 function toolCall(row, context) {
     const { item } = row;
