@@ -104,6 +104,10 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+# The reference's submodules that its package imports, so that `a13n_stream_rs.observer` (say) is there after
+# `import a13n_stream_rs`, as `a13n_stream_protocol.observer` is. Last: they import the names above.
+from . import content, fragments, messages, observer  # noqa: E402
+
 __all__ = [
     "AUTHORED_INPUT_EVENT_NAMES",
     "MAX_SOURCE_LINE_BYTES",

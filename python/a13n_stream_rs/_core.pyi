@@ -175,7 +175,7 @@ class _Observer:
     def run_id(self) -> Optional[str]: ...
 
 @disjoint_base
-class HarnessAguiStreamObserver(_Observer):
+class HarnessAguiObserver(_Observer):
     def __new__(
         cls,
         *,
@@ -199,8 +199,7 @@ class HarnessAguiStreamObserver(_Observer):
         json_processor: Optional[_JsonProcessor] = None,
     ) -> Self: ...
 
-@disjoint_base
-class HarnessAguiObserver(_Observer):
+class HarnessAguiStreamObserver(HarnessAguiObserver):
     def __new__(
         cls,
         *,

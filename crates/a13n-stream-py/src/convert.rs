@@ -261,6 +261,14 @@ fn json_of(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Refused> {
     Err(Refused::new(format!("{} has no JSON form", type_name(object))))
 }
 
+/// A text as Python's `repr` writes it (`'run-1'`), or `None`: for the `repr` of the package's objects.
+pub(crate) fn python_repr(py: Python<'_>, text: Option<&str>) -> PyResult<String> {
+    match text {
+        Some(text) => Ok(PyString::new(py, text).repr()?.to_string()),
+        None => Ok("None".to_owned()),
+    }
+}
+
 pub(crate) fn type_name(object: &Bound<'_, PyAny>) -> String {
     object.get_type().name().map(|name| name.to_string()).unwrap_or_else(|_| "this value".into())
 }

@@ -11,7 +11,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 use pyo3::{PyTraverseError, PyVisit};
 use serde_json::Value;
 
-use crate::convert::{count_argument, from_python, json_text, Truthy};
+use crate::convert::{count_argument, from_python, json_text, python_repr, Truthy};
 use crate::errors::{fold_error, input_error};
 use crate::issued::{issue, Issued};
 use crate::models::models;
@@ -588,11 +588,11 @@ impl PyDisplayFold {
         Ok(())
     }
 
-    fn __repr__(&self) -> PyResult<String> {
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let fold = self.held()?;
         Ok(format!(
-            "DisplayFold(run_id={:?}, position={}, items={})",
-            fold.run_id(),
+            "DisplayFold(run_id={}, position={}, items={})",
+            python_repr(py, Some(fold.run_id()))?,
             fold.position(),
             fold.item_count()
         ))

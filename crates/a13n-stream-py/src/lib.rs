@@ -37,7 +37,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = module.py();
     module.add_class::<display::PyDisplayFold>()?;
     module.add_class::<observer::PyStreamObserver>()?;
-    module.add_class::<observer::PySingleObserver>()?;
+    module.add_class::<observer::PyObserver>()?;
     module.add_class::<fragments::PyAssembler>()?;
     module.add_function(wrap_pyfunction!(replay::replay, module)?)?;
     module.add_function(wrap_pyfunction!(native::to_source_line, module)?)?;

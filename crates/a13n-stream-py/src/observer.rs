@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple, PyType};
 use pyo3::{PyTraverseError, PyVisit};
 
-use crate::convert::{index_argument, json_text, Truthy};
+use crate::convert::{index_argument, json_text, python_repr, Truthy};
 use crate::errors::{at_line, core_input_error, observation_error, observe_error};
 use crate::models::models;
 use crate::native::{line_text, source_item};
@@ -258,196 +258,274 @@ fn resume<'py>(observer: &Bound<'py, PyAny>, history: &Bound<'py, PyAny>) -> PyR
     helper.call1((observer, history))
 }
 
-macro_rules! observer_class {
-    ($rust:ident, $python:literal, $mode:ty, $doc:literal) => {
-        #[doc = $doc]
-        #[pyclass(name = $python, module = "a13n_stream_rs", subclass, dict, weakref)]
-        pub(crate) struct $rust(Held<$mode>);
+/// An observer of either mode: a `HarnessAguiObserver` converts one run, a `HarnessAguiStreamObserver` (its
+/// subclass, as in the reference) a host's root stream with its inline child runs.
+enum Observing {
+    Single(Held<SingleRun>),
+    Stream(Held<RootStream>),
+}
 
-        impl $rust {
-            /// A subclass's instance before its `__init__` made it: a fresh observer without a processor.
-            fn placeholder() -> Self {
-                $rust(Held::new(None, true))
-            }
-        }
-
-        #[pymethods]
-        impl $rust {
-            /// What the garbage collector sees this observer hold: its processor (and a source being observed). A
-            /// processor that refers back to the observer is then freed with it.
-            fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-                self.0.processing.traverse(&visit)
-            }
-
-            fn __clear__(&mut self) {
-                self.0.processing.clear();
-            }
-
-            /// A fresh observer. `processor(source, event)` sees every converted event as an `ag_ui` model with
-            /// the source item as given, and returns it, a replacement or `None`; `json_processor` is the same
-            /// with JSON dicts. `retain_events` keeps every event for `snapshot`.
-            #[new]
-            #[classmethod]
-            #[pyo3(
-                                        signature = (*args, **kwargs),
-                                        text_signature = "(*, processor=None, retain_events=True, json_processor=None)"
-                                    )]
-            fn new(
-                cls: &Bound<'_, PyType>,
-                args: &Bound<'_, PyTuple>,
-                kwargs: Option<&Bound<'_, PyDict>>,
-            ) -> PyResult<Self> {
-                subclass::new(cls, args, kwargs, $rust::placeholder)
-            }
-
-            /// Make the observer of these constructor arguments. `__new__` does it for this class; for a
-            /// subclass, whose constructor may take other arguments, `super().__init__(...)` does.
-            #[pyo3(signature = (*args, **kwargs))]
-            fn __init__(
-                slf: &Bound<'_, Self>,
-                args: &Bound<'_, PyTuple>,
-                kwargs: Option<&Bound<'_, PyDict>>,
-            ) -> PyResult<()> {
-                subclass::init(slf, args, kwargs, $rust::placeholder)
-            }
-
-            /// The constructor proper, with the reference's parameters (see `__new__`).
-            #[staticmethod]
-            #[pyo3(signature = (*, processor=None, retain_events=Truthy(true), json_processor=None))]
-            fn _make(
-                processor: Option<Py<PyAny>>,
-                retain_events: Truthy,
-                json_processor: Option<Py<PyAny>>,
-            ) -> PyResult<Self> {
-                Ok($rust(Held::new(HostProcessor::chosen(processor, json_processor)?, retain_events.0)))
-            }
-
-            /// Continue from an exported continuation (an `ObserverContinuation` of this package or the
-            /// reference, or its JSON text), without the old event journal. Supply the processor again. On a
-            /// subclass, an instance of it, made as the reference makes it (`cls(processor=..., retain_events=False)`),
-            /// then given the restored state.
-            #[classmethod]
-            #[pyo3(signature = (continuation, *, processor=None, json_processor=None))]
-            fn restore(
-                cls: &Bound<'_, PyType>,
-                continuation: &Bound<'_, PyAny>,
-                processor: Option<Py<PyAny>>,
-                json_processor: Option<Py<PyAny>>,
-            ) -> PyResult<Py<PyAny>> {
-                let py = cls.py();
-                let kwargs = subclass::restore_kwargs(py, &processor, &json_processor)?;
-                let held = Held::restore(continuation, HostProcessor::chosen(processor, json_processor)?)?;
-                subclass::restored(cls, kwargs, $rust(held))
-            }
-
-            /// Convert one source item (native, or its journal line) and commit it atomically: its AG-UI events
-            /// as a tuple of `ag_ui` models.
-            fn observe<'py>(&self, item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
-                self.0.observe(item)
-            }
-
-            /// Like `observe`, each event as the JSON text `a13n-stream observe` prints.
-            fn observe_json(&self, item: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-                self.0.observe_json(item)
-            }
-
-            /// Rebuild this fresh observer atomically from the exact, ordered history of its stream (an async
-            /// or a sync iterable of source items): an awaitable returning `None`. On failure or cancellation
-            /// the observer stays fresh.
-            fn resume<'py>(slf: &Bound<'py, Self>, history: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-                resume(slf.as_any(), history)
-            }
-
-            /// `resume` for a history at hand, synchronously (the work runs without the GIL when there is no
-            /// processor). A failing item raises with its 1-based `line`.
-            fn resume_lines(&self, py: Python<'_>, lines: &Bound<'_, PyAny>) -> PyResult<()> {
-                self.0.resume_lines(py, lines)
-            }
-
-            fn _resume_begin(&self, py: Python<'_>) -> PyResult<()> {
-                self.0.resume_begin(py)
-            }
-
-            fn _resume_item(&self, item: &Bound<'_, PyAny>) -> PyResult<()> {
-                self.0.resume_item(item)
-            }
-
-            fn _resume_end(&self, py: Python<'_>, commit: bool) -> PyResult<()> {
-                self.0.resume_end(py, commit)
-            }
-
-            fn _construction<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-                self.0.construction(py)
-            }
-
-            fn _adopt(&self, py: Python<'_>, staged: PyRef<'_, Self>) -> PyResult<()> {
-                self.0.adopt(py, &staged.0)
-            }
-
-            /// The conversion state (events excluded), as an `ObserverContinuation` model.
-            fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-                let text = self.0.export(py)?.to_json();
-                let models = models(py)?;
-                models.validated_json(py, &models.observer_continuation, &text)
-            }
-
-            /// `export` as the continuation's JSON text.
-            fn export_json(&self, py: Python<'_>) -> PyResult<String> {
-                Ok(self.0.export(py)?.to_json())
-            }
-
-            /// Retained events in `start..stop` (all by default), as `ag_ui` models. Requires `retain_events`.
-            #[pyo3(signature = (*, start=None, stop=None), text_signature = "(self, *, start=0, stop=None)")]
-            fn snapshot<'py>(
-                &self,
-                py: Python<'py>,
-                start: Option<&Bound<'py, PyAny>>,
-                stop: Option<&Bound<'py, PyAny>>,
-            ) -> PyResult<Bound<'py, PyTuple>> {
-                self.0.snapshot(py, start, stop)
-            }
-
-            /// How many events are retained: a stable boundary for `snapshot`.
-            #[getter]
-            fn event_count(&self) -> PyResult<usize> {
-                Ok(self.0.lock()?.event_count())
-            }
-
-            /// The bound Harness thread, once observation has begun.
-            #[getter]
-            fn thread_id(&self) -> PyResult<Option<String>> {
-                Ok(self.0.lock()?.thread_id().map(str::to_owned))
-            }
-
-            /// The bound (root) Harness run, once observation has begun.
-            #[getter]
-            fn run_id(&self) -> PyResult<Option<String>> {
-                Ok(self.0.lock()?.run_id().map(str::to_owned))
-            }
-
-            fn __repr__(&self) -> PyResult<String> {
-                let observer = self.0.lock()?;
-                Ok(format!(
-                    "{}(thread_id={:?}, run_id={:?}, event_count={})",
-                    $python,
-                    observer.thread_id(),
-                    observer.run_id(),
-                    observer.event_count()
-                ))
-            }
+/// `$body` with `$held` bound to the observer's `Held`, whichever its mode.
+macro_rules! with_held {
+    ($observing:expr, $held:ident => $body:expr) => {
+        match $observing {
+            Observing::Single($held) => $body,
+            Observing::Stream($held) => $body,
         }
     };
 }
 
-observer_class!(
-    PyStreamObserver,
-    "HarnessAguiStreamObserver",
-    RootStream,
-    "Observes a host's root stream and its forwarded inline child runs, in source order, as AG-UI events."
-);
-observer_class!(
-    PySingleObserver,
-    "HarnessAguiObserver",
-    SingleRun,
-    "Converts and accumulates one public Harness run as AG-UI events."
-);
+impl Observing {
+    /// A fresh observer of this mode without a processor: a subclass's instance before its `__init__` made it.
+    fn placeholder(stream: bool) -> Self {
+        Observing::made(stream, None, true)
+    }
+
+    fn made(stream: bool, processor: Option<HostProcessor>, retain_events: bool) -> Self {
+        match stream {
+            true => Observing::Stream(Held::new(processor, retain_events)),
+            false => Observing::Single(Held::new(processor, retain_events)),
+        }
+    }
+
+    fn restored(stream: bool, continuation: &Bound<'_, PyAny>, processor: Option<HostProcessor>) -> PyResult<Self> {
+        Ok(match stream {
+            true => Observing::Stream(Held::restore(continuation, processor)?),
+            false => Observing::Single(Held::restore(continuation, processor)?),
+        })
+    }
+
+    /// The package class of this mode, as `repr` names it.
+    fn class_name(&self) -> &'static str {
+        match self {
+            Observing::Single(_) => "HarnessAguiObserver",
+            Observing::Stream(_) => "HarnessAguiStreamObserver",
+        }
+    }
+
+    fn processing(&self) -> &Processing {
+        with_held!(self, held => &held.processing)
+    }
+
+    fn processing_mut(&mut self) -> &mut Processing {
+        with_held!(self, held => &mut held.processing)
+    }
+}
+
+/// Whether `cls` is the stream observer or a subclass of it: which mode its instances observe in.
+fn streams(cls: &Bound<'_, PyType>) -> PyResult<bool> {
+    cls.is_subclass_of::<PyStreamObserver>()
+}
+
+/// The package's class of `cls`'s mode: the one whose `_make` takes the reference's constructor arguments.
+fn own_class<'py>(cls: &Bound<'py, PyType>) -> PyResult<Bound<'py, PyType>> {
+    let py = cls.py();
+    Ok(if streams(cls)? { py.get_type::<PyStreamObserver>() } else { py.get_type::<PyObserver>() })
+}
+
+/// Converts and accumulates one public Harness run as AG-UI events.
+#[pyclass(name = "HarnessAguiObserver", module = "a13n_stream_rs", subclass, dict, weakref)]
+pub(crate) struct PyObserver(Observing);
+
+#[pymethods]
+impl PyObserver {
+    /// What the garbage collector sees this observer hold: its processor (and a source being observed). A
+    /// processor that refers back to the observer is then freed with it.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        self.0.processing().traverse(&visit)
+    }
+
+    fn __clear__(&mut self) {
+        self.0.processing_mut().clear();
+    }
+
+    /// A fresh observer. `processor(source, event)` sees every converted event as an `ag_ui` model with the
+    /// source item as given, and returns it, a replacement or `None`; `json_processor` is the same with JSON
+    /// dicts. `retain_events` keeps every event for `snapshot`.
+    #[new]
+    #[classmethod]
+    #[pyo3(
+        signature = (*args, **kwargs),
+        text_signature = "(*, processor=None, retain_events=True, json_processor=None)"
+    )]
+    fn new(cls: &Bound<'_, PyType>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let stream = streams(cls)?;
+        subclass::new_of(&own_class(cls)?, cls, args, kwargs, || PyObserver(Observing::placeholder(stream)))
+    }
+
+    /// Make the observer of these constructor arguments. `__new__` does it for the package's classes; for a
+    /// subclass, whose constructor may take other arguments, `super().__init__(...)` does.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __init__(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+        let class = slf.get_type();
+        let stream = streams(&class)?;
+        subclass::init_of(&own_class(&class)?, slf, args, kwargs, || PyObserver(Observing::placeholder(stream)))
+    }
+
+    /// The constructor proper, with the reference's parameters (see `__new__`).
+    #[staticmethod]
+    #[pyo3(signature = (*, processor=None, retain_events=Truthy(true), json_processor=None))]
+    fn _make(processor: Option<Py<PyAny>>, retain_events: Truthy, json_processor: Option<Py<PyAny>>) -> PyResult<Self> {
+        let processor = HostProcessor::chosen(processor, json_processor)?;
+        Ok(PyObserver(Observing::made(false, processor, retain_events.0)))
+    }
+
+    /// Continue from an exported continuation (an `ObserverContinuation` of this package or the reference, or its
+    /// JSON text), without the old event journal. Supply the processor again. On a subclass, an instance of it,
+    /// made as the reference makes it (`cls(processor=..., retain_events=False)`), then given the restored state.
+    #[classmethod]
+    #[pyo3(signature = (continuation, *, processor=None, json_processor=None))]
+    fn restore(
+        cls: &Bound<'_, PyType>,
+        continuation: &Bound<'_, PyAny>,
+        processor: Option<Py<PyAny>>,
+        json_processor: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let py = cls.py();
+        let kwargs = subclass::restore_kwargs(py, &processor, &json_processor)?;
+        let stream = streams(cls)?;
+        let observer =
+            PyObserver(Observing::restored(stream, continuation, HostProcessor::chosen(processor, json_processor)?)?);
+        let own = own_class(cls)?;
+        subclass::restored(cls, &own, kwargs, observer, |observer| match stream {
+            true => Ok(Bound::new(py, PyClassInitializer::from(observer).add_subclass(PyStreamObserver))?.into_any()),
+            false => Ok(Bound::new(py, observer)?.into_any()),
+        })
+    }
+
+    /// Convert one source item (native, or its journal line) and commit it atomically: its AG-UI events as a
+    /// tuple of `ag_ui` models.
+    fn observe<'py>(&self, item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
+        with_held!(&self.0, held => held.observe(item))
+    }
+
+    /// Like `observe`, each event as the JSON text `a13n-stream observe` prints.
+    fn observe_json(&self, item: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+        with_held!(&self.0, held => held.observe_json(item))
+    }
+
+    /// Rebuild this fresh observer atomically from the exact, ordered history of its stream (an async or a sync
+    /// iterable of source items): an awaitable returning `None`. On failure or cancellation the observer stays
+    /// fresh.
+    fn resume<'py>(slf: &Bound<'py, Self>, history: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        resume(slf.as_any(), history)
+    }
+
+    /// `resume` for a history at hand, synchronously (the work runs without the GIL when there is no processor).
+    /// A failing item raises with its 1-based `line`.
+    fn resume_lines(&self, py: Python<'_>, lines: &Bound<'_, PyAny>) -> PyResult<()> {
+        with_held!(&self.0, held => held.resume_lines(py, lines))
+    }
+
+    fn _resume_begin(&self, py: Python<'_>) -> PyResult<()> {
+        with_held!(&self.0, held => held.resume_begin(py))
+    }
+
+    fn _resume_item(&self, item: &Bound<'_, PyAny>) -> PyResult<()> {
+        with_held!(&self.0, held => held.resume_item(item))
+    }
+
+    fn _resume_end(&self, py: Python<'_>, commit: bool) -> PyResult<()> {
+        with_held!(&self.0, held => held.resume_end(py, commit))
+    }
+
+    fn _construction<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        with_held!(&self.0, held => held.construction(py))
+    }
+
+    fn _adopt(&self, py: Python<'_>, staged: PyRef<'_, Self>) -> PyResult<()> {
+        match (&self.0, &staged.0) {
+            (Observing::Single(held), Observing::Single(staged)) => held.adopt(py, staged),
+            (Observing::Stream(held), Observing::Stream(staged)) => held.adopt(py, staged),
+            _ => Err(PyRuntimeError::new_err("an observer cannot take the state of another mode's observer")),
+        }
+    }
+
+    /// The conversion state (events excluded), as an `ObserverContinuation` model.
+    fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let text = with_held!(&self.0, held => held.export(py))?.to_json();
+        let models = models(py)?;
+        models.validated_json(py, &models.observer_continuation, &text)
+    }
+
+    /// `export` as the continuation's JSON text.
+    fn export_json(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(with_held!(&self.0, held => held.export(py))?.to_json())
+    }
+
+    /// Retained events in `start..stop` (all by default), as `ag_ui` models. Requires `retain_events`.
+    #[pyo3(signature = (*, start=None, stop=None), text_signature = "(self, *, start=0, stop=None)")]
+    fn snapshot<'py>(
+        &self,
+        py: Python<'py>,
+        start: Option<&Bound<'py, PyAny>>,
+        stop: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        with_held!(&self.0, held => held.snapshot(py, start, stop))
+    }
+
+    /// How many events are retained: a stable boundary for `snapshot`.
+    #[getter]
+    fn event_count(&self) -> PyResult<usize> {
+        with_held!(&self.0, held => Ok(held.lock()?.event_count()))
+    }
+
+    /// The bound Harness thread, once observation has begun.
+    #[getter]
+    fn thread_id(&self) -> PyResult<Option<String>> {
+        with_held!(&self.0, held => Ok(held.lock()?.thread_id().map(str::to_owned)))
+    }
+
+    /// The bound (root) Harness run, once observation has begun.
+    #[getter]
+    fn run_id(&self) -> PyResult<Option<String>> {
+        with_held!(&self.0, held => Ok(held.lock()?.run_id().map(str::to_owned)))
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let (thread_id, run_id, event_count) = with_held!(&self.0, held => {
+            let observer = held.lock()?;
+            (python_repr(py, observer.thread_id())?, python_repr(py, observer.run_id())?, observer.event_count())
+        });
+        Ok(format!("{}(thread_id={thread_id}, run_id={run_id}, event_count={event_count})", self.0.class_name()))
+    }
+}
+
+/// Observes a host's root stream and its forwarded inline child runs, in source order, as AG-UI events. A
+/// `HarnessAguiObserver` (its methods are that class's), as the reference's is.
+#[pyclass(name = "HarnessAguiStreamObserver", module = "a13n_stream_rs", extends = PyObserver, subclass)]
+pub(crate) struct PyStreamObserver;
+
+#[pymethods]
+impl PyStreamObserver {
+    /// A fresh stream observer (the arguments as `HarnessAguiObserver`'s).
+    #[new]
+    #[classmethod]
+    #[pyo3(
+        signature = (*args, **kwargs),
+        text_signature = "(*, processor=None, retain_events=True, json_processor=None)"
+    )]
+    fn new(
+        cls: &Bound<'_, PyType>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let own = cls.py().get_type::<PyStreamObserver>();
+        let observer = subclass::new_of(&own, cls, args, kwargs, || PyObserver(Observing::placeholder(true)))?;
+        Ok(PyClassInitializer::from(observer).add_subclass(PyStreamObserver))
+    }
+
+    /// The constructor proper, with the reference's parameters (see `__new__`).
+    #[staticmethod]
+    #[pyo3(signature = (*, processor=None, retain_events=Truthy(true), json_processor=None))]
+    fn _make(
+        py: Python<'_>,
+        processor: Option<Py<PyAny>>,
+        retain_events: Truthy,
+        json_processor: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'_, Self>> {
+        let processor = HostProcessor::chosen(processor, json_processor)?;
+        let observer = PyObserver(Observing::made(true, processor, retain_events.0));
+        Bound::new(py, PyClassInitializer::from(observer).add_subclass(PyStreamObserver))
+    }
+}

@@ -12,11 +12,14 @@
 
 use std::sync::{Arc, Mutex};
 
-use a13n_stream_protocol::{AguiEventProcessor, Event, ProcessorRefusal, SourceItem};
+use a13n_stream_protocol::agui::EventType;
+use a13n_stream_protocol::{names, AguiEventProcessor, Event, ProcessorRefusal, SourceItem};
 use pyo3::exceptions::PyValueError;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use pyo3::{PyTraverseError, PyVisit};
+use serde_json::Value;
 
 use crate::convert::{from_python, to_python};
 use crate::errors::{observation_error, FailureSlot};
@@ -158,6 +161,27 @@ fn core_processor(cell: HostCell, failure: FailureSlot, slot: SourceSlot) -> Agu
 
 type Outcome = Result<Option<Event>, ProcessorRefusal>;
 
+/// The event as the reference hands it to a processor: the model its converter made, which counts `type` as set
+/// only for the input events it validates from a dict (`a13n.input.*`); it constructs every other with keywords,
+/// a subagent's start always with both of its parents (`None` or not).
+fn processor_event<'py>(py: Python<'py>, event: &Event) -> PyResult<Bound<'py, PyAny>> {
+    let value = event.to_value();
+    let model = models(py)?.event(py, &value)?;
+    let kind = event.kind();
+    let input = kind == EventType::Custom
+        && value.get("name").and_then(Value::as_str).is_some_and(|name| name.starts_with(names::INPUT_PREFIX));
+    let set = model.getattr(intern!(py, "__pydantic_fields_set__"))?;
+    if !input {
+        set.call_method1(intern!(py, "discard"), ("type",))?;
+    }
+    if kind == EventType::SubagentStarted {
+        for parent in ["parent_tool_call_id", "parent_subagent_run_id"] {
+            set.call_method1(intern!(py, "add"), (parent,))?;
+        }
+    }
+    Ok(model)
+}
+
 /// The reference's contract: the source as the host gave it, the event as an `ag_ui` model.
 fn call_models(
     py: Python<'_>,
@@ -172,7 +196,7 @@ fn call_models(
         Some(source) => source.into_bound(py),
         None => PyString::new(py, &source.to_line()).into_any(),
     };
-    let result = callable.bind(py).call1((source, models.event(py, &event.to_value())?))?;
+    let result = callable.bind(py).call1((source, processor_event(py, event)?))?;
     if result.is_none() {
         return Ok(Ok(None));
     }
