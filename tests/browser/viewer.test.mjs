@@ -707,3 +707,105 @@ test("the run list says how each run ended and fits a phone's width", async () =
     await stop(host.child);
   }
 });
+
+/** A run whose model answers in markdown (and tries markup), as Harness source lines. */
+function markdownRun(run, answer) {
+  const thread = "thread-markdown";
+  let sequence = 0;
+  const line = (event) =>
+    JSON.stringify({ thread_id: thread, run_id: run, sequence: sequence++, occurred_at: new Date(Date.UTC(2026, 11, 6, 10) + sequence * 100).toISOString(), event });
+  const lines = [line({ schema_version: "1", kind: "lifecycle", payload: { type: "run_started" } })];
+  for (let index = 0; index < 40; index += 1) {
+    lines.push(line({ index, part: { content: `filler ${index}`, part_kind: "text" }, event_kind: "part_start" }));
+    lines.push(line({ index, part: { content: `filler ${index}`, part_kind: "text" }, event_kind: "part_end" }));
+  }
+  lines.push(line({ index: 40, part: { content: answer, part_kind: "text" }, event_kind: "part_start" }));
+  lines.push(line({ index: 40, part: { content: answer, part_kind: "text" }, event_kind: "part_end" }));
+  const usage = { input_tokens: 10, output_tokens: 20, cache_read_tokens: 0, cache_write_tokens: 0, details: {} };
+  const result = { status: "completed", output: "done", usage };
+  lines.push(JSON.stringify({ thread_id: thread, run_id: run, sequence: sequence++, occurred_at: "2026-12-06T10:01:00+00:00", result }));
+  return lines;
+}
+
+test("model text reads as markdown, the toolbar stays on screen, a link to an item opens at it, dark schemes are dark", async () => {
+  // Found by a trial: markdown showed as raw text, the "sticky" toolbar scrolled away with the header, a filtered
+  // match was lost when the filter was cleared, and a dark-preferring reader got a light page.
+  const dir = mkdtempSync(join(tmpdir(), "a13n-viewer-"));
+  const host = await serve(join(dir, "host.db"));
+  const browser = await launch();
+  try {
+    const run = "run-markdown";
+    const answer = "## Plan\n\n1. **Read** the `config`\n2. Write <script>window.injected = 1</script>\n\n| id | name |\n|---:|:--|\n| 1 | *one* |\n\n```python\nprint('**not bold**')\n```\n[docs](https://example.com/docs) and [bad](javascript:alert(1)x)";
+    await post(() => host.base, run, 0, markdownRun(run, answer));
+    const page = await browser.newPage({ viewport: { width: 1024, height: 700 }, colorScheme: "dark" });
+    const errors = watchErrors(page);
+    await page.goto(`${host.base}/runs/${run}`);
+    await page.waitForFunction(() => document.getElementById("run-view")?.dataset.complete === "true", null, { timeout: WAIT });
+    await page.keyboard.press("End");
+    const answerRow = page.locator('#rows [data-kind="text_message"]').filter({ hasText: "Plan" });
+    await answerRow.waitFor({ timeout: WAIT });
+    const shown = await answerRow.evaluate((row) => ({
+      heading: row.querySelector(".md .md-heading")?.textContent,
+      strong: row.querySelector(".md ol li strong")?.textContent,
+      code: row.querySelector(".md ol li code")?.textContent,
+      cell: row.querySelector(".md table tbody td.align-right")?.textContent,
+      em: row.querySelector(".md table em")?.textContent,
+      block: row.querySelector(".md-code pre code")?.textContent,
+      links: [...row.querySelectorAll(".md a")].map((link) => link.getAttribute("href")),
+      scripts: row.querySelectorAll("script").length,
+      text: row.textContent,
+    }));
+    assert.equal(shown.heading, "Plan");
+    assert.equal(shown.strong, "Read");
+    assert.equal(shown.code, "config");
+    assert.equal(shown.cell, "1");
+    assert.equal(shown.em, "one");
+    assert.equal(shown.block, "print('**not bold**')");
+    assert.deepEqual(shown.links, ["https://example.com/docs"], "only an http(s) address becomes a link");
+    assert.equal(shown.scripts, 0);
+    assert.ok(shown.text.includes("<script>window.injected = 1</script>"), "markup in the text is shown as text");
+    assert.equal(await page.evaluate(() => window.injected), undefined);
+
+    // The toolbar stays on screen with the run's status once the header has scrolled away.
+    const toolbar = await page.evaluate(() => {
+      const bar = document.querySelector(".toolbar").getBoundingClientRect();
+      return { top: bar.top, scrolled: window.scrollY, status: document.getElementById("bar-status").textContent };
+    });
+    assert.ok(toolbar.scrolled > 200, `the page scrolled (${toolbar.scrolled} px)`);
+    assert.ok(toolbar.top >= -1 && toolbar.top < 5, `the toolbar is at the top of the screen (${toolbar.top} px)`);
+    assert.match(toolbar.status, /^complete · \d+ items$/);
+
+    // Dark: the page's background is dark.
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const [r, g, b] = background.match(/\d+/g).map(Number);
+    assert.ok(r + g + b < 120, `a dark background (${background})`);
+
+    // The focused row is the page's address; a new page at that address opens at the row.
+    const id = await answerRow.getAttribute("data-item-id");
+    await answerRow.focus();
+    await page.waitForFunction((want) => location.hash === `#item=${encodeURIComponent(want)}`, id, { timeout: WAIT });
+    const other = await browser.newPage({ viewport: { width: 1024, height: 700 } });
+    await other.goto(`${host.base}/runs/${run}#item=${encodeURIComponent(id)}`);
+    await other.waitForFunction((want) => document.activeElement?.dataset?.itemId === want, id, { timeout: WAIT });
+
+    // A match chosen while filtering stays on screen when the filter is cleared.
+    await other.fill("#filter", "filler 3");
+    const match = other.locator('#rows [data-kind="text_message"]').filter({ hasText: "filler 3" }).first();
+    await match.waitFor({ timeout: WAIT });
+    const chosen = await match.getAttribute("data-item-id");
+    await match.focus();
+    await other.fill("#filter", "");
+    await other.waitForFunction(() => document.getElementById("filter-count")?.textContent === "", null, { timeout: WAIT });
+    await other.waitForFunction((want) => {
+      const row = document.querySelector(`#rows [data-item-id="${want}"]`);
+      if (!row) return false;
+      const box = row.getBoundingClientRect();
+      return box.bottom > 0 && box.top < window.innerHeight;
+    }, chosen, { timeout: WAIT });
+    await page.screenshot({ path: join(dirname(screenshot), "viewer-markdown-dark.png") });
+    assert.deepEqual(errors, [], "no script errors");
+  } finally {
+    await browser.close();
+    await stop(host.child);
+  }
+});

@@ -43,6 +43,7 @@ pub const ASSETS: &[Asset] = assets![
     "viewer/src/main.js" => "text/javascript; charset=utf-8",
     "viewer/src/api.js" => "text/javascript; charset=utf-8",
     "viewer/src/dom.js" => "text/javascript; charset=utf-8",
+    "viewer/src/markdown.js" => "text/javascript; charset=utf-8",
     "viewer/src/model.js" => "text/javascript; charset=utf-8",
     "viewer/src/render.js" => "text/javascript; charset=utf-8",
     "viewer/src/run.js" => "text/javascript; charset=utf-8",

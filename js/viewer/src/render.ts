@@ -3,6 +3,7 @@
 
 import type { Item, Json, JsonObject } from "../../display/src/types.js";
 import { el, excerpt, fullTime, offset, plural, safeLink, type Child } from "./dom.js";
+import { renderMarkdown } from "./markdown.js";
 import { failed, harnessEvent, isObject, scopeState, text, time, type FoldRow, type ItemRow, type Row, type SubagentRow } from "./model.js";
 
 /** Characters of a long text shown before "Show all". */
@@ -63,7 +64,7 @@ function badge(state: string, label = state.replace("_", " ")): HTMLElement {
 
 /** Long text: its first characters and a button for the rest. */
 function longText(tag: "div" | "pre", className: string, value: string): Child[] {
-  const node = el(tag, { class: className });
+  const node = el(tag, { class: className, dir: "auto" });
   if (value.length <= PREVIEW_CHARS) {
     node.textContent = value;
     return [node];
@@ -72,6 +73,23 @@ function longText(tag: "div" | "pre", className: string, value: string): Child[]
   const more = el("button", { type: "button", class: "more", text: `Show all (${value.length.toLocaleString("en-US")} characters)` });
   more.addEventListener("click", () => {
     node.textContent = value;
+    more.remove();
+  });
+  return [node, more];
+}
+
+/** Model text rendered as markdown (see markdown.ts): up to its first lines, and a button for the rest. */
+function markdownText(value: string): Child[] {
+  const node = el("div", { class: "text md" });
+  if (value.length <= PREVIEW_CHARS) {
+    node.append(...renderMarkdown(value));
+    return [node];
+  }
+  const lineEnd = value.lastIndexOf("\n", PREVIEW_CHARS);
+  node.append(...renderMarkdown(value.slice(0, lineEnd > PREVIEW_CHARS / 2 ? lineEnd : PREVIEW_CHARS)));
+  const more = el("button", { type: "button", class: "more", text: `Show all (${value.length.toLocaleString("en-US")} characters)` });
+  more.addEventListener("click", () => {
+    node.replaceChildren(...renderMarkdown(value));
     more.remove();
   });
   return [node, more];
@@ -166,7 +184,8 @@ function message(item: Item, context: RenderContext): Child[] {
   const media = content["input_media"];
   if (isObject(media)) body.push(mediaLine(media));
   const value = content["text"];
-  if (value !== undefined && value !== null) body.push(...longText("div", "text", text(value)));
+  // What a model wrote is markdown; what a person or the host wrote is shown as written.
+  if (value !== undefined && value !== null) body.push(...(role === "assistant" ? markdownText(text(value)) : longText("div", "text", text(value))));
   if (content["truncated"] === true) body.push(el("p", { class: "note", text: "The text was cut by the host's size bound." }));
   const memory = content["memory_sources"];
   if (Array.isArray(memory) && memory.length > 0) body.push(memoryLine(memory));
@@ -213,7 +232,7 @@ function reasoning(row: ItemRow, context: RenderContext): Child[] {
         item.state !== "completed" ? badge(item.state) : null,
         stamp(item, context),
       ],
-      longText("div", "text", value),
+      markdownText(value),
       "reasoning-body",
     ),
   ];

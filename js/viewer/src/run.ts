@@ -7,7 +7,7 @@ import type { DisplayNormalizer } from "../../display/src/normalizer.js";
 import type { Item } from "../../display/src/types.js";
 import { authHeaders } from "./api.js";
 import { byId, count, duration, el, fullTime, plural } from "./dom.js";
-import { rows, searchText, summarize, text, type Row, type Summary } from "./model.js";
+import { failed, rows, searchText, summarize, text, type Row, type Summary } from "./model.js";
 import { renderRow, version, type RenderContext } from "./render.js";
 import { WindowedList } from "./windowed.js";
 
@@ -39,6 +39,10 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
   const opened = new Map<string, boolean>();
   const filter = byId<HTMLInputElement>("filter");
   const showAll = byId<HTMLInputElement>("show-observations");
+  // The item a link names (`#item=<id>`): focused once it has arrived.
+  let linked: string | null = linkedItem();
+  let lastQuery = "";
+  let currentRows: Row[] = [];
 
   const context: RenderContext = {
     get startMs() {
@@ -73,6 +77,21 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
 
   const filtered = rowFilter();
 
+  byId("jump-latest").addEventListener("click", () => list.focusIndex(list.length - 1));
+  // The row a reader focuses is the page's address, so a link or a reload comes back to it.
+  byId("rows").addEventListener("focusin", (event) => {
+    const id = (event.target as HTMLElement).closest<HTMLElement>("[data-item-id]")?.dataset["itemId"];
+    if (id) history.replaceState(null, "", `#item=${encodeURIComponent(id)}`);
+  });
+  // "N failed" steps through the failed tool calls and failures, one a click.
+  byId("run-tools").addEventListener("click", (event) => {
+    if (!(event.target as HTMLElement).closest(".failed-count")) return;
+    const failedRows = currentRows.flatMap((row, index) => (row.type === "item" && (failed(row.item) || row.role === "failure") ? [index] : []));
+    if (failedRows.length === 0) return;
+    const at = list.activeKey === null ? -1 : (list.indexOf(list.activeKey) ?? -1);
+    list.focusIndex(failedRows.find((index) => index > at) ?? (failedRows[0] as number));
+  });
+
   function refresh(): void {
     frame = 0;
     const items = display?.items() ?? [];
@@ -93,7 +112,20 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
 
     const root = document.documentElement;
     const atBottom = window.scrollY > 0 && window.scrollY + window.innerHeight >= root.scrollHeight - 24;
+    // The row the reader chose stays on screen when the filter changes (a match found, then the filter cleared).
+    const chosen = query !== lastQuery ? list.activeKey : null;
+    lastQuery = query;
+    currentRows = shown;
     list.setRows(shown);
+    const chosenAt = chosen === null ? undefined : list.indexOf(chosen);
+    if (chosenAt !== undefined) list.reveal(chosenAt);
+    if (linked !== null) {
+      const at = shown.findIndex((row) => row.type === "item" && row.item.id === linked);
+      if (at >= 0) {
+        linked = null;
+        list.focusIndex(at);
+      }
+    }
     byId("rows").dataset["rows"] = String(shown.length);
     const empty = byId("rows-empty");
     empty.hidden = shown.length > 0;
@@ -102,7 +134,7 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
       : items.length === 0
         ? "Waiting for the run's first events…"
         : "No item matches the filter.";
-    if (atBottom && !ended) window.scrollTo(0, root.scrollHeight);
+    if (atBottom && !ended && chosenAt === undefined) window.scrollTo(0, root.scrollHeight);
   }
 
   function header(summary: Summary): void {
@@ -111,6 +143,9 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
     status.textContent = STATUS_WORDS[summary.status];
     status.title = summary.statusDetail;
     byId("run-status-detail").textContent = summary.statusDetail;
+    const barStatus = byId("bar-status");
+    barStatus.dataset["status"] = summary.status;
+    barStatus.textContent = `${STATUS_WORDS[summary.status]} · ${plural(summary.items, "item")}`;
 
     const started = byId("run-started");
     started.textContent = summary.startMs === null ? "" : `· started ${new Date(summary.startMs).toLocaleString()}`;
@@ -149,7 +184,9 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
     tools.dataset["failed"] = String(summary.failedToolCalls);
     tools.replaceChildren(
       count(summary.toolCalls),
-      summary.failedToolCalls > 0 ? el("span", { class: "sub failed-count", text: ` ${count(summary.failedToolCalls)} failed` }) : "",
+      summary.failedToolCalls > 0
+        ? el("button", { type: "button", class: "sub failed-count", title: "Go to the next failed call", text: ` ${count(summary.failedToolCalls)} failed` })
+        : "",
     );
     const items = byId("run-items");
     items.dataset["total"] = String(summary.items);
@@ -163,6 +200,9 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
     status.textContent = "deleted";
     status.title = "The run was deleted from the host";
     byId("run-status-detail").textContent = "The run was deleted from the host";
+    const barStatus = byId("bar-status");
+    barStatus.dataset["status"] = "deleted";
+    barStatus.textContent = "deleted";
   }
 
   const connect = () => {
@@ -206,6 +246,17 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
     );
   };
   connect();
+}
+
+/** The item id the page's address names (`#item=<id>`), if any. */
+function linkedItem(): string | null {
+  const match = /^#item=(.+)$/.exec(location.hash);
+  if (match === null) return null;
+  try {
+    return decodeURIComponent(match[1] as string);
+  } catch {
+    return null;
+  }
 }
 
 /** A filter over rows (its cache of what items say lives as long as the filter). */

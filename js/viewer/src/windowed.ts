@@ -82,6 +82,16 @@ export class WindowedList<R> {
     return this.rows.length;
   }
 
+  /** The key of the row that takes the focus (the one last focused), if any. */
+  get activeKey(): string | null {
+    return this.active;
+  }
+
+  /** Where the row of `key` is in the list now, if it is. */
+  indexOf(key: string): number | undefined {
+    return this.positions.get(key);
+  }
+
   /** How many rows are in the DOM. */
   get renderedCount(): number {
     return this.rendered.size;

@@ -1,6 +1,7 @@
 // One row of the run page as DOM: a message, reasoning, a tool call, a failure, a subagent's header, a folded
 // group of observations, or one observation. Everything from the data goes in as text.
 import { el, excerpt, fullTime, offset, plural, safeLink } from "./dom.js";
+import { renderMarkdown } from "./markdown.js";
 import { failed, harnessEvent, isObject, scopeState, text, time } from "./model.js";
 /** Characters of a long text shown before "Show all". */
 const PREVIEW_CHARS = 3000;
@@ -44,7 +45,7 @@ function badge(state, label = state.replace("_", " ")) {
 }
 /** Long text: its first characters and a button for the rest. */
 function longText(tag, className, value) {
-    const node = el(tag, { class: className });
+    const node = el(tag, { class: className, dir: "auto" });
     if (value.length <= PREVIEW_CHARS) {
         node.textContent = value;
         return [node];
@@ -53,6 +54,22 @@ function longText(tag, className, value) {
     const more = el("button", { type: "button", class: "more", text: `Show all (${value.length.toLocaleString("en-US")} characters)` });
     more.addEventListener("click", () => {
         node.textContent = value;
+        more.remove();
+    });
+    return [node, more];
+}
+/** Model text rendered as markdown (see markdown.ts): up to its first lines, and a button for the rest. */
+function markdownText(value) {
+    const node = el("div", { class: "text md" });
+    if (value.length <= PREVIEW_CHARS) {
+        node.append(...renderMarkdown(value));
+        return [node];
+    }
+    const lineEnd = value.lastIndexOf("\n", PREVIEW_CHARS);
+    node.append(...renderMarkdown(value.slice(0, lineEnd > PREVIEW_CHARS / 2 ? lineEnd : PREVIEW_CHARS)));
+    const more = el("button", { type: "button", class: "more", text: `Show all (${value.length.toLocaleString("en-US")} characters)` });
+    more.addEventListener("click", () => {
+        node.replaceChildren(...renderMarkdown(value));
         more.remove();
     });
     return [node, more];
@@ -151,8 +168,9 @@ function message(item, context) {
     if (isObject(media))
         body.push(mediaLine(media));
     const value = content["text"];
+    // What a model wrote is markdown; what a person or the host wrote is shown as written.
     if (value !== undefined && value !== null)
-        body.push(...longText("div", "text", text(value)));
+        body.push(...(role === "assistant" ? markdownText(text(value)) : longText("div", "text", text(value))));
     if (content["truncated"] === true)
         body.push(el("p", { class: "note", text: "The text was cut by the host's size bound." }));
     const memory = content["memory_sources"];
@@ -193,7 +211,7 @@ function reasoning(row, context) {
             el("span", { class: "preview", text: excerpt(value, 120) }),
             item.state !== "completed" ? badge(item.state) : null,
             stamp(item, context),
-        ], longText("div", "text", value), "reasoning-body"),
+        ], markdownText(value), "reasoning-body"),
     ];
 }
 function toolResult(content) {

@@ -4,7 +4,7 @@
 import { follow, FollowError } from "../../display/src/follow.js";
 import { authHeaders } from "./api.js";
 import { byId, count, duration, el, fullTime, plural } from "./dom.js";
-import { rows, searchText, summarize, text } from "./model.js";
+import { failed, rows, searchText, summarize, text } from "./model.js";
 import { renderRow, version } from "./render.js";
 import { WindowedList } from "./windowed.js";
 const STATUS_WORDS = {
@@ -28,6 +28,10 @@ export function showRun(runId, hooks) {
     const opened = new Map();
     const filter = byId("filter");
     const showAll = byId("show-observations");
+    // The item a link names (`#item=<id>`): focused once it has arrived.
+    let linked = linkedItem();
+    let lastQuery = "";
+    let currentRows = [];
     const context = {
         get startMs() {
             return startMs;
@@ -61,6 +65,23 @@ export function showRun(runId, hooks) {
         }
     });
     const filtered = rowFilter();
+    byId("jump-latest").addEventListener("click", () => list.focusIndex(list.length - 1));
+    // The row a reader focuses is the page's address, so a link or a reload comes back to it.
+    byId("rows").addEventListener("focusin", (event) => {
+        const id = event.target.closest("[data-item-id]")?.dataset["itemId"];
+        if (id)
+            history.replaceState(null, "", `#item=${encodeURIComponent(id)}`);
+    });
+    // "N failed" steps through the failed tool calls and failures, one a click.
+    byId("run-tools").addEventListener("click", (event) => {
+        if (!event.target.closest(".failed-count"))
+            return;
+        const failedRows = currentRows.flatMap((row, index) => (row.type === "item" && (failed(row.item) || row.role === "failure") ? [index] : []));
+        if (failedRows.length === 0)
+            return;
+        const at = list.activeKey === null ? -1 : (list.indexOf(list.activeKey) ?? -1);
+        list.focusIndex(failedRows.find((index) => index > at) ?? failedRows[0]);
+    });
     function refresh() {
         frame = 0;
         const items = display?.items() ?? [];
@@ -80,7 +101,21 @@ export function showRun(runId, hooks) {
         count.textContent = query === "" ? "" : `${plural(shown.filter((row) => row.type === "item").length, "item")} match`;
         const root = document.documentElement;
         const atBottom = window.scrollY > 0 && window.scrollY + window.innerHeight >= root.scrollHeight - 24;
+        // The row the reader chose stays on screen when the filter changes (a match found, then the filter cleared).
+        const chosen = query !== lastQuery ? list.activeKey : null;
+        lastQuery = query;
+        currentRows = shown;
         list.setRows(shown);
+        const chosenAt = chosen === null ? undefined : list.indexOf(chosen);
+        if (chosenAt !== undefined)
+            list.reveal(chosenAt);
+        if (linked !== null) {
+            const at = shown.findIndex((row) => row.type === "item" && row.item.id === linked);
+            if (at >= 0) {
+                linked = null;
+                list.focusIndex(at);
+            }
+        }
         byId("rows").dataset["rows"] = String(shown.length);
         const empty = byId("rows-empty");
         empty.hidden = shown.length > 0;
@@ -89,7 +124,7 @@ export function showRun(runId, hooks) {
             : items.length === 0
                 ? "Waiting for the run's first events…"
                 : "No item matches the filter.";
-        if (atBottom && !ended)
+        if (atBottom && !ended && chosenAt === undefined)
             window.scrollTo(0, root.scrollHeight);
     }
     function header(summary) {
@@ -98,6 +133,9 @@ export function showRun(runId, hooks) {
         status.textContent = STATUS_WORDS[summary.status];
         status.title = summary.statusDetail;
         byId("run-status-detail").textContent = summary.statusDetail;
+        const barStatus = byId("bar-status");
+        barStatus.dataset["status"] = summary.status;
+        barStatus.textContent = `${STATUS_WORDS[summary.status]} · ${plural(summary.items, "item")}`;
         const started = byId("run-started");
         started.textContent = summary.startMs === null ? "" : `· started ${new Date(summary.startMs).toLocaleString()}`;
         started.title = summary.startMs === null ? "" : fullTime(summary.startMs);
@@ -128,7 +166,9 @@ export function showRun(runId, hooks) {
         const tools = byId("run-tools");
         tools.dataset["total"] = String(summary.toolCalls);
         tools.dataset["failed"] = String(summary.failedToolCalls);
-        tools.replaceChildren(count(summary.toolCalls), summary.failedToolCalls > 0 ? el("span", { class: "sub failed-count", text: ` ${count(summary.failedToolCalls)} failed` }) : "");
+        tools.replaceChildren(count(summary.toolCalls), summary.failedToolCalls > 0
+            ? el("button", { type: "button", class: "sub failed-count", title: "Go to the next failed call", text: ` ${count(summary.failedToolCalls)} failed` })
+            : "");
         const items = byId("run-items");
         items.dataset["total"] = String(summary.items);
         items.textContent = count(summary.items);
@@ -140,6 +180,9 @@ export function showRun(runId, hooks) {
         status.textContent = "deleted";
         status.title = "The run was deleted from the host";
         byId("run-status-detail").textContent = "The run was deleted from the host";
+        const barStatus = byId("bar-status");
+        barStatus.dataset["status"] = "deleted";
+        barStatus.textContent = "deleted";
     }
     const connect = () => {
         const follower = follow(`/v1/runs/${encodeURIComponent(runId)}/observed`, {
@@ -179,6 +222,18 @@ export function showRun(runId, hooks) {
         });
     };
     connect();
+}
+/** The item id the page's address names (`#item=<id>`), if any. */
+function linkedItem() {
+    const match = /^#item=(.+)$/.exec(location.hash);
+    if (match === null)
+        return null;
+    try {
+        return decodeURIComponent(match[1]);
+    }
+    catch {
+        return null;
+    }
 }
 /** A filter over rows (its cache of what items say lives as long as the filter). */
 export function rowFilter() {

@@ -64,6 +64,14 @@ export class WindowedList {
     get length() {
         return this.rows.length;
     }
+    /** The key of the row that takes the focus (the one last focused), if any. */
+    get activeKey() {
+        return this.active;
+    }
+    /** Where the row of `key` is in the list now, if it is. */
+    indexOf(key) {
+        return this.positions.get(key);
+    }
     /** How many rows are in the DOM. */
     get renderedCount() {
         return this.rendered.size;

@@ -1,0 +1,357 @@
+// Model text as the markdown it is written in: a safe subset (headings, paragraphs, fenced code, lists, quotes,
+// tables, rules; code spans, bold, italic, strikethrough, links) parsed into a small tree, then built as DOM with
+// `el` — never parsed as HTML, so nothing in the text can become markup. Text that is not markdown comes out as
+// the same characters: no backslash escapes or entities are read, and line breaks are kept.
+
+import { el, safeLink, type Child } from "./dom.js";
+
+export type Inline =
+  | { type: "text"; text: string }
+  | { type: "code"; text: string }
+  | { type: "strong" | "em" | "del"; children: Inline[] }
+  | { type: "link"; href: string; children: Inline[] };
+
+export type Align = "left" | "center" | "right" | null;
+
+export type Block =
+  | { type: "paragraph"; children: Inline[] }
+  | { type: "heading"; level: number; children: Inline[] }
+  | { type: "code"; lang: string; text: string }
+  | { type: "quote"; children: Block[] }
+  | { type: "list"; ordered: boolean; start: number; items: Block[][] }
+  | { type: "table"; align: Align[]; head: Inline[][]; rows: Inline[][][] }
+  | { type: "rule" };
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)[^`]*$/;
+const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
+const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
+const QUOTE = /^ {0,3}> ?(.*)$/;
+const BULLET = /^( {0,3})([-*+])([ \t]+)(.*)$/;
+const NUMBERED = /^( {0,3})(\d{1,9})([.)])([ \t]+)(.*)$/;
+const DELIMITER = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
+
+/** The blocks of `source`, parsed. */
+export function parseMarkdown(source: string): Block[] {
+  return blocks(source.replace(/\r\n?/g, "\n").split("\n"));
+}
+
+function blank(line: string): boolean {
+  return line.trim() === "";
+}
+
+/** A line that begins a block other than a paragraph (so it ends a paragraph). */
+function opens(line: string, next: string | undefined): boolean {
+  return (
+    FENCE.test(line) ||
+    HEADING.test(line) ||
+    RULE.test(line) ||
+    QUOTE.test(line) ||
+    BULLET.test(line) ||
+    NUMBERED.test(line) ||
+    (line.includes("|") && next !== undefined && DELIMITER.test(next) && next.includes("-"))
+  );
+}
+
+function blocks(lines: string[]): Block[] {
+  const out: Block[] = [];
+  let at = 0;
+  while (at < lines.length) {
+    const line = lines[at]!;
+    if (blank(line)) {
+      at += 1;
+      continue;
+    }
+    const fence = FENCE.exec(line);
+    if (fence) {
+      const mark = fence[1]!;
+      const body: string[] = [];
+      at += 1;
+      while (at < lines.length && !isClosingFence(lines[at]!, mark)) body.push(lines[at++]!);
+      at += 1; // the closing fence (or the end: an unclosed fence runs to the end, as while it streams)
+      out.push({ type: "code", lang: fence[2] ?? "", text: body.join("\n") });
+      continue;
+    }
+    const heading = HEADING.exec(line);
+    if (heading) {
+      out.push({ type: "heading", level: heading[1]!.length, children: inlines(heading[2]!) });
+      at += 1;
+      continue;
+    }
+    if (RULE.test(line)) {
+      out.push({ type: "rule" });
+      at += 1;
+      continue;
+    }
+    if (QUOTE.test(line)) {
+      const inner: string[] = [];
+      while (at < lines.length && !blank(lines[at]!)) {
+        const quoted = QUOTE.exec(lines[at]!);
+        inner.push(quoted ? quoted[1]! : lines[at]!);
+        at += 1;
+      }
+      out.push({ type: "quote", children: blocks(inner) });
+      continue;
+    }
+    if (BULLET.test(line) || NUMBERED.test(line)) {
+      at = list(lines, at, out);
+      continue;
+    }
+    const next = lines[at + 1];
+    if (line.includes("|") && next !== undefined && DELIMITER.test(next) && next.includes("-")) {
+      at = table(lines, at, out);
+      continue;
+    }
+    const paragraph: string[] = [line];
+    at += 1;
+    while (at < lines.length && !blank(lines[at]!) && !opens(lines[at]!, lines[at + 1])) paragraph.push(lines[at++]!);
+    out.push({ type: "paragraph", children: inlines(paragraph.join("\n")) });
+  }
+  return out;
+}
+
+function isClosingFence(line: string, mark: string): boolean {
+  const trimmed = line.trim();
+  return trimmed.length >= mark.length && trimmed === mark[0]!.repeat(trimmed.length) && line.search(/\S/) <= 3;
+}
+
+/** A list from `lines[at]`: each item its first line and the lines indented under it, parsed as blocks. */
+function list(lines: string[], at: number, out: Block[]): number {
+  const first = lines[at]!;
+  const numbered = NUMBERED.exec(first);
+  const ordered = numbered !== null;
+  const marker = (line: string) => (ordered ? NUMBERED.exec(line) : BULLET.exec(line));
+  const items: Block[][] = [];
+  const start = numbered ? Number(numbered[2]) : 1;
+  while (at < lines.length) {
+    const match = marker(lines[at]!);
+    if (!match) break;
+    const indent = ordered ? match[1]!.length + match[2]!.length + 1 + match[4]!.length : match[1]!.length + 1 + match[3]!.length;
+    const body = [ordered ? match[5]! : match[4]!];
+    at += 1;
+    while (at < lines.length) {
+      const line = lines[at]!;
+      if (blank(line)) {
+        // A blank line continues the item only when the next line is indented under it.
+        const next = lines[at + 1];
+        if (next === undefined || leading(next) < indent) break;
+        body.push("");
+        at += 1;
+        continue;
+      }
+      if (leading(line) >= Math.min(indent, 4)) body.push(line.slice(Math.min(indent, leading(line))));
+      else if (marker(line) || opens(line, lines[at + 1])) break;
+      else body.push(line.trimStart()); // a lazy continuation of the item's paragraph
+      at += 1;
+    }
+    items.push(blocks(body));
+    while (at < lines.length && blank(lines[at]!) && lines[at + 1] !== undefined && marker(lines[at + 1]!)) at += 1;
+  }
+  out.push({ type: "list", ordered, start, items });
+  return at;
+}
+
+function leading(line: string): number {
+  return line.length - line.trimStart().length;
+}
+
+function cells(line: string): string[] {
+  let row = line.trim();
+  if (row.startsWith("|")) row = row.slice(1);
+  if (row.endsWith("|")) row = row.slice(0, -1);
+  return row.split("|").map((cell) => cell.trim());
+}
+
+function table(lines: string[], at: number, out: Block[]): number {
+  const head = cells(lines[at]!);
+  const align = cells(lines[at + 1]!).map((cell): Align => {
+    const left = cell.startsWith(":");
+    const right = cell.endsWith(":");
+    return left && right ? "center" : right ? "right" : left ? "left" : null;
+  });
+  at += 2;
+  const rows: Inline[][][] = [];
+  while (at < lines.length && !blank(lines[at]!) && lines[at]!.includes("|")) {
+    const row = cells(lines[at]!);
+    rows.push(head.map((_, index) => inlines(row[index] ?? "")));
+    at += 1;
+  }
+  out.push({ type: "table", align: head.map((_, index) => align[index] ?? null), head: head.map(inlines), rows });
+  return at;
+}
+
+const URL_START = /https?:\/\/[^\s<>()[\]]+[^\s<>()[\].,;:!?'"]/;
+
+/** The inline spans of `text`. */
+export function inlines(text: string): Inline[] {
+  const out: Inline[] = [];
+  let plain = "";
+  const flush = () => {
+    if (plain !== "") out.push({ type: "text", text: plain });
+    plain = "";
+  };
+  let at = 0;
+  while (at < text.length) {
+    const span = spanAt(text, at);
+    if (span === null) {
+      plain += text[at];
+      at += 1;
+      continue;
+    }
+    flush();
+    out.push(span.inline);
+    at = span.end;
+  }
+  flush();
+  return out;
+}
+
+/** The span that begins at `text[at]`, if one does, and where it ends. */
+function spanAt(text: string, at: number): { inline: Inline; end: number } | null {
+  const char = text[at]!;
+  if (char === "`") {
+    const run = /^`+/.exec(text.slice(at))![0];
+    const close = text.indexOf(run, at + run.length);
+    if (close < 0) return null;
+    const inner = text.slice(at + run.length, close);
+    const trimmed = inner.length > 2 && inner.startsWith(" ") && inner.endsWith(" ") ? inner.slice(1, -1) : inner;
+    return { inline: { type: "code", text: trimmed }, end: close + run.length };
+  }
+  if (char === "[") {
+    const link = /^\[([^\]\n]+)\]\(([^()\s]+)\)/.exec(text.slice(at));
+    if (link) return { inline: { type: "link", href: link[2]!, children: inlines(link[1]!) }, end: at + link[0].length };
+    return null;
+  }
+  if (char === "h" && (at === 0 || /[\s(]/.test(text[at - 1]!))) {
+    const url = URL_START.exec(text.slice(at));
+    if (url && url.index === 0) return { inline: { type: "link", href: url[0], children: [{ type: "text", text: url[0] }] }, end: at + url[0].length };
+    return null;
+  }
+  if (char === "~" && text.startsWith("~~", at)) return emphasis(text, at, "~~", "del");
+  if (char === "*" || char === "_") {
+    const double = text.startsWith(char + char, at);
+    return (double ? emphasis(text, at, char + char, "strong") : null) ?? emphasis(text, at, char, "em");
+  }
+  return null;
+}
+
+/** `mark`…`mark` around text that neither begins nor ends with a space (and, for `_`, not inside a word). */
+function emphasis(text: string, at: number, mark: string, type: "strong" | "em" | "del"): { inline: Inline; end: number } | null {
+  const start = at + mark.length;
+  const after = text[start];
+  if (after === undefined || /\s/.test(after) || after === mark[0]) return null;
+  if (mark[0] === "_" && at > 0 && /\w/.test(text[at - 1]!)) return null;
+  let close = text.indexOf(mark, start + 1);
+  while (close >= 0) {
+    const before = text[close - 1]!;
+    const following = text[close + mark.length];
+    const wordAfter = mark[0] === "_" && following !== undefined && /\w/.test(following);
+    const longer = following === mark[0];
+    if (!/\s/.test(before) && !wordAfter && !longer && !text.slice(start, close).includes("\n\n")) {
+      return { inline: { type, children: inlines(text.slice(start, close)) }, end: close + mark.length };
+    }
+    close = text.indexOf(mark, close + 1);
+  }
+  return null;
+}
+
+/** The characters `blocks` shows, as one text (what a reader would select and copy, near enough). */
+export function plainText(parsed: Block[]): string {
+  const inline = (spans: Inline[]): string => spans.map((span) => (span.type === "text" || span.type === "code" ? span.text : inline(span.children))).join("");
+  return parsed
+    .map((block): string => {
+      switch (block.type) {
+        case "paragraph":
+        case "heading":
+          return inline(block.children);
+        case "code":
+          return block.text;
+        case "quote":
+          return plainText(block.children);
+        case "list":
+          return block.items.map(plainText).join("\n");
+        case "table":
+          return [block.head, ...block.rows].map((row) => row.map(inline).join(" ")).join("\n");
+        case "rule":
+          return "";
+      }
+    })
+    .join("\n");
+}
+
+/** `source` as DOM nodes: one element a block, separated by line breaks (so its text reads as the source's). */
+export function renderMarkdown(source: string): Node[] {
+  return renderBlocks(parseMarkdown(source));
+}
+
+function renderBlocks(parsed: Block[]): Node[] {
+  const out: Node[] = [];
+  parsed.forEach((block, index) => {
+    if (index > 0) out.push(document.createTextNode("\n"));
+    out.push(renderBlock(block));
+  });
+  return out;
+}
+
+function renderBlock(block: Block): HTMLElement {
+  switch (block.type) {
+    case "paragraph":
+      return el("p", { dir: "auto" }, renderInlines(block.children));
+    case "heading":
+      return el(`h${Math.min(6, block.level + 2)}` as "h3", { class: "md-heading", dir: "auto" }, renderInlines(block.children));
+    case "code":
+      return codeBlock(block.text, block.lang);
+    case "quote":
+      return el("blockquote", {}, renderBlocks(block.children));
+    case "list": {
+      const items = block.items.map((item) => el("li", { dir: "auto" }, renderBlocks(item)));
+      return block.ordered ? el("ol", { start: block.start === 1 ? null : block.start }, items) : el("ul", {}, items);
+    }
+    case "table": {
+      const cell = (tag: "th" | "td", spans: Inline[], index: number) =>
+        el(tag, { dir: "auto", class: block.align[index] ? `align-${block.align[index]}` : null }, renderInlines(spans));
+      const head = el("thead", {}, [el("tr", {}, block.head.map((spans, index) => cell("th", spans, index)))]);
+      const body = el("tbody", {}, block.rows.map((row) => el("tr", {}, row.map((spans, index) => cell("td", spans, index)))));
+      return el("div", { class: "md-table" }, [el("table", {}, [head, body])]);
+    }
+    case "rule":
+      return el("hr");
+  }
+}
+
+/** A code block with a button that copies its text. */
+export function codeBlock(code: string, lang = ""): HTMLElement {
+  const copy = el("button", { type: "button", class: "copy", "aria-label": "Copy code", text: "Copy" });
+  copy.addEventListener("click", () => {
+    void navigator.clipboard?.writeText(code).then(
+      () => (copy.textContent = "Copied"),
+      () => (copy.textContent = "Copy failed"),
+    );
+  });
+  return el("div", { class: "md-code" }, [
+    el("pre", { "data-lang": lang || null }, [el("code", { text: code })]),
+    copy,
+  ]);
+}
+
+function renderInlines(spans: Inline[]): Child[] {
+  return spans.map((span): Child => {
+    switch (span.type) {
+      case "text":
+        return span.text;
+      case "code":
+        return el("code", { text: span.text });
+      case "strong":
+      case "em":
+      case "del":
+        return el(span.type === "strong" ? "strong" : span.type === "em" ? "em" : "del", {}, renderInlines(span.children));
+      case "link": {
+        const link = safeLink(span.href, "");
+        if (link instanceof HTMLAnchorElement) {
+          link.append(...renderInlines(span.children).filter((child): child is Node | string => Boolean(child)));
+          return link;
+        }
+        return el("span", {}, renderInlines(span.children));
+      }
+    }
+  });
+}
