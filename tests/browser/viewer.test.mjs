@@ -809,3 +809,40 @@ test("model text reads as markdown, the toolbar stays on screen, a link to an it
     await stop(host.child);
   }
 });
+
+test("a run the host has not stored says so, and a lost host is announced until it is back", async () => {
+  // Found by a trial: an unknown run id waited as "live" forever, and while the host was down the status went on
+  // saying "running" with only small grey text in the top bar.
+  const dir = mkdtempSync(join(tmpdir(), "a13n-viewer-"));
+  let host = await serve(join(dir, "host.db"));
+  const listen = host.base.replace("http://", "");
+  const browser = await launch();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1024, height: 700 } });
+    const errors = watchErrors(page);
+    await page.goto(`${host.base}/runs/run-not-stored`);
+    await page.waitForFunction(() => document.getElementById("rows-unknown")?.dataset.shown === "true", null, { timeout: WAIT });
+    assert.match(await page.textContent("#rows-empty"), /no run with this id yet/);
+    assert.equal(await page.isVisible("#rows-unknown a"), true);
+
+    // The run arrives: the page shows it, and the notice goes.
+    const lines = markdownRun("run-not-stored", "Now it **exists**");
+    await post(() => host.base, "run-not-stored", 0, lines.slice(0, 5));
+    await page.waitForFunction(() => document.getElementById("rows-unknown")?.dataset.shown === "false", null, { timeout: WAIT });
+
+    // The host goes away: a notice says so and counts down; the status is marked as not live.
+    await stop(host.child);
+    await page.waitForFunction(() => !document.getElementById("offline")?.hidden, null, { timeout: WAIT });
+    assert.match(await page.textContent("#offline"), /cannot be reached/);
+    assert.equal(await page.evaluate(() => document.body.dataset.offline), "true");
+    host = await serveAgain(join(dir, "host.db"), listen);
+    await post(() => host.base, "run-not-stored", 5, lines.slice(5));
+    await page.waitForFunction(() => document.getElementById("offline")?.hidden === true, null, { timeout: WAIT });
+    await page.waitForFunction(() => document.getElementById("run-view")?.dataset.complete === "true", null, { timeout: WAIT });
+    assert.equal(await page.evaluate(() => document.body.dataset.offline), "false");
+    assert.deepEqual(errors, [], "no script errors");
+  } finally {
+    await browser.close();
+    await stop(host.child);
+  }
+});

@@ -100,14 +100,18 @@ struct App {
 type Shared = Arc<App>;
 
 fn bad_run_id() -> Response {
-    let message = "run ids are 1 to 128 characters of A-Z a-z 0-9 - _ . :, not only dots";
-    Problem::new(StatusCode::BAD_REQUEST, "run_id", message).into_response()
+    Problem::new(StatusCode::BAD_REQUEST, "run_id", RUN_ID_RULE).into_response()
 }
+
+/// What a run id must be (`runs::valid_run_id`).
+const RUN_ID_RULE: &str = "run ids are 1 to 128 characters of A-Z a-z 0-9 - _ . :, not only dots";
+
+/// What a thread id must be (the run id rule).
+const THREAD_ID_RULE: &str = "thread ids are 1 to 128 characters of A-Z a-z 0-9 - _ . :, not only dots";
 
 /// The answer for a malformed thread id (thread ids follow the run id rule, `runs::valid_run_id`).
 fn bad_thread_id() -> Response {
-    let message = "thread ids are 1 to 128 characters of A-Z a-z 0-9 - _ . :, not only dots";
-    Problem::new(StatusCode::BAD_REQUEST, "thread_id", message).into_response()
+    Problem::new(StatusCode::BAD_REQUEST, "thread_id", THREAD_ID_RULE).into_response()
 }
 
 /// CORS answers for the allowed origins (`--allow-origin`); other origins never get this far.

@@ -7,7 +7,7 @@
 //! modules) by the pinned `tsc`; the compiled files are committed under `viewer/assets/` and each is served at
 //! `/assets/<its path there>` ([`ASSETS`]). CI compiles them again and fails if they differ.
 
-use axum::http::header;
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -98,11 +98,15 @@ pub(crate) async fn page() -> Response {
 #[utoipa::path(get, path = "/runs/{run_id}", tag = "viewer", security(()), params(crate::routes::RunIdParam),
     responses(
         (status = 200, description = "The run page", content_type = "text/html", body = String),
-        (status = 400, description = "A malformed run id", body = crate::wire::ErrorBody),
+        (status = 400, description = "A malformed run id: a page saying so for a browser (`Accept: text/html`), the error body otherwise",
+            content((crate::wire::ErrorBody = "application/json"), (String = "text/html"))),
     ))]
-pub(crate) async fn run_page(axum::extract::Path(run_id): axum::extract::Path<String>) -> Response {
+pub(crate) async fn run_page(headers: HeaderMap, axum::extract::Path(run_id): axum::extract::Path<String>) -> Response {
     if !crate::runs::valid_run_id(&run_id) {
-        return crate::bad_run_id();
+        return match wants_html(&headers) {
+            true => error_page("Not a run id", crate::RUN_ID_RULE),
+            false => crate::bad_run_id(),
+        };
     }
     asset("text/html; charset=utf-8", PAGE)
 }
@@ -112,13 +116,45 @@ pub(crate) async fn run_page(axum::extract::Path(run_id): axum::extract::Path<St
 #[utoipa::path(get, path = "/threads/{thread_id}", tag = "viewer", security(()), params(crate::routes::ThreadIdParam),
     responses(
         (status = 200, description = "The thread page", content_type = "text/html", body = String),
-        (status = 400, description = "A malformed thread id", body = crate::wire::ErrorBody),
+        (status = 400, description = "A malformed thread id: a page saying so for a browser (`Accept: text/html`), the error body otherwise",
+            content((crate::wire::ErrorBody = "application/json"), (String = "text/html"))),
     ))]
-pub(crate) async fn thread_page(axum::extract::Path(thread_id): axum::extract::Path<String>) -> Response {
+pub(crate) async fn thread_page(
+    headers: HeaderMap,
+    axum::extract::Path(thread_id): axum::extract::Path<String>,
+) -> Response {
     if !crate::runs::valid_run_id(&thread_id) {
-        return crate::bad_thread_id();
+        return match wants_html(&headers) {
+            true => error_page("Not a thread id", crate::THREAD_ID_RULE),
+            false => crate::bad_thread_id(),
+        };
     }
     asset("text/html; charset=utf-8", PAGE)
+}
+
+/// Whether the request is a browser's for a page (its `Accept` names HTML).
+fn wants_html(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|accept| accept.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"))
+}
+
+/// A viewer page saying what is wrong with its address (`400`), with the way back to the run list. `title` and
+/// `message` are this host's own words, never the request's.
+fn error_page(title: &str, message: &str) -> Response {
+    let body = format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{title} · a13n-stream</title>\n\
+<link rel=\"icon\" href=\"/assets/favicon.svg\" type=\"image/svg+xml\">\n<link rel=\"stylesheet\" href=\"/assets/viewer.css\">\n\
+</head>\n<body>\n<header class=\"bar\"><a class=\"home\" href=\"/\">a13n-stream</a></header>\n<main>\n<h1>{title}</h1>\n\
+<p>This address names no run or thread this host could hold: {message}.</p>\n<p><a href=\"/\">All runs on this host</a></p>\n\
+</main>\n</body>\n</html>\n"
+    );
+    let mut response = asset("text/html; charset=utf-8", "").into_response();
+    *response.status_mut() = StatusCode::BAD_REQUEST;
+    *response.body_mut() = axum::body::Body::from(body);
+    response
 }
 
 /// A route for each of the viewer's files.

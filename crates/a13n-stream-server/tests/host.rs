@@ -791,3 +791,23 @@ fn run_listings_say_how_each_run_ended_on_sqlite() {
 fn postgres_run_listings_say_how_each_run_ended() {
     run_listings_say_how_each_run_ended(&Host::start_postgres("outcomes", |_| {}));
 }
+
+/// Regression (found by a trial of the viewer): a viewer address with a malformed id answered a browser with the
+/// API's JSON error. A browser (`Accept: text/html`) now gets a page saying what is wrong, linking to the run list;
+/// any other client still gets the error body.
+#[test]
+fn a_viewer_address_with_a_malformed_id_answers_a_browser_with_a_page() {
+    let host = Host::start("viewer-bad-id", |_| ());
+    let html = [("Accept", "text/html,application/xhtml+xml")];
+    for (path, title, code) in
+        [("/runs/a%20b", "Not a run id", "run_id"), ("/threads/..", "Not a thread id", "thread_id")]
+    {
+        let page = request(&host.address, "GET", path, &html, b"").unwrap();
+        assert_eq!(page.status, 400, "{path}");
+        assert!(page.body.contains(&format!("<h1>{title}</h1>")), "{path}: {}", page.body);
+        assert!(page.body.contains("<a href=\"/\">All runs on this host</a>"), "{path}: {}", page.body);
+        let api = request(&host.address, "GET", path, &[], b"").unwrap();
+        assert_eq!(api.status, 400, "{path}");
+        assert_eq!(json(&api.body)["error"]["code"], code, "{path}: {}", api.body);
+    }
+}

@@ -42,6 +42,7 @@ interface RunsPage {
 export interface RunsPageHooks {
   setConnection(text: string): void;
   needsToken(retry: () => void): void;
+  offline(retryInMs: number | null): void;
 }
 
 const DEFAULT_LIMIT = 50;
@@ -61,12 +62,14 @@ export async function showRuns(hooks: RunsPageHooks): Promise<void> {
       const page = await getJson<RunsPage>(`/v1/runs?${query}`);
       render(page, after, limit);
       hooks.setConnection("");
+      hooks.offline(null);
     } catch (error) {
       if (error instanceof NeedsToken) {
         hooks.needsToken(() => void showRuns(hooks));
         return;
       }
       hooks.setConnection("host unreachable; retrying");
+      hooks.offline(REFRESH_MS);
     }
     await new Promise((resolve) => setTimeout(resolve, REFRESH_MS));
   }

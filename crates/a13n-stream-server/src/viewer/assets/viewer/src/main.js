@@ -10,6 +10,26 @@ import { showThread } from "./thread.js";
 function setConnection(text) {
     byId("connection").textContent = text;
 }
+let countdown = 0;
+/** Say the host cannot be reached, counting down to the next try (`null`: it can be again). The page's figures
+ * are marked stale meanwhile. */
+function offline(retryInMs) {
+    const notice = byId("offline");
+    window.clearInterval(countdown);
+    document.body.dataset["offline"] = String(retryInMs !== null);
+    if (retryInMs === null) {
+        notice.hidden = true;
+        return;
+    }
+    const until = Date.now() + retryInMs;
+    const tick = () => {
+        const left = Math.ceil((until - Date.now()) / 1000);
+        notice.textContent = `The host cannot be reached: what is shown may be out of date. ${left > 0 ? `Trying again in ${left} s…` : "Trying again…"}`;
+    };
+    tick();
+    countdown = window.setInterval(tick, 1000);
+    notice.hidden = false;
+}
 /** What to do once the reader gave a token: the request that was refused, again. */
 let retry = null;
 function needsToken(again) {
@@ -32,7 +52,7 @@ byId("token-form").addEventListener("submit", (event) => {
     retry = null;
     again?.();
 });
-const hooks = { setConnection, needsToken };
+const hooks = { setConnection, needsToken, offline };
 const path = location.pathname;
 if (path.startsWith("/runs/"))
     showRun(decodeURIComponent(path.slice("/runs/".length)), hooks);

@@ -22,6 +22,9 @@ export function showRun(runId, hooks) {
     let display = null;
     let ended = false;
     let deleted = false;
+    // Whether the host has stored nothing of this run (asked once the stream opens on an empty display).
+    let unknown = false;
+    let asked = false;
     let frame = 0;
     let startMs = null;
     const open = new Set();
@@ -122,8 +125,11 @@ export function showRun(runId, hooks) {
         empty.textContent = deleted
             ? "This run was deleted."
             : items.length === 0
-                ? "Waiting for the run's first events…"
+                ? unknown
+                    ? "This host has no run with this id yet: the page shows it as soon as its first lines arrive."
+                    : "Waiting for the run's first events…"
                 : "No item matches the filter.";
+        byId("rows-unknown").dataset["shown"] = String(unknown && items.length === 0 && !deleted);
         if (atBottom && !ended && chosenAt === undefined)
             window.scrollTo(0, root.scrollHeight);
     }
@@ -184,24 +190,50 @@ export function showRun(runId, hooks) {
         barStatus.dataset["status"] = "deleted";
         barStatus.textContent = "deleted";
     }
+    /** Ask the host, once, whether it has stored anything of this run (its snapshot is `404` when not). */
+    async function askStored() {
+        if (asked)
+            return;
+        asked = true;
+        try {
+            const response = await fetch(`/v1/runs/${encodeURIComponent(runId)}/snapshot`, { headers: authHeaders() });
+            unknown = response.status === 404 && (display?.items().length ?? 0) === 0;
+            schedule();
+        }
+        catch {
+            asked = false; // the host is away: asked again on the next change
+        }
+    }
     const connect = () => {
         const follower = follow(`/v1/runs/${encodeURIComponent(runId)}/observed`, {
             headers: authHeaders(),
             onChange: (current) => {
                 display = current;
                 hooks.setConnection("live");
+                hooks.offline(null);
+                if (current.items().length === 0)
+                    void askStored();
                 schedule();
             },
-            onConnect: () => hooks.setConnection("live"),
+            onConnect: () => {
+                hooks.setConnection("live");
+                hooks.offline(null);
+                if ((display?.items().length ?? 0) === 0)
+                    void askStored();
+            },
             onRetry: (error, delayMs) => {
                 const why = error instanceof Error ? error.message : text(String(error));
                 hooks.setConnection(delayMs > 0 ? `reconnecting in ${duration(delayMs)}…` : "catching up…");
+                if (delayMs > 0)
+                    hooks.offline(delayMs);
                 console.debug("a13n-stream viewer:", why);
             },
         });
         follower.done.then((current) => {
             display = current;
             ended = true;
+            unknown = false;
+            hooks.offline(null);
             hooks.setConnection("run ended");
             schedule();
         }, (error) => {

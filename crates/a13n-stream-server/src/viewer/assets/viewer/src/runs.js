@@ -35,6 +35,7 @@ export async function showRuns(hooks) {
             const page = await getJson(`/v1/runs?${query}`);
             render(page, after, limit);
             hooks.setConnection("");
+            hooks.offline(null);
         }
         catch (error) {
             if (error instanceof NeedsToken) {
@@ -42,6 +43,7 @@ export async function showRuns(hooks) {
                 return;
             }
             hooks.setConnection("host unreachable; retrying");
+            hooks.offline(REFRESH_MS);
         }
         await new Promise((resolve) => setTimeout(resolve, REFRESH_MS));
     }

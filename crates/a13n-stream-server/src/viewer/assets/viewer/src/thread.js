@@ -137,12 +137,18 @@ export function showThread(threadId, hooks) {
             onChange: (current) => {
                 runs = current;
                 hooks.setConnection("live");
+                hooks.offline(null);
                 schedule();
             },
-            onConnect: () => hooks.setConnection("live"),
+            onConnect: () => {
+                hooks.setConnection("live");
+                hooks.offline(null);
+            },
             onRetry: (error, delayMs) => {
                 const why = error instanceof Error ? error.message : text(String(error));
                 hooks.setConnection(delayMs > 0 ? `reconnecting in ${duration(delayMs)}…` : "catching up…");
+                if (delayMs > 0)
+                    hooks.offline(delayMs);
                 console.debug("a13n-stream viewer:", why);
             },
         });
