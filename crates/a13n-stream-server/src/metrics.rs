@@ -30,6 +30,8 @@ pub struct Metrics {
     pub lagged: Counter,
     /// Runs rebuilt from storage.
     pub recoveries: Counter,
+    /// Runs in memory brought up to storage by folding the lines another process committed.
+    pub catch_ups: Counter,
     /// Runs whose checkpoint was missing or unreadable, rebuilt from their journal.
     pub journal_rebuilds: Counter,
     /// Runs held in memory now.
@@ -52,7 +54,7 @@ impl Metrics {
     /// The registry naming every metric.
     fn registry(&self) -> Registry {
         let mut registry = Registry::with_prefix("a13n");
-        let counters: [(&str, &str, &Counter); 13] = [
+        let counters: [(&str, &str, &Counter); 14] = [
             ("ingest_lines", "Source lines committed", &self.lines),
             ("ingest_batches", "Batches committed", &self.batches),
             ("ingest_refused", "Batches refused", &self.refused),
@@ -61,6 +63,7 @@ impl Metrics {
             ("events_delivered", "Events delivered to subscribers", &self.delivered),
             ("subscribers_lagged", "Subscribers that caught up from storage after falling behind", &self.lagged),
             ("run_recoveries", "Runs rebuilt from storage", &self.recoveries),
+            ("run_catch_ups", "Runs in memory that folded lines another process committed", &self.catch_ups),
             ("run_journal_rebuilds", "Runs rebuilt from their journal", &self.journal_rebuilds),
             ("run_evictions", "Runs dropped from memory", &self.evictions),
             ("connections_refused", "Connections refused at the connection limit", &self.connections_refused),

@@ -330,6 +330,9 @@ struct Slot {
 struct SlotState {
     /// Dropped and rebuilt from storage whenever it may be stale.
     state: Option<RunState>,
+    /// Storage holds lines of the run that `state` has not folded (another process committed them): the next use
+    /// folds them on top, or rebuilds ([`Runs::catch_up`]).
+    behind: bool,
     /// The highest display sequence subscribers were told about, by an event or a wake. Whatever reads a later
     /// position from storage (a rebuild, a commit notice) must wake them, or they would wait for events another
     /// process committed and this one never published.
@@ -707,12 +710,52 @@ impl Runs {
         })
     }
 
+    /// Bring the run in memory up to storage when another process committed after it: the journal lines it has
+    /// not folded, folded on top. The fold is deterministic, so this is the display a rebuild would make, for a
+    /// cost that grows with those lines rather than with the run. `false` (the state is then to be rebuilt) when
+    /// storage holds another incarnation, less than the state, or a position the lines do not lead to.
+    async fn catch_up(
+        &self,
+        run_id: &str,
+        slot: &mut SlotState,
+        live: &broadcast::Sender<Arc<Live>>,
+    ) -> Result<bool, StorageError> {
+        let (Some(record), Some(state)) = (self.storage.run(run_id).await?, slot.state.as_mut()) else {
+            return Ok(false);
+        };
+        if record.incarnation != state.incarnation || record.journal_len < state.journal_len {
+            return Ok(false);
+        }
+        let lines = self.storage.journal(run_id, state.journal_len, record.journal_len).await?;
+        if lines.len() as u64 != record.journal_len - state.journal_len {
+            return Ok(false);
+        }
+        // Journal bytes since this state's checkpoint: more than since the stored one, if the other process took
+        // a checkpoint meanwhile, so the next checkpoint comes no later than it should.
+        state.since_checkpoint += replay(&mut state.fold, &lines);
+        if state.fold.position().sequence != record.position {
+            return Ok(false);
+        }
+        // What the lines changed is stored by the process that committed them; `/display` subscribers read it from
+        // storage, so the next batch sends them whole items, not patches of versions they may not hold.
+        state.fold.clear_changed();
+        state.published.clear();
+        state.journal_len = record.journal_len;
+        state.complete = record.complete;
+        self.metrics.catch_ups.inc();
+        slot.announce(record.position, live);
+        Ok(true)
+    }
+
     async fn state<'a>(
         &self,
         run_id: &str,
         slot: &'a mut SlotState,
         live: &broadcast::Sender<Arc<Live>>,
     ) -> Result<&'a mut RunState, StorageError> {
+        if std::mem::take(&mut slot.behind) && slot.state.is_some() && !self.catch_up(run_id, slot, live).await? {
+            slot.state = None;
+        }
         if slot.state.is_none() {
             let state = self.load(run_id).await?;
             slot.follow(state.incarnation, live);
@@ -768,7 +811,7 @@ impl Runs {
                 // in-memory run stale, and only then is it rebuilt.
                 let stored = self.storage.run(run_id).await.map_err(storage_error)?.map_or(0, |r| r.journal_len);
                 if stored != journal_len {
-                    slot.state = None;
+                    slot.behind = true;
                     journal_len = self.state(run_id, slot, live).await.map_err(storage_error)?.journal_len;
                 }
                 if offset != journal_len {
@@ -995,7 +1038,7 @@ impl Runs {
             release: Some((Arc::clone(&self.resident), run_id.to_owned(), Arc::clone(&slot))),
             display,
         };
-        if let Some(state) = &guard.state {
+        if let Some(state) = guard.state.as_ref().filter(|_| !guard.behind) {
             return Ok((listener, status(state)));
         }
         let record = self.storage.run(run_id).await?;
@@ -1036,7 +1079,7 @@ impl Runs {
             None => {}
             Some(record) => {
                 if known < record.journal_len {
-                    guard.state = None;
+                    guard.behind = true;
                 }
                 guard.announce(record.position, &slot.live);
             }
@@ -1172,7 +1215,7 @@ impl Runs {
         if let Some(slot) = self.resident(run_id) {
             let mut guard = slot.inner.lock().await;
             guard.settle();
-            if let Some(state) = &guard.state {
+            if let Some(state) = guard.state.as_ref().filter(|_| !guard.behind) {
                 return Ok(Some(status(state)));
             }
         }
