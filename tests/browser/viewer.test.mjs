@@ -371,11 +371,11 @@ test("a tool-heavy run followed live through a host restart: the conversation, f
     await page.screenshot({ path: screenshot, clip: { x: 0, y: 0, width: 1100, height } });
     assert.deepEqual(errors, [], "no script errors");
 
-    // The run list, a page at a time: a second run makes two pages of one.
+    // The run list, newest first, a page at a time: a second run makes two pages of one, itself on the first.
     const other = readLines(corpusSource("real-tools"));
     const otherRun = JSON.parse(other[0]).run_id;
     await post(() => host.base, otherRun, 0, other);
-    const [firstRun, secondRun] = [run, otherRun].sort();
+    const [firstRun, secondRun] = [otherRun, run];
     await page.goto(`${host.base}/?limit=1`);
     await page.locator(`#runs tr[data-run="${firstRun}"]`).waitFor({ timeout: WAIT });
     assert.equal(await page.locator("#runs tr").count(), 1);

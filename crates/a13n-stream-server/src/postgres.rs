@@ -141,6 +141,10 @@ const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE a13n_runs ADD COLUMN outcome TEXT;
 ",
+    // The run list newest first (`GET /v1/runs?order=newest`).
+    "
+    CREATE INDEX a13n_runs_by_created ON a13n_runs (created);
+",
 ];
 
 /// Event chunks read a query when a page of events is still short after the chunks its sequences name.
@@ -327,6 +331,20 @@ impl Storage for PostgresStorage {
             )
             .await?;
         Ok(client.query(&statement, &[&after, &to_i64(limit as u64)]).await?.iter().map(record).collect())
+    }
+
+    async fn newest_runs(&self, before: Option<u64>, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
+        let client = self.pool.get().await?;
+        let statement = client
+            .prepare_cached(
+                "SELECT run_id, journal_len, position, complete, NULL::TEXT, item_count, updated_ms, incarnation, thread_id,
+                 created, checkpoint_len, outcome FROM a13n_runs
+                 WHERE created < $1
+                 ORDER BY created DESC LIMIT $2",
+            )
+            .await?;
+        let before = before.map_or(i64::MAX, to_i64);
+        Ok(client.query(&statement, &[&before, &to_i64(limit as u64)]).await?.iter().map(record).collect())
     }
 
     async fn thread_runs(&self, thread_id: &str, after: u64, limit: usize) -> Result<Vec<RunRecord>, StorageError> {

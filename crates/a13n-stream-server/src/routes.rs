@@ -9,7 +9,7 @@ use utoipa::IntoParams;
 use crate::problem::{Count, Limit, Params, Problem};
 use crate::runs::valid_run_id;
 use crate::wire::{stored_items, to_json, ErrorBody, ItemsPage, Snapshot};
-use crate::wire::{Health, RejectedLine, RejectionsPage, RunSummary, RunsPage, ThreadRunsPage};
+use crate::wire::{Health, RejectedLine, RejectionsPage, RunOrder, RunSummary, RunsPage, ThreadRunsPage};
 use crate::{bad_run_id, position, Shared};
 
 /// The default page of `/v1/runs`, `/items` and `/rejections`.
@@ -64,14 +64,18 @@ pub(crate) async fn metrics(State(app): State<Shared>) -> Response {
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub(crate) struct RunsQuery {
-    /// Runs whose id sorts after this one (the previous page's `next_after`).
+    /// `id` (the default) or `newest` (the most recently first ingested first).
+    #[param(inline)]
+    order: Option<RunOrder>,
+    /// The previous page's `next_after`: runs whose id sorts after this one, or, newest first, first ingested
+    /// before the run of this place.
     after: Option<String>,
     /// The most runs in the page: 1 to 1000 (default 100).
     #[param(value_type = Option<u64>, minimum = 1, maximum = 1000)]
     limit: Option<Limit>,
 }
 
-/// Runs by id, a page at a time.
+/// Runs by id, or the most recently first ingested first, a page at a time.
 #[utoipa::path(get, path = "/v1/runs", tag = "runs", params(RunsQuery), responses(
     (status = 200, description = "A page of runs", body = RunsPage),
     (status = 400, description = "A malformed parameter", body = ErrorBody),
@@ -79,10 +83,28 @@ pub(crate) struct RunsQuery {
 ))]
 pub(crate) async fn list_runs(State(app): State<Shared>, Params(query): Params<RunsQuery>) -> Response {
     let limit = page_size(query.limit);
-    let after = query.after.unwrap_or_default();
-    match app.runs.storage().runs(&after, limit).await {
+    let order = query.order.unwrap_or_default();
+    let listed = match order {
+        RunOrder::Id => app.runs.storage().runs(query.after.as_deref().unwrap_or_default(), limit).await,
+        RunOrder::Newest => {
+            let before = match query.after.as_deref().map(str::parse::<u64>) {
+                None => None,
+                Some(Ok(place)) => Some(place),
+                Some(Err(_)) => {
+                    let message = "after: newest first, a run's place in the order of first ingest (the previous page's next_after)";
+                    return Problem::new(StatusCode::BAD_REQUEST, "query", message).into_response();
+                }
+            };
+            app.runs.storage().newest_runs(before, limit).await
+        }
+    };
+    match listed {
         Ok(runs) => {
-            let next_after = (runs.len() == limit).then(|| runs.last().map(|run| run.run_id.clone())).flatten();
+            let cursor = |run: &crate::storage::RunRecord| match order {
+                RunOrder::Id => run.run_id.clone(),
+                RunOrder::Newest => run.created.to_string(),
+            };
+            let next_after = (runs.len() == limit).then(|| runs.last().map(cursor)).flatten();
             let runs = runs.into_iter().map(RunSummary::of).collect();
             axum::Json(RunsPage { runs, next_after }).into_response()
         }

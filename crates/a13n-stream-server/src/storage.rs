@@ -168,6 +168,9 @@ pub trait Storage: Send + Sync + 'static {
     async fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StorageError>;
     /// Up to `limit` runs whose id sorts after `after`, by id.
     async fn runs(&self, after: &str, limit: usize) -> Result<Vec<RunRecord>, StorageError>;
+    /// Up to `limit` runs first ingested before the one with `created` place `before` (all, for `None`), the most
+    /// recently first ingested first.
+    async fn newest_runs(&self, before: Option<u64>, limit: usize) -> Result<Vec<RunRecord>, StorageError>;
     /// Up to `limit` runs of thread `thread_id` with a `created` above `after`, in the order of first ingest.
     async fn thread_runs(&self, thread_id: &str, after: u64, limit: usize) -> Result<Vec<RunRecord>, StorageError>;
     /// Journal lines `from..to`.
@@ -362,6 +365,10 @@ const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE runs ADD COLUMN outcome TEXT;
 ",
+    // The run list newest first (`GET /v1/runs?order=newest`).
+    "
+    CREATE INDEX runs_by_created ON runs (created);
+",
 ];
 
 /// Prepared statements kept per connection.
@@ -514,6 +521,20 @@ impl Storage for SqliteStorage {
                  ORDER BY run_id LIMIT ?2",
             )?;
             let rows = statement.query_map(params![after, to_i64(limit as u64)], record)?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
+    }
+
+    async fn newest_runs(&self, before: Option<u64>, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
+        let before = before.map_or(i64::MAX, to_i64);
+        self.on_connection(move |connection| {
+            let mut statement = connection.prepare_cached(
+                "SELECT run_id, journal_len, position, complete, NULL, item_count, updated_ms, incarnation, thread_id,
+                 created, checkpoint_len, outcome FROM runs WHERE created < ?1
+                 ORDER BY created DESC LIMIT ?2",
+            )?;
+            let rows = statement.query_map(params![before, to_i64(limit as u64)], record)?;
             Ok(rows.collect::<Result<_, _>>()?)
         })
         .await

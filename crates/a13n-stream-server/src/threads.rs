@@ -327,6 +327,9 @@ mod tests {
         async fn runs(&self, after: &str, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
             self.inner.runs(after, limit).await
         }
+        async fn newest_runs(&self, before: Option<u64>, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
+            self.inner.newest_runs(before, limit).await
+        }
         async fn thread_runs(&self, thread: &str, after: u64, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
             let runs = self.inner.thread_runs(thread, after, limit).await?;
             if self.armed.swap(false, Ordering::SeqCst) {

@@ -144,13 +144,25 @@ pub struct ThreadRunsPage {
     pub next_after: Option<u64>,
 }
 
-/// `GET /v1/runs`: a page of runs by id.
+/// `GET /v1/runs`: a page of runs, by id or newest first.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RunsPage {
     /// The runs.
     pub runs: Vec<RunSummary>,
-    /// Pass as `after` for the next page; `null` on the last page.
+    /// Pass as `after` (with the same `order`) for the next page: the last run's id, or, newest first, its place
+    /// in the order of first ingest (a decimal number); `null` on the last page.
     pub next_after: Option<String>,
+}
+
+/// The order of `GET /v1/runs`.
+#[derive(Clone, Copy, Debug, Default, serde::Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RunOrder {
+    /// By run id.
+    #[default]
+    Id,
+    /// The most recently first ingested first.
+    Newest,
 }
 
 /// `GET /v1/runs/{run_id}/items`: a page of display items by ordinal (each item as its checkpoint JSON).

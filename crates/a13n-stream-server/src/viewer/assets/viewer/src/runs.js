@@ -1,5 +1,6 @@
-// The run list: `GET /v1/runs?after=&limit=`, a page at a time (the page's address holds `after` and `limit`, so
-// the browser's back button and a shared link keep the page), refreshed every few seconds.
+// The run list, newest first: `GET /v1/runs?order=newest&after=&limit=`, a page at a time (the page's address
+// holds `after` and `limit`, so the browser's back button and a shared link keep the page), refreshed every few
+// seconds.
 import { getJson, NeedsToken } from "./api.js";
 import { byId, count, el, fullTime } from "./dom.js";
 /** A run's state in the list: its badge's `data-state` and its word. */
@@ -24,12 +25,14 @@ export async function showRuns(hooks) {
     byId("runs-view").hidden = false;
     document.title = "Runs · a13n-stream";
     const params = new URLSearchParams(location.search);
-    const after = params.get("after");
+    // A page's place in the newest-first order (an address of an older viewer, which listed by id, starts over).
+    const given = params.get("after");
+    const after = given !== null && /^\d+$/.test(given) ? given : null;
     const asked = Number(params.get("limit"));
     const limit = Number.isInteger(asked) && asked >= 1 && asked <= 1000 ? asked : DEFAULT_LIMIT;
     for (;;) {
         try {
-            const query = new URLSearchParams({ limit: String(limit) });
+            const query = new URLSearchParams({ order: "newest", limit: String(limit) });
             if (after)
                 query.set("after", after);
             const page = await getJson(`/v1/runs?${query}`);
