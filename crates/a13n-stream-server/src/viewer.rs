@@ -49,6 +49,7 @@ pub const ASSETS: &[Asset] = assets![
     "viewer/src/run.js" => "text/javascript; charset=utf-8",
     "viewer/src/runs.js" => "text/javascript; charset=utf-8",
     "viewer/src/thread.js" => "text/javascript; charset=utf-8",
+    "viewer/src/throttle.js" => "text/javascript; charset=utf-8",
     "viewer/src/threadfollow.js" => "text/javascript; charset=utf-8",
     "viewer/src/windowed.js" => "text/javascript; charset=utf-8",
     "display/src/checkpoint.js" => "text/javascript; charset=utf-8",

@@ -9,6 +9,7 @@ import { authHeaders } from "./api.js";
 import { byId, count, duration, el, fullTime, plural } from "./dom.js";
 import { failed, rows, searchText, summarize, text, type Row, type Summary } from "./model.js";
 import { renderRow, version, type RenderContext } from "./render.js";
+import { Throttle } from "./throttle.js";
 import { WindowedList } from "./windowed.js";
 
 export interface RunPageHooks {
@@ -37,7 +38,6 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
   // Whether the host has stored nothing of this run (asked once the stream opens on an empty display).
   let unknown = false;
   let asked = false;
-  let frame = 0;
   let startMs: number | null = null;
   const open = new Set<string>();
   const opened = new Map<string, boolean>();
@@ -66,8 +66,10 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
     render: (row) => renderRow(row, context),
   });
 
+  // A long run's page renders less often rather than freezing as it streams in (throttle.ts).
+  const renders = new Throttle(() => refresh());
   const schedule = () => {
-    if (frame === 0) frame = requestAnimationFrame(refresh);
+    renders.request();
   };
   filter.addEventListener("input", schedule);
   showAll.addEventListener("change", schedule);
@@ -97,7 +99,6 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
   });
 
   function refresh(): void {
-    frame = 0;
     const items = display?.items() ?? [];
     const summary = summarize(items, ended);
     startMs = summary.startMs;

@@ -10,6 +10,7 @@ import { rows, summarize, text, type Row, type Summary } from "./model.js";
 import { renderRow, version, type RenderContext } from "./render.js";
 import { estimate, rowFilter, type RunPageHooks } from "./run.js";
 import { followThread, type ThreadRun } from "./threadfollow.js";
+import { Throttle } from "./throttle.js";
 import { WindowedList } from "./windowed.js";
 
 /** A run's header row in the thread's list. */
@@ -51,7 +52,6 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
   document.title = `Thread ${threadId} · a13n-stream`;
 
   let runs: readonly ThreadRun[] = [];
-  let frame = 0;
   // What the page keeps of each run it shows, by the run's key (its id, and `#n` for the id ingested again: another
   // run, whose rows share the first's keys): the rows the reader opened, its start, its render context.
   const views = new Map<string, RunView>();
@@ -92,8 +92,10 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
     render: (row) => (row.type === "run" ? runHeader(row) : renderRow(row.row, row.context)),
   });
 
+  // A long run's page renders less often rather than freezing as it streams in (throttle.ts).
+  const renders = new Throttle(() => refresh());
   const schedule = () => {
-    if (frame === 0) frame = requestAnimationFrame(refresh);
+    renders.request();
   };
   filter.addEventListener("input", schedule);
   showAll.addEventListener("change", schedule);
@@ -106,7 +108,6 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
   });
 
   function refresh(): void {
-    frame = 0;
     const query = filter.value.trim().toLowerCase();
     const shown: ThreadRow[] = [];
     let items = 0;

@@ -6,6 +6,7 @@ import { authHeaders } from "./api.js";
 import { byId, count, duration, el, fullTime, plural } from "./dom.js";
 import { failed, rows, searchText, summarize, text } from "./model.js";
 import { renderRow, version } from "./render.js";
+import { Throttle } from "./throttle.js";
 import { WindowedList } from "./windowed.js";
 const STATUS_WORDS = {
     waiting: "waiting",
@@ -25,7 +26,6 @@ export function showRun(runId, hooks) {
     // Whether the host has stored nothing of this run (asked once the stream opens on an empty display).
     let unknown = false;
     let asked = false;
-    let frame = 0;
     let startMs = null;
     const open = new Set();
     const opened = new Map();
@@ -54,9 +54,10 @@ export function showRun(runId, hooks) {
         estimate,
         render: (row) => renderRow(row, context),
     });
+    // A long run's page renders less often rather than freezing as it streams in (throttle.ts).
+    const renders = new Throttle(() => refresh());
     const schedule = () => {
-        if (frame === 0)
-            frame = requestAnimationFrame(refresh);
+        renders.request();
     };
     filter.addEventListener("input", schedule);
     showAll.addEventListener("change", schedule);
@@ -86,7 +87,6 @@ export function showRun(runId, hooks) {
         list.focusIndex(failedRows.find((index) => index > at) ?? failedRows[0]);
     });
     function refresh() {
-        frame = 0;
         const items = display?.items() ?? [];
         const summary = summarize(items, ended);
         startMs = summary.startMs;

@@ -9,6 +9,7 @@ import { rows, summarize, text } from "./model.js";
 import { renderRow, version } from "./render.js";
 import { estimate, rowFilter } from "./run.js";
 import { followThread } from "./threadfollow.js";
+import { Throttle } from "./throttle.js";
 import { WindowedList } from "./windowed.js";
 export function showThread(threadId, hooks) {
     const view = byId("run-view");
@@ -19,7 +20,6 @@ export function showThread(threadId, hooks) {
     byId("thread-summary").hidden = false;
     document.title = `Thread ${threadId} · a13n-stream`;
     let runs = [];
-    let frame = 0;
     // What the page keeps of each run it shows, by the run's key (its id, and `#n` for the id ingested again: another
     // run, whose rows share the first's keys): the rows the reader opened, its start, its render context.
     const views = new Map();
@@ -59,9 +59,10 @@ export function showThread(threadId, hooks) {
         estimate: (row) => (row.type === "run" ? 56 : estimate(row.row)),
         render: (row) => (row.type === "run" ? runHeader(row) : renderRow(row.row, row.context)),
     });
+    // A long run's page renders less often rather than freezing as it streams in (throttle.ts).
+    const renders = new Throttle(() => refresh());
     const schedule = () => {
-        if (frame === 0)
-            frame = requestAnimationFrame(refresh);
+        renders.request();
     };
     filter.addEventListener("input", schedule);
     showAll.addEventListener("change", schedule);
@@ -73,7 +74,6 @@ export function showThread(threadId, hooks) {
         }
     });
     function refresh() {
-        frame = 0;
         const query = filter.value.trim().toLowerCase();
         const shown = [];
         let items = 0;
