@@ -721,6 +721,10 @@ function markdownRun(run, answer) {
   }
   lines.push(line({ index: 40, part: { content: answer, part_kind: "text" }, event_kind: "part_start" }));
   lines.push(line({ index: 40, part: { content: answer, part_kind: "text" }, event_kind: "part_end" }));
+  // A tool call whose arguments hold a file of several lines.
+  const call = { tool_name: "write_file", args: JSON.stringify({ path: "a.py", content: "import os\nprint('hello')\n" }), tool_call_id: "call-file", part_kind: "tool-call" };
+  lines.push(line({ index: 41, part: call, event_kind: "part_start" }));
+  lines.push(line({ index: 41, part: call, event_kind: "part_end" }));
   const usage = { input_tokens: 10, output_tokens: 20, cache_read_tokens: 0, cache_write_tokens: 0, details: {} };
   const result = { status: "completed", output: "done", usage };
   lines.push(JSON.stringify({ thread_id: thread, run_id: run, sequence: sequence++, occurred_at: "2026-12-06T10:01:00+00:00", result }));
@@ -802,6 +806,19 @@ test("model text reads as markdown, the toolbar stays on screen, a link to an it
       const box = row.getBoundingClientRect();
       return box.bottom > 0 && box.top < window.innerHeight;
     }, chosen, { timeout: WAIT });
+    // A string of several lines in a tool's arguments is shown as its lines, under its field.
+    const call = other.locator('#rows [data-kind="tool_call"]').first();
+    await other.fill("#filter", "write_file");
+    await call.waitFor({ timeout: WAIT });
+    await call.locator("summary").click();
+    const block = await call.evaluate((row) => ({
+      label: [...row.querySelectorAll(".field-label")].map((node) => node.textContent),
+      code: row.querySelector(".md-code pre code")?.textContent,
+      json: row.querySelector("pre.code")?.textContent,
+    }));
+    assert.deepEqual(block.label, ["content"]);
+    assert.equal(block.code, "import os\nprint('hello')\n");
+    assert.ok(block.json.includes('"content": "import os\\nprint'), "the JSON is shown as it is too");
     await page.screenshot({ path: join(dirname(screenshot), "viewer-markdown-dark.png") });
     assert.deepEqual(errors, [], "no script errors");
   } finally {

@@ -3,7 +3,7 @@
 
 import type { Item, Json, JsonObject } from "../../display/src/types.js";
 import { el, excerpt, fullTime, offset, plural, safeLink, type Child } from "./dom.js";
-import { renderMarkdown } from "./markdown.js";
+import { codeBlock, renderMarkdown } from "./markdown.js";
 import { failed, harnessEvent, isObject, scopeState, text, time, type FoldRow, type ItemRow, type Row, type SubagentRow } from "./model.js";
 
 /** Characters of a long text shown before "Show all". */
@@ -110,6 +110,43 @@ export function pretty(value: Json | undefined): string {
     return value;
   }
   return JSON.stringify(value, null, 2);
+}
+
+/** The most strings of several lines shown as their own blocks under a value. */
+const MULTILINE_BLOCKS = 8;
+
+/**
+ * The strings of several lines inside a JSON value (or JSON text), each as its lines (a file's content, a
+ * command's output), under the field that holds it: JSON shows them as one line of `\n` escapes.
+ */
+function multilineValues(value: Json | undefined): Child[] {
+  const found: [string, string][] = [];
+  const visit = (node: Json | undefined, path: string, depth: number): void => {
+    if (found.length >= MULTILINE_BLOCKS || depth > 4 || node === undefined || node === null) return;
+    if (typeof node === "string") {
+      if (node.includes("\n") && path !== "") found.push([path, node]);
+      return;
+    }
+    if (Array.isArray(node)) node.forEach((child, index) => visit(child, `${path}[${index}]`, depth + 1));
+    else if (isObject(node)) for (const [key, child] of Object.entries(node)) visit(child, path === "" ? key : `${path}.${key}`, depth + 1);
+  };
+  visit(parsedJson(value), "", 0);
+  return found.flatMap(([path, lines]) => [
+    el("div", { class: "label field-label", text: path }),
+    lines.length > PREVIEW_CHARS * 4 ? longText("pre", "code", lines) : codeBlock(lines),
+  ]).flat();
+}
+
+/** A JSON text's value (a value that is not JSON text as it is). */
+function parsedJson(value: Json | undefined): Json | undefined {
+  if (typeof value !== "string") return value;
+  const trimmed = value.trim();
+  if (!trimmed.startsWith("{") && !trimmed.startsWith("[")) return value;
+  try {
+    return JSON.parse(trimmed) as Json;
+  } catch {
+    return value;
+  }
 }
 
 /** A JSON value (or JSON text) on one line, for a preview. */
@@ -285,9 +322,11 @@ function toolCall(row: ItemRow, context: RenderContext): Child[] {
   const body: Child[] = [];
   if (args !== undefined) {
     body.push(el("div", { class: "label", text: content["arguments_complete"] === false ? "Arguments (streaming)" : "Arguments" }));
-    body.push(...longText("pre", "code", pretty(args)));
+    body.push(...longText("pre", "code", pretty(args)), ...multilineValues(args));
   }
-  if (result !== null) body.push(el("div", { class: "label", text: result.label }), ...longText("pre", "code", pretty(result.value)));
+  if (result !== null) {
+    body.push(el("div", { class: "label", text: result.label }), ...longText("pre", "code", pretty(result.value)), ...multilineValues(result.value));
+  }
   const parts = content["result_parts"];
   if (Array.isArray(parts)) body.push(el("div", { class: "label", text: "Result" }), resultParts(parts));
   const images = content["tool_images"];

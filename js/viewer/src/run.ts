@@ -151,6 +151,7 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
     status.textContent = STATUS_WORDS[summary.status];
     status.title = summary.statusDetail;
     byId("run-status-detail").textContent = summary.statusDetail;
+    byId("run-status-detail").title = summary.statusDetail;
     const barStatus = byId("bar-status");
     barStatus.dataset["status"] = summary.status;
     barStatus.textContent = `${STATUS_WORDS[summary.status]} · ${plural(summary.items, "item")}`;

@@ -1,7 +1,7 @@
 // One row of the run page as DOM: a message, reasoning, a tool call, a failure, a subagent's header, a folded
 // group of observations, or one observation. Everything from the data goes in as text.
 import { el, excerpt, fullTime, offset, plural, safeLink } from "./dom.js";
-import { renderMarkdown } from "./markdown.js";
+import { codeBlock, renderMarkdown } from "./markdown.js";
 import { failed, harnessEvent, isObject, scopeState, text, time } from "./model.js";
 /** Characters of a long text shown before "Show all". */
 const PREVIEW_CHARS = 3000;
@@ -91,6 +91,48 @@ export function pretty(value) {
         return value;
     }
     return JSON.stringify(value, null, 2);
+}
+/** The most strings of several lines shown as their own blocks under a value. */
+const MULTILINE_BLOCKS = 8;
+/**
+ * The strings of several lines inside a JSON value (or JSON text), each as its lines (a file's content, a
+ * command's output), under the field that holds it: JSON shows them as one line of `\n` escapes.
+ */
+function multilineValues(value) {
+    const found = [];
+    const visit = (node, path, depth) => {
+        if (found.length >= MULTILINE_BLOCKS || depth > 4 || node === undefined || node === null)
+            return;
+        if (typeof node === "string") {
+            if (node.includes("\n") && path !== "")
+                found.push([path, node]);
+            return;
+        }
+        if (Array.isArray(node))
+            node.forEach((child, index) => visit(child, `${path}[${index}]`, depth + 1));
+        else if (isObject(node))
+            for (const [key, child] of Object.entries(node))
+                visit(child, path === "" ? key : `${path}.${key}`, depth + 1);
+    };
+    visit(parsedJson(value), "", 0);
+    return found.flatMap(([path, lines]) => [
+        el("div", { class: "label field-label", text: path }),
+        lines.length > PREVIEW_CHARS * 4 ? longText("pre", "code", lines) : codeBlock(lines),
+    ]).flat();
+}
+/** A JSON text's value (a value that is not JSON text as it is). */
+function parsedJson(value) {
+    if (typeof value !== "string")
+        return value;
+    const trimmed = value.trim();
+    if (!trimmed.startsWith("{") && !trimmed.startsWith("["))
+        return value;
+    try {
+        return JSON.parse(trimmed);
+    }
+    catch {
+        return value;
+    }
 }
 /** A JSON value (or JSON text) on one line, for a preview. */
 function compact(value) {
@@ -258,10 +300,11 @@ function toolCall(row, context) {
     const body = [];
     if (args !== undefined) {
         body.push(el("div", { class: "label", text: content["arguments_complete"] === false ? "Arguments (streaming)" : "Arguments" }));
-        body.push(...longText("pre", "code", pretty(args)));
+        body.push(...longText("pre", "code", pretty(args)), ...multilineValues(args));
     }
-    if (result !== null)
-        body.push(el("div", { class: "label", text: result.label }), ...longText("pre", "code", pretty(result.value)));
+    if (result !== null) {
+        body.push(el("div", { class: "label", text: result.label }), ...longText("pre", "code", pretty(result.value)), ...multilineValues(result.value));
+    }
     const parts = content["result_parts"];
     if (Array.isArray(parts))
         body.push(el("div", { class: "label", text: "Result" }), resultParts(parts));

@@ -139,6 +139,7 @@ export function showRun(runId, hooks) {
         status.textContent = STATUS_WORDS[summary.status];
         status.title = summary.statusDetail;
         byId("run-status-detail").textContent = summary.statusDetail;
+        byId("run-status-detail").title = summary.statusDetail;
         const barStatus = byId("bar-status");
         barStatus.dataset["status"] = summary.status;
         barStatus.textContent = `${STATUS_WORDS[summary.status]} · ${plural(summary.items, "item")}`;
