@@ -267,7 +267,11 @@ async fn resume<F: RunFrames>(app: &Shared, thread_id: &str, text: &str) -> Resu
         return Err(bad_position(format!("{text:?} is not <run_id>/<attempt>-<sequence>")));
     };
     let at: a13n_stream_protocol::StreamPosition = at.parse().map_err(|error| bad_position(format!("{error}")))?;
-    if !valid_run_id(run_id) || at.attempt != ATTEMPT {
+    if !valid_run_id(run_id) {
+        let rule = crate::RUN_ID_RULE;
+        return Err(bad_position(format!("{text:?}: the run id before the last {SEPARATOR:?} is malformed ({rule})")));
+    }
+    if at.attempt != ATTEMPT {
         return Err(bad_position(format!("{text:?} names no run of this host (attempt {ATTEMPT})")));
     }
     let record = app.runs.storage().run(run_id).await.map_err(|e| Problem::storage(e).into_response())?;
@@ -275,10 +279,14 @@ async fn resume<F: RunFrames>(app: &Shared, thread_id: &str, text: &str) -> Resu
         return Err(bad_position(format!("{run_id:?} is no run of thread {thread_id:?}")));
     };
     if at.sequence > record.position {
-        return Err(bad_position(format!(
-            "{text} is beyond the run's committed position {}",
-            position(record.position)
-        )));
+        let committed = position(record.position);
+        let problem = Problem::new(
+            StatusCode::BAD_REQUEST,
+            "position",
+            format!("{text} is beyond the run's committed position {committed}"),
+        );
+        // As the run's own route answers it: the committed position, for a client to resume from.
+        return Err(problem.with("position", committed.to_string()).into_response());
     }
     if record.complete && at.sequence == record.position && !F::OBSERVED {
         // The client has the run's terminal event: the thread goes on with the next run. (An `/observed` client

@@ -838,3 +838,24 @@ fn runs_are_listed_newest_first_a_page_at_a_time() {
     assert!(json(&refused.body)["error"]["message"].as_str().unwrap().starts_with("after:"));
     assert_eq!(host.get("/v1/runs?order=oldest").status, 400);
 }
+
+/// Regression (found by a trial of the host): a thread position whose run id was malformed was answered "names no
+/// run of this host (attempt 0)", which does not say what is wrong; one beyond the run's committed position had no
+/// `position` field, where the run's own route gives the committed position to resume from.
+#[test]
+fn a_thread_position_refused_says_why_and_where_to_resume() {
+    let host = Host::start("thread-position", |_| ());
+    let lines = hello_stream("thread-p", "run-p");
+    assert_eq!(host.post("run-p", 0, &lines[..2]).0, 200);
+    for route in ["events", "observed"] {
+        let malformed = host.get(&format!("/v1/threads/thread-p/{route}?after=run%20p/0-1"));
+        assert_eq!(malformed.status, 400);
+        let message = json(&malformed.body)["error"]["message"].as_str().unwrap().to_owned();
+        assert!(message.contains("the run id before the last '/' is malformed"), "{message}");
+        let beyond = json(&host.get(&format!("/v1/threads/thread-p/{route}?after=run-p/0-999")).body);
+        assert_eq!(beyond["error"]["code"], "position", "{beyond}");
+        let own = json(&host.get("/v1/runs/run-p/events?after=0-999").body);
+        assert_eq!(beyond["error"]["position"], own["error"]["position"], "{beyond} against {own}");
+        assert!(beyond["error"]["position"].as_str().is_some_and(|at| at.starts_with("0-")), "{beyond}");
+    }
+}
