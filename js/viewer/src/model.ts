@@ -131,9 +131,20 @@ export function failed(item: Item): boolean {
 
 export function time(value: string | null | undefined): number | null {
   if (!value) return null;
-  const at = Date.parse(value);
+  let at = parsedTimes.get(value);
+  if (at === undefined) {
+    at = Date.parse(value);
+    // Every render reads every item's times: each text is parsed once (a run's items keep theirs), and the memo
+    // starts over when it holds more texts than a long run has.
+    if (parsedTimes.size >= PARSED_TIMES) parsedTimes.clear();
+    parsedTimes.set(value, at);
+  }
   return Number.isNaN(at) ? null : at;
 }
+
+/** The most time texts `time` remembers: two for each of a run of 100,000 items, and some. */
+const PARSED_TIMES = 250_000;
+const parsedTimes = new Map<string, number>();
 
 const PART_START = "a13n.pydantic_ai.part_start";
 const PART_DELTA = "a13n.pydantic_ai.part_delta";
@@ -254,6 +265,8 @@ export interface RowOptions {
   open: ReadonlySet<string>;
   /** Every observation shown. */
   showAll: boolean;
+  /** `streamingCalls(items)`, when the caller has it already (a render needs it for the summary too). */
+  streaming?: Map<string, StreamingCall>;
 }
 
 /** The rows of the conversation, in order. */
@@ -271,7 +284,7 @@ export function rows(items: readonly Item[], options: RowOptions): Row[] {
     calls.set(id, list);
   }
   // A call whose arguments still stream has no tool call item yet: its part's start shows as the call.
-  const streaming = streamingCalls(items);
+  const streaming = options.streaming ?? streamingCalls(items);
   const underTool = new Map<string, Scope[]>();
   const inList = new Map<string | null, Scope[]>();
   for (const scope of [...scopes.values()].sort((a, b) => a.ordinal - b.ordinal)) {
@@ -386,7 +399,7 @@ function reportTokens(item: Item): { input: number; output: number } | null {
 }
 
 /** The header's figures. */
-export function summarize(items: readonly Item[], ended: boolean): Summary {
+export function summarize(items: readonly Item[], ended: boolean, calls?: Map<string, StreamingCall>): Summary {
   let startMs: number | null = null;
   let endMs: number | null = null;
   let toolCalls = 0;
@@ -434,7 +447,7 @@ export function summarize(items: readonly Item[], ended: boolean): Summary {
   output += subagents.output;
 
   // A call whose arguments stream is shown as a call, not among the observations.
-  const streaming = streamingCalls(items).size;
+  const streaming = (calls ?? streamingCalls(items)).size;
   toolCalls += streaming;
   observations -= streaming;
 

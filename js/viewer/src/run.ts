@@ -7,7 +7,7 @@ import type { DisplayNormalizer } from "../../display/src/normalizer.js";
 import type { Item } from "../../display/src/types.js";
 import { authHeaders } from "./api.js";
 import { byId, count, duration, el, fullTime, plural } from "./dom.js";
-import { failed, rows, searchText, summarize, text, type Row, type Summary } from "./model.js";
+import { failed, rows, searchText, streamingCalls, summarize, text, type Row, type Summary } from "./model.js";
 import { renderRow, version, type RenderContext } from "./render.js";
 import { Throttle } from "./throttle.js";
 import { WindowedList } from "./windowed.js";
@@ -100,7 +100,9 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
 
   function refresh(): void {
     const items = display?.items() ?? [];
-    const summary = summarize(items, ended);
+    // Both the summary and the rows read the calls whose arguments stream: found once a render.
+    const streaming = streamingCalls(items);
+    const summary = summarize(items, ended, streaming);
     startMs = summary.startMs;
     header(summary);
     if (deleted) showDeleted();
@@ -110,7 +112,7 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
     byId("run-view").dataset["complete"] = String(ended);
 
     const query = filter.value.trim().toLowerCase();
-    const all = rows(items, { open, showAll: showAll.checked });
+    const all = rows(items, { open, showAll: showAll.checked, streaming });
     const shown = query === "" ? all : filtered(all, query);
     const count = byId("filter-count");
     count.textContent = query === "" ? "" : `${plural(shown.filter((row) => row.type === "item").length, "item")} match`;

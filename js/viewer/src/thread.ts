@@ -6,7 +6,7 @@
 import { FollowError } from "../../display/src/follow.js";
 import { authHeaders } from "./api.js";
 import { byId, duration, el, fullTime, plural } from "./dom.js";
-import { rows, summarize, text, type Row, type Summary } from "./model.js";
+import { rows, streamingCalls, summarize, text, type Row, type Summary } from "./model.js";
 import { renderRow, version, type RenderContext } from "./render.js";
 import { estimate, rowFilter, type RunPageHooks } from "./run.js";
 import { followThread, type ThreadRun } from "./threadfollow.js";
@@ -120,7 +120,8 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
       held.set(run.runId, incarnation + 1);
       const runKey = incarnation === 0 ? run.runId : `${run.runId}#${incarnation}`;
       const all = run.ended === "deleted" ? [] : run.display.items();
-      const summary = summarize(all, run.ended === "complete");
+      const streaming = streamingCalls(all);
+      const summary = summarize(all, run.ended === "complete", streaming);
       const view = viewOf(runKey);
       view.startMs = summary.startMs;
       items += all.length;
@@ -136,7 +137,7 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
         deleted: run.ended === "deleted",
       });
       const { context, open } = view;
-      const own = rows(all, { open, showAll: showAll.checked });
+      const own = rows(all, { open, showAll: showAll.checked, streaming });
       const kept = query === "" ? own : filtered(own, query);
       matched += kept.filter((row) => row.type === "item").length;
       const rowKey = (key: string) => (incarnation === 0 ? key : `${key}#${incarnation}`);

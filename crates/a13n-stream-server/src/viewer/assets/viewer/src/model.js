@@ -53,9 +53,20 @@ export function failed(item) {
 export function time(value) {
     if (!value)
         return null;
-    const at = Date.parse(value);
+    let at = parsedTimes.get(value);
+    if (at === undefined) {
+        at = Date.parse(value);
+        // Every render reads every item's times: each text is parsed once (a run's items keep theirs), and the memo
+        // starts over when it holds more texts than a long run has.
+        if (parsedTimes.size >= PARSED_TIMES)
+            parsedTimes.clear();
+        parsedTimes.set(value, at);
+    }
     return Number.isNaN(at) ? null : at;
 }
+/** The most time texts `time` remembers: two for each of a run of 100,000 items, and some. */
+const PARSED_TIMES = 250_000;
+const parsedTimes = new Map();
 const PART_START = "a13n.pydantic_ai.part_start";
 const PART_DELTA = "a13n.pydantic_ai.part_delta";
 const PART_END = "a13n.pydantic_ai.part_end";
@@ -176,7 +187,7 @@ export function rows(items, options) {
         calls.set(id, list);
     }
     // A call whose arguments still stream has no tool call item yet: its part's start shows as the call.
-    const streaming = streamingCalls(items);
+    const streaming = options.streaming ?? streamingCalls(items);
     const underTool = new Map();
     const inList = new Map();
     for (const scope of [...scopes.values()].sort((a, b) => a.ordinal - b.ordinal)) {
@@ -296,7 +307,7 @@ function reportTokens(item) {
     return { input, output };
 }
 /** The header's figures. */
-export function summarize(items, ended) {
+export function summarize(items, ended, calls) {
     let startMs = null;
     let endMs = null;
     let toolCalls = 0;
@@ -349,7 +360,7 @@ export function summarize(items, ended) {
     input += subagents.input;
     output += subagents.output;
     // A call whose arguments stream is shown as a call, not among the observations.
-    const streaming = streamingCalls(items).size;
+    const streaming = (calls ?? streamingCalls(items)).size;
     toolCalls += streaming;
     observations -= streaming;
     let status = items.length === 0 ? "waiting" : ended ? "complete" : "running";

@@ -4,7 +4,7 @@
 import { follow, FollowError } from "../../display/src/follow.js";
 import { authHeaders } from "./api.js";
 import { byId, count, duration, el, fullTime, plural } from "./dom.js";
-import { failed, rows, searchText, summarize, text } from "./model.js";
+import { failed, rows, searchText, streamingCalls, summarize, text } from "./model.js";
 import { renderRow, version } from "./render.js";
 import { Throttle } from "./throttle.js";
 import { WindowedList } from "./windowed.js";
@@ -88,7 +88,9 @@ export function showRun(runId, hooks) {
     });
     function refresh() {
         const items = display?.items() ?? [];
-        const summary = summarize(items, ended);
+        // Both the summary and the rows read the calls whose arguments stream: found once a render.
+        const streaming = streamingCalls(items);
+        const summary = summarize(items, ended, streaming);
         startMs = summary.startMs;
         header(summary);
         if (deleted)
@@ -98,7 +100,7 @@ export function showRun(runId, hooks) {
         byId("run-view").dataset["position"] = position ? `${position.attempt}-${position.sequence}` : "";
         byId("run-view").dataset["complete"] = String(ended);
         const query = filter.value.trim().toLowerCase();
-        const all = rows(items, { open, showAll: showAll.checked });
+        const all = rows(items, { open, showAll: showAll.checked, streaming });
         const shown = query === "" ? all : filtered(all, query);
         const count = byId("filter-count");
         count.textContent = query === "" ? "" : `${plural(shown.filter((row) => row.type === "item").length, "item")} match`;

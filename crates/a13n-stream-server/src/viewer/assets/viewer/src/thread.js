@@ -5,7 +5,7 @@
 import { FollowError } from "../../display/src/follow.js";
 import { authHeaders } from "./api.js";
 import { byId, duration, el, fullTime, plural } from "./dom.js";
-import { rows, summarize, text } from "./model.js";
+import { rows, streamingCalls, summarize, text } from "./model.js";
 import { renderRow, version } from "./render.js";
 import { estimate, rowFilter } from "./run.js";
 import { followThread } from "./threadfollow.js";
@@ -86,7 +86,8 @@ export function showThread(threadId, hooks) {
             held.set(run.runId, incarnation + 1);
             const runKey = incarnation === 0 ? run.runId : `${run.runId}#${incarnation}`;
             const all = run.ended === "deleted" ? [] : run.display.items();
-            const summary = summarize(all, run.ended === "complete");
+            const streaming = streamingCalls(all);
+            const summary = summarize(all, run.ended === "complete", streaming);
             const view = viewOf(runKey);
             view.startMs = summary.startMs;
             items += all.length;
@@ -102,7 +103,7 @@ export function showThread(threadId, hooks) {
                 deleted: run.ended === "deleted",
             });
             const { context, open } = view;
-            const own = rows(all, { open, showAll: showAll.checked });
+            const own = rows(all, { open, showAll: showAll.checked, streaming });
             const kept = query === "" ? own : filtered(own, query);
             matched += kept.filter((row) => row.type === "item").length;
             const rowKey = (key) => (incarnation === 0 ? key : `${key}#${incarnation}`);
