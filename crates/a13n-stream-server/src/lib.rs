@@ -103,11 +103,18 @@ fn bad_run_id() -> Response {
     Problem::new(StatusCode::BAD_REQUEST, "run_id", RUN_ID_RULE).into_response()
 }
 
-/// What a run id must be (`runs::valid_run_id`).
-const RUN_ID_RULE: &str = "run ids are 1 to 128 characters of A-Z a-z 0-9 - _ . :, not only dots";
+/// The rule of run and thread ids (`runs::valid_run_id`), after the name of which it is said.
+macro_rules! id_rule {
+    ($ids:literal) => {
+        concat!($ids, " are 1 to 128 characters of A-Z a-z 0-9 - _ . :, not only dots")
+    };
+}
 
-/// What a thread id must be (the run id rule).
-const THREAD_ID_RULE: &str = "thread ids are 1 to 128 characters of A-Z a-z 0-9 - _ . :, not only dots";
+/// What a run id must be.
+const RUN_ID_RULE: &str = id_rule!("run ids");
+
+/// What a thread id must be.
+const THREAD_ID_RULE: &str = id_rule!("thread ids");
 
 /// The answer for a malformed thread id (thread ids follow the run id rule, `runs::valid_run_id`).
 fn bad_thread_id() -> Response {

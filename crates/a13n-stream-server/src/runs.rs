@@ -328,7 +328,8 @@ struct Slot {
 
 #[derive(Default)]
 struct SlotState {
-    /// Dropped and rebuilt from storage whenever it may be stale.
+    /// Dropped and rebuilt from storage when it cannot be trusted (a refused or abandoned batch, another
+    /// incarnation); brought up to storage ([`SlotState::behind`]) when another process committed after it.
     state: Option<RunState>,
     /// Storage holds lines of the run that `state` has not folded (another process committed them): the next use
     /// folds them on top, or rebuilds ([`Runs::catch_up`]).
@@ -726,6 +727,10 @@ impl Runs {
         if record.incarnation != state.incarnation || record.journal_len < state.journal_len {
             return Ok(false);
         }
+        if record.journal_len == state.journal_len {
+            // Nothing new (a notice of this process's own commit, or one already read).
+            return Ok(state.fold.position().sequence == record.position);
+        }
         let lines = self.storage.journal(run_id, state.journal_len, record.journal_len).await?;
         if lines.len() as u64 != record.journal_len - state.journal_len {
             return Ok(false);
@@ -753,9 +758,12 @@ impl Runs {
         slot: &'a mut SlotState,
         live: &broadcast::Sender<Arc<Live>>,
     ) -> Result<&'a mut RunState, StorageError> {
-        if std::mem::take(&mut slot.behind) && slot.state.is_some() && !self.catch_up(run_id, slot, live).await? {
+        // `behind` is cleared only once the state is caught up or dropped: a read dropped (its client went away) or
+        // failing while it awaits storage leaves the run behind, never served as current.
+        if slot.behind && slot.state.is_some() && !self.catch_up(run_id, slot, live).await? {
             slot.state = None;
         }
+        slot.behind = false;
         if slot.state.is_none() {
             let state = self.load(run_id).await?;
             slot.follow(state.incarnation, live);
@@ -808,7 +816,7 @@ impl Runs {
             let mut journal_len = self.state(run_id, slot, live).await.map_err(storage_error)?.journal_len;
             if offset != journal_len {
                 // Answered from the committed position. Only when storage moved on (another process ingested) is the
-                // in-memory run stale, and only then is it rebuilt.
+                // in-memory run behind, and only then does it catch up (or, failing that, is it rebuilt).
                 let stored = self.storage.run(run_id).await.map_err(storage_error)?.map_or(0, |r| r.journal_len);
                 if stored != journal_len {
                     slot.behind = true;
@@ -1052,8 +1060,9 @@ impl Runs {
         Ok((listener, status))
     }
 
-    /// A process (maybe this one) committed to a run: if the run is in memory and behind storage, drop its
-    /// state and wake its subscribers to catch up from storage. Runs not in memory need nothing.
+    /// A process (maybe this one) committed to a run: if the run is in memory and behind storage, mark it behind
+    /// (its next use folds the lines it lacks) and wake its subscribers to catch up from storage. Runs not in
+    /// memory need nothing.
     pub async fn advanced_elsewhere(&self, notice: &Notice) {
         let Some(slot) = self.resident(&notice.run_id) else { return };
         let mut guard = slot.inner.lock().await;
