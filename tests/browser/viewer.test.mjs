@@ -792,6 +792,12 @@ test("model text reads as markdown, the toolbar stays on screen, a link to an it
     await other.goto(`${host.base}/runs/${run}#item=${encodeURIComponent(id)}`);
     await other.waitForFunction((want) => document.activeElement?.dataset?.itemId === want, id, { timeout: WAIT });
 
+    // A link to a row among folded observations opens their group and focuses it (found by the review).
+    const folded = (await snapshot(host.base, run)).items.find((item) => item.kind === "observation");
+    const third = await browser.newPage({ viewport: { width: 1024, height: 700 } });
+    await third.goto(`${host.base}/runs/${run}#item=${encodeURIComponent(folded.id)}`);
+    await third.waitForFunction((want) => document.activeElement?.dataset?.itemId === want, folded.id, { timeout: WAIT });
+
     // A match chosen while filtering stays on screen when the filter is cleared.
     await other.fill("#filter", "filler 3");
     const match = other.locator('#rows [data-kind="text_message"]').filter({ hasText: "filler 3" }).first();

@@ -32,7 +32,7 @@ const DELIMITER = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$
 
 /** The blocks of `source`, parsed. */
 export function parseMarkdown(source: string): Block[] {
-  return blocks(source.replace(/\r\n?/g, "\n").split("\n"));
+  return blocks(source.replace(/\r\n?/g, "\n").split("\n"), 0);
 }
 
 function blank(line: string): boolean {
@@ -52,7 +52,8 @@ function opens(line: string, next: string | undefined): boolean {
   );
 }
 
-function blocks(lines: string[]): Block[] {
+function blocks(lines: string[], depth: number): Block[] {
+  if (depth >= MAX_DEPTH) return lines.some((line) => !blank(line)) ? [{ type: "paragraph", children: [{ type: "text", text: lines.join("\n") }] }] : [];
   const out: Block[] = [];
   let at = 0;
   while (at < lines.length) {
@@ -89,11 +90,11 @@ function blocks(lines: string[]): Block[] {
         inner.push(quoted ? quoted[1]! : lines[at]!);
         at += 1;
       }
-      out.push({ type: "quote", children: blocks(inner) });
+      out.push({ type: "quote", children: blocks(inner, depth + 1) });
       continue;
     }
     if (BULLET.test(line) || NUMBERED.test(line)) {
-      at = list(lines, at, out);
+      at = list(lines, at, out, depth);
       continue;
     }
     const next = lines[at + 1];
@@ -115,7 +116,7 @@ function isClosingFence(line: string, mark: string): boolean {
 }
 
 /** A list from `lines[at]`: each item its first line and the lines indented under it, parsed as blocks. */
-function list(lines: string[], at: number, out: Block[]): number {
+function list(lines: string[], at: number, out: Block[], depth: number): number {
   const first = lines[at]!;
   const numbered = NUMBERED.exec(first);
   const ordered = numbered !== null;
@@ -143,7 +144,7 @@ function list(lines: string[], at: number, out: Block[]): number {
       else body.push(line.trimStart()); // a lazy continuation of the item's paragraph
       at += 1;
     }
-    items.push(blocks(body));
+    items.push(blocks(body, depth + 1));
     while (at < lines.length && blank(lines[at]!) && lines[at + 1] !== undefined && marker(lines[at + 1]!)) at += 1;
   }
   out.push({ type: "list", ordered, start, items });
@@ -179,10 +180,79 @@ function table(lines: string[], at: number, out: Block[]): number {
   return at;
 }
 
-const URL_START = /https?:\/\/[^\s<>()[\]]+[^\s<>()[\].,;:!?'"]/;
+/** An address written out (`https://…`), up to 2,048 characters; not its closing punctuation. */
+const AUTOLINK = /https?:\/\/[^\s<>()[\]]{0,2048}[^\s<>()[\].,;:!?'"]/y;
+/** `[text](address)`, each of bounded length. */
+const LINK = /\[([^\]\n]{1,1000})\]\(([^()\s]{1,2048})\)/y;
+
+/**
+ * How deeply spans and blocks nest before the rest is taken as plain text: far beyond what a model writes, and
+ * short of a browser's stack.
+ */
+const MAX_DEPTH = 16;
+
+/** One text being read into spans: where each marker may close, found once (reading stays linear in the text). */
+class SpanText {
+  private readonly closers = new Map<string, number[]>();
+  private readonly codeClosers = new Map<number, number[]>();
+  /** Whether the text holds `](` at all (else no `[` opens a link, and none is tried). */
+  readonly mayLink: boolean;
+
+  constructor(
+    readonly text: string,
+    readonly depth: number,
+  ) {
+    this.mayLink = text.includes("](");
+  }
+
+  /** The first place after `from` where emphasis `mark` may close. */
+  closer(mark: string, from: number): number | undefined {
+    let places = this.closers.get(mark);
+    if (places === undefined) {
+      places = [];
+      for (let at = this.text.indexOf(mark); at >= 0; at = this.text.indexOf(mark, at + 1)) {
+        const before = this.text[at - 1];
+        const following = this.text[at + mark.length];
+        const wordAfter = mark[0] === "_" && following !== undefined && /\w/.test(following);
+        if (before !== undefined && !/\s/.test(before) && !wordAfter && following !== mark[0]) places.push(at);
+      }
+      this.closers.set(mark, places);
+    }
+    return firstFrom(places, from);
+  }
+
+  /** The first run of exactly `length` backticks at or after `from`. */
+  codeCloser(length: number, from: number): number | undefined {
+    let places = this.codeClosers.get(length);
+    if (places === undefined) {
+      places = [];
+      for (let at = this.text.indexOf("`"); at >= 0; ) {
+        let end = at;
+        while (this.text[end] === "`") end += 1;
+        if (end - at === length) places.push(at);
+        at = this.text.indexOf("`", end);
+      }
+      this.codeClosers.set(length, places);
+    }
+    return firstFrom(places, from);
+  }
+}
+
+/** The first of the sorted `places` at or after `from`. */
+function firstFrom(places: number[], from: number): number | undefined {
+  let [low, high] = [0, places.length];
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((places[middle] as number) < from) low = middle + 1;
+    else high = middle;
+  }
+  return places[low];
+}
 
 /** The inline spans of `text`. */
-export function inlines(text: string): Inline[] {
+export function inlines(text: string, depth = 0): Inline[] {
+  if (depth >= MAX_DEPTH) return text === "" ? [] : [{ type: "text", text }];
+  const read = new SpanText(text, depth);
   const out: Inline[] = [];
   let plain = "";
   const flush = () => {
@@ -191,7 +261,7 @@ export function inlines(text: string): Inline[] {
   };
   let at = 0;
   while (at < text.length) {
-    const span = spanAt(text, at);
+    const span = spanAt(read, at);
     if (span === null) {
       plain += text[at];
       at += 1;
@@ -206,52 +276,52 @@ export function inlines(text: string): Inline[] {
 }
 
 /** The span that begins at `text[at]`, if one does, and where it ends. */
-function spanAt(text: string, at: number): { inline: Inline; end: number } | null {
+function spanAt(read: SpanText, at: number): { inline: Inline; end: number } | null {
+  const text = read.text;
   const char = text[at]!;
   if (char === "`") {
-    const run = /^`+/.exec(text.slice(at))![0];
-    const close = text.indexOf(run, at + run.length);
-    if (close < 0) return null;
-    const inner = text.slice(at + run.length, close);
+    if (text[at - 1] === "`") return null; // inside a run whose start was no span
+    let length = 0;
+    while (text[at + length] === "`") length += 1;
+    const close = read.codeCloser(length, at + length);
+    if (close === undefined) return null;
+    const inner = text.slice(at + length, close);
     const trimmed = inner.length > 2 && inner.startsWith(" ") && inner.endsWith(" ") ? inner.slice(1, -1) : inner;
-    return { inline: { type: "code", text: trimmed }, end: close + run.length };
+    return { inline: { type: "code", text: trimmed }, end: close + length };
   }
   if (char === "[") {
-    const link = /^\[([^\]\n]+)\]\(([^()\s]+)\)/.exec(text.slice(at));
-    if (link) return { inline: { type: "link", href: link[2]!, children: inlines(link[1]!) }, end: at + link[0].length };
-    return null;
+    if (!read.mayLink) return null;
+    LINK.lastIndex = at;
+    const link = LINK.exec(text);
+    if (link === null) return null;
+    // A link holds no link (an address written out in its text stays text).
+    const children = inlines(link[1]!, read.depth + 1).flatMap((span) => (span.type === "link" ? span.children : [span]));
+    return { inline: { type: "link", href: link[2]!, children }, end: at + link[0].length };
   }
   if (char === "h" && (at === 0 || /[\s(]/.test(text[at - 1]!))) {
-    const url = URL_START.exec(text.slice(at));
-    if (url && url.index === 0) return { inline: { type: "link", href: url[0], children: [{ type: "text", text: url[0] }] }, end: at + url[0].length };
-    return null;
+    AUTOLINK.lastIndex = at;
+    const url = AUTOLINK.exec(text);
+    if (url === null) return null;
+    return { inline: { type: "link", href: url[0], children: [{ type: "text", text: url[0] }] }, end: at + url[0].length };
   }
-  if (char === "~" && text.startsWith("~~", at)) return emphasis(text, at, "~~", "del");
+  if (char === "~" && text.startsWith("~~", at)) return emphasis(read, at, "~~", "del");
   if (char === "*" || char === "_") {
     const double = text.startsWith(char + char, at);
-    return (double ? emphasis(text, at, char + char, "strong") : null) ?? emphasis(text, at, char, "em");
+    return (double ? emphasis(read, at, char + char, "strong") : null) ?? emphasis(read, at, char, "em");
   }
   return null;
 }
 
 /** `mark`…`mark` around text that neither begins nor ends with a space (and, for `_`, not inside a word). */
-function emphasis(text: string, at: number, mark: string, type: "strong" | "em" | "del"): { inline: Inline; end: number } | null {
+function emphasis(read: SpanText, at: number, mark: string, type: "strong" | "em" | "del"): { inline: Inline; end: number } | null {
+  const text = read.text;
   const start = at + mark.length;
   const after = text[start];
   if (after === undefined || /\s/.test(after) || after === mark[0]) return null;
   if (mark[0] === "_" && at > 0 && /\w/.test(text[at - 1]!)) return null;
-  let close = text.indexOf(mark, start + 1);
-  while (close >= 0) {
-    const before = text[close - 1]!;
-    const following = text[close + mark.length];
-    const wordAfter = mark[0] === "_" && following !== undefined && /\w/.test(following);
-    const longer = following === mark[0];
-    if (!/\s/.test(before) && !wordAfter && !longer && !text.slice(start, close).includes("\n\n")) {
-      return { inline: { type, children: inlines(text.slice(start, close)) }, end: close + mark.length };
-    }
-    close = text.indexOf(mark, close + 1);
-  }
-  return null;
+  const close = read.closer(mark, start + 1);
+  if (close === undefined) return null;
+  return { inline: { type, children: inlines(text.slice(start, close), read.depth + 1) }, end: close + mark.length };
 }
 
 /** The characters `blocks` shows, as one text (what a reader would select and copy, near enough). */
@@ -278,9 +348,17 @@ export function plainText(parsed: Block[]): string {
     .join("\n");
 }
 
-/** `source` as DOM nodes: one element a block, separated by line breaks (so its text reads as the source's). */
+/**
+ * `source` as DOM nodes: one element a block, separated by line breaks (so its text reads as the source's). Should
+ * reading it fail, the text as it is.
+ */
 export function renderMarkdown(source: string): Node[] {
-  return renderBlocks(parseMarkdown(source));
+  try {
+    return renderBlocks(parseMarkdown(source));
+  } catch (error) {
+    console.debug("a13n-stream viewer: markdown shown as text:", error);
+    return [el("p", { text: source })];
+  }
 }
 
 function renderBlocks(parsed: Block[]): Node[] {

@@ -113,3 +113,25 @@ test("a link's address is kept as written: the page links only http(s) addresses
   assert.deepEqual(inlines("[x](javascript:alert(1))"), [text("[x](javascript:alert(1))")]);
   assert.deepEqual(inlines("[x](javascript:void)"), [{ type: "link", href: "javascript:void", children: [text("x")] }]);
 });
+
+test("adversarial text is read in time linear in its length, and deep nesting is taken as text, not a stack overflow", () => {
+  // Found by the review: an opener without a closer scanned every later marker (100 KB of "*a " took 13 s), and
+  // about 5,000 levels of ">" or "- " overflowed the stack, so "Show all" froze the page or did nothing.
+  for (const unit of ["*a ", "_a ", "~~a ", "[", "h ", "[a](b"]) {
+    // Openers that never close: the text as it is.
+    const source = unit.repeat(Math.ceil(100_000 / unit.length));
+    assert.ok(plainText(parseMarkdown(source)) === source, JSON.stringify(unit));
+  }
+  for (const unit of ["**a ", "``a`", "*_`[~", "a*b_c~~d`e[f](g)"]) {
+    const source = unit.repeat(Math.ceil(100_000 / unit.length));
+    assert.ok(plainText(parseMarkdown(source)).length > 0, JSON.stringify(unit));
+  }
+  for (const unit of [">", "> ", "- ", "1. ", "**", "*_"]) {
+    const source = `${unit.repeat(20_000)}deep`;
+    assert.ok(plainText(parseMarkdown(source)).endsWith("deep"), JSON.stringify(unit));
+  }
+  assert.deepEqual(inlines("``a ``` b``"), [{ type: "code", text: "a ``` b" }], "a code span closes only at a run of its own length");
+  const [link] = inlines("[see https://example.com/x](https://example.com/y)");
+  assert.ok(link.children.every((span) => span.type === "text"), "a link holds no link");
+  assert.equal(link.children.map((span) => span.text).join(""), "see https://example.com/x");
+});

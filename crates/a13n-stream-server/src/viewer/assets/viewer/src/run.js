@@ -116,9 +116,15 @@ export function showRun(runId, hooks) {
             list.reveal(chosenAt);
         if (linked !== null) {
             const at = shown.findIndex((row) => row.type === "item" && row.item.id === linked);
+            const folded = shown.find((row) => row.type === "fold" && row.items.some((item) => item.id === linked));
             if (at >= 0) {
                 linked = null;
                 list.focusIndex(at);
+            }
+            else if (folded !== undefined && !open.has(folded.key)) {
+                // The row is among folded observations: their group opens, and the next render finds it.
+                open.add(folded.key);
+                schedule();
             }
         }
         byId("rows").dataset["rows"] = String(shown.length);
@@ -193,13 +199,15 @@ export function showRun(runId, hooks) {
         barStatus.dataset["status"] = "deleted";
         barStatus.textContent = "deleted";
     }
-    /** Ask the host, once, whether it has stored anything of this run (its snapshot is `404` when not). */
+    /** Ask the host, once, whether it has stored anything of this run (a page of its items is `404` when not): only
+     * when the display the stream began with is empty, and for the least the host can answer. */
     async function askStored() {
         if (asked)
             return;
         asked = true;
         try {
-            const response = await fetch(`/v1/runs/${encodeURIComponent(runId)}/snapshot`, { headers: authHeaders() });
+            const response = await fetch(`/v1/runs/${encodeURIComponent(runId)}/items?limit=1`, { headers: authHeaders() });
+            void response.body?.cancel();
             unknown = response.status === 404 && (display?.items().length ?? 0) === 0;
             schedule();
         }
@@ -221,8 +229,6 @@ export function showRun(runId, hooks) {
             onConnect: () => {
                 hooks.setConnection("live");
                 hooks.offline(null);
-                if ((display?.items().length ?? 0) === 0)
-                    void askStored();
             },
             onRetry: (error, delayMs) => {
                 const why = error instanceof Error ? error.message : text(String(error));
