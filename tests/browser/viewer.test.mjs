@@ -316,6 +316,22 @@ test("a tool-heavy run followed live through a host restart: the conversation, f
     assert.equal(folds.reduce((sum, row) => sum + Number(row.count), 0), observations.length, "the folds hold every observation");
     await checkHeader(page, items, { tokens: 159, tools: 3, failed: 1 });
 
+    // The toolbar's "Next failed" goes to the failed call, near the top of the screen, and counts it (found by a
+    // trial: the header's "N failed" scrolled away after one click, and its row landed at the screen's foot).
+    await page.click("#next-failed");
+    await page.waitForFunction(() => document.activeElement?.dataset?.state === "failed", null, { timeout: WAIT });
+    assert.equal(await page.textContent("#next-failed"), "Failed 1 of 1 ↓");
+    const placed = await page.evaluate(() => ({
+      top: document.activeElement.getBoundingClientRect().top - document.querySelector(".toolbar").getBoundingClientRect().bottom,
+      atEnd: window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2,
+    }));
+    // Just under the toolbar, unless the page ends before the row can get there.
+    assert.ok(placed.top >= 0 && (placed.top < 40 || placed.atEnd), `the failed call placed (${JSON.stringify(placed)})`);
+    // A focused fold row names its first observation in the address.
+    await page.locator(".fold").first().focus();
+    const firstFolded = await page.evaluate(() => location.hash);
+    assert.match(firstFolded, /^#item=/);
+
     // One fold opened shows its observations, in place.
     const first = page.locator(".fold-toggle").first();
     const count = Number(await first.getAttribute("data-count"));
@@ -664,6 +680,7 @@ test("a thread's runs, started after the page opened, followed through a host re
     await link.click();
     await page.waitForFunction((id) => document.getElementById("run-view")?.dataset.thread === id, thread, { timeout: WAIT });
     await page.waitForFunction(() => document.getElementById("run-view")?.dataset.completeRuns === "3", null, { timeout: WAIT });
+    assert.equal(await page.textContent("#bar-status"), "3 runs · watching for more", "the toolbar says what the thread page does");
     assert.deepEqual(errors, [], "no script errors");
   } finally {
     await browser.close();

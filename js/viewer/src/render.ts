@@ -62,54 +62,39 @@ function badge(state: string, label = state.replace("_", " ")): HTMLElement {
   return el("span", { class: "badge", "data-state": state, text: label });
 }
 
-/** Long text: its first characters and a button for the rest. */
-function longText(tag: "div" | "pre", className: string, value: string): Child[] {
-  const node = el(tag, { class: className, dir: "auto" });
+/** `value` shown in `node` by `show`: whole when short, else `preview` and a button that shows the rest. */
+function shownWhole(node: HTMLElement, value: string, preview: string, show: (node: HTMLElement, text: string) => void): Child[] {
   if (value.length <= PREVIEW_CHARS) {
-    node.textContent = value;
+    show(node, value);
     return [node];
   }
-  node.textContent = `${value.slice(0, PREVIEW_CHARS)}…`;
+  show(node, preview);
   const more = el("button", { type: "button", class: "more", text: `Show all (${value.length.toLocaleString("en-US")} characters)` });
   more.addEventListener("click", () => {
-    node.textContent = value;
+    show(node, value);
     more.remove();
   });
   return [node, more];
+}
+
+/** Long text: its first characters and a button for the rest. */
+function longText(tag: "div" | "pre", className: string, value: string): Child[] {
+  const node = el(tag, { class: className, dir: "auto" });
+  return shownWhole(node, value, `${value.slice(0, PREVIEW_CHARS)}…`, (into, text) => (into.textContent = text));
 }
 
 /** Model text rendered as markdown (see markdown.ts): up to its first lines, and a button for the rest. */
 function markdownText(value: string): Child[] {
-  const node = el("div", { class: "text md" });
-  if (value.length <= PREVIEW_CHARS) {
-    node.append(...renderMarkdown(value));
-    return [node];
-  }
   const lineEnd = value.lastIndexOf("\n", PREVIEW_CHARS);
-  node.append(...renderMarkdown(value.slice(0, lineEnd > PREVIEW_CHARS / 2 ? lineEnd : PREVIEW_CHARS)));
-  const more = el("button", { type: "button", class: "more", text: `Show all (${value.length.toLocaleString("en-US")} characters)` });
-  more.addEventListener("click", () => {
-    node.replaceChildren(...renderMarkdown(value));
-    more.remove();
-  });
-  return [node, more];
+  const preview = value.slice(0, lineEnd > PREVIEW_CHARS / 2 ? lineEnd : PREVIEW_CHARS);
+  return shownWhole(el("div", { class: "text md" }), value, preview, (into, text) => into.replaceChildren(...renderMarkdown(text)));
 }
 
 /** A JSON value (or JSON text) laid out for reading. */
 export function pretty(value: Json | undefined): string {
-  if (value === undefined) return "";
-  if (typeof value === "string") {
-    const trimmed = value.trim();
-    if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
-      try {
-        return JSON.stringify(JSON.parse(trimmed), null, 2);
-      } catch {
-        return value;
-      }
-    }
-    return value;
-  }
-  return JSON.stringify(value, null, 2);
+  const parsed = parsedJson(value);
+  if (parsed === undefined) return "";
+  return typeof parsed === "string" ? parsed : JSON.stringify(parsed, null, 2);
 }
 
 /** The most strings of several lines shown as their own blocks under a value. */
@@ -151,19 +136,9 @@ function parsedJson(value: Json | undefined): Json | undefined {
 
 /** A JSON value (or JSON text) on one line, for a preview. */
 function compact(value: Json | undefined): string {
-  if (value === undefined) return "";
-  if (typeof value === "string") {
-    const trimmed = value.trim();
-    if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
-      try {
-        return JSON.stringify(JSON.parse(trimmed));
-      } catch {
-        return value;
-      }
-    }
-    return value;
-  }
-  return JSON.stringify(value);
+  const parsed = parsedJson(value);
+  if (parsed === undefined) return "";
+  return typeof parsed === "string" ? parsed : JSON.stringify(parsed);
 }
 
 /** A `<details>` whose open state survives re-rendering. */

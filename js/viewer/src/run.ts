@@ -84,19 +84,27 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
   const filtered = rowFilter();
 
   byId("jump-latest").addEventListener("click", () => list.focusIndex(list.length - 1));
-  // The row a reader focuses is the page's address, so a link or a reload comes back to it.
+  // The row a reader focuses is the page's address, so a link or a reload comes back to it (a group of folded
+  // observations by its first, which a link opens).
   byId("rows").addEventListener("focusin", (event) => {
-    const id = (event.target as HTMLElement).closest<HTMLElement>("[data-item-id]")?.dataset["itemId"];
+    const key = (event.target as HTMLElement).closest<HTMLElement>("[data-key]")?.dataset["key"];
+    const row = key === undefined ? undefined : currentRows[list.indexOf(key) ?? -1];
+    const id = row?.type === "item" ? row.item.id : row?.type === "fold" ? row.items[0]?.id : undefined;
     if (id) history.replaceState(null, "", `#item=${encodeURIComponent(id)}`);
   });
-  // "N failed" steps through the failed tool calls and failures, one a click.
-  byId("run-tools").addEventListener("click", (event) => {
-    if (!(event.target as HTMLElement).closest(".failed-count")) return;
+  // "N failed" (in the header, and "Next failed" in the toolbar) steps through the failed calls and failures.
+  const nextFailed = () => {
     const failedRows = currentRows.flatMap((row, index) => (row.type === "item" && (failed(row.item) || row.role === "failure") ? [index] : []));
     if (failedRows.length === 0) return;
     const at = list.activeKey === null ? -1 : (list.indexOf(list.activeKey) ?? -1);
-    list.focusIndex(failedRows.find((index) => index > at) ?? (failedRows[0] as number));
+    const next = failedRows.find((index) => index > at) ?? (failedRows[0] as number);
+    list.focusIndex(next, true);
+    byId("next-failed").textContent = `Failed ${count(failedRows.indexOf(next) + 1)} of ${count(failedRows.length)} ↓`;
+  };
+  byId("run-tools").addEventListener("click", (event) => {
+    if ((event.target as HTMLElement).closest(".failed-count")) nextFailed();
   });
+  byId("next-failed").addEventListener("click", nextFailed);
 
   function refresh(): void {
     const items = display?.items() ?? [];
@@ -131,7 +139,7 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
       const folded = shown.find((row) => row.type === "fold" && row.items.some((item) => item.id === linked));
       if (at >= 0) {
         linked = null;
-        list.focusIndex(at);
+        list.focusIndex(at, true);
       } else if (folded !== undefined && !open.has(folded.key)) {
         // The row is among folded observations: their group opens, and the next render finds it.
         open.add(folded.key);
@@ -162,6 +170,9 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
     const barStatus = byId("bar-status");
     barStatus.dataset["status"] = summary.status;
     barStatus.textContent = `${STATUS_WORDS[summary.status]} · ${plural(summary.items, "item")}`;
+    const nextFailedButton = byId("next-failed");
+    nextFailedButton.hidden = summary.failedToolCalls === 0;
+    if (nextFailedButton.textContent === "") nextFailedButton.textContent = "Next failed ↓";
 
     const started = byId("run-started");
     started.textContent = summary.startMs === null ? "" : `· started ${new Date(summary.startMs).toLocaleString()}`;
@@ -252,7 +263,8 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
       },
       onRetry: (error, delayMs) => {
         const why = error instanceof Error ? error.message : text(String(error));
-        hooks.setConnection(delayMs > 0 ? `reconnecting in ${duration(delayMs)}…` : "catching up…");
+        // The notice at the foot counts down to the next try.
+        hooks.setConnection(delayMs > 0 ? "reconnecting…" : "catching up…");
         if (delayMs > 0) hooks.offline(delayMs);
         console.debug("a13n-stream viewer:", why);
       },

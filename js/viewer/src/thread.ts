@@ -152,8 +152,13 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
       .join(" ");
     view.dataset["runs"] = String(runs.length);
     view.dataset["completeRuns"] = String(complete);
-    byId("thread-summary").textContent =
+    const summaryLine =
       runs.length === 0 ? "No run yet" : [plural(runs.length, "run"), ...ended(shown), plural(items, "item")].join(" · ");
+    byId("thread-summary").textContent = summaryLine;
+    // The toolbar's status: the thread's runs (a thread never ends: the page watches for more).
+    const barStatus = byId("bar-status");
+    barStatus.dataset["status"] = "waiting";
+    barStatus.textContent = runs.length === 0 ? "waiting for a run" : `${plural(runs.length, "run")} · watching for more`;
     byId("filter-count").textContent = query === "" ? "" : `${plural(matched, "item")} match`;
     byId("observation-count").textContent = `Show all ${plural(observations, "observation")}`;
 
@@ -182,7 +187,8 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
       },
       onRetry: (error, delayMs) => {
         const why = error instanceof Error ? error.message : text(String(error));
-        hooks.setConnection(delayMs > 0 ? `reconnecting in ${duration(delayMs)}…` : "catching up…");
+        // The notice at the foot counts down to the next try.
+        hooks.setConnection(delayMs > 0 ? "reconnecting…" : "catching up…");
         if (delayMs > 0) hooks.offline(delayMs);
         console.debug("a13n-stream viewer:", why);
       },

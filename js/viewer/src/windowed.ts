@@ -102,30 +102,30 @@ export class WindowedList<R> {
     return this.offsets[this.rows.length] ?? 0;
   }
 
-  /** Bring row `index` on screen, render it, and focus it. */
-  focusIndex(index: number): void {
+  /** Bring row `index` on screen (`atTop`: near the top, as a place jumped to), render it, and focus it. */
+  focusIndex(index: number, atTop = false): void {
     if (this.rows.length === 0) return;
     const target = Math.max(0, Math.min(this.rows.length - 1, index));
     const key = this.keys[target] as string;
     this.setActive(key);
-    this.reveal(target);
+    this.reveal(target, atTop);
     this.rendered.get(key)?.node.focus({ preventScroll: true });
   }
 
   /** Scroll so that row `index` is on screen, and render the window there. */
-  reveal(index: number): void {
+  reveal(index: number, atTop = false): void {
     const listTop = this.container.getBoundingClientRect().top + window.scrollY;
     const rowTop = listTop + (this.offsets[index] ?? 0);
     const rowBottom = listTop + (this.offsets[index + 1] ?? 0);
     const header = this.stickyHeight();
-    if (rowTop < window.scrollY + header) window.scrollTo(0, rowTop - header - 8);
+    if (atTop || rowTop < window.scrollY + header) window.scrollTo(0, rowTop - header - 8);
     else if (rowBottom > window.scrollY + window.innerHeight) window.scrollTo(0, Math.min(rowTop - header - 8, rowBottom - window.innerHeight + 8));
     this.update();
     // The row's real height may differ from its estimate: place it again once measured.
     if (this.measure()) {
       this.layout();
       const top = listTop + (this.offsets[index] ?? 0);
-      if (top < window.scrollY + header || top > window.scrollY + window.innerHeight - 40) window.scrollTo(0, top - header - 8);
+      if (atTop || top < window.scrollY + header || top > window.scrollY + window.innerHeight - 40) window.scrollTo(0, top - header - 8);
       this.update();
     }
   }

@@ -43,54 +43,37 @@ function stamp(item, context) {
 function badge(state, label = state.replace("_", " ")) {
     return el("span", { class: "badge", "data-state": state, text: label });
 }
+/** `value` shown in `node` by `show`: whole when short, else `preview` and a button that shows the rest. */
+function shownWhole(node, value, preview, show) {
+    if (value.length <= PREVIEW_CHARS) {
+        show(node, value);
+        return [node];
+    }
+    show(node, preview);
+    const more = el("button", { type: "button", class: "more", text: `Show all (${value.length.toLocaleString("en-US")} characters)` });
+    more.addEventListener("click", () => {
+        show(node, value);
+        more.remove();
+    });
+    return [node, more];
+}
 /** Long text: its first characters and a button for the rest. */
 function longText(tag, className, value) {
     const node = el(tag, { class: className, dir: "auto" });
-    if (value.length <= PREVIEW_CHARS) {
-        node.textContent = value;
-        return [node];
-    }
-    node.textContent = `${value.slice(0, PREVIEW_CHARS)}…`;
-    const more = el("button", { type: "button", class: "more", text: `Show all (${value.length.toLocaleString("en-US")} characters)` });
-    more.addEventListener("click", () => {
-        node.textContent = value;
-        more.remove();
-    });
-    return [node, more];
+    return shownWhole(node, value, `${value.slice(0, PREVIEW_CHARS)}…`, (into, text) => (into.textContent = text));
 }
 /** Model text rendered as markdown (see markdown.ts): up to its first lines, and a button for the rest. */
 function markdownText(value) {
-    const node = el("div", { class: "text md" });
-    if (value.length <= PREVIEW_CHARS) {
-        node.append(...renderMarkdown(value));
-        return [node];
-    }
     const lineEnd = value.lastIndexOf("\n", PREVIEW_CHARS);
-    node.append(...renderMarkdown(value.slice(0, lineEnd > PREVIEW_CHARS / 2 ? lineEnd : PREVIEW_CHARS)));
-    const more = el("button", { type: "button", class: "more", text: `Show all (${value.length.toLocaleString("en-US")} characters)` });
-    more.addEventListener("click", () => {
-        node.replaceChildren(...renderMarkdown(value));
-        more.remove();
-    });
-    return [node, more];
+    const preview = value.slice(0, lineEnd > PREVIEW_CHARS / 2 ? lineEnd : PREVIEW_CHARS);
+    return shownWhole(el("div", { class: "text md" }), value, preview, (into, text) => into.replaceChildren(...renderMarkdown(text)));
 }
 /** A JSON value (or JSON text) laid out for reading. */
 export function pretty(value) {
-    if (value === undefined)
+    const parsed = parsedJson(value);
+    if (parsed === undefined)
         return "";
-    if (typeof value === "string") {
-        const trimmed = value.trim();
-        if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
-            try {
-                return JSON.stringify(JSON.parse(trimmed), null, 2);
-            }
-            catch {
-                return value;
-            }
-        }
-        return value;
-    }
-    return JSON.stringify(value, null, 2);
+    return typeof parsed === "string" ? parsed : JSON.stringify(parsed, null, 2);
 }
 /** The most strings of several lines shown as their own blocks under a value. */
 const MULTILINE_BLOCKS = 8;
@@ -136,21 +119,10 @@ function parsedJson(value) {
 }
 /** A JSON value (or JSON text) on one line, for a preview. */
 function compact(value) {
-    if (value === undefined)
+    const parsed = parsedJson(value);
+    if (parsed === undefined)
         return "";
-    if (typeof value === "string") {
-        const trimmed = value.trim();
-        if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
-            try {
-                return JSON.stringify(JSON.parse(trimmed));
-            }
-            catch {
-                return value;
-            }
-        }
-        return value;
-    }
-    return JSON.stringify(value);
+    return typeof parsed === "string" ? parsed : JSON.stringify(parsed);
 }
 /** A `<details>` whose open state survives re-rendering. */
 function details(context, key, openByDefault, summary, body, className = "") {
