@@ -232,3 +232,16 @@ test("a field no checkpoint has is refused, naming it, as the host's reader refu
     assert.throws(() => DisplayNormalizer.restore(bad), (error) => error.kind === "checkpoint" && error.path === path, path);
   }
 });
+
+test("items() is in ordinal order whatever order a checkpoint lists them in", () => {
+  // items() skips its sort when the items are held in ordinal order (the common case); a checkpoint that lists them
+  // otherwise (edited by hand, or another writer's) must still come out in order.
+  const whole = readFileSync(join(caseDir, "display.json"), "utf8");
+  const parsed = JSON.parse(whole);
+  assert.ok(parsed.items.length > 2);
+  const inOrder = DisplayNormalizer.restore(whole).items().map((item) => item.ordinal);
+  assert.deepEqual(inOrder, [...inOrder].sort((a, b) => a - b));
+  parsed.items.reverse();
+  const reversed = DisplayNormalizer.restore(JSON.stringify(parsed)).items().map((item) => item.ordinal);
+  assert.deepEqual(reversed, inOrder);
+});

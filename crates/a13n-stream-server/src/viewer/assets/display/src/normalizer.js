@@ -89,7 +89,14 @@ export class DisplayNormalizer {
     }
     /** The items, in ordinal order. */
     items() {
-        return [...this.fold.state.items.values()].sort((left, right) => left.ordinal - right.ordinal);
+        const items = [...this.fold.state.items.values()];
+        // Held in the order they were made, which is their ordinals' (a checkpoint lists them so): sorted only when not.
+        for (let index = 1; index < items.length; index += 1) {
+            if (items[index - 1].ordinal > items[index].ordinal) {
+                return items.sort((left, right) => left.ordinal - right.ordinal);
+            }
+        }
+        return items;
     }
     /** One item by its id. */
     item(id) {
