@@ -135,3 +135,19 @@ test("adversarial text is read in time linear in its length, and deep nesting is
   assert.ok(link.children.every((span) => span.type === "text"), "a link holds no link");
   assert.equal(link.children.map((span) => span.text).join(""), "see https://example.com/x");
 });
+
+test("any text of markdown's characters parses, and shows no character the text does not hold", () => {
+  // A property over generated texts (a fixed seed, so a failure repeats): parsing never throws, and what is shown is
+  // made of the text's own characters (markers may go; nothing is invented).
+  const alphabet = ["*", "_", "~", "`", "[", "]", "(", ")", "#", ">", "-", "1.", "|", ":", "\n", "\n\n", " ", "  ", "\t", "a", "é", "🚀", "http://x.y/z", "https://", "\\"];
+  let state = 42;
+  const next = (bound) => (state = (state * 1103515245 + 12345) % 2147483648) % bound;
+  for (let round = 0; round < 3000; round += 1) {
+    const source = Array.from({ length: next(120) }, () => alphabet[next(alphabet.length)]).join("");
+    const shown = plainText(parseMarkdown(source));
+    const held = new Set(source);
+    for (const char of shown) {
+      if (char !== "\n" && !held.has(char)) assert.fail(`${JSON.stringify(char)} shown from ${JSON.stringify(source)}`);
+    }
+  }
+});
