@@ -60,7 +60,15 @@ byId<HTMLFormElement>("token-form").addEventListener("submit", (event) => {
   again?.();
 });
 
-const hooks = { setConnection, needsToken, offline };
+const hooks = {
+  setConnection,
+  needsToken,
+  offline,
+  live: () => {
+    setConnection("live");
+    offline(null);
+  },
+};
 const path = location.pathname;
 if (path.startsWith("/runs/")) showRun(decodeURIComponent(path.slice("/runs/".length)), hooks);
 else if (path.startsWith("/threads/")) showThread(decodeURIComponent(path.slice("/threads/".length)), hooks);

@@ -39,6 +39,11 @@ function blank(line: string): boolean {
   return line.trim() === "";
 }
 
+/** Whether `line` is a table's header: a line with a bar, over a delimiter row (`|---|:--:|`). */
+function startsTable(line: string, next: string | undefined): boolean {
+  return line.includes("|") && next !== undefined && DELIMITER.test(next) && next.includes("-");
+}
+
 /** A line that begins a block other than a paragraph (so it ends a paragraph). */
 function opens(line: string, next: string | undefined): boolean {
   return (
@@ -48,7 +53,7 @@ function opens(line: string, next: string | undefined): boolean {
     QUOTE.test(line) ||
     BULLET.test(line) ||
     NUMBERED.test(line) ||
-    (line.includes("|") && next !== undefined && DELIMITER.test(next) && next.includes("-"))
+    startsTable(line, next)
   );
 }
 
@@ -98,7 +103,7 @@ function blocks(lines: string[], depth: number): Block[] {
       continue;
     }
     const next = lines[at + 1];
-    if (line.includes("|") && next !== undefined && DELIMITER.test(next) && next.includes("-")) {
+    if (startsTable(line, next)) {
       at = table(lines, at, out);
       continue;
     }

@@ -16,6 +16,8 @@ export interface RunPageHooks {
   setConnection(text: string): void;
   needsToken(retry: () => void): void;
   offline(retryInMs: number | null): void;
+  /** Connected again: "live", and no offline notice. */
+  live(): void;
 }
 
 const STATUS_WORDS: Record<Summary["status"], string> = {
@@ -161,15 +163,8 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
   }
 
   function header(summary: Summary): void {
-    const status = byId("run-status");
-    status.dataset["status"] = summary.status;
-    status.textContent = STATUS_WORDS[summary.status];
-    status.title = summary.statusDetail;
-    byId("run-status-detail").textContent = summary.statusDetail;
-    byId("run-status-detail").title = summary.statusDetail;
-    const barStatus = byId("bar-status");
-    barStatus.dataset["status"] = summary.status;
-    barStatus.textContent = `${STATUS_WORDS[summary.status]} · ${plural(summary.items, "item")}`;
+    const word = STATUS_WORDS[summary.status];
+    showStatus(summary.status, word, summary.statusDetail, `${word} · ${plural(summary.items, "item")}`);
     const nextFailedButton = byId("next-failed");
     nextFailedButton.hidden = summary.failedToolCalls === 0;
     if (nextFailedButton.textContent === "") nextFailedButton.textContent = "Next failed ↓";
@@ -222,14 +217,21 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
   }
 
   function showDeleted(): void {
+    showStatus("deleted", "deleted", "The run was deleted from the host", "deleted");
+  }
+
+  /** The run's status in the header (its word, and why in full) and in the toolbar (`toolbar`). */
+  function showStatus(state: string, word: string, detail: string, toolbar: string): void {
     const status = byId("run-status");
-    status.dataset["status"] = "deleted";
-    status.textContent = "deleted";
-    status.title = "The run was deleted from the host";
-    byId("run-status-detail").textContent = "The run was deleted from the host";
+    status.dataset["status"] = state;
+    status.textContent = word;
+    status.title = detail;
+    const why = byId("run-status-detail");
+    why.textContent = detail;
+    why.title = detail;
     const barStatus = byId("bar-status");
-    barStatus.dataset["status"] = "deleted";
-    barStatus.textContent = "deleted";
+    barStatus.dataset["status"] = state;
+    barStatus.textContent = toolbar;
   }
 
   /** Ask the host, once, whether it has stored anything of this run (a page of its items is `404` when not): only
@@ -252,15 +254,11 @@ export function showRun(runId: string, hooks: RunPageHooks): void {
       headers: authHeaders(),
       onChange: (current) => {
         display = current;
-        hooks.setConnection("live");
-        hooks.offline(null);
+        hooks.live();
         if (current.items().length === 0) void askStored();
         schedule();
       },
-      onConnect: () => {
-        hooks.setConnection("live");
-        hooks.offline(null);
-      },
+      onConnect: () => hooks.live(),
       onRetry: (error, delayMs) => {
         const why = error instanceof Error ? error.message : text(String(error));
         // The notice at the foot counts down to the next try.

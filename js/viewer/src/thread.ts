@@ -177,14 +177,10 @@ export function showThread(threadId: string, hooks: RunPageHooks): void {
       headers: authHeaders(),
       onChange: (current) => {
         runs = current;
-        hooks.setConnection("live");
-        hooks.offline(null);
+        hooks.live();
         schedule();
       },
-      onConnect: () => {
-        hooks.setConnection("live");
-        hooks.offline(null);
-      },
+      onConnect: () => hooks.live(),
       onRetry: (error, delayMs) => {
         const why = error instanceof Error ? error.message : text(String(error));
         // The notice at the foot counts down to the next try.

@@ -52,7 +52,15 @@ byId("token-form").addEventListener("submit", (event) => {
     retry = null;
     again?.();
 });
-const hooks = { setConnection, needsToken, offline };
+const hooks = {
+    setConnection,
+    needsToken,
+    offline,
+    live: () => {
+        setConnection("live");
+        offline(null);
+    },
+};
 const path = location.pathname;
 if (path.startsWith("/runs/"))
     showRun(decodeURIComponent(path.slice("/runs/".length)), hooks);

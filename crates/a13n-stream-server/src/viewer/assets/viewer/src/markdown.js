@@ -17,6 +17,10 @@ export function parseMarkdown(source) {
 function blank(line) {
     return line.trim() === "";
 }
+/** Whether `line` is a table's header: a line with a bar, over a delimiter row (`|---|:--:|`). */
+function startsTable(line, next) {
+    return line.includes("|") && next !== undefined && DELIMITER.test(next) && next.includes("-");
+}
 /** A line that begins a block other than a paragraph (so it ends a paragraph). */
 function opens(line, next) {
     return (FENCE.test(line) ||
@@ -25,7 +29,7 @@ function opens(line, next) {
         QUOTE.test(line) ||
         BULLET.test(line) ||
         NUMBERED.test(line) ||
-        (line.includes("|") && next !== undefined && DELIMITER.test(next) && next.includes("-")));
+        startsTable(line, next));
 }
 function blocks(lines, depth) {
     if (depth >= MAX_DEPTH)
@@ -75,7 +79,7 @@ function blocks(lines, depth) {
             continue;
         }
         const next = lines[at + 1];
-        if (line.includes("|") && next !== undefined && DELIMITER.test(next) && next.includes("-")) {
+        if (startsTable(line, next)) {
             at = table(lines, at, out);
             continue;
         }
