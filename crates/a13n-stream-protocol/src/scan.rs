@@ -7,6 +7,7 @@
 //! `serde_json` accepts with the same values.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use crate::canonical::{canonical_end, Scratch, MAX_DEPTH};
 use crate::json::{find_string_special, same};
@@ -294,6 +295,16 @@ impl<'a> Scanner<'a> {
         let start = self.at;
         self.at = canonical_end(self.bytes(), start, scratch)?;
         Some(&self.text[start..self.at])
+    }
+
+    /// The value known to be at `range` of the text, which must start at the scanner's position: the scanner moves
+    /// past it without reading it. `None` when it does not start there.
+    pub(crate) fn value_at(&mut self, range: Range<usize>) -> Option<&'a str> {
+        self.skip_whitespace();
+        (self.at == range.start && range.end <= self.text.len()).then_some(())?;
+        let value = self.text.get(range.clone())?;
+        self.at = range.end;
+        Some(value)
     }
 
     /// A value `read` reads from the text at the scanner's position, returning it and where it ends.

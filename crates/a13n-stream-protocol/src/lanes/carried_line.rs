@@ -6,6 +6,7 @@
 //! is scanned out beside.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use crate::agui::EventType;
 use crate::extension::Extension;
@@ -57,14 +58,22 @@ struct EventFields<'a> {
 }
 
 impl<'a> CarriedLine<'a> {
-    /// Scan `line`; `None` for any other line and for anything the general path would treat otherwise.
-    pub(crate) fn scan(line: &'a str) -> Option<CarriedLine<'a>> {
+    /// Scan `line`; `None` for any other line and for anything the general path would treat otherwise. Its event
+    /// is walked to check that it is canonical unless the layout memo has found it so (`canonical_event`: where it
+    /// is in the line).
+    pub(crate) fn scan(line: &'a str, canonical_event: Option<Range<usize>>) -> Option<CarriedLine<'a>> {
         // DEL, one byte in the line, is six ASCII-escaped: such a line could cross the bound its length keeps.
         if memchr::memchr(0x7f, line.as_bytes()).is_some() {
             return None;
         }
         let mut event = None;
-        let head = scan_line(line, MAX_CARRIED_LINE_BYTES, |scanner| once(&mut event, scanner.canonical_value()))?;
+        let head = scan_line(line, MAX_CARRIED_LINE_BYTES, |scanner| {
+            let text = match &canonical_event {
+                Some(known) => scanner.value_at(known.clone()),
+                None => scanner.canonical_value(),
+            };
+            once(&mut event, text)
+        })?;
         let event = event?;
         let fields = event_fields(event)?;
         let (name, carried) = classify(&fields)?;

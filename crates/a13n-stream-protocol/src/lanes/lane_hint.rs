@@ -73,9 +73,10 @@ pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, for_fold: 
     }
     let Some(lane_for) = lane_hint(line) else { return Scanned::General(LanePath::NoLane) };
     // The lanes copy what they scan: a line spelled otherwise than its model's dump takes the general path.
-    if !memos.layout.in_layout(lane_for as usize, line) {
+    let Some(layout) = memos.layout.in_layout(lane_for as usize, line) else {
         return Scanned::General(LanePath::NotInLayout);
-    }
+    };
+    let canonical_event = layout.canonical_event;
     let scanned = match lane_for {
         LaneFor::Delta => LaneLine::scan(line).map(|scanned| match scanned {
             LaneLine::Content(delta) => {
@@ -93,9 +94,9 @@ pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, for_fold: 
         LaneFor::Part => match PartLine::scan(line) {
             Some(part) => Some(Scanned::Part(part)),
             // A tool call's start is carried through whole.
-            None => CarriedLine::scan(line).map(Scanned::Carried),
+            None => CarriedLine::scan(line, canonical_event).map(Scanned::Carried),
         },
-        LaneFor::Carried => CarriedLine::scan(line).map(Scanned::Carried),
+        LaneFor::Carried => CarriedLine::scan(line, canonical_event).map(Scanned::Carried),
         LaneFor::ToolReturn => ToolReturnLine::scan(line).map(Scanned::ToolReturn),
     };
     scanned.unwrap_or(Scanned::General(LanePath::ScanDeclined(lane_for)))

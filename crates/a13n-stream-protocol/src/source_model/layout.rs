@@ -6,6 +6,8 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use super::{choose, Extra, Model, Ty};
+use crate::canonical::{canonical_end, Scratch};
+use crate::canonical_token::{integer_end, string_end};
 use crate::json::json_string_end;
 use crate::scan::Scanner;
 
@@ -14,11 +16,18 @@ const MAX_KEYS: usize = 32;
 
 /// Whether `line`'s `event` is spelled in its model's layout: every field of the model, in its order, nested
 /// models too (with no key a model drops or refuses), and date-times as Pydantic writes them. `false` for
-/// anything the scanner does not read, which then takes the general path.
+/// anything the scanner does not read, which then takes the general path. (The memo answers for lines; this is
+/// the check it makes and is tested against.)
+#[cfg(test)]
 pub(crate) fn event_in_layout(line: &str) -> bool {
+    laid_out_event(line).is_some()
+}
+
+/// Where `line`'s event is, when it is in its model's layout (see [`event_in_layout`]).
+fn laid_out_event(line: &str) -> Option<Range<usize>> {
     let mut scanner = Scanner::new(line);
     let mut found = None;
-    let walked = scanner.object(|scanner, key| {
+    scanner.object(|scanner, key| {
         if key == "event" {
             let text = scanner.raw_value()?;
             found = Some(text);
@@ -26,14 +35,11 @@ pub(crate) fn event_in_layout(line: &str) -> bool {
             scanner.skip_value()?;
         }
         Some(())
-    });
-    match (walked, found) {
-        (Some(()), Some(text)) => {
-            let mut event = Scanner::new(text);
-            object_in_layout(&mut event, None).unwrap_or(false)
-        }
-        _ => false,
-    }
+    })?;
+    let text = found?;
+    object_in_layout(&mut Scanner::new(text), None)?.then_some(())?;
+    let start = text.as_ptr() as usize - line.as_ptr() as usize;
+    Some(start..start + text.len())
 }
 
 /// One object's keys and the ranges of their values' text.
@@ -127,6 +133,15 @@ fn value_in_layout(text: &str, ty: &Ty) -> Option<bool> {
 /// report), interleaved: a slot holds enough of them that a run's steady state finds its line's shape.
 const SHAPES_PER_SLOT: usize = 16;
 
+/// A line the memo found in its model's layout.
+#[derive(Debug)]
+pub(crate) struct InLayout {
+    /// Where the line's event is, when it is known to be canonical JSON (see [`crate::canonical`]): it matched a
+    /// remembered line whose event is, with a canonical string or integer in each of its holes. A lane may then
+    /// copy the event without walking it again. `None` says only that the memo does not know.
+    pub(crate) canonical_event: Option<Range<usize>>,
+}
+
 /// The layout verdicts of recent lines, [`SHAPES_PER_SLOT`] lines a slot (a slot per lane, so that interleaved
 /// lines of several lanes each find theirs), the latest found first: a line with the same bytes as a line found in
 /// layout, outside its string values and numbers, is in layout too, so the next content delta of a part costs a
@@ -143,6 +158,8 @@ pub(crate) struct LayoutMemo {
 struct Shape {
     line: Vec<u8>,
     holes: Vec<(usize, usize, Hole)>,
+    /// Where the line's event is, when its text is canonical JSON; and which of the holes lie in it.
+    canonical_event: Option<(Range<usize>, Range<usize>)>,
 }
 
 /// What another line of a shape may hold where the shape's line has a string value or a number.
@@ -157,33 +174,44 @@ enum Hole {
 }
 
 impl LayoutMemo {
-    /// Whether `line` is in its model's layout: known from a line remembered in `slot`, or checked and then
-    /// remembered there.
-    pub(crate) fn in_layout(&mut self, slot: usize, line: &str) -> bool {
+    /// Whether `line` is in its model's layout (`None` when it is not): known from a line remembered in `slot`,
+    /// or checked and then remembered there.
+    pub(crate) fn in_layout(&mut self, slot: usize, line: &str) -> Option<InLayout> {
         let shapes = &mut self.shapes[slot];
-        if let Some(found) = shapes.iter().position(|shape| shape.matches(line.as_bytes())) {
-            shapes[..=found].rotate_right(1);
-            return true;
+        let known = shapes.iter().enumerate().find_map(|(index, shape)| Some((index, shape.matches(line.as_bytes())?)));
+        if let Some((index, found)) = known {
+            shapes[..=index].rotate_right(1);
+            return Some(found);
         }
-        let found = event_in_layout(line);
-        if found {
-            if shapes.len() < SHAPES_PER_SLOT {
-                shapes.push(Shape::default());
-            }
-            // The oldest shape's buffers are reused for the newest.
-            shapes.rotate_right(1);
-            shapes[0].remember(line.as_bytes());
+        let event = laid_out_event(line)?;
+        if shapes.len() < SHAPES_PER_SLOT {
+            shapes.push(Shape::default());
         }
-        found
+        // The oldest shape's buffers are reused for the newest.
+        shapes.rotate_right(1);
+        shapes[0].remember(line.as_bytes(), event);
+        Some(InLayout { canonical_event: None })
     }
 }
 
 impl Shape {
-    /// Remember `line` and find its holes: every string value but a [`literal_key`]'s, and every number.
-    fn remember(&mut self, line: &[u8]) {
+    /// Remember `line`, whose event is at `event`, and find its holes: every string value but a
+    /// [`literal_key`]'s, and every number.
+    fn remember(&mut self, line: &[u8], event: Range<usize>) {
         self.line.clear();
         self.line.extend_from_slice(line);
         self.holes.clear();
+        self.canonical_event = None;
+        self.find_holes(line);
+        if self.line.is_empty() || canonical_end(line, event.start, &mut Scratch::default()) != Some(event.end) {
+            return;
+        }
+        let first = self.holes.iter().position(|&(start, _, _)| start >= event.start).unwrap_or(self.holes.len());
+        let last = self.holes.iter().position(|&(_, end, _)| end > event.end).unwrap_or(self.holes.len());
+        self.canonical_event = Some((event, first..last));
+    }
+
+    fn find_holes(&mut self, line: &[u8]) {
         let (mut at, mut key): (usize, &[u8]) = (0, b"");
         while at < line.len() {
             match line[at] {
@@ -210,43 +238,96 @@ impl Shape {
         }
     }
 
-    /// Whether `other` has this line's bytes outside its holes, and in each a value the hole may hold.
-    fn matches(&self, other: &[u8]) -> bool {
+    /// Whether `other` has this line's bytes outside its holes, and in each a value the hole may hold; and where its
+    /// event is, when the holes in it hold canonical values and this line's event is canonical.
+    fn matches(&self, other: &[u8]) -> Option<InLayout> {
         // The text after the last hole first: it names the event kind (a lane's shapes differ most there), so a
         // line of another shape is told apart without walking its holes.
         let tail = self.holes.last().map_or(0, |&(_, end, _)| end);
         if self.line.is_empty() || !other.ends_with(&self.line[tail..]) {
-            return false;
+            return None;
         }
-        let (mut from, mut at) = (0usize, 0usize);
-        for &(start, end, hole) in &self.holes {
+        // The event starts in the gap before its first hole and ends in the gap before the first hole after it
+        // (no hole straddles a brace), at the same offsets from those gaps' starts in `other`.
+        let Some((event, inside)) = &self.canonical_event else {
+            let (from, at) = self.walk(&self.holes, other, (0, 0), false, &mut false)?;
+            return self.ends_alike(other, from, at).then_some(InLayout { canonical_event: None });
+        };
+        let mut canonical = true;
+        let (from, at) = self.walk(&self.holes[..inside.start], other, (0, 0), false, &mut canonical)?;
+        let start = at + (event.start - from);
+        let (from, at) = self.walk(&self.holes[inside.clone()], other, (from, at), true, &mut canonical)?;
+        let end = at + (event.end - from);
+        let (from, at) = self.walk(&self.holes[inside.end..], other, (from, at), false, &mut canonical)?;
+        self.ends_alike(other, from, at).then_some(InLayout { canonical_event: canonical.then_some(start..end) })
+    }
+
+    /// Past `holes` (the next of this line's, from its position `from`, at `other`'s `at`), each with the gap
+    /// before it: where this line and `other` then are, or `None` where `other` differs. With `check`,
+    /// `canonical` is cleared at a value that is not canonical.
+    fn walk(
+        &self,
+        holes: &[(usize, usize, Hole)],
+        other: &[u8],
+        (mut from, mut at): (usize, usize),
+        check: bool,
+        canonical: &mut bool,
+    ) -> Option<(usize, usize)> {
+        for &(start, end, hole) in holes {
             let gap = &self.line[from..start];
             if other.get(at..at + gap.len()) != Some(gap) {
-                return false;
+                return None;
             }
             at += gap.len();
-            if hole == Hole::Number {
-                let begin = at;
-                while other.get(at).is_some_and(|&byte| number_byte(byte)) {
-                    at += 1;
-                }
-                if at == begin {
-                    return false;
-                }
-            } else {
-                if other.get(at) != Some(&b'"') {
-                    return false;
-                }
-                let Some(close) = json_string_end(other, at + 1) else { return false };
-                if hole == Hole::Time && !pydantic_time(&other[at + 1..close]) {
-                    return false;
-                }
-                at = close + 1;
-            }
+            at = match hole {
+                Hole::Number => number_hole(other, at, check, canonical)?,
+                Hole::String | Hole::Time => string_hole(other, at, hole, check, canonical)?,
+            };
             from = end;
         }
+        Some((from, at))
+    }
+
+    /// Whether `other` from `at` is this line from `from`, to the end.
+    fn ends_alike(&self, other: &[u8], from: usize, at: usize) -> bool {
         other.get(at..) == Some(&self.line[from..])
     }
+}
+
+/// Past the number at `at` in `other` (a hole's); `canonical` cleared when `check` and it is not a plain integer.
+fn number_hole(other: &[u8], at: usize, check: bool, canonical: &mut bool) -> Option<usize> {
+    let mut end = at;
+    while other.get(end).is_some_and(|&byte| number_byte(byte)) {
+        end += 1;
+    }
+    if end == at {
+        return None;
+    }
+    if check && *canonical && integer_end(other, at) != Some(end) {
+        *canonical = false;
+    }
+    Some(end)
+}
+
+/// Past the string at `at` in `other` (a hole's), a date-time for [`Hole::Time`]; `canonical` cleared when
+/// `check` and its escapes are not the canonical ones.
+fn string_hole(other: &[u8], at: usize, hole: Hole, check: bool, canonical: &mut bool) -> Option<usize> {
+    if other.get(at) != Some(&b'"') {
+        return None;
+    }
+    // The canonical reading first: it finds the same end when the escapes are canonical, at the same cost.
+    let canonical_end = if check && *canonical { string_end(other, at) } else { None };
+    let end = match canonical_end {
+        Some(end) => end,
+        None => {
+            *canonical &= !check;
+            json_string_end(other, at + 1)? + 1
+        }
+    };
+    if hole == Hole::Time && !pydantic_time(&other[at + 1..end - 1]) {
+        return None;
+    }
+    Some(end)
 }
 
 /// Whether a string value's text is a date-time as Pydantic writes it (no escape, the canonical form).
@@ -352,8 +433,46 @@ mod tests {
         for first in &lines {
             for second in &lines {
                 let mut memo = LayoutMemo::default();
-                assert_eq!(memo.in_layout(0, first), event_in_layout(first), "{first}");
-                assert_eq!(memo.in_layout(0, second), event_in_layout(second), "{first} then {second}");
+                assert_eq!(memo.in_layout(0, first).is_some(), event_in_layout(first), "{first}");
+                assert_eq!(memo.in_layout(0, second).is_some(), event_in_layout(second), "{first} then {second}");
+            }
+        }
+    }
+
+    /// The memo says where a line's event is, as canonical JSON, only when the canonical recogniser would accept
+    /// that text; and it says so whenever the remembered line's event and the new one's both are.
+    #[test]
+    fn the_memo_knows_a_canonical_event_only_where_the_recogniser_does() {
+        let lifecycle = |thread: &str, number: &str, text: &str| {
+            format!(
+                r#"{{"thread_id":"{thread}","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01+00:00","event":{{"schema_version":"1","kind":"lifecycle","payload":{{"type":"x","n":{number},"s":"{text}","l":[{number},"{text}"]}}}}}}"#
+            )
+        };
+        let numbers = ["1", "-7", "-0", "1.5", "1e3", "123456789012345678", "1234567890123456789"];
+        let texts = ["a", "é", r"a\nb", r"\u001f", r"\u001F", r"\u0041", r"\/", r"\\"];
+        let mut lines = Vec::new();
+        for number in numbers {
+            for text in texts {
+                lines.push(lifecycle("t", number, text));
+            }
+        }
+        lines.push(lifecycle(r"t\u0041", "1", "a"));
+        let canonical = |line: &str| {
+            let event = laid_out_event(line).expect("in layout");
+            (canonical_end(line.as_bytes(), event.start, &mut Scratch::default()) == Some(event.end)).then_some(event)
+        };
+        for first in &lines {
+            for second in &lines {
+                let mut memo = LayoutMemo::default();
+                assert!(memo.in_layout(0, first).is_some_and(|found| found.canonical_event.is_none()), "{first}");
+                let found = memo.in_layout(0, second).expect("in layout").canonical_event;
+                let expected = canonical(second);
+                if let Some(range) = &found {
+                    assert_eq!(Some(range), expected.as_ref(), "{first} then {second}");
+                }
+                if canonical(first).is_some() && expected.is_some() {
+                    assert_eq!(found, expected, "{first} then {second}");
+                }
             }
         }
     }
@@ -381,18 +500,18 @@ mod tests {
         ];
         let mut memo = LayoutMemo::default();
         for line in &lines {
-            assert!(memo.in_layout(0, line), "{line}");
+            assert!(memo.in_layout(0, line).is_some(), "{line}");
         }
         assert_eq!(memo.shapes[0].len(), lines.len());
         for line in &lines {
-            assert!(memo.shapes[0].iter().any(|shape| shape.matches(line.as_bytes())), "{line}");
+            assert!(memo.shapes[0].iter().any(|shape| shape.matches(line.as_bytes()).is_some()), "{line}");
         }
         let later = [tool_return("2026-11-29T12:00:01.250000Z"), start(r#""tool-call""#)];
-        assert!(later.iter().all(|later| memo.shapes[0].iter().any(|shape| shape.matches(later.as_bytes()))));
+        assert!(later.iter().all(|later| memo.shapes[0].iter().any(|shape| shape.matches(later.as_bytes()).is_some())));
         for other in ["2026-11-29T12:00:01+00:00", "2026-11-29T12:00:01.25Z", "2026-11-29 12:00:01Z"] {
             let other = tool_return(other);
-            assert!(!memo.shapes[0].iter().any(|shape| shape.matches(other.as_bytes())), "{other}");
-            assert!(!memo.in_layout(0, &other), "{other}");
+            assert!(!memo.shapes[0].iter().any(|shape| shape.matches(other.as_bytes()).is_some()), "{other}");
+            assert!(memo.in_layout(0, &other).is_none(), "{other}");
         }
     }
 }
