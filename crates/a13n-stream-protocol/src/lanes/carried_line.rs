@@ -52,9 +52,16 @@ pub(crate) struct CarriedLine<'a> {
 struct EventFields<'a> {
     event_kind: Option<Cow<'a, str>>,
     kind: Option<Cow<'a, str>>,
-    payload: Option<&'a str>,
+    payload: Option<Payload<'a>>,
     index: Option<i64>,
-    part: Option<&'a str>,
+    part: Option<PartFields<'a>>,
+}
+
+/// An object payload: its text, and its `type` and `request_index` as the general path reads them.
+struct Payload<'a> {
+    text: &'a str,
+    payload_type: Option<Cow<'a, str>>,
+    request_index: Option<i64>,
 }
 
 impl<'a> CarriedLine<'a> {
@@ -100,7 +107,8 @@ impl<'a> CarriedLine<'a> {
     }
 }
 
-/// Scan the event's keys (each once) and the values the classification reads.
+/// Scan the event's keys (each once) and the values the classification reads, in one walk: a payload or a part
+/// that is not an object is not for this lane.
 fn event_fields(event: &str) -> Option<EventFields<'_>> {
     let mut fields = EventFields::default();
     let mut scanner = Scanner::new(event);
@@ -110,9 +118,14 @@ fn event_fields(event: &str) -> Option<EventFields<'_>> {
             "kind" => fields.kind.replace(scanner.string()?).is_some(),
             // Its layout lets it be any value; the general path refuses one that is not a string.
             "schema_version" => scanner.string().map(|_| false)?,
-            "payload" => fields.payload.replace(scanner.raw_value()?).is_some(),
+            "payload" => {
+                let start = scanner.position();
+                let (payload_type, request_index) = payload_fields(scanner)?;
+                let text = &event[start..scanner.position()];
+                fields.payload.replace(Payload { text, payload_type, request_index }).is_some()
+            }
             "index" => fields.index.replace(scanner.integer()?).is_some(),
-            "part" => fields.part.replace(scanner.raw_value()?).is_some(),
+            "part" => fields.part.replace(part_fields(scanner)?).is_some(),
             _ => {
                 scanner.skip_value()?;
                 false
@@ -133,29 +146,28 @@ fn classify<'a>(fields: &EventFields<'a>) -> Option<(&'static str, Carried<'a>)>
             if fields.index.is_some() || fields.part.is_some() {
                 return None;
             }
-            let payload = fields.payload?;
+            let payload = fields.payload.as_ref()?;
             let kind = fields.kind.as_deref()?;
-            let (payload_type, request_index) = payload_fields(payload)?;
-            let extension = Extension::of(Some(kind), payload_type.as_deref(), request_index);
+            let extension = Extension::of(Some(kind), payload.payload_type.as_deref(), payload.request_index);
             let name = extension.carried_name()?;
             let carried = match extension {
-                Extension::InlineDelegation => Carried::Delegation { payload },
+                Extension::InlineDelegation => Carried::Delegation { payload: payload.text },
                 other => Carried::Harness(other),
             };
             Some((name, carried))
         }
         Some("part_start") => {
             let index = fields.index?;
-            let part = part_fields(fields.part?)?;
+            let part = fields.part.as_ref()?;
             if part.part_kind.as_deref() != Some("tool-call") {
                 return None;
             }
-            let (tool_call_id, tool_name) = (part.tool_call_id?, part.tool_name?);
+            let (tool_call_id, tool_name) = (part.tool_call_id.clone()?, part.tool_name.clone()?);
             Some((names::PART_START, Carried::ToolCallStart { index, tool_call_id, tool_name }))
         }
         Some("function_tool_call") => {
             // Its part is read only when it is a native call; a plain call's part needs only to be an object.
-            let part = part_fields(fields.part?)?;
+            let part = fields.part.as_ref()?;
             (part.part_kind.as_deref() == Some("tool-call")).then_some(())?;
             Some((FUNCTION_TOOL_CALL, Carried::ToolCall))
         }
@@ -166,10 +178,10 @@ fn classify<'a>(fields: &EventFields<'a>) -> Option<(&'static str, Carried<'a>)>
 /// The name of a carried function tool call.
 const FUNCTION_TOOL_CALL: &str = "a13n.pydantic_ai.function_tool_call";
 
-/// The payload's `type` and `request_index` (a plain integer), when the payload is an object.
-fn payload_fields(payload: &str) -> Option<(Option<Cow<'_, str>>, Option<i64>)> {
+/// The `type` and `request_index` (a plain integer) of the payload at the scanner, which moves past it; `None`
+/// when it is not an object.
+fn payload_fields<'a>(scanner: &mut Scanner<'a>) -> Option<(Option<Cow<'a, str>>, Option<i64>)> {
     let (mut payload_type, mut request_index) = (None, None);
-    let mut scanner = Scanner::new(payload);
     scanner.object(|scanner, key| match key.as_ref() {
         // Read as the general path reads them: a `type` that is not a string is none, and a `request_index`
         // that is not an integer of 0 or more changes nothing.
@@ -193,11 +205,10 @@ struct PartFields<'a> {
     tool_name: Option<Cow<'a, str>>,
 }
 
-/// A part's kind, call id and tool name (strings only; another type sends the line to the general path, which
-/// names the error).
-fn part_fields(part: &str) -> Option<PartFields<'_>> {
+/// The kind, call id and tool name of the part at the scanner, which moves past it (strings only; another type,
+/// or a part that is not an object, sends the line to the general path, which names the error).
+fn part_fields<'a>(scanner: &mut Scanner<'a>) -> Option<PartFields<'a>> {
     let mut fields = PartFields { part_kind: None, tool_call_id: None, tool_name: None };
-    let mut scanner = Scanner::new(part);
     scanner.object(|scanner, key| match key.as_ref() {
         "part_kind" => fields.part_kind.replace(scanner.string()?).is_none().then_some(()),
         "tool_call_id" => fields.tool_call_id.replace(scanner.string()?).is_none().then_some(()),
