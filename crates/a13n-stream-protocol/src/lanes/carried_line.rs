@@ -1,8 +1,8 @@
 //! Scanning source lines the observer carries through as one `CUSTOM` event whose value is the source item: a
 //! Harness lifecycle event or usage report, a tool-call part's start, and a function tool call. Their event is
-//! copied as the line spells it when the line spells it canonically ([`Scanner::canonical_value`]), so no JSON tree
-//! is built: a lane takes only a line in its model's layout (`scan_for_lane` checks that first), whose event is its
-//! model's dump, key for key. What the conversion and the fold read of it (kinds, the part's call, a request index)
+//! copied as the line spells it when the line spells it canonically ([`Scanner::canonical_value`], or the layout
+//! memo's word for a line like one it found so), so no JSON tree is built: a lane takes only a line in its model's
+//! layout (`scan_for_lane` checks that first), whose event is its model's dump, key for key. What the conversion and the fold read of it (kinds, the part's call, a request index)
 //! is scanned out beside.
 
 use std::borrow::Cow;
@@ -121,7 +121,7 @@ fn event_fields(event: &str) -> Option<EventFields<'_>> {
             "payload" => {
                 let start = scanner.position();
                 let (payload_type, request_index) = payload_fields(scanner)?;
-                let text = &event[start..scanner.position()];
+                let text = event[start..scanner.position()].trim_start();
                 fields.payload.replace(Payload { text, payload_type, request_index }).is_some()
             }
             "index" => fields.index.replace(scanner.integer()?).is_some(),

@@ -23,7 +23,8 @@ pub(crate) fn event_in_layout(line: &str) -> bool {
     laid_out_event(line).is_some()
 }
 
-/// Where `line`'s event is, when it is in its model's layout (see [`event_in_layout`]).
+/// Where `line`'s event is, when it is in its model's layout: every field of the model, in its order, nested
+/// models too, and date-times as Pydantic writes them.
 fn laid_out_event(line: &str) -> Option<Range<usize>> {
     let mut scanner = Scanner::new(line);
     let mut found = None;
@@ -211,6 +212,8 @@ impl Shape {
         self.canonical_event = Some((event, first..last));
     }
 
+    /// Note the holes of `line` (valid JSON): its string values but a literal key's, and its numbers. A line
+    /// the scan cannot follow is forgotten (its text cleared), so no line matches it.
     fn find_holes(&mut self, line: &[u8]) {
         let (mut at, mut key): (usize, &[u8]) = (0, b"");
         while at < line.len() {
@@ -225,6 +228,12 @@ impl Shape {
                         self.holes.push((at, end + 1, hole));
                     }
                     at = end + 1;
+                }
+                // `true`, `false`, `null`: the shape's own bytes (the `e` of `true` is no number).
+                b't' | b'f' | b'n' => {
+                    while line.get(at).is_some_and(u8::is_ascii_lowercase) {
+                        at += 1;
+                    }
                 }
                 byte if number_byte(byte) => {
                     let start = at;
@@ -320,7 +329,9 @@ fn string_hole(other: &[u8], at: usize, hole: Hole, check: bool, canonical: &mut
     let end = match canonical_end {
         Some(end) => end,
         None => {
-            *canonical &= !check;
+            if check {
+                *canonical = false;
+            }
             json_string_end(other, at + 1)? + 1
         }
     };
@@ -445,7 +456,7 @@ mod tests {
     fn the_memo_knows_a_canonical_event_only_where_the_recogniser_does() {
         let lifecycle = |thread: &str, number: &str, text: &str| {
             format!(
-                r#"{{"thread_id":"{thread}","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01+00:00","event":{{"schema_version":"1","kind":"lifecycle","payload":{{"type":"x","n":{number},"s":"{text}","l":[{number},"{text}"]}}}}}}"#
+                r#"{{"thread_id":"{thread}","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01+00:00","event":{{"schema_version":"1","kind":"lifecycle","payload":{{"type":"x","n":{number},"s":"{text}","l":[{number},"{text}",true,false,null]}}}}}}"#
             )
         };
         let numbers = ["1", "-7", "-0", "1.5", "1e3", "123456789012345678", "1234567890123456789"];
@@ -457,6 +468,11 @@ mod tests {
             }
         }
         lines.push(lifecycle(r"t\u0041", "1", "a"));
+        // Found by review: the `e` of `true` was a number hole, so `tru5` matched a remembered `true`.
+        let mut memo = LayoutMemo::default();
+        memo.in_layout(0, &lines[0]);
+        let not_json = lines[0].replace("true", "tru5");
+        assert!(memo.in_layout(0, &not_json).is_none(), "{not_json}");
         let canonical = |line: &str| {
             let event = laid_out_event(line).expect("in layout");
             (canonical_end(line.as_bytes(), event.start, &mut Scratch::default()) == Some(event.end)).then_some(event)
