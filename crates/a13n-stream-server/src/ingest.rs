@@ -31,6 +31,7 @@ pub const NDJSON_TYPES: &[&str] = &["application/x-ndjson", "application/jsonl",
 /// `POST /v1/runs/{run_id}/source` parameters.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct IngestQuery {
     /// The journal position of the batch's first line (required).
     #[param(value_type = Option<u64>, minimum = 0, maximum = 9223372036854775807_i64, required = true)]

@@ -63,7 +63,8 @@ impl IntoResponse for Problem {
     }
 }
 
-/// Query parameters whose parse errors are answered as a [`Problem`] (400, code `query`).
+/// Query parameters whose parse errors are answered as a [`Problem`] (400, code `query`). A parameter the route does
+/// not take is refused too (the structs deny unknown fields), so a misspelt `limit` is not quietly the default.
 #[derive(Debug)]
 pub struct Params<T>(pub T);
 
@@ -77,6 +78,13 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Params<
                 // The parameter and why, without the extractor's own wording ("Failed to deserialize ...").
                 let text = rejection.body_text();
                 let reason = text.split_once("query string: ").map_or(text.as_str(), |(_, reason)| reason);
+                // serde names them fields: "lmit: unknown field `lmit`, expected one of `after`, `limit`".
+                let reason = match reason.split_once("unknown field ") {
+                    Some((_, rest)) => {
+                        format!("unknown parameter {}", rest.replacen(", expected", ", this route takes", 1))
+                    }
+                    None => reason.to_owned(),
+                };
                 Err(Problem::new(StatusCode::BAD_REQUEST, "query", format!("bad query parameter: {reason}")))
             }
         }

@@ -63,6 +63,7 @@ pub(crate) async fn metrics(State(app): State<Shared>) -> Response {
 /// `GET /v1/runs` parameters.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct RunsQuery {
     /// `id` (the default) or `newest` (the most recently first ingested first).
     #[param(inline)]
@@ -115,6 +116,7 @@ pub(crate) async fn list_runs(State(app): State<Shared>, Params(query): Params<R
 /// `GET /v1/threads/{thread_id}/runs` parameters.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct ThreadRunsQuery {
     /// Runs first ingested after this place (the previous page's `next_after`; default 0).
     #[param(value_type = Option<u64>, minimum = 0, maximum = 9223372036854775807_i64)]
@@ -165,6 +167,7 @@ pub(crate) async fn thread_runs(
 /// `GET /v1/runs/{run_id}/items` parameters.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct ItemsQuery {
     /// Items with a larger ordinal (the previous page's `next_after`; default 0).
     #[param(value_type = Option<u64>, minimum = 0, maximum = 9223372036854775807_i64)]
@@ -256,6 +259,7 @@ pub(crate) async fn delete_run(State(app): State<Shared>, Path(run_id): Path<Str
 /// `GET /v1/runs/{run_id}/rejections` parameters.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct RejectionsQuery {
     /// Lines at this journal position or later (the previous page's `next_from`; default 0).
     #[param(value_type = Option<u64>, minimum = 0, maximum = 9223372036854775807_i64)]

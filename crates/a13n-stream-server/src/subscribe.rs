@@ -33,6 +33,7 @@ const PAGE: usize = 512;
 /// `GET /v1/runs/{run_id}/events` parameters.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct EventsQuery {
     /// Resume strictly after this position (`attempt-sequence`); the `Last-Event-ID` header wins.
     #[param(pattern = r"^(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$")]

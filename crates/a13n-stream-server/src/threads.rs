@@ -36,6 +36,7 @@ const SEPARATOR: char = '/';
 /// `GET /v1/threads/{thread_id}/events` parameters.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct ThreadEventsQuery {
     /// Resume strictly after this position (`<run_id>/<attempt>-<sequence>`); the `Last-Event-ID` header wins.
     #[param(pattern = r"^[A-Za-z0-9_.:-]{1,128}/(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$")]

@@ -839,6 +839,37 @@ fn runs_are_listed_newest_first_a_page_at_a_time() {
     assert_eq!(host.get("/v1/runs?order=oldest").status, 400);
 }
 
+/// A parameter a route does not take is refused, naming it and the ones the route takes: a misspelt `limit` was
+/// read as no limit (a page of 100), `?after=` misspelt on an event stream replayed the run from its start.
+#[test]
+fn a_parameter_the_route_does_not_take_is_refused_by_name() {
+    let host = Host::start("unknown-parameter", |_| ());
+    assert_eq!(host.post("run-u", 0, &hello_stream("thread-u", "run-u")).0, 200);
+    for path in [
+        "/v1/runs?lmit=5",
+        "/v1/runs/run-u/items?limit=5&afterr=1",
+        "/v1/runs/run-u/events?aftr=0-1",
+        "/v1/runs/run-u/rejections?form=0",
+        "/v1/threads/thread-u/runs?before=1",
+        "/v1/threads/thread-u/events?x=1",
+    ] {
+        let refused = host.get(path);
+        assert_eq!(refused.status, 400, "{path}: {}", refused.body);
+        let error = &json(&refused.body)["error"];
+        assert_eq!(error["code"], "query", "{path}");
+        let message = error["message"].as_str().unwrap();
+        assert!(message.starts_with("bad query parameter: unknown parameter `"), "{path}: {message}");
+        assert!(message.contains("this route takes"), "{path}: {message}");
+    }
+    let path = "/v1/runs/run-u/source?offset=5&on_rejct=skip";
+    let refused = request(&host.address, "POST", path, &[], b"").unwrap();
+    assert_eq!(refused.status, 400, "{}", refused.body);
+    assert!(refused.body.contains("unknown parameter `on_rejct`"), "{}", refused.body);
+    // The parameters the routes take are read as before.
+    assert_eq!(host.get("/v1/runs?limit=5&order=newest").status, 200);
+    assert_eq!(host.get("/v1/runs/run-u/items?limit=5&after=0").status, 200);
+}
+
 /// Regression (found by a trial of the host): a thread position whose run id was malformed was answered "names no
 /// run of this host (attempt 0)", which does not say what is wrong; one beyond the run's committed position had no
 /// `position` field, where the run's own route gives the committed position to resume from.
