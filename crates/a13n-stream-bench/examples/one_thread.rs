@@ -12,7 +12,7 @@
 
 use std::process::ExitCode;
 
-use a13n_stream_protocol::{DisplayFold, HarnessAguiStreamObserver, SourceItem};
+use a13n_stream_protocol::{DisplayFold, HarnessAguiStreamObserver, ReadAhead, ScannedLine, SourceItem};
 
 // The CLI's allocator: allocation is a share of every line's instructions.
 #[global_allocator]
@@ -48,14 +48,7 @@ fn main() -> ExitCode {
 fn observe(lines: &[&str]) -> usize {
     let mut observer = HarnessAguiStreamObserver::new().retain_events(false);
     let mut reader = observer.read_ahead();
-    let mut out = Vec::with_capacity(1 << 16);
-    let mut written = 0;
-    for line in lines {
-        let scanned = reader.scan(line);
-        out.clear();
-        let _ = observer.observe_scanned(&scanned, &mut out);
-        written += out.len();
-    }
+    let written = take_scanned(lines, &mut reader, |line, out| drop(observer.observe_scanned(line, out)));
     observer.end_read_ahead(reader);
     written
 }
@@ -67,14 +60,20 @@ fn fold(lines: &[&str]) -> usize {
     };
     let mut fold = DisplayFold::new(run_id);
     let mut reader = fold.read_ahead();
+    let written = take_scanned(lines, &mut reader, |line, out| drop(fold.fold_scanned_line(line, out)));
+    fold.end_read_ahead(reader);
+    written + fold.export_json().len()
+}
+
+/// Scan each line with `reader`, then hand it to `take` with an empty buffer: the bytes `take` wrote in all.
+fn take_scanned(lines: &[&str], reader: &mut ReadAhead, mut take: impl FnMut(&ScannedLine<'_>, &mut Vec<u8>)) -> usize {
     let mut out = Vec::with_capacity(1 << 16);
     let mut written = 0;
     for line in lines {
         let scanned = reader.scan(line);
         out.clear();
-        let _ = fold.fold_scanned_line(&scanned, &mut out);
+        take(&scanned, &mut out);
         written += out.len();
     }
-    fold.end_read_ahead(reader);
-    written + fold.export_json().len()
+    written
 }

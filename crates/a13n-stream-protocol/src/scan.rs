@@ -301,7 +301,7 @@ impl<'a> Scanner<'a> {
     /// past it without reading it. `None` when it does not start there.
     pub(crate) fn value_at(&mut self, range: Range<usize>) -> Option<&'a str> {
         self.skip_whitespace();
-        (self.at == range.start && range.end <= self.text.len()).then_some(())?;
+        (self.at == range.start).then_some(())?;
         let value = self.text.get(range.clone())?;
         self.at = range.end;
         Some(value)

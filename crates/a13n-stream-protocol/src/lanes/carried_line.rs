@@ -2,8 +2,8 @@
 //! Harness lifecycle event or usage report, a tool-call part's start, and a function tool call. Their event is
 //! copied as the line spells it when the line spells it canonically ([`Scanner::canonical_value`], or the layout
 //! memo's word for a line like one it found so), so no JSON tree is built: a lane takes only a line in its model's
-//! layout (`scan_for_lane` checks that first), whose event is its model's dump, key for key. What the conversion and the fold read of it (kinds, the part's call, a request index)
-//! is scanned out beside.
+//! layout (`scan_for_lane` checks that first), whose event is its model's dump, key for key. What the conversion
+//! and the fold read of it (kinds, the part's call, a request index) is scanned out beside.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -83,7 +83,7 @@ impl<'a> CarriedLine<'a> {
         })?;
         let event = event?;
         let fields = event_fields(event)?;
-        let (name, carried) = classify(&fields)?;
+        let (name, carried) = classify(fields)?;
         Some(CarriedLine { head, name, event, carried })
     }
 
@@ -138,16 +138,17 @@ fn event_fields(event: &str) -> Option<EventFields<'_>> {
 }
 
 /// The observation's name and what the line changes; `None` for every event the lane does not take.
-fn classify<'a>(fields: &EventFields<'a>) -> Option<(&'static str, Carried<'a>)> {
-    match fields.event_kind.as_deref() {
+fn classify(fields: EventFields<'_>) -> Option<(&'static str, Carried<'_>)> {
+    let EventFields { event_kind, kind, payload, index, part } = fields;
+    match event_kind.as_deref() {
         None => {
             // A Harness extension event with an object payload: a lifecycle event other than the run's start, a
             // usage report, or an inline delegation.
-            if fields.index.is_some() || fields.part.is_some() {
+            if index.is_some() || part.is_some() {
                 return None;
             }
-            let payload = fields.payload.as_ref()?;
-            let kind = fields.kind.as_deref()?;
+            let payload = payload?;
+            let kind = kind.as_deref()?;
             let extension = Extension::of(Some(kind), payload.payload_type.as_deref(), payload.request_index);
             let name = extension.carried_name()?;
             let carried = match extension {
@@ -157,18 +158,16 @@ fn classify<'a>(fields: &EventFields<'a>) -> Option<(&'static str, Carried<'a>)>
             Some((name, carried))
         }
         Some("part_start") => {
-            let index = fields.index?;
-            let part = fields.part.as_ref()?;
+            let (index, part) = (index?, part?);
             if part.part_kind.as_deref() != Some("tool-call") {
                 return None;
             }
-            let (tool_call_id, tool_name) = (part.tool_call_id.clone()?, part.tool_name.clone()?);
+            let (tool_call_id, tool_name) = (part.tool_call_id?, part.tool_name?);
             Some((names::PART_START, Carried::ToolCallStart { index, tool_call_id, tool_name }))
         }
         Some("function_tool_call") => {
             // Its part is read only when it is a native call; a plain call's part needs only to be an object.
-            let part = fields.part.as_ref()?;
-            (part.part_kind.as_deref() == Some("tool-call")).then_some(())?;
+            (part?.part_kind.as_deref() == Some("tool-call")).then_some(())?;
             Some((FUNCTION_TOOL_CALL, Carried::ToolCall))
         }
         _ => None,

@@ -259,28 +259,27 @@ impl Shape {
         // The event starts in the gap before its first hole and ends in the gap before the first hole after it
         // (no hole straddles a brace), at the same offsets from those gaps' starts in `other`.
         let Some((event, inside)) = &self.canonical_event else {
-            let (from, at) = self.walk(&self.holes, other, (0, 0), false, &mut false)?;
+            let (from, at) = self.walk(&self.holes, other, (0, 0), None)?;
             return self.ends_alike(other, from, at).then_some(InLayout { canonical_event: None });
         };
         let mut canonical = true;
-        let (from, at) = self.walk(&self.holes[..inside.start], other, (0, 0), false, &mut canonical)?;
+        let (from, at) = self.walk(&self.holes[..inside.start], other, (0, 0), None)?;
         let start = at + (event.start - from);
-        let (from, at) = self.walk(&self.holes[inside.clone()], other, (from, at), true, &mut canonical)?;
+        let (from, at) = self.walk(&self.holes[inside.clone()], other, (from, at), Some(&mut canonical))?;
         let end = at + (event.end - from);
-        let (from, at) = self.walk(&self.holes[inside.end..], other, (from, at), false, &mut canonical)?;
+        let (from, at) = self.walk(&self.holes[inside.end..], other, (from, at), None)?;
         self.ends_alike(other, from, at).then_some(InLayout { canonical_event: canonical.then_some(start..end) })
     }
 
     /// Past `holes` (the next of this line's, from its position `from`, at `other`'s `at`), each with the gap
-    /// before it: where this line and `other` then are, or `None` where `other` differs. With `check`,
-    /// `canonical` is cleared at a value that is not canonical.
+    /// before it: where this line and `other` then are, or `None` where `other` differs. `canonical`, when given,
+    /// is cleared at a value that is not canonical.
     fn walk(
         &self,
         holes: &[(usize, usize, Hole)],
         other: &[u8],
         (mut from, mut at): (usize, usize),
-        check: bool,
-        canonical: &mut bool,
+        mut canonical: Option<&mut bool>,
     ) -> Option<(usize, usize)> {
         for &(start, end, hole) in holes {
             let gap = &self.line[from..start];
@@ -289,8 +288,8 @@ impl Shape {
             }
             at += gap.len();
             at = match hole {
-                Hole::Number => number_hole(other, at, check, canonical)?,
-                Hole::String | Hole::Time => string_hole(other, at, hole, check, canonical)?,
+                Hole::Number => number_hole(other, at, canonical.as_deref_mut())?,
+                Hole::String | Hole::Time => string_hole(other, at, hole, canonical.as_deref_mut())?,
             };
             from = end;
         }
@@ -303,8 +302,8 @@ impl Shape {
     }
 }
 
-/// Past the number at `at` in `other` (a hole's); `canonical` cleared when `check` and it is not a plain integer.
-fn number_hole(other: &[u8], at: usize, check: bool, canonical: &mut bool) -> Option<usize> {
+/// Past the number at `at` in `other` (a hole's); `canonical`, when given, cleared unless it is a plain integer.
+fn number_hole(other: &[u8], at: usize, canonical: Option<&mut bool>) -> Option<usize> {
     let mut end = at;
     while other.get(end).is_some_and(|&byte| number_byte(byte)) {
         end += 1;
@@ -312,24 +311,25 @@ fn number_hole(other: &[u8], at: usize, check: bool, canonical: &mut bool) -> Op
     if end == at {
         return None;
     }
-    if check && *canonical && integer_end(other, at) != Some(end) {
-        *canonical = false;
+    if let Some(canonical) = canonical.filter(|canonical| **canonical) {
+        *canonical = integer_end(other, at) == Some(end);
     }
     Some(end)
 }
 
-/// Past the string at `at` in `other` (a hole's), a date-time for [`Hole::Time`]; `canonical` cleared when
-/// `check` and its escapes are not the canonical ones.
-fn string_hole(other: &[u8], at: usize, hole: Hole, check: bool, canonical: &mut bool) -> Option<usize> {
+/// Past the string at `at` in `other` (a hole's), a date-time for [`Hole::Time`]; `canonical`, when given,
+/// cleared unless its escapes are the canonical ones.
+fn string_hole(other: &[u8], at: usize, hole: Hole, canonical: Option<&mut bool>) -> Option<usize> {
     if other.get(at) != Some(&b'"') {
         return None;
     }
-    // The canonical reading first: it finds the same end when the escapes are canonical, at the same cost.
-    let canonical_end = if check && *canonical { string_end(other, at) } else { None };
-    let end = match canonical_end {
+    // The canonical reading first, while the event is still canonical: it finds the same end when the escapes
+    // are canonical, at the same cost.
+    let checking = canonical.filter(|canonical| **canonical);
+    let end = match checking.as_ref().and_then(|_| string_end(other, at)) {
         Some(end) => end,
         None => {
-            if check {
+            if let Some(canonical) = checking {
                 *canonical = false;
             }
             json_string_end(other, at + 1)? + 1
