@@ -28,7 +28,11 @@ use crate::failure::Failure;
 use crate::input::{progress_bar, show_progress, Input, Next};
 
 /// A block is handed on once it holds this many bytes of lines (or the input ends, or has nothing more ready).
-const BLOCK_BYTES: usize = 1 << 18;
+/// One read's worth ([`crate::input::READ_BYTES`]): the taker starts on the first block sooner, and a block's scans
+/// (about 400 bytes a line, new memory for each block) stay small enough for the allocator to reuse the pages of
+/// the blocks taken before. From 256 KiB to 64 KiB took `fold` of a 7,059-line Harness run from about 2,300 page
+/// faults to 1,850 (`docs/PERFORMANCE.md`, session 35).
+const BLOCK_BYTES: usize = 1 << 16;
 
 /// Blocks read ahead of the one being taken.
 const BLOCKS_AHEAD: usize = 4;
@@ -200,12 +204,12 @@ fn read_blocks(
             let mut scan = |line: &Result<Range<usize>, LineError>| {
                 line.as_ref().ok().map(|range| reader.scan(&lines.text[range.clone()]))
             };
-            // The lines after the taker began to wait are left to it.
-            let scans: Scans = lines
-                .lines
-                .iter()
-                .map_while(|(_, line)| (!starving.load(Ordering::Relaxed)).then(|| scan(line)))
-                .collect();
+            // The lines after the taker began to wait are left to it. Room for every line at once: a vector grown
+            // by doubling copies the scans it holds into fresh memory each time.
+            let mut scans: Scans = Vec::with_capacity(lines.lines.len());
+            scans.extend(
+                lines.lines.iter().map_while(|(_, line)| (!starving.load(Ordering::Relaxed)).then(|| scan(line))),
+            );
             // Said once: the block after this one is scanned whole unless the taker waits again.
             if scans.len() < lines.lines.len() {
                 starving.store(false, Ordering::Relaxed);
@@ -478,9 +482,10 @@ mod tests {
                 Ok(chunk.len())
             }
         }
-        // A block holds the lines' text without their newlines: five reads' worth fills one at the fifth.
-        let count = 5 * READ_BYTES / 64;
-        assert!(count * 63 >= BLOCK_BYTES && (count - READ_BYTES / 64) * 63 < BLOCK_BYTES);
+        // A block holds the lines' text without their newlines: the reads' worth that fills one at its last read.
+        let per_read = READ_BYTES / 64;
+        let count = BLOCK_BYTES.div_ceil(per_read * 63) * per_read;
+        assert!(count * 63 >= BLOCK_BYTES && (count - per_read) * 63 < BLOCK_BYTES);
         let lines = short_lines(count);
         let mut reads: std::collections::VecDeque<Vec<u8>> = lines.chunks(READ_BYTES).map(<[u8]>::to_vec).collect();
         reads.push_back(b"{\"partial\":".to_vec());
