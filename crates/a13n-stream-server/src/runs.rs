@@ -351,6 +351,11 @@ struct SlotState {
 }
 
 impl SlotState {
+    /// The state, when it is storage's: held and not behind it.
+    fn current(&self) -> Option<&RunState> {
+        self.state.as_ref().filter(|_| !self.behind)
+    }
+
     /// Drop a state an abandoned ingest left ahead of storage (see [`SlotState::unsettled`]).
     fn settle(&mut self) {
         if std::mem::take(&mut self.unsettled) {
@@ -1046,7 +1051,7 @@ impl Runs {
             release: Some((Arc::clone(&self.resident), run_id.to_owned(), Arc::clone(&slot))),
             display,
         };
-        if let Some(state) = guard.state.as_ref().filter(|_| !guard.behind) {
+        if let Some(state) = guard.current() {
             return Ok((listener, status(state)));
         }
         let record = self.storage.run(run_id).await?;
@@ -1224,7 +1229,7 @@ impl Runs {
         if let Some(slot) = self.resident(run_id) {
             let mut guard = slot.inner.lock().await;
             guard.settle();
-            if let Some(state) = guard.state.as_ref().filter(|_| !guard.behind) {
+            if let Some(state) = guard.current() {
                 return Ok(Some(status(state)));
             }
         }
