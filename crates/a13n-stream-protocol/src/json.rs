@@ -58,6 +58,14 @@ impl<'a> PyNumber<'a> {
         PyNumber::of(number.as_str())
     }
 
+    /// The integer, when it is one from 0 to 2**64 - 1 (`-0` included: Python reads it as `0`).
+    pub(crate) fn as_u64(self) -> Option<u64> {
+        match self {
+            PyNumber::Int(digits) => digits.parse().ok(),
+            PyNumber::Float(_) => None,
+        }
+    }
+
     /// `json.dumps`'s text (`Infinity` for a float too large to hold).
     pub(crate) fn dumps(self) -> Cow<'a, str> {
         match self {

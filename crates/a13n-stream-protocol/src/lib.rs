@@ -109,6 +109,7 @@ mod error;
 mod extension;
 mod fields;
 pub mod fragments;
+mod isoformat;
 mod json;
 mod lane_line;
 mod lanes;

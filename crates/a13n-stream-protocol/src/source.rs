@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::error::{InputError, InputKind};
-use crate::json::Object;
+use crate::json::{Object, PyNumber};
 use crate::names;
 use crate::time::SourceTime;
 
@@ -232,7 +232,9 @@ impl SourceItem {
         let thread_id = take_id(&mut object, "thread_id")?;
         let run_id = take_id(&mut object, "run_id")?;
         let sequence = match object.get("sequence") {
-            Some(Value::Number(number)) if number.as_u64().is_some() => number.as_u64().unwrap_or(0),
+            Some(Value::Number(number)) if PyNumber::of_number(number).as_u64().is_some() => {
+                PyNumber::of_number(number).as_u64().unwrap_or(0)
+            }
             Some(other) => {
                 return Err(InputError::wrong_type(
                     "sequence",
@@ -596,7 +598,7 @@ fn decode_result(raw: Object) -> Result<RunResult, InputError> {
     let usage = check.nested("usage", &mut path)?;
     for key in ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"] {
         match usage.require(key)? {
-            Value::Number(number) if number.as_u64().is_some() => {}
+            Value::Number(number) if PyNumber::of_number(number).as_u64().is_some() => {}
             other => {
                 return Err(usage.err(
                     InputKind::WrongType,
@@ -691,6 +693,21 @@ mod tests {
         assert_eq!(error.path(), "thread_id");
         let error = SourceItem::from_json("{not json").unwrap_err();
         assert!(error.to_string().starts_with("invalid JSON"), "{error}");
+    }
+
+    /// Found by a differential sweep: `-0` is Python's `0`, but a sequence or a usage count spelled so was refused
+    /// as "expected an integer from 0 to 2**64 - 1".
+    #[test]
+    fn a_negative_zero_count_is_zero() {
+        let line = r#"{"thread_id":"t","run_id":"r","sequence":-0,"occurred_at":"2026-11-29T12:00:00Z","result":{"status":"completed","usage":{"input_tokens":-0,"output_tokens":1,"cache_read_tokens":-0,"cache_write_tokens":0,"details":{}}}}"#;
+        let item = SourceItem::from_json(line).unwrap();
+        assert_eq!(item.sequence, 0);
+        let text = crate::json::PyDumps::TEXT.dumps(&item.to_value());
+        assert!(text.contains(r#""input_tokens":0,"output_tokens":1,"cache_read_tokens":0,"#), "{text}");
+        for refused in ["-1", "1.0", "18446744073709551616"] {
+            let line = line.replace(r#""sequence":-0"#, &format!(r#""sequence":{refused}"#));
+            assert_eq!(SourceItem::from_json(&line).unwrap_err().path(), "sequence", "{refused}");
+        }
     }
 
     #[test]

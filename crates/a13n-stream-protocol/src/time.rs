@@ -7,6 +7,8 @@
 
 use std::fmt;
 
+use crate::isoformat::{civil_from_days, days_from_civil, days_in_month, fromisoformat, Refused};
+
 const MICROS_PER_SECOND: i64 = 1_000_000;
 const SECONDS_PER_DAY: i64 = 86_400;
 /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z, Python's datetime range, as Unix microseconds.
@@ -18,9 +20,9 @@ const MAX_MICROS: i64 = 253_402_300_800 * MICROS_PER_SECOND - 1;
 pub struct SourceTime {
     /// Microseconds since the Unix epoch, UTC.
     micros: i64,
-    /// The written offset in seconds east of UTC; `None` for a naive time, read as UTC unless a host says
-    /// otherwise ([`SourceTime::naive_in_zone`]).
-    offset: Option<i32>,
+    /// The written offset in microseconds east of UTC (Python's offsets may have seconds and a fraction); `None`
+    /// for a naive time, read as UTC unless a host says otherwise ([`SourceTime::naive_in_zone`]).
+    offset: Option<i64>,
     /// For a naive time, the offset of the zone its wall clock is read in (`micros` is that wall clock less it);
     /// 0 otherwise.
     naive_zone: i32,
@@ -31,7 +33,19 @@ impl SourceTime {
     /// Every layout Python 3.13's `datetime.fromisoformat` reads is accepted (the basic form `20261129T180539Z`,
     /// week dates, a date alone, …).
     pub fn parse(text: &str) -> Result<SourceTime, String> {
-        parse_datetime(text).or_else(|error| parse_python_isoformat(text.as_bytes()).ok_or(error))
+        if let Some(time) = parse_common_layout(text.as_bytes()) {
+            return Ok(time);
+        }
+        let fields = fromisoformat(text).map_err(|refused| match refused {
+            Refused::Spelling => format!("invalid ISO 8601 datetime {text:?}"),
+            Refused::Range(why) => format!("datetime field out of range in {text:?}: {why}"),
+        })?;
+        let days = days_from_civil(fields.year, fields.month, fields.day);
+        let local = (days * SECONDS_PER_DAY + fields.hour * 3600 + fields.minute * 60 + fields.second)
+            * MICROS_PER_SECOND
+            + fields.micros;
+        let micros = local - fields.offset_micros.unwrap_or(0);
+        Ok(SourceTime { micros, offset: fields.offset_micros, naive_zone: 0 })
     }
 
     /// A naive time's wall clock read in a zone `offset` seconds east of UTC at that time, as Python reads a naive
@@ -70,19 +84,22 @@ impl SourceTime {
 
     /// Append [`SourceTime::isoformat`]'s text (plain ASCII) to `out`.
     pub(crate) fn write_isoformat(self, out: &mut impl AsciiSink) {
-        let offset = self.offset.unwrap_or(self.naive_zone);
-        write_civil(out, self.micros + i64::from(offset) * MICROS_PER_SECOND);
+        let offset = self.offset.unwrap_or(i64::from(self.naive_zone) * MICROS_PER_SECOND);
+        write_civil(out, self.micros + offset);
         if let Some(offset) = self.offset {
-            let sign = if offset < 0 { b'-' } else { b'+' };
+            out.byte(if offset < 0 { b'-' } else { b'+' });
             let magnitude = offset.unsigned_abs();
-            let (hours, minutes, seconds) = (magnitude / 3600, magnitude / 60 % 60, magnitude % 60);
-            out.byte(sign);
-            push_digits(out, i64::from(hours), 2);
+            let (seconds, fraction) = (magnitude / 1_000_000, magnitude % 1_000_000);
+            push_digits(out, (seconds / 3600) as i64, 2);
             out.byte(b':');
-            push_digits(out, i64::from(minutes), 2);
-            if seconds != 0 {
+            push_digits(out, (seconds / 60 % 60) as i64, 2);
+            if seconds % 60 != 0 || fraction != 0 {
                 out.byte(b':');
-                push_digits(out, i64::from(seconds), 2);
+                push_digits(out, (seconds % 60) as i64, 2);
+            }
+            if fraction != 0 {
+                out.byte(b'.');
+                push_digits(out, fraction as i64, 6);
             }
         }
     }
@@ -353,39 +370,6 @@ fn put_fraction(text: &mut [u8], dot: usize, fraction: i64) -> usize {
     dot + 7
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let month_index = (month + 9) % 12;
-    let day_of_year = (153 * month_index + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let days = days + 719_468;
-    let era = days.div_euclid(146_097);
-    let day_of_era = days - era * 146_097;
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
-fn days_in_month(year: i64, month: i64) -> i64 {
-    match month {
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
 fn parse_datetime(text: &str) -> Result<SourceTime, String> {
     if let Some(parsed) = parse_common_layout(text.as_bytes()) {
         return Ok(parsed);
@@ -406,115 +390,6 @@ pub(crate) fn pydantic_datetime(text: &str) -> Option<String> {
         _ => time.write_isoformat(&mut out),
     }
     Some(out)
-}
-
-/// The layouts Python 3.13's `datetime.fromisoformat` reads beyond [`parse_any_layout`]'s: the basic forms
-/// (`20261129T180539Z`, `…T1805`, offsets `+0530` and `+05`), ISO week dates (`2026-W48-7`, `2026W487`), a date
-/// alone, and any one character between date and time.
-fn parse_python_isoformat(bytes: &[u8]) -> Option<SourceTime> {
-    let mut at = 0usize;
-    let digits = |at: &mut usize, width: usize| -> Option<i64> {
-        let field = bytes.get(*at..*at + width)?;
-        let value =
-            field.iter().try_fold(0i64, |acc, &d| d.is_ascii_digit().then(|| acc * 10 + i64::from(d - b'0')))?;
-        *at += width;
-        Some(value)
-    };
-    let extended = bytes.get(4) == Some(&b'-');
-    let year = digits(&mut at, 4)?;
-    at += usize::from(extended);
-    let days = if bytes.get(at) == Some(&b'W') {
-        at += 1;
-        let week = digits(&mut at, 2)?;
-        let weekday = match (extended, bytes.get(at)) {
-            (true, Some(b'-')) => {
-                at += 1;
-                digits(&mut at, 1)?
-            }
-            (false, Some(d)) if d.is_ascii_digit() => digits(&mut at, 1)?,
-            _ => 1,
-        };
-        if !(1..=53).contains(&week) || !(1..=7).contains(&weekday) {
-            return None;
-        }
-        // Monday of ISO week 1 is the Monday on or before January 4th.
-        let january_4 = days_from_civil(year, 1, 4);
-        let monday = january_4 - (january_4 + 3).rem_euclid(7);
-        monday + (week - 1) * 7 + weekday - 1
-    } else {
-        let month = digits(&mut at, 2)?;
-        if extended {
-            // The extended form is extended throughout: `2026-1129` is neither form.
-            (bytes.get(at) == Some(&b'-')).then_some(())?;
-            at += 1;
-        }
-        let day = digits(&mut at, 2)?;
-        if !(1..=12).contains(&month) || !(1..=days_in_month(year, month)).contains(&day) {
-            return None;
-        }
-        days_from_civil(year, month, day)
-    };
-    let (mut clock, mut offset) = (0i64, None);
-    if at < bytes.len() {
-        at += 1; // any one separator
-        let hour = digits(&mut at, 2)?;
-        let colon = bytes.get(at) == Some(&b':');
-        let part = |at: &mut usize| -> Option<i64> {
-            match bytes.get(*at) {
-                Some(b':') if colon => {
-                    *at += 1;
-                    digits(at, 2)
-                }
-                Some(d) if !colon && d.is_ascii_digit() => digits(at, 2),
-                _ => Some(0),
-            }
-        };
-        let (minute, second) = (part(&mut at)?, part(&mut at)?);
-        let mut micros = 0;
-        if matches!(bytes.get(at), Some(b'.' | b',')) {
-            at += 1;
-            let start = at;
-            while bytes.get(at).is_some_and(u8::is_ascii_digit) {
-                at += 1;
-            }
-            if at == start {
-                return None;
-            }
-            micros = (0..6).fold(0i64, |acc, place| {
-                acc * 10 + bytes.get(start + place).filter(|_| start + place < at).map_or(0, |d| i64::from(d - b'0'))
-            });
-        }
-        if hour > 23 || minute > 59 || second > 59 {
-            return None;
-        }
-        clock = (hour * 3600 + minute * 60 + second) * MICROS_PER_SECOND + micros;
-        offset = match bytes.get(at) {
-            None => None,
-            Some(b'Z') if at + 1 == bytes.len() => {
-                at += 1;
-                Some(0)
-            }
-            Some(sign @ (b'+' | b'-')) => {
-                let negative = *sign == b'-';
-                at += 1;
-                let hours = digits(&mut at, 2)?;
-                at += usize::from(bytes.get(at) == Some(&b':'));
-                let minutes = if at < bytes.len() { digits(&mut at, 2)? } else { 0 };
-                if hours > 23 || minutes > 59 {
-                    return None;
-                }
-                let total = i32::try_from(hours * 3600 + minutes * 60).ok()?;
-                Some(if negative { -total } else { total })
-            }
-            Some(_) => return None,
-        };
-    }
-    if at != bytes.len() {
-        return None;
-    }
-    let local = days * SECONDS_PER_DAY * MICROS_PER_SECOND + clock;
-    let micros = local - i64::from(offset.unwrap_or(0)) * MICROS_PER_SECOND;
-    (MIN_MICROS..=MAX_MICROS).contains(&micros).then_some(SourceTime { micros, offset, naive_zone: 0 })
 }
 
 /// The layouts every writer uses, `YYYY-MM-DDTHH:MM:SS[.ffffff](Z|±HH:MM)`, read at fixed positions; `None` for
@@ -550,7 +425,8 @@ fn parse_common_layout(bytes: &[u8]) -> Option<SourceTime> {
         }
         _ => return None,
     };
-    let in_range = (1..=12).contains(&month)
+    let in_range = year >= 1
+        && (1..=12).contains(&month)
         && (1..=days_in_month(year, month)).contains(&day)
         && hour <= 23
         && minute <= 59
@@ -561,7 +437,8 @@ fn parse_common_layout(bytes: &[u8]) -> Option<SourceTime> {
     let local = (days_from_civil(year, month, day) * SECONDS_PER_DAY + hour * 3600 + minute * 60 + second)
         * MICROS_PER_SECOND
         + micros;
-    Some(SourceTime { micros: local - i64::from(offset) * MICROS_PER_SECOND, offset: Some(offset), naive_zone: 0 })
+    let offset = i64::from(offset) * MICROS_PER_SECOND;
+    Some(SourceTime { micros: local - offset, offset: Some(offset), naive_zone: 0 })
 }
 
 /// Any ISO 8601 layout the reference reads.
@@ -616,7 +493,8 @@ fn parse_any_layout(text: &str) -> Result<SourceTime, String> {
             });
         }
     }
-    if !(1..=12).contains(&month)
+    if year < 1
+        || !(1..=12).contains(&month)
         || day < 1
         || day > days_in_month(year, month)
         || hour > 23
@@ -656,8 +534,8 @@ fn parse_any_layout(text: &str) -> Result<SourceTime, String> {
     let local = (days_from_civil(year, month, day) * SECONDS_PER_DAY + hour * 3600 + minute * 60 + second)
         * MICROS_PER_SECOND
         + micros;
-    let utc = local - i64::from(offset.unwrap_or(0)) * MICROS_PER_SECOND;
-    Ok(SourceTime { micros: utc, offset, naive_zone: 0 })
+    let offset = offset.map(|seconds| i64::from(seconds) * MICROS_PER_SECOND);
+    Ok(SourceTime { micros: local - offset.unwrap_or(0), offset, naive_zone: 0 })
 }
 
 #[cfg(test)]
