@@ -182,6 +182,36 @@ fn both_lanes_agree_on_every_recorded_stream_and_from_every_cut() {
     }
 }
 
+/// A journal spelled with whitespace between tokens (`json.dumps`' default separators, and other spacings) is
+/// taken through the lanes by its compact spelling, with the general path's output and state: every recorded
+/// stream, from its start, in each spacing; and most of its lines are taken so (before, all took the general path).
+#[test]
+fn spaced_streams_take_the_lanes_compacted_with_the_general_paths_results() {
+    let cases = source_cases();
+    assert!(!cases.is_empty(), "no corpus found");
+    let mut compacted = 0;
+    for dir in cases {
+        let options = case_options(&dir);
+        let lines = raw_lines(&dir);
+        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+        for style in 0..SPACINGS {
+            let spaced: Vec<String> = lines.iter().map(|line| spaced(line, style)).collect();
+            compare(|| fold_for(&options, &run_id), &spaced, 8, &format!("{} spaced {style}", dir.display()));
+            let mut fold = fold_for(&options, &run_id);
+            for line in &spaced {
+                let _ = fold.fold_line(line, &mut Vec::new());
+            }
+            compacted += fold
+                .lane_counts()
+                .iter()
+                .filter(|(path, _)| matches!(path, a13n_stream_protocol::display::LanePath::Compacted(_)))
+                .map(|(_, count)| count)
+                .sum::<u64>();
+        }
+    }
+    assert!(compacted > 1000, "spaced lines taken compact: {compacted}");
+}
+
 #[test]
 fn both_lanes_agree_on_generated_streams() {
     for seed in 0..64 {

@@ -121,9 +121,9 @@ pub struct FoldArgs {
     /// A host processor applied to every event.
     #[arg(long, value_enum)]
     pub processor: Option<ProcessorName>,
-    /// Report on standard error how many source lines took each path through the fold: a fast lane, or the
-    /// general path and why (`general/no-lane`, `general/not-in-layout`, `declined-scan/LANE`,
-    /// `declined-take/LANE`).
+    /// Report on standard error how many source lines took each path through the fold: a fast lane (`taken/LANE`,
+    /// or `compacted/LANE` for a line with whitespace between its tokens), or the general path and why
+    /// (`general/no-lane`, `general/not-in-layout`, `declined-scan/LANE`, `declined-take/LANE`).
     #[arg(long, conflicts_with = "agui")]
     pub lanes: bool,
 }

@@ -391,3 +391,55 @@ impl Mutations {
         lines.iter().enumerate().map(change).collect()
     }
 }
+
+/// How many spacings [`spaced`] makes.
+pub const SPACINGS: u64 = 4;
+
+/// `line` (compact JSON) with whitespace between its tokens, in one of [`SPACINGS`] ways: `json.dumps`' default
+/// separators (`", "`, `": "`), spaces inside braces and brackets too, tabs and a line feed beside the colons and
+/// commas, and a space before each comma and colon with the line padded at both ends. Strings are not touched.
+pub fn spaced(line: &str, style: u64) -> String {
+    let mut out = String::with_capacity(line.len() * 5 / 4);
+    if style == 3 {
+        out.push(' ');
+    }
+    let (mut in_string, mut escaped) = (false, false);
+    for ch in line.chars() {
+        if in_string {
+            out.push(ch);
+            (in_string, escaped) = match (escaped, ch) {
+                (true, _) => (true, false),
+                (false, '\\') => (true, true),
+                (false, '"') => (false, false),
+                _ => (true, false),
+            };
+            continue;
+        }
+        in_string = ch == '"';
+        match (style, ch) {
+            (0, ':' | ',') | (1, ':' | ',') => {
+                out.push(ch);
+                out.push(' ');
+            }
+            (1, '{' | '[') => {
+                out.push(ch);
+                out.push(' ');
+            }
+            (1, '}' | ']') => {
+                out.push(' ');
+                out.push(ch);
+            }
+            (2, ':') => out.push_str(":\t"),
+            (2, ',') => out.push_str(",\n "),
+            (3, ':' | ',') => {
+                out.push(' ');
+                out.push(ch);
+            }
+            _ => out.push(ch),
+        }
+    }
+    if style == 3 {
+        out.push_str(" \t");
+    }
+    out
+}

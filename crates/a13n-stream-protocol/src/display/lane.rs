@@ -24,7 +24,7 @@ use crate::lanes::args_event::EventTemplate;
 use crate::lanes::carried_line::CarriedLine;
 use crate::lanes::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
 use crate::lanes::lane_counts::LaneCounts;
-use crate::lanes::lane_hint::{scan_for_lane, take_scanned, LaneMemos, Lanes, Scanned};
+use crate::lanes::lane_hint::{scan_for_lane, take_compacted, take_scanned, LaneMemos, Lanes, Scanned};
 use crate::lanes::part_line::{PartLine, ToolReturnLine};
 use crate::observer::PartKind;
 use crate::source::SourceItem;
@@ -68,12 +68,16 @@ impl DisplayFold {
         scanned: &Scanned<'_>,
         out: &mut Vec<u8>,
     ) -> Result<usize, FoldError> {
-        let taken = take_scanned(self, scanned, out);
-        self.fast.counts.add(match scanned.lane() {
+        let mut taken = take_scanned(self, scanned, out);
+        let mut path = match scanned.lane() {
             Ok(lane) if taken.is_some() => LanePath::Taken(lane),
             Ok(lane) => LanePath::TakeDeclined(lane),
             Err(why) => why,
-        });
+        };
+        if let Some((lane, count)) = taken.is_none().then(|| take_compacted(self, line, scanned, out)).flatten() {
+            (taken, path) = (Some(count), LanePath::Compacted(lane));
+        }
+        self.fast.counts.add(path);
         if let Some(count) = taken {
             return Ok(count);
         }

@@ -41,6 +41,9 @@ pub enum LaneFor {
 pub enum LanePath {
     /// A fast lane folded it.
     Taken(FastLane),
+    /// A fast lane folded it as spelled without the whitespace between its tokens (`json.dumps`' `", "` and
+    /// `": "`): the line's own spelling was refused for it (`lanes/compact.rs`).
+    Compacted(FastLane),
     /// No lane is for its kind (a lifecycle, usage or capability event, a run result): the general path.
     NoLane,
     /// Its event is not spelled as its model writes it (another key order, an omitted default, an unknown key):
@@ -57,7 +60,7 @@ pub enum LanePath {
 const LANES: [FastLane; 5] =
     [FastLane::Content, FastLane::Arguments, FastLane::Part, FastLane::Carried, FastLane::ToolReturn];
 const LANES_FOR: [LaneFor; 4] = [LaneFor::Delta, LaneFor::Part, LaneFor::Carried, LaneFor::ToolReturn];
-const PATHS: usize = 2 * LANES.len() + LANES_FOR.len() + 2;
+const PATHS: usize = 3 * LANES.len() + LANES_FOR.len() + 2;
 
 impl FastLane {
     /// The lane's name: `content`, `arguments`, `part`, `carried` or `tool_return`.
@@ -88,8 +91,9 @@ impl LanePath {
     fn index(self) -> usize {
         match self {
             LanePath::Taken(lane) => lane as usize,
-            LanePath::TakeDeclined(lane) => LANES.len() + lane as usize,
-            LanePath::ScanDeclined(lane) => 2 * LANES.len() + lane as usize,
+            LanePath::Compacted(lane) => LANES.len() + lane as usize,
+            LanePath::TakeDeclined(lane) => 2 * LANES.len() + lane as usize,
+            LanePath::ScanDeclined(lane) => 3 * LANES.len() + lane as usize,
             LanePath::NoLane => PATHS - 2,
             LanePath::NotInLayout => PATHS - 1,
         }
@@ -97,9 +101,11 @@ impl LanePath {
 
     fn all() -> impl Iterator<Item = LanePath> {
         let taken = LANES.into_iter().map(LanePath::Taken);
+        let compacted = LANES.into_iter().map(LanePath::Compacted);
         let take_declined = LANES.into_iter().map(LanePath::TakeDeclined);
         let scan_declined = LANES_FOR.into_iter().map(LanePath::ScanDeclined);
-        taken.chain(take_declined).chain(scan_declined).chain([LanePath::NoLane, LanePath::NotInLayout])
+        let general = [LanePath::NoLane, LanePath::NotInLayout];
+        taken.chain(compacted).chain(take_declined).chain(scan_declined).chain(general)
     }
 }
 
@@ -108,6 +114,7 @@ impl fmt::Display for LanePath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LanePath::Taken(lane) => write!(f, "taken/{}", lane.as_str()),
+            LanePath::Compacted(lane) => write!(f, "compacted/{}", lane.as_str()),
             LanePath::TakeDeclined(lane) => write!(f, "declined-take/{}", lane.as_str()),
             LanePath::ScanDeclined(lane) => write!(f, "declined-scan/{}", lane.as_str()),
             LanePath::NoLane => f.write_str("general/no-lane"),

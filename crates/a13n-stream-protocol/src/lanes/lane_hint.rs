@@ -4,6 +4,7 @@
 //! path. [`take_in_lane`] is the one dispatch both the observer and the display fold use.
 
 use crate::lanes::carried_line::CarriedLine;
+use crate::lanes::compact::compacted;
 use crate::lanes::delta_line::{ArgsDelta, ContentDelta, LaneLine};
 use crate::lanes::delta_memo::DeltaMemo;
 use crate::lanes::lane_counts::{FastLane, LaneFor, LanePath};
@@ -56,10 +57,30 @@ impl Scanned<'_> {
     }
 }
 
-/// Take `line` through the lane it is for; `None` (nothing changed or written) when no lane takes it.
+/// Take `line` through the lane it is for, as spelled or compact ([`take_compacted`]); `None` (nothing changed or
+/// written) when no lane takes it.
 pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>) -> Option<usize> {
     let scanned = scan_for_lane(lanes.memos(), line, false);
-    take_scanned(lanes, &scanned, out)
+    take_scanned(lanes, &scanned, out).or_else(|| take_compacted(lanes, line, &scanned, out).map(|(_, count)| count))
+}
+
+/// A line its lane refused for its spelling (`scanned` says why), taken through a lane as spelled without the
+/// whitespace between its tokens ([`compacted`]), where that differs: the lane that took it and how many events it
+/// wrote, or `None` with nothing changed or written. The general path reads both spellings alike, and a lane
+/// takes the compact one exactly as the general path reads it.
+pub(crate) fn take_compacted(
+    lanes: &mut impl Lanes,
+    line: &str,
+    scanned: &Scanned<'_>,
+    out: &mut Vec<u8>,
+) -> Option<(FastLane, usize)> {
+    if !matches!(scanned, Scanned::General(LanePath::NotInLayout | LanePath::ScanDeclined(_))) {
+        return None;
+    }
+    let compact = compacted(line)?;
+    let scanned = scan_for_lane(lanes.memos(), &compact, false);
+    let lane = scanned.lane().ok()?;
+    take_scanned(lanes, &scanned, out).map(|count| (lane, count))
 }
 
 /// Read `line` for its lane: the scan alone, which changes nothing but the memos. With `for_fold` (a reader reads

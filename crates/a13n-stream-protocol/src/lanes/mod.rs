@@ -67,6 +67,12 @@
 //! the general path's own message fold (`display/messages.rs`), so the display logic exists once too. Arguments
 //! given as an object (written sorted by the general path) and a tool call's start (carried whole) take other paths.
 //!
+//! A line whose lane refused its spelling, or which is not in its model's layout, and which has whitespace between
+//! its tokens (`json.dumps` writes `", "` and `": "` by default) is tried once more as spelled without that
+//! whitespace (`compact.rs`: only whitespace beside a structural character goes, so the compact line is the same
+//! JSON, and an invalid line stays invalid); the general path reads both spellings alike, so a lane taking the
+//! compact line keeps its results. The spaced lanes-equivalence tests fold every recorded stream in four spacings.
+//!
 //! A tool's successful return (a `tool-return` part without metadata, outcome absent or `success`) takes the tool
 //! return lane: only its content is parsed (a small tree, which the result conversion reads), the observer builds
 //! the `TOOL_CALL_RESULT` it would, and the fold folds it through the same message fold. Failures, retries, denials
@@ -100,6 +106,7 @@
 
 pub(crate) mod args_event;
 pub(crate) mod carried_line;
+pub(crate) mod compact;
 pub(crate) mod delta_line;
 pub(crate) mod delta_memo;
 pub(crate) mod event_head;
