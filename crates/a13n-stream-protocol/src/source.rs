@@ -347,6 +347,16 @@ pub(crate) fn json_error(error: serde_json::Error) -> InputError {
     InputError::decoding("", format!("invalid JSON: {message}"), error)
 }
 
+/// Whether every number in `value` is finite as Python reads it (`json.loads` reads `1E400` as infinity).
+fn finite_numbers(value: &Value) -> bool {
+    match value {
+        Value::Number(number) => !matches!(PyNumber::of_number(number), PyNumber::Float(float) if !float.is_finite()),
+        Value::Array(items) => items.iter().all(finite_numbers),
+        Value::Object(entries) => entries.values().all(finite_numbers),
+        _ => true,
+    }
+}
+
 pub(crate) fn type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
@@ -447,7 +457,10 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
     let Some(event_kind) = raw.get("event_kind") else {
         // A Harness extension event.
         check.string("kind")?;
-        check.require("payload")?;
+        // Its payload is validated as JSON, which holds no infinite number: `1E400` is refused.
+        if !finite_numbers(check.require("payload")?) {
+            return Err(check.err(InputKind::Invalid, "payload", "JSON numbers must be finite".into()));
+        }
         if let Some(version) = raw.get("schema_version") {
             if !version.is_string() {
                 return Err(check.err(InputKind::WrongType, "schema_version", "expected a string".into()));
@@ -749,6 +762,16 @@ mod tests {
             crate::json::PyDumps::TEXT.dumps(&SourceItem::from_json(&extension).unwrap().to_value()["event"]),
             r#"{"schema_version":"1","kind":"usage","payload":{"big":18446744073709551616,"zero":0,"f":100.0}}"#
         );
+        // Found by a differential sweep: the Harness refuses a payload holding a number no float holds; it was
+        // carried through as `null`.
+        for payload in [r#"{"x":1E400}"#, r#"{"x":[1,{"y":-1e999}]}"#] {
+            let refused = line("2026-11-29T12:00:01Z", &format!(r#"{{"kind":"usage","payload":{payload}}}"#));
+            let error = SourceItem::from_json(&refused).unwrap_err();
+            assert_eq!((error.kind(), error.path()), (InputKind::Invalid, "event.payload"), "{error}");
+            assert!(error.to_string().contains("JSON numbers must be finite"), "{error}");
+        }
+        let kept = line("2026-11-29T12:00:01Z", r#"{"kind":"usage","payload":{"x":1e308}}"#);
+        assert!(SourceItem::from_json(&kept).is_ok());
         let refused = line("2026-11-29T12:00:01Z", r#"{"kind":"usage","payload":{},"z":1}"#);
         let error = SourceItem::from_json(&refused).unwrap_err();
         assert_eq!((error.kind(), error.path()), (InputKind::Shape, "event.z"));
