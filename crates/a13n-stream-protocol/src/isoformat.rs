@@ -36,7 +36,7 @@ const MICROS_PER_DAY: i64 = 86_400_000_000;
 pub(crate) enum Refused {
     /// Not a spelling it reads.
     Spelling,
-    /// Read, but a field is out of range: Python's words for which.
+    /// Read, but a field is out of range: which, in short (Python's own messages name the value too).
     Range(&'static str),
 }
 

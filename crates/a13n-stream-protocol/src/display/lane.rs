@@ -68,15 +68,13 @@ impl DisplayFold {
         scanned: &Scanned<'_>,
         out: &mut Vec<u8>,
     ) -> Result<usize, FoldError> {
-        let mut taken = take_scanned(self, scanned, out);
-        let mut path = match scanned.lane() {
-            Ok(lane) if taken.is_some() => LanePath::Taken(lane),
-            Ok(lane) => LanePath::TakeDeclined(lane),
-            Err(why) => why,
+        let (taken, path) = match (take_scanned(self, scanned, out), scanned.lane()) {
+            (Some(count), Ok(lane)) => (Some(count), LanePath::Taken(lane)),
+            (_, lane) => match take_compacted(self, line, scanned, out) {
+                Some((compact, count)) => (Some(count), LanePath::Compacted(compact)),
+                None => (None, lane.map_or_else(|why| why, LanePath::TakeDeclined)),
+            },
         };
-        if let Some((lane, count)) = taken.is_none().then(|| take_compacted(self, line, scanned, out)).flatten() {
-            (taken, path) = (Some(count), LanePath::Compacted(lane));
-        }
         self.fast.counts.add(path);
         if let Some(count) = taken {
             return Ok(count);

@@ -14,33 +14,29 @@ pub(crate) fn compacted(line: &str) -> Option<String> {
     if bytes.len() > MAX_SOURCE_LINE_BYTES {
         return None;
     }
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut at = 0;
+    // The compact text, made once the first run of whitespace to leave out is found: up to it, the line's own.
+    let mut out: Option<Vec<u8>> = None;
+    let (mut at, mut kept) = (0, 0);
     while at < bytes.len() {
         match bytes[at] {
-            b'"' => {
-                let end = string_end(bytes, at);
-                out.extend_from_slice(&bytes[at..end]);
-                at = end;
-            }
+            b'"' => at = string_end(bytes, at),
             byte if is_space(byte) => {
                 let end = bytes[at..].iter().position(|&byte| !is_space(byte)).map_or(bytes.len(), |run| at + run);
-                let beside_structure = out.last().is_none_or(|&before| is_structural(before))
-                    || bytes.get(end).is_none_or(|&after| is_structural(after));
-                if !beside_structure {
-                    out.extend_from_slice(&bytes[at..end]);
+                let before = at.checked_sub(1).map(|last| bytes[last]);
+                let beside_structure =
+                    before.is_none_or(is_structural) || bytes.get(end).is_none_or(|&after| is_structural(after));
+                if beside_structure {
+                    let out = out.get_or_insert_with(|| Vec::with_capacity(bytes.len()));
+                    out.extend_from_slice(&bytes[kept..at]);
+                    kept = end;
                 }
                 at = end;
             }
-            byte => {
-                out.push(byte);
-                at += 1;
-            }
+            _ => at += 1,
         }
     }
-    if out.len() == bytes.len() {
-        return None;
-    }
+    let mut out = out?;
+    out.extend_from_slice(&bytes[kept..]);
     // Only ASCII whitespace left out, between whole characters: still UTF-8.
     String::from_utf8(out).ok()
 }

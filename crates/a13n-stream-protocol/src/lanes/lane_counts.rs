@@ -41,8 +41,8 @@ pub enum LaneFor {
 pub enum LanePath {
     /// A fast lane folded it.
     Taken(FastLane),
-    /// A fast lane folded it as spelled without the whitespace between its tokens (`json.dumps`' `", "` and
-    /// `": "`): the line's own spelling was refused for it (`lanes/compact.rs`).
+    /// A fast lane folded it as spelled without the whitespace beside its structural characters (`json.dumps`'
+    /// `", "` and `": "`), after refusing it as spelled (`lanes/compact.rs`).
     Compacted(FastLane),
     /// No lane is for its kind (a lifecycle, usage or capability event, a run result): the general path.
     NoLane,

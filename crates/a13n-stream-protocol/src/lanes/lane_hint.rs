@@ -64,10 +64,10 @@ pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>
     take_scanned(lanes, &scanned, out).or_else(|| take_compacted(lanes, line, &scanned, out).map(|(_, count)| count))
 }
 
-/// A line its lane refused for its spelling (`scanned` says why), taken through a lane as spelled without the
-/// whitespace between its tokens ([`compacted`]), where that differs: the lane that took it and how many events it
-/// wrote, or `None` with nothing changed or written. The general path reads both spellings alike, and a lane
-/// takes the compact one exactly as the general path reads it.
+/// A line no lane took as spelled (not in its model's layout, or its lane's scan declined it; `scanned` says which),
+/// taken through a lane without the whitespace beside its structural characters ([`compacted`]), where it has some:
+/// the lane that took it and how many events it wrote, or `None` with nothing changed or written. The general path
+/// reads both spellings alike, and a lane takes the compact one exactly as the general path reads it.
 pub(crate) fn take_compacted(
     lanes: &mut impl Lanes,
     line: &str,

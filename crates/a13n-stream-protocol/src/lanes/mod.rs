@@ -67,9 +67,9 @@
 //! the general path's own message fold (`display/messages.rs`), so the display logic exists once too. Arguments
 //! given as an object (written sorted by the general path) and a tool call's start (carried whole) take other paths.
 //!
-//! A line whose lane refused its spelling, or which is not in its model's layout, and which has whitespace between
-//! its tokens (`json.dumps` writes `", "` and `": "` by default) is tried once more as spelled without that
-//! whitespace (`compact.rs`: only whitespace beside a structural character goes, so the compact line is the same
+//! A line no lane took as spelled (not in its model's layout, or its lane's scan declined it) that has whitespace
+//! beside its structural characters (`json.dumps` writes `", "` and `": "` by default) is tried once more without
+//! that whitespace (`compact.rs`: only whitespace beside a structural character goes, so the compact line is the same
 //! JSON, and an invalid line stays invalid); the general path reads both spellings alike, so a lane taking the
 //! compact line keeps its results. The spaced lanes-equivalence tests fold every recorded stream in four spacings.
 //!
