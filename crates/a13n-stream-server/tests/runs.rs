@@ -701,7 +701,11 @@ async fn stored_events_are_pydantics_json_of_each_event() {
     let case = a13n_testkit::workspace_root().join("tests/cases/extra-parts/source.jsonl");
     let mut lines: Vec<String> = std::fs::read_to_string(case).unwrap().lines().take(4).map(str::to_owned).collect();
     assert!(lines[3].contains("1e-05"), "the case holds small floats");
-    lines.push(lines[3].replace(r#""sequence":3"#, r#""sequence":4"#).replace("1e-05,2.5e-07", "1e999,-1e999"));
+    // Floats too large to hold where a model keeps any value (a part's provider details; an extension payload
+    // holding one is refused, as the Harness refuses it).
+    let start = r#"{"index":0,"part":{"tool_name":"f","args":"{}","tool_call_id":"c1","tool_kind":null,"id":null,"provider_name":null,"provider_details":{"x":1e999,"y":-1e999},"part_kind":"tool-call"},"previous_part_kind":null,"event_kind":"part_start"}"#;
+    let head = lines[3].split(r#","event":"#).next().unwrap().replace(r#""sequence":3"#, r#""sequence":4"#);
+    lines.push(format!(r#"{head},"event":{start}}}"#));
     runs.ingest("run-x", 0, lines.clone(), OnReject::Refuse).await.unwrap();
     let stored = runs.storage().events_after("run-x", 0, 1000).await.unwrap();
     let mut fold = DisplayFold::new("run-x");
@@ -717,6 +721,7 @@ async fn stored_events_are_pydantics_json_of_each_event() {
         serde_json::from_str::<serde_json::Value>(event).unwrap_or_else(|error| panic!("{error}: {event}"));
     }
     assert!(stored.iter().any(|(_, event)| event.contains("0.00001") && !event.contains("1e-05")));
+    assert!(stored.iter().any(|(_, event)| event.contains(r#""provider_details":{"x":null,"y":null}"#)));
     let _ = std::fs::remove_dir_all(dir);
 }
 
