@@ -58,14 +58,6 @@ impl<'a> PyNumber<'a> {
         PyNumber::of(number.as_str())
     }
 
-    /// The integer, when it is one from 0 to 2**64 - 1 (`-0` included: Python reads it as `0`).
-    pub(crate) fn as_u64(self) -> Option<u64> {
-        match self {
-            PyNumber::Int(digits) => digits.parse().ok(),
-            PyNumber::Float(_) => None,
-        }
-    }
-
     /// `json.dumps`'s text (`Infinity` for a float too large to hold).
     pub(crate) fn dumps(self) -> Cow<'a, str> {
         match self {
@@ -93,6 +85,17 @@ impl<'a> PyNumber<'a> {
             PyNumber::Float(value) if value.is_finite() => Cow::Owned(pydantic_float_repr(value)),
             PyNumber::Float(_) => Cow::Borrowed("null"),
         }
+    }
+}
+
+/// `value` when it is an integer from 0 to 2**64 - 1 as Python reads it (`-0` is `0`).
+pub(crate) fn py_u64(value: &Value) -> Option<u64> {
+    match value {
+        Value::Number(number) => match PyNumber::of_number(number) {
+            PyNumber::Int(digits) => digits.parse().ok(),
+            PyNumber::Float(_) => None,
+        },
+        _ => None,
     }
 }
 

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::json::{Object, PyNumber};
+use crate::json::{py_u64, Object};
 
 /// A recalled record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,7 +107,7 @@ fn boolean(value: Option<&Value>) -> Option<bool> {
     match value {
         None => Some(false),
         Some(Value::Bool(flag)) => Some(*flag),
-        Some(Value::Number(number)) => match PyNumber::of_number(number).as_u64() {
+        Some(number @ Value::Number(_)) => match py_u64(number) {
             Some(0) => Some(false),
             Some(1) => Some(true),
             _ => None,
@@ -145,10 +145,7 @@ fn file(object: &Object) -> Option<FileSource> {
     Some(FileSource {
         path: object.get("path")?.as_str()?.to_owned(),
         sha256: object.get("sha256")?.as_str()?.to_owned(),
-        bytes: match object.get("bytes")? {
-            Value::Number(number) => PyNumber::of_number(number).as_u64()?,
-            _ => return None,
-        },
+        bytes: py_u64(object.get("bytes")?)?,
         truncated: boolean(object.get("truncated"))?,
     })
 }

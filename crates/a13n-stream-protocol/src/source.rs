@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::error::{InputError, InputKind};
-use crate::json::{Object, PyNumber};
+use crate::json::{py_u64, Object, PyNumber};
 use crate::names;
 use crate::time::SourceTime;
 
@@ -232,9 +232,7 @@ impl SourceItem {
         let thread_id = take_id(&mut object, "thread_id")?;
         let run_id = take_id(&mut object, "run_id")?;
         let sequence = match object.get("sequence") {
-            Some(Value::Number(number)) if PyNumber::of_number(number).as_u64().is_some() => {
-                PyNumber::of_number(number).as_u64().unwrap_or(0)
-            }
+            Some(value) if py_u64(value).is_some() => py_u64(value).unwrap_or(0),
             Some(other) => {
                 return Err(InputError::wrong_type(
                     "sequence",
@@ -611,7 +609,7 @@ fn decode_result(raw: Object) -> Result<RunResult, InputError> {
     let usage = check.nested("usage", &mut path)?;
     for key in ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"] {
         match usage.require(key)? {
-            Value::Number(number) if PyNumber::of_number(number).as_u64().is_some() => {}
+            value if py_u64(value).is_some() => {}
             other => {
                 return Err(usage.err(
                     InputKind::WrongType,

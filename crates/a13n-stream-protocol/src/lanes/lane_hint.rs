@@ -61,7 +61,18 @@ impl Scanned<'_> {
 /// written) when no lane takes it.
 pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>) -> Option<usize> {
     let scanned = scan_for_lane(lanes.memos(), line, false);
-    take_scanned(lanes, &scanned, out).or_else(|| take_compacted(lanes, line, &scanned, out).map(|(_, count)| count))
+    take_scanned_or_compacted(lanes, line, &scanned, out)
+}
+
+/// Take `line`, which its lane's scan read as `scanned`, through that lane, or else compact
+/// ([`take_compacted`]); `None` (nothing changed or written) when no lane takes it.
+pub(crate) fn take_scanned_or_compacted(
+    lanes: &mut impl Lanes,
+    line: &str,
+    scanned: &Scanned<'_>,
+    out: &mut Vec<u8>,
+) -> Option<usize> {
+    take_scanned(lanes, scanned, out).or_else(|| take_compacted(lanes, line, scanned, out).map(|(_, count)| count))
 }
 
 /// A line no lane took as spelled (not in its model's layout, or its lane's scan declined it; `scanned` says which),
