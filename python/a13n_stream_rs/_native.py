@@ -89,6 +89,8 @@ def _dataclass_plan(cls: type) -> Optional[Plan]:
 
 def plan(cls: type) -> Optional[Plan]:
     """How to read instances of ``cls`` field by field, or ``None`` when only Pydantic's dump is exact."""
+    if cls is _unknown_capability():
+        return None
     try:
         if isinstance(cls, type) and issubclass(cls, BaseModel):
             return _model_plan(cls)
@@ -104,11 +106,27 @@ def _adapter(cls: Any) -> TypeAdapter[Any]:
     return TypeAdapter(cls)
 
 
+@lru_cache(maxsize=1)
+def _unknown_capability() -> Optional[type]:
+    """Pydantic AI's ``UnknownCapabilityEvent``: a capability event of a kind this process has no class for."""
+    try:
+        from pydantic_ai.messages import UnknownCapabilityEvent
+    except ImportError:  # no Pydantic AI: no such event either
+        return None
+    return UnknownCapabilityEvent
+
+
 def dump(value: Any) -> Any:
     """Pydantic's JSON-mode, by-alias dump of one native event (the exact path for types without a plan)."""
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", by_alias=True)
     kind: Any = type(value)
+    if kind is _unknown_capability():
+        # Dumped as the event union dumps it, which puts what the event gathered in ``data`` back at the top
+        # (the class's own dump nests it), as the reference writes the event it carries.
+        from pydantic_ai.messages import AgentStreamEvent
+
+        kind = AgentStreamEvent
     return _adapter(kind).dump_python(value, mode="json", by_alias=True, warnings="error")
 
 

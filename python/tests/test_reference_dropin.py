@@ -977,6 +977,50 @@ def test_a_naive_occurred_at_is_read_in_the_hosts_zone(zone: str) -> None:
     assert len(printed) >= 4
 
 
+UNKNOWN_EVENTS = r"""
+import datetime, sys, warnings
+from dataclasses import dataclass, field
+from typing import Any
+from pydantic import TypeAdapter
+import pydantic_ai.messages as m
+from a13n_harness import HarnessEvent
+package = __import__(sys.argv[1])
+
+@dataclass(kw_only=True)
+class PluginImages(m.CapabilityEvent, namespace="plugin", name="images"):
+    images: list[dict[str, Any]] = field(default_factory=list)
+
+warnings.simplefilter("ignore")
+loaded = TypeAdapter(m.AgentStreamEvent).validate_python
+events = [
+    PluginImages(tool_call_id="c", images=[{"url": "u"}]),
+    loaded({"kind": "x.u", "event_kind": "capability", "a": 1, "data": None}),
+    loaded({"kind": "x.u", "event_kind": "capability"}),
+    loaded({"name": "x.n", "event_kind": "custom", "a": 1}),
+]
+at = datetime.datetime(2026, 11, 29, 12, tzinfo=datetime.UTC)
+observer = package.HarnessAguiStreamObserver()
+for sequence, event in enumerate(events):
+    item = HarnessEvent(thread_id="t", run_id="r", sequence=sequence, occurred_at=at, event=event)
+    for out in observer.observe(item):
+        print(out.model_dump_json(by_alias=True, exclude_none=True))
+"""
+
+
+def test_capability_and_custom_events_no_class_is_registered_for_are_carried_as_the_reference() -> None:
+    """A capability or custom event of a kind no class of this process has (Pydantic AI reads it into its unknown
+    envelope) is carried as the reference carries it: an unknown capability event with what it gathered put back
+    at the top (it was nested in `data`), an unknown custom event with it in `data`; and one of a plugin's own
+    class as that class dumps it."""
+    def run(package: str) -> list[str]:
+        done = subprocess.run([sys.executable, "-c", UNKNOWN_EVENTS, package], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    printed = assert_same(run)
+    assert len(printed) == 4 and '"event":{"a":1,"data":null,"kind":"x.u"' in printed[1], printed
+
+
 def test_an_invalid_native_payload_raises_pydantics_own_validation_error() -> None:
     """The stream observer (and so the display fold) validates an inline delegation's payload; for a native item
     the error is Pydantic's own `ValidationError`, as the reference raises it."""
