@@ -58,6 +58,8 @@ pub(crate) mod source_key {
         SEQUENCE = "sequence",
         OCCURRED_AT = "occurred_at",
         EVENT = "event",
+        /// A terminal item's key, in place of its `event`.
+        RESULT = "result",
         INDEX = "index",
         EVENT_KIND = "event_kind",
         PROVIDER_DETAILS = "provider_details",
@@ -120,6 +122,18 @@ pub(crate) mod source_key {
     pub(crate) const AUTHORED_SOURCES: [&str; 2] = ["user", "steering"];
     /// The input source when an input names none.
     pub(crate) const DEFAULT_INPUT_SOURCE: &str = "user";
+}
+
+/// The `event_kind`s of the Pydantic AI and Harness events a source line may carry that a rule names.
+pub(crate) mod event_kind {
+    pub(crate) const CAPABILITY: &str = "capability";
+    pub(crate) const ENQUEUED_MESSAGES: &str = "enqueued_messages";
+    pub(crate) const DEFERRED_TOOL_RESULTS: &str = "deferred_tool_results";
+    pub(crate) const PART_START: &str = "part_start";
+    pub(crate) const PART_END: &str = "part_end";
+    pub(crate) const PART_DELTA: &str = "part_delta";
+    pub(crate) const FUNCTION_TOOL_RESULT: &str = "function_tool_result";
+    pub(crate) const OUTPUT_TOOL_RESULT: &str = "output_tool_result";
 }
 
 /// Fields the display adds to an item's content, beside the event fields it copies.

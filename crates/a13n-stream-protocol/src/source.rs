@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::error::{InputError, InputKind};
+use crate::fields::event_kind;
 use crate::json::{py_u64, Object, PyNumber};
 use crate::names;
 use crate::time::SourceTime;
@@ -474,7 +475,7 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
         ));
     };
     Ok(match event_kind {
-        "capability" => {
+        event_kind::CAPABILITY => {
             let kind = check.string("kind")?;
             match kind {
                 names::INPUT_TEXT | names::INPUT_MEDIA => {
@@ -492,29 +493,29 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
                 _ => EventKind::Capability,
             }
         }
-        "enqueued_messages" => {
+        event_kind::ENQUEUED_MESSAGES => {
             check.string("enqueue_id")?;
             EventKind::EnqueuedMessages
         }
-        "deferred_tool_results" => {
+        event_kind::DEFERRED_TOOL_RESULTS => {
             let mut path = String::new();
             let results = check.nested("results", &mut path)?;
             results.object("calls")?;
             results.object("approvals")?;
             EventKind::DeferredToolResults
         }
-        "part_start" | "part_end" => {
+        event_kind::PART_START | event_kind::PART_END => {
             check.int("index")?;
             let mut path = String::new();
             let part = check.nested("part", &mut path)?;
             check_part(&part)?;
-            if event_kind == "part_start" {
+            if event_kind == event_kind::PART_START {
                 EventKind::PartStart
             } else {
                 EventKind::PartEnd
             }
         }
-        "part_delta" => {
+        event_kind::PART_DELTA => {
             check.int("index")?;
             let mut path = String::new();
             let delta = check.nested("delta", &mut path)?;
@@ -534,7 +535,7 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
             }
             EventKind::PartDelta
         }
-        "function_tool_result" | "output_tool_result" => {
+        event_kind::FUNCTION_TOOL_RESULT | event_kind::OUTPUT_TOOL_RESULT => {
             let mut path = String::new();
             let part = check.nested("part", &mut path)?;
             match part.string("part_kind")? {
@@ -560,7 +561,7 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
                     ))
                 }
             }
-            if event_kind == "function_tool_result" {
+            if event_kind == event_kind::FUNCTION_TOOL_RESULT {
                 EventKind::FunctionToolResult
             } else {
                 EventKind::OutputToolResult

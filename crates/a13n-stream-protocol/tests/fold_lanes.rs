@@ -212,6 +212,37 @@ fn spaced_streams_take_the_lanes_compacted_with_the_general_paths_results() {
     assert!(compacted > 1000, "spaced lines taken compact: {compacted}");
 }
 
+/// A journal whose lines are laid out otherwise than the writers' (keys reversed or sorted, sorted and spaced, nulls
+/// left out and an unknown key added) is taken through the lanes written in its model's layout, with the general
+/// path's output and state: every recorded stream, from its start, in each layout; and many of its lines are taken
+/// so (before, every line not in layout took the general path).
+#[test]
+fn relaid_streams_take_the_lanes_laid_out_with_the_general_paths_results() {
+    let cases = source_cases();
+    assert!(!cases.is_empty(), "no corpus found");
+    let mut laid_out = 0;
+    for dir in cases {
+        let options = case_options(&dir);
+        let lines = raw_lines(&dir);
+        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+        for style in 0..LAYOUTS {
+            let relaid: Vec<String> = lines.iter().map(|line| relaid(line, style)).collect();
+            compare(|| fold_for(&options, &run_id), &relaid, 8, &format!("{} laid out {style}", dir.display()));
+            let mut fold = fold_for(&options, &run_id);
+            for line in &relaid {
+                let _ = fold.fold_line(line, &mut Vec::new());
+            }
+            laid_out += fold
+                .lane_counts()
+                .iter()
+                .filter(|(path, _)| matches!(path, a13n_stream_protocol::display::LanePath::LaidOut(_)))
+                .map(|(_, count)| count)
+                .sum::<u64>();
+        }
+    }
+    assert!(laid_out > 1000, "lines taken laid out: {laid_out}");
+}
+
 #[test]
 fn both_lanes_agree_on_generated_streams() {
     for seed in 0..64 {

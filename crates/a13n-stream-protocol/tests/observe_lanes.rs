@@ -66,6 +66,24 @@ fn both_lanes_agree_on_spaced_streams() {
 }
 
 #[test]
+fn both_lanes_agree_on_relaid_streams() {
+    for case in a13n_testkit::source_cases() {
+        let text = std::fs::read_to_string(case.join("source.jsonl")).unwrap();
+        for style in 0..LAYOUTS {
+            let lines: Vec<String> =
+                text.lines().filter(|l| !l.trim().is_empty()).map(|line| relaid(line, style)).collect();
+            assert_lanes_agree(&format!("{} laid out {style}", case.display()), &lines);
+        }
+    }
+    for kind in StreamKind::ALL {
+        for style in 0..LAYOUTS {
+            let lines: Vec<String> = bench::lines(kind, 600).iter().map(|line| relaid(line, style)).collect();
+            assert_lanes_agree(&format!("{} laid out {style}", kind.name()), &lines);
+        }
+    }
+}
+
+#[test]
 fn both_lanes_agree_on_generated_streams_of_every_shape() {
     for kind in StreamKind::ALL {
         assert_lanes_agree(kind.name(), &bench::lines(kind, 3_000));

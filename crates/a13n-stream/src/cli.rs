@@ -122,7 +122,8 @@ pub struct FoldArgs {
     #[arg(long, value_enum)]
     pub processor: Option<ProcessorName>,
     /// Report on standard error how many source lines took each path through the fold: a fast lane (`taken/LANE`,
-    /// or `compacted/LANE` for a line with whitespace between its tokens), or the general path and why
+    /// `compacted/LANE` for a line with whitespace between its tokens, `laid-out/LANE` for one laid out otherwise
+    /// than its model writes it), or the general path and why
     /// (`general/no-lane`, `general/not-in-layout`, `declined-scan/LANE`, `declined-take/LANE`).
     #[arg(long, conflicts_with = "agui")]
     pub lanes: bool,

@@ -443,3 +443,63 @@ pub fn spaced(line: &str, style: u64) -> String {
     }
     out
 }
+
+/// How many layouts [`relaid`] makes.
+pub const LAYOUTS: u64 = 4;
+
+/// `line` (a JSON object) with its keys in another order, in one of [`LAYOUTS`] ways: every object's keys
+/// reversed; sorted (`json.dumps(sort_keys=True)`); sorted and spaced as `json.dumps` spaces them by default; and
+/// every `null` member left out with an unknown key put first in the event. Values are written again by
+/// `serde_json`, so a number or an escape may be spelled otherwise than in `line`; a line that is not JSON is
+/// returned as it is.
+pub fn relaid(line: &str, style: u64) -> String {
+    let Ok(mut item) = serde_json::from_str::<Value>(line) else { return line.to_owned() };
+    match style {
+        0 => reorder(&mut item, &|keys| keys.reverse()),
+        1 | 2 => reorder(&mut item, &|keys| keys.sort()),
+        _ => {
+            drop_nulls(&mut item);
+            if let Some(Value::Object(event)) = item.get_mut("event") {
+                let taken = std::mem::take(event);
+                event.insert("x_unknown".into(), json!([1, {"a": null}]));
+                event.extend(taken);
+            }
+        }
+    }
+    let text = item.to_string();
+    if style == 2 {
+        spaced(&text, 0)
+    } else {
+        text
+    }
+}
+
+/// Every object in `value` with its keys put in the order `order` leaves them.
+fn reorder(value: &mut Value, order: &dyn Fn(&mut Vec<String>)) {
+    match value {
+        Value::Object(object) => {
+            let mut keys: Vec<String> = object.keys().cloned().collect();
+            order(&mut keys);
+            let mut taken = std::mem::take(object);
+            for key in keys {
+                let mut member = taken.shift_remove(&key).expect("a key of the object");
+                reorder(&mut member, order);
+                object.insert(key, member);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| reorder(item, order)),
+        _ => {}
+    }
+}
+
+/// `value` without any object member whose value is `null`.
+fn drop_nulls(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            object.retain(|_, member| !member.is_null());
+            object.values_mut().for_each(drop_nulls);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+        _ => {}
+    }
+}

@@ -24,7 +24,7 @@ use crate::lanes::args_event::EventTemplate;
 use crate::lanes::carried_line::CarriedLine;
 use crate::lanes::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
 use crate::lanes::lane_counts::LaneCounts;
-use crate::lanes::lane_hint::{scan_for_lane, take_compacted, take_scanned, LaneMemos, Lanes, Scanned};
+use crate::lanes::lane_hint::{scan_for_lane, take_respelled, take_scanned, LaneMemos, Lanes, Scanned};
 use crate::lanes::part_line::{PartLine, ToolReturnLine};
 use crate::observer::PartKind;
 use crate::source::SourceItem;
@@ -70,8 +70,8 @@ impl DisplayFold {
     ) -> Result<usize, FoldError> {
         let (taken, path) = match (take_scanned(self, scanned, out), scanned.lane()) {
             (Some(count), Ok(lane)) => (Some(count), LanePath::Taken(lane)),
-            (_, lane) => match take_compacted(self, line, scanned, out) {
-                Some((compact, count)) => (Some(count), LanePath::Compacted(compact)),
+            (_, lane) => match take_respelled(self, line, scanned, out) {
+                Some((respelled, count)) => (Some(count), respelled),
                 None => (None, lane.map_or_else(|why| why, LanePath::TakeDeclined)),
             },
         };

@@ -190,7 +190,8 @@ impl DisplayFold {
     /// }
     /// let counts = fold.lane_counts();
     /// assert_eq!(counts.get(LanePath::Taken(FastLane::Content)), 1);
-    /// assert_eq!(counts.get(LanePath::NotInLayout), 1); // keys in another order
+    /// // Keys in another order and defaults left out: taken written in its model's layout.
+    /// assert_eq!(counts.get(LanePath::LaidOut(FastLane::Content)), 1);
     /// assert_eq!(counts.total(), 4);
     /// for (path, count) in counts.iter() {
     ///     println!("{path}: {count}");

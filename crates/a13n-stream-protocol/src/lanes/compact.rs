@@ -44,12 +44,13 @@ pub(crate) fn compacted(line: &str) -> Option<String> {
 /// The end of the string opening at `at` (past its closing quote; the line's end when it has none).
 fn string_end(bytes: &[u8], at: usize) -> usize {
     let mut index = at + 1;
-    while index < bytes.len() {
-        match bytes[index] {
-            b'\\' => index += 2,
-            b'"' => return index + 1,
-            _ => index += 1,
+    // A string's text is skipped a run at a time, to its next quote or backslash.
+    while let Some(run) = memchr::memchr2(b'"', b'\\', &bytes[index.min(bytes.len())..]) {
+        index += run;
+        if bytes[index] == b'"' {
+            return index + 1;
         }
+        index += 2;
     }
     bytes.len()
 }

@@ -44,6 +44,9 @@ pub enum LanePath {
     /// A fast lane folded it as spelled without the whitespace beside its structural characters (`json.dumps`'
     /// `", "` and `": "`), after refusing it as spelled (`lanes/compact.rs`).
     Compacted(FastLane),
+    /// A fast lane folded it written in its model's layout (keys in order, defaults written, keys the model drops
+    /// left out; `source_model/laid_out.rs`), compact, after refusing it as spelled.
+    LaidOut(FastLane),
     /// No lane is for its kind (a lifecycle, usage or capability event, a run result): the general path.
     NoLane,
     /// Its event is not spelled as its model writes it (another key order, an omitted default, an unknown key):
@@ -60,7 +63,7 @@ pub enum LanePath {
 const LANES: [FastLane; 5] =
     [FastLane::Content, FastLane::Arguments, FastLane::Part, FastLane::Carried, FastLane::ToolReturn];
 const LANES_FOR: [LaneFor; 4] = [LaneFor::Delta, LaneFor::Part, LaneFor::Carried, LaneFor::ToolReturn];
-const PATHS: usize = 3 * LANES.len() + LANES_FOR.len() + 2;
+const PATHS: usize = 4 * LANES.len() + LANES_FOR.len() + 2;
 
 impl FastLane {
     /// The lane's name: `content`, `arguments`, `part`, `carried` or `tool_return`.
@@ -92,8 +95,9 @@ impl LanePath {
         match self {
             LanePath::Taken(lane) => lane as usize,
             LanePath::Compacted(lane) => LANES.len() + lane as usize,
-            LanePath::TakeDeclined(lane) => 2 * LANES.len() + lane as usize,
-            LanePath::ScanDeclined(lane) => 3 * LANES.len() + lane as usize,
+            LanePath::LaidOut(lane) => 2 * LANES.len() + lane as usize,
+            LanePath::TakeDeclined(lane) => 3 * LANES.len() + lane as usize,
+            LanePath::ScanDeclined(lane) => 4 * LANES.len() + lane as usize,
             LanePath::NoLane => PATHS - 2,
             LanePath::NotInLayout => PATHS - 1,
         }
@@ -102,19 +106,21 @@ impl LanePath {
     fn all() -> impl Iterator<Item = LanePath> {
         let taken = LANES.into_iter().map(LanePath::Taken);
         let compacted = LANES.into_iter().map(LanePath::Compacted);
+        let laid_out = LANES.into_iter().map(LanePath::LaidOut);
         let take_declined = LANES.into_iter().map(LanePath::TakeDeclined);
         let scan_declined = LANES_FOR.into_iter().map(LanePath::ScanDeclined);
         let general = [LanePath::NoLane, LanePath::NotInLayout];
-        taken.chain(compacted).chain(take_declined).chain(scan_declined).chain(general)
+        taken.chain(compacted).chain(laid_out).chain(take_declined).chain(scan_declined).chain(general)
     }
 }
 
 impl fmt::Display for LanePath {
-    /// `taken/content`, `declined-take/part`, `declined-scan/delta`, `general/no-lane`, `general/not-in-layout`.
+    /// `taken/content`, `compacted/content`, `laid-out/content`, `declined-take/part`, `declined-scan/delta`, `general/no-lane`, `general/not-in-layout`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LanePath::Taken(lane) => write!(f, "taken/{}", lane.as_str()),
             LanePath::Compacted(lane) => write!(f, "compacted/{}", lane.as_str()),
+            LanePath::LaidOut(lane) => write!(f, "laid-out/{}", lane.as_str()),
             LanePath::TakeDeclined(lane) => write!(f, "declined-take/{}", lane.as_str()),
             LanePath::ScanDeclined(lane) => write!(f, "declined-scan/{}", lane.as_str()),
             LanePath::NoLane => f.write_str("general/no-lane"),

@@ -9,6 +9,7 @@ use crate::lanes::delta_line::{ArgsDelta, ContentDelta, LaneLine};
 use crate::lanes::delta_memo::DeltaMemo;
 use crate::lanes::lane_counts::{FastLane, LaneFor, LanePath};
 use crate::lanes::part_line::{PartLine, ToolReturnLine};
+use crate::source_model::laid_out::laid_out;
 use crate::source_model::layout::LayoutMemo;
 
 /// What takes lines through the fast lanes (the observer, the display fold): one method per lane, each
@@ -57,41 +58,60 @@ impl Scanned<'_> {
     }
 }
 
-/// Take `line` through the lane it is for, as spelled or compact ([`take_compacted`]); `None` (nothing changed or
-/// written) when no lane takes it.
+/// Take `line` through the lane it is for, as spelled or spelled again ([`take_respelled`]); `None` (nothing changed
+/// or written) when no lane takes it.
 pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>) -> Option<usize> {
     let scanned = scan_for_lane(lanes.memos(), line, false);
-    take_scanned_or_compacted(lanes, line, &scanned, out)
+    take_scanned_or_respelled(lanes, line, &scanned, out)
 }
 
-/// Take `line`, which its lane's scan read as `scanned`, through that lane, or else compact
-/// ([`take_compacted`]); `None` (nothing changed or written) when no lane takes it.
-pub(crate) fn take_scanned_or_compacted(
+/// Take `line`, which its lane's scan read as `scanned`, through that lane, or else spelled again
+/// ([`take_respelled`]); `None` (nothing changed or written) when no lane takes it.
+pub(crate) fn take_scanned_or_respelled(
     lanes: &mut impl Lanes,
     line: &str,
     scanned: &Scanned<'_>,
     out: &mut Vec<u8>,
 ) -> Option<usize> {
-    take_scanned(lanes, scanned, out).or_else(|| take_compacted(lanes, line, scanned, out).map(|(_, count)| count))
+    take_scanned(lanes, scanned, out).or_else(|| take_respelled(lanes, line, scanned, out).map(|(_, count)| count))
 }
 
-/// A line no lane took as spelled (not in its model's layout, or its lane's scan declined it; `scanned` says which),
-/// taken through a lane without the whitespace beside its structural characters ([`compacted`]), where it has some:
-/// the lane that took it and how many events it wrote, or `None` with nothing changed or written. The general path
-/// reads both spellings alike, and a lane takes the compact one exactly as the general path reads it.
-pub(crate) fn take_compacted(
+/// A line no lane took as spelled (not in its model's layout, or its lane's scan declined it; `scanned` says
+/// which), taken through a lane spelled as the writers spell it: first without the whitespace beside its structural
+/// characters ([`compacted`], where it has some), then, if that is not in its model's layout, with its keys in the
+/// layout's order and its defaults written ([`laid_out`]). Returns the path that took it and how many events it
+/// wrote, or `None` with nothing changed or written. The general path reads every spelling alike, and a lane takes
+/// each one exactly as the general path reads it.
+pub(crate) fn take_respelled(
     lanes: &mut impl Lanes,
     line: &str,
     scanned: &Scanned<'_>,
     out: &mut Vec<u8>,
-) -> Option<(FastLane, usize)> {
-    if !matches!(scanned, Scanned::General(LanePath::NotInLayout | LanePath::ScanDeclined(_))) {
+) -> Option<(LanePath, usize)> {
+    let mut why = match scanned {
+        Scanned::General(why @ (LanePath::NotInLayout | LanePath::ScanDeclined(_))) => *why,
+        _ => return None,
+    };
+    let compact = compacted(line);
+    if let Some(compact) = &compact {
+        match take_spelled(lanes, compact, out) {
+            Ok((lane, count)) => return Some((LanePath::Compacted(lane), count)),
+            Err(declined) => why = declined,
+        }
+    }
+    if why != LanePath::NotInLayout {
         return None;
     }
-    let compact = compacted(line)?;
-    let scanned = scan_for_lane(lanes.memos(), &compact, false);
-    let lane = scanned.lane().ok()?;
-    take_scanned(lanes, &scanned, out).map(|count| (lane, count))
+    let laid = laid_out(compact.as_deref().unwrap_or(line))?;
+    take_spelled(lanes, &laid, out).ok().map(|(lane, count)| (LanePath::LaidOut(lane), count))
+}
+
+/// `line` scanned and taken through its lane: the lane and how many events it wrote, or why no lane took it (with
+/// nothing changed or written).
+fn take_spelled(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>) -> Result<(FastLane, usize), LanePath> {
+    let scanned = scan_for_lane(lanes.memos(), line, false);
+    let lane = scanned.lane()?;
+    take_scanned(lanes, &scanned, out).map(|count| (lane, count)).ok_or(LanePath::TakeDeclined(lane))
 }
 
 /// Read `line` for its lane: the scan alone, which changes nothing but the memos. With `for_fold` (a reader reads

@@ -11,7 +11,7 @@
 use crate::error::ObserveError;
 use crate::lanes::carried_line::{Carried, CarriedLine};
 use crate::lanes::delta_line::{ArgsDelta, ContentDelta};
-use crate::lanes::lane_hint::{take_in_lane, take_scanned_or_compacted, LaneMemos, Lanes};
+use crate::lanes::lane_hint::{take_in_lane, take_scanned_or_respelled, LaneMemos, Lanes};
 use crate::lanes::part_line::{PartLine, ToolReturnLine};
 use crate::observer::{HarnessAguiStreamObserver, Plan};
 use crate::read_ahead::{ReadAhead, ScannedLine};
@@ -84,7 +84,7 @@ impl HarnessAguiStreamObserver {
     /// ```
     pub fn observe_scanned(&mut self, line: &ScannedLine<'_>, out: &mut Vec<u8>) -> Result<usize, ObserveError> {
         let taken =
-            if self.has_finish() { None } else { take_scanned_or_compacted(self, line.line(), &line.scanned, out) };
+            if self.has_finish() { None } else { take_scanned_or_respelled(self, line.line(), &line.scanned, out) };
         match taken {
             Some(count) => Ok(count),
             None => self.observe_decoded(line.line(), out),

@@ -1,6 +1,6 @@
 //! Whether a journal line's event is already in its model's layout, read from the text: the fast lanes copy
-//! what they scan, so they take only such lines, and any other spelling takes the general path, which decodes it
-//! into that layout.
+//! what they scan, so they take only such lines; any other spelling is written in that layout first
+//! ([`super::laid_out`]) or takes the general path, which decodes it into that layout.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -44,13 +44,13 @@ fn laid_out_event(line: &str) -> Option<Range<usize>> {
 }
 
 /// One object's keys and the ranges of their values' text.
-struct Entries<'a> {
-    text: &'a str,
-    keys: Vec<(Cow<'a, str>, Range<usize>)>,
+pub(super) struct Entries<'a> {
+    pub(super) text: &'a str,
+    pub(super) keys: Vec<(Cow<'a, str>, Range<usize>)>,
 }
 
 impl<'a> Entries<'a> {
-    fn read(scanner: &mut Scanner<'a>) -> Option<Entries<'a>> {
+    pub(super) fn read(scanner: &mut Scanner<'a>) -> Option<Entries<'a>> {
         let text = scanner.rest();
         let mut keys = Vec::with_capacity(12);
         scanner.object(|scanner, key| {
@@ -62,14 +62,19 @@ impl<'a> Entries<'a> {
         Some(Entries { text, keys })
     }
 
-    fn value(&self, key: &str) -> Option<&'a str> {
+    pub(super) fn value(&self, key: &str) -> Option<&'a str> {
         self.keys.iter().find(|(name, _)| name == key).map(|(_, range)| &self.text[range.clone()])
     }
 
     /// A value's text as a string literal holding no escape, for comparing with a `Literal`.
-    fn plain_string(&self, key: &str) -> Option<Option<&'a str>> {
+    pub(super) fn plain_string(&self, key: &str) -> Option<Option<&'a str>> {
         self.value(key)
             .map(|text| text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).filter(|t| !t.contains('\\')))
+    }
+
+    /// Whether a key is given twice (a decoder keeps the last value, a scan of the text finds the first).
+    pub(super) fn has_repeats(&self) -> bool {
+        self.keys.iter().enumerate().any(|(at, (key, _))| self.keys[..at].iter().any(|(earlier, _)| earlier == key))
     }
 }
 
@@ -384,7 +389,7 @@ fn time_key(key: &[u8]) -> bool {
 }
 
 /// A key whose value takes part in choosing a model (a `Literal` field) or in its layout (a date-time).
-fn fixed_key(key: &[u8]) -> bool {
+pub(super) fn fixed_key(key: &[u8]) -> bool {
     literal_key(key) || time_key(key)
 }
 

@@ -4,15 +4,18 @@
 //! defaults for omitted fields, unknown keys dropped (or, where the model says so, kept or refused). A journal
 //! line may spell the same event otherwise (keys in another order, defaults left out, keys no model has); the
 //! general path decodes it into the model's layout here ([`normalize_event`]), and the fast lanes, which copy
-//! what they scan, take a line only when it is already in that layout ([`layout`]).
+//! what they scan, take a line only when it is already in that layout ([`layout`]), or once it is written in it by
+//! the same table ([`laid_out`]).
 //!
 //! `table.rs` is generated from the models themselves (`tests/oracle/source_models.py`).
 
 use serde_json::Value;
 
 use crate::error::{InputError, InputKind};
+use crate::fields::source_key;
 use crate::json::Object;
 
+pub(crate) mod laid_out;
 pub(crate) mod layout;
 #[rustfmt::skip] // generated: kept as the generator writes it
 mod table;
@@ -110,7 +113,7 @@ pub(crate) fn choose<'v>(
 
 /// `event` in its model's layout: what dumping the object a Python host validates it into writes.
 pub(crate) fn normalize_event(event: Object) -> Result<Object, InputError> {
-    let choices = match event.get("event_kind") {
+    let choices = match event.get(source_key::EVENT_KIND) {
         None => event_models(None),
         Some(kind) => event_models(Some(kind.as_str().unwrap_or_default())),
     };

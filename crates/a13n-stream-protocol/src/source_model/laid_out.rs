@@ -1,0 +1,211 @@
+//! A compact journal line written again in the writers' layout, for a fast lane to read: the item's keys in the
+//! order the Harness writes them, and its event as its model dumps it (fields in declaration order, omitted
+//! defaults written, keys the model drops left out), the values copied as spelled.
+//!
+//! This is [`super::normalize_event`]'s rule applied to the line's text instead of to a decoded tree, driven by the
+//! same table, so the lane that takes the result writes what the general path writes for the line as given. Where
+//! the two could part, nothing is written and the line takes the general path: a key given twice (Python keeps the
+//! last value), a value that chooses a model spelled with an escape, a field the model requires missing or a key it
+//! refuses (the general path's error), a key it keeps that the model does not declare, a result in place of an event.
+
+use std::borrow::Cow;
+
+use super::layout::{fixed_key, Entries};
+use super::{choose, event_models, Default, Extra, Ty};
+use crate::fields::source_key;
+use crate::scan::Scanner;
+use crate::time::pydantic_datetime;
+
+/// A source item's keys, in the order every writer writes them.
+const ITEM_KEYS: [&str; 5] =
+    [source_key::THREAD_ID, source_key::RUN_ID, source_key::SEQUENCE, source_key::OCCURRED_AT, source_key::EVENT];
+
+/// `line` (compact) with its keys and its event's in the writers' layout; `None` where the general path must read it
+/// (see the module's documentation), or where it is not one JSON object.
+pub(crate) fn laid_out(line: &str) -> Option<String> {
+    let mut scanner = Scanner::new(line);
+    let item = Entries::read(&mut scanner)?;
+    scanner.end()?;
+    if item.has_repeats() || item.value(source_key::RESULT).is_some() {
+        return None;
+    }
+    let mut out = String::with_capacity(line.len() + 256);
+    out.push('{');
+    for (at, key) in ITEM_KEYS.into_iter().enumerate() {
+        let value = item.value(key)?;
+        if at > 0 {
+            out.push(',');
+        }
+        push_key(&mut out, key);
+        if key == source_key::EVENT {
+            event(value, &mut out)?;
+        } else {
+            out.push_str(value);
+        }
+    }
+    out.push('}');
+    Some(out)
+}
+
+/// The event's text, in the layout of the model its `event_kind` chooses.
+fn event(text: &str, out: &mut String) -> Option<()> {
+    let entries = Entries::read(&mut Scanner::new(text))?;
+    let choices = match entries.plain_string(source_key::EVENT_KIND) {
+        None => event_models(None),
+        Some(kind) => event_models(Some(kind.unwrap_or_default())),
+    };
+    object(text, &entries, choices, out)
+}
+
+/// An object (its whole text, read as `entries`) in the layout of the first of `choices` it is; as spelled when it is none.
+fn object(text: &str, entries: &Entries<'_>, choices: &[usize], out: &mut String) -> Option<()> {
+    let escaped_choice =
+        entries.keys.iter().any(|(key, range)| fixed_key(key.as_bytes()) && entries.text[range.clone()].contains('\\'));
+    if escaped_choice || entries.has_repeats() {
+        return None;
+    }
+    let Some(model) = choose(choices, |key| entries.plain_string(key)) else {
+        out.push_str(text);
+        return Some(());
+    };
+    let declared = |key: &str| model.fields.iter().any(|field| field.key == key);
+    let undeclared = entries.keys.iter().any(|(key, _)| !declared(key));
+    if undeclared && model.extra != Extra::Ignore {
+        return None;
+    }
+    out.push('{');
+    let mut first = true;
+    for field in model.fields {
+        let value = match (entries.value(field.key), &field.default) {
+            (Some(value), _) => Cow::Borrowed(value),
+            (None, Default::Json(text)) => Cow::Borrowed(*text),
+            (None, Default::Required) => return None,
+            (None, Default::Factory | Default::Computed) => continue,
+        };
+        if !std::mem::take(&mut first) {
+            out.push(',');
+        }
+        push_key(out, field.key);
+        self::value(&value, &field.ty, out)?;
+    }
+    out.push('}');
+    Some(())
+}
+
+/// A field's value in the layout its type gives it.
+fn value(text: &str, ty: &Ty, out: &mut String) -> Option<()> {
+    match ty {
+        Ty::One(choices) if text.starts_with('{') => {
+            object(text, &Entries::read(&mut Scanner::new(text))?, choices, out)
+        }
+        Ty::List(choices) if text.starts_with('[') => {
+            out.push('[');
+            let mut first = true;
+            Scanner::new(text).array(|scanner| {
+                if !std::mem::take(&mut first) {
+                    out.push(',');
+                }
+                value(scanner.raw_value()?, &Ty::One(choices), out)
+            })?;
+            out.push(']');
+            Some(())
+        }
+        Ty::Dict(choices) if text.starts_with('{') => {
+            let entries = Entries::read(&mut Scanner::new(text))?;
+            if entries.has_repeats() {
+                return None;
+            }
+            out.push('{');
+            for (at, (key, range)) in entries.keys.iter().enumerate() {
+                // A key spelled with an escape would be written otherwise: the general path writes it.
+                let Cow::Borrowed(key) = key else { return None };
+                if at > 0 {
+                    out.push(',');
+                }
+                push_key(out, key);
+                value(&entries.text[range.clone()], &Ty::One(choices), out)?;
+            }
+            out.push('}');
+            Some(())
+        }
+        Ty::Time if text.starts_with('"') => {
+            let written = Scanner::new(text).string()?;
+            match pydantic_datetime(&written) {
+                // Pydantic's layout of a date-time is ASCII: no character to escape.
+                Some(pydantic) if pydantic != written => {
+                    out.push('"');
+                    out.push_str(&pydantic);
+                    out.push('"');
+                }
+                _ => out.push_str(text),
+            }
+            Some(())
+        }
+        _ => {
+            out.push_str(text);
+            Some(())
+        }
+    }
+}
+
+/// `"key":`, for a key that needs no escape.
+fn push_key(out: &mut String, key: &str) {
+    out.push('"');
+    out.push_str(key);
+    out.push_str("\":");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::laid_out;
+    use crate::source::SourceItem;
+
+    const HEAD: &str = r#""thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01+00:00""#;
+
+    /// The issue's own line: a tool call's start with its keys in another order and its defaults left out.
+    #[test]
+    fn a_line_in_another_layout_is_written_as_the_general_path_reads_it() {
+        let spelled = format!(
+            r#"{{"event":{{"event_kind":"part_start","index":0,"part":{{"tool_name":"f","args":"","tool_call_id":"c1","part_kind":"tool-call"}}}},{HEAD}}}"#
+        );
+        let laid = laid_out(&spelled).unwrap();
+        assert_eq!(laid, SourceItem::from_json(&spelled).unwrap().to_line());
+        assert!(laid.contains(r#""tool_kind":null,"id":null,"provider_name":null,"provider_details":null,"part_kind":"tool-call"},"previous_part_kind":null,"event_kind":"part_start"}"#), "{laid}");
+    }
+
+    #[test]
+    fn what_only_decoding_reads_right_is_left_to_the_general_path() {
+        let line = |event: &str| format!(r#"{{{HEAD},"event":{event}}}"#);
+        // A key given twice, at the top or inside the event.
+        assert_eq!(laid_out(&format!(r#"{{{HEAD},"run_id":"x","event":{{"event_kind":"final_result"}}}}"#)), None);
+        assert_eq!(
+            laid_out(&line(
+                r#"{"index":0,"index":1,"part":{"part_kind":"text","content":""},"event_kind":"part_start"}"#
+            )),
+            None
+        );
+        // A discriminator with an escape, a missing required field, a result.
+        assert_eq!(
+            laid_out(&line(r#"{"index":0,"part":{"part_kind":"te\u0078t","content":""},"event_kind":"part_start"}"#)),
+            None
+        );
+        assert_eq!(laid_out(&line(r#"{"part":{"part_kind":"text","content":""},"event_kind":"part_start"}"#)), None);
+        assert_eq!(laid_out(&format!(r#"{{{HEAD},"event":{{}},"result":{{}}}}"#)), None);
+        assert_eq!(laid_out(&format!("{} x", line("{}"))), None);
+    }
+
+    #[test]
+    fn an_event_no_model_is_and_unknown_keys_follow_the_models() {
+        // No model for a kind the table does not know: the event is kept as spelled.
+        let custom = format!(r#"{{"event":{{"b":1,"a":2,"event_kind":"custom_x"}},{HEAD}}}"#);
+        assert_eq!(
+            laid_out(&custom).unwrap(),
+            format!(r#"{{{HEAD},"event":{{"b":1,"a":2,"event_kind":"custom_x"}}}}"#)
+        );
+        // A key a model drops is dropped; one on the item is too.
+        let extra = format!(
+            r#"{{{HEAD},"x":1,"event":{{"zzz":[1],"index":0,"part":{{"part_kind":"text","content":"hi"}},"event_kind":"part_start"}}}}"#
+        );
+        assert_eq!(laid_out(&extra).unwrap(), SourceItem::from_json(&extra).unwrap().to_line());
+    }
+}
