@@ -10,7 +10,9 @@
 
 use std::borrow::Cow;
 use std::io;
+use std::sync::LazyLock;
 
+use memchr::memmem::Finder;
 use serde::Serialize;
 use serde_json::ser::{CharEscape, Formatter};
 use serde_json::{Map, Value};
@@ -235,10 +237,11 @@ pub(crate) fn json_string_end(bytes: &[u8], from: usize) -> Option<usize> {
 /// decimal exponent from -5 to -9 (`1e-05` is `0.00001`, `2.5e-07` is `2.5e-7`), and a float too large to hold
 /// (`Infinity`, `-Infinity`, `NaN` are `null`). Text holding neither is returned as it is, after three searches.
 pub(crate) fn python_to_pydantic(text: &str) -> Cow<'_, str> {
+    // The searchers are built once: building one is a good part of searching a short text.
+    static SUSPECTS: LazyLock<[Finder<'static>; 3]> =
+        LazyLock::new(|| [Finder::new("e-0"), Finder::new("Infinity"), Finder::new("NaN")]);
     let bytes = text.as_bytes();
-    let suspect = memchr::memmem::find(bytes, b"e-0").is_some()
-        || memchr::memmem::find(bytes, b"Infinity").is_some()
-        || memchr::memmem::find(bytes, b"NaN").is_some();
+    let suspect = SUSPECTS.iter().any(|finder| finder.find(bytes).is_some());
     if !suspect {
         return Cow::Borrowed(text);
     }

@@ -3,6 +3,10 @@
 //! by none. The hint only chooses; the lane's own scan checks everything, and a line it refuses takes the general
 //! path. [`take_in_lane`] is the one dispatch both the observer and the display fold use.
 
+use std::sync::LazyLock;
+
+use memchr::memmem::{Finder, FinderRev};
+
 use crate::lanes::carried_line::CarriedLine;
 use crate::lanes::compact::compacted;
 use crate::lanes::delta_line::{ArgsDelta, ContentDelta, LaneLine};
@@ -187,7 +191,9 @@ pub(crate) fn lane_hint(line: &str) -> Option<LaneFor> {
         .filter(|&at| bytes[at..].starts_with(KEY.as_bytes()));
     // Searched forwards, which is several times faster than backwards: a nested `event_kind` found first (a
     // tool's result holding one) only sends the line to a lane that refuses it.
-    let Some(at) = at_end.or_else(|| memchr::memmem::find(bytes, KEY.as_bytes())) else {
+    // The searcher is built once: building it is a good part of searching one line.
+    static FINDER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(KEY));
+    let Some(at) = at_end.or_else(|| FINDER.find(bytes)) else {
         return Some(LaneFor::Carried);
     };
     match quoted_after(line, at + KEY.len()) {
@@ -204,7 +210,8 @@ pub(crate) fn lane_hint(line: &str) -> Option<LaneFor> {
 /// in a dump).
 fn part_hint(line: &str, event_at: usize, start: bool) -> Option<LaneFor> {
     const KEY: &str = r#""part_kind":""#;
-    let Some(at) = memchr::memmem::rfind(&line.as_bytes()[..event_at], KEY.as_bytes()) else {
+    static FINDER: LazyLock<FinderRev<'static>> = LazyLock::new(|| FinderRev::new(KEY));
+    let Some(at) = FINDER.rfind(&line.as_bytes()[..event_at]) else {
         return Some(LaneFor::Part);
     };
     match quoted_after(line, at + KEY.len()) {
