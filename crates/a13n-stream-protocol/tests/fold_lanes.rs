@@ -4,6 +4,7 @@
 
 use a13n_stream_bench::generate::{self as bench, StreamKind};
 use a13n_stream_conformance::{case_fold, case_processor};
+use a13n_stream_protocol::display::LanePath;
 use a13n_stream_protocol::{AguiEventProcessor, DisplayFold, SourceItem};
 use a13n_testkit::lanes::*;
 use a13n_testkit::{case_options, fold_line_generally, fold_source_line, random_stream, source_cases, Rng};
@@ -187,28 +188,7 @@ fn both_lanes_agree_on_every_recorded_stream_and_from_every_cut() {
 /// stream, from its start, in each spacing; and most of its lines are taken so (before, all took the general path).
 #[test]
 fn spaced_streams_take_the_lanes_compacted_with_the_general_paths_results() {
-    let cases = source_cases();
-    assert!(!cases.is_empty(), "no corpus found");
-    let mut compacted = 0;
-    for dir in cases {
-        let options = case_options(&dir);
-        let lines = raw_lines(&dir);
-        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
-        for style in 0..SPACINGS {
-            let spaced: Vec<String> = lines.iter().map(|line| spaced(line, style)).collect();
-            compare(|| fold_for(&options, &run_id), &spaced, 8, &format!("{} spaced {style}", dir.display()));
-            let mut fold = fold_for(&options, &run_id);
-            for line in &spaced {
-                let _ = fold.fold_line(line, &mut Vec::new());
-            }
-            compacted += fold
-                .lane_counts()
-                .iter()
-                .filter(|(path, _)| matches!(path, a13n_stream_protocol::display::LanePath::Compacted(_)))
-                .map(|(_, count)| count)
-                .sum::<u64>();
-        }
-    }
+    let compacted = respelled_streams(spaced, SPACINGS, |path| matches!(path, LanePath::Compacted(_)));
     assert!(compacted > 1000, "spaced lines taken compact: {compacted}");
 }
 
@@ -218,29 +198,31 @@ fn spaced_streams_take_the_lanes_compacted_with_the_general_paths_results() {
 /// so (before, every line not in layout took the general path).
 #[test]
 fn relaid_streams_take_the_lanes_laid_out_with_the_general_paths_results() {
+    let laid_out = respelled_streams(relaid, LAYOUTS, |path| matches!(path, LanePath::LaidOut(_)));
+    assert!(laid_out > 1000, "lines taken laid out: {laid_out}");
+}
+
+/// Every recorded stream spelled each of `styles` ways by `respell`, compared lane against general path from its
+/// start: how many lines took a path `counted` says is the respelling's.
+fn respelled_streams(respell: fn(&str, u64) -> String, styles: u64, counted: fn(LanePath) -> bool) -> u64 {
     let cases = source_cases();
     assert!(!cases.is_empty(), "no corpus found");
-    let mut laid_out = 0;
+    let mut taken = 0;
     for dir in cases {
         let options = case_options(&dir);
         let lines = raw_lines(&dir);
         let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
-        for style in 0..LAYOUTS {
-            let relaid: Vec<String> = lines.iter().map(|line| relaid(line, style)).collect();
-            compare(|| fold_for(&options, &run_id), &relaid, 8, &format!("{} laid out {style}", dir.display()));
+        for style in 0..styles {
+            let respelled: Vec<String> = lines.iter().map(|line| respell(line, style)).collect();
+            compare(|| fold_for(&options, &run_id), &respelled, 8, &format!("{} style {style}", dir.display()));
             let mut fold = fold_for(&options, &run_id);
-            for line in &relaid {
+            for line in &respelled {
                 let _ = fold.fold_line(line, &mut Vec::new());
             }
-            laid_out += fold
-                .lane_counts()
-                .iter()
-                .filter(|(path, _)| matches!(path, a13n_stream_protocol::display::LanePath::LaidOut(_)))
-                .map(|(_, count)| count)
-                .sum::<u64>();
+            taken += fold.lane_counts().iter().filter(|&(path, _)| counted(path)).map(|(_, count)| count).sum::<u64>();
         }
     }
-    assert!(laid_out > 1000, "lines taken laid out: {laid_out}");
+    taken
 }
 
 #[test]

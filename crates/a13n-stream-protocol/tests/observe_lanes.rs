@@ -51,34 +51,28 @@ fn both_lanes_agree_on_every_recorded_stream() {
 
 #[test]
 fn both_lanes_agree_on_spaced_streams() {
-    for case in a13n_testkit::source_cases() {
-        let text = std::fs::read_to_string(case.join("source.jsonl")).unwrap();
-        for style in 0..SPACINGS {
-            let lines: Vec<String> =
-                text.lines().filter(|l| !l.trim().is_empty()).map(|line| spaced(line, style)).collect();
-            assert_lanes_agree(&format!("{} spaced {style}", case.display()), &lines);
-        }
-    }
-    for kind in StreamKind::ALL {
-        let lines: Vec<String> = bench::lines(kind, 600).iter().map(|line| spaced(line, 0)).collect();
-        assert_lanes_agree(&format!("{} spaced", kind.name()), &lines);
-    }
+    respelled_streams_agree(spaced, SPACINGS);
 }
 
 #[test]
 fn both_lanes_agree_on_relaid_streams() {
+    respelled_streams_agree(relaid, LAYOUTS);
+}
+
+/// Every recorded stream, and generated streams of every shape, spelled each of `styles` ways by `respell`.
+fn respelled_streams_agree(respell: fn(&str, u64) -> String, styles: u64) {
     for case in a13n_testkit::source_cases() {
         let text = std::fs::read_to_string(case.join("source.jsonl")).unwrap();
-        for style in 0..LAYOUTS {
+        for style in 0..styles {
             let lines: Vec<String> =
-                text.lines().filter(|l| !l.trim().is_empty()).map(|line| relaid(line, style)).collect();
-            assert_lanes_agree(&format!("{} laid out {style}", case.display()), &lines);
+                text.lines().filter(|l| !l.trim().is_empty()).map(|line| respell(line, style)).collect();
+            assert_lanes_agree(&format!("{} style {style}", case.display()), &lines);
         }
     }
     for kind in StreamKind::ALL {
-        for style in 0..LAYOUTS {
-            let lines: Vec<String> = bench::lines(kind, 600).iter().map(|line| relaid(line, style)).collect();
-            assert_lanes_agree(&format!("{} laid out {style}", kind.name()), &lines);
+        for style in 0..styles {
+            let lines: Vec<String> = bench::lines(kind, 600).iter().map(|line| respell(line, style)).collect();
+            assert_lanes_agree(&format!("{} style {style}", kind.name()), &lines);
         }
     }
 }
