@@ -49,8 +49,9 @@ pub enum LanePath {
     LaidOut(FastLane),
     /// No lane is for its kind (a lifecycle, usage or capability event, a run result): the general path.
     NoLane,
-    /// Its event is not spelled as its model writes it (another key order, an omitted default, an unknown key):
-    /// the general path, which writes it in that layout.
+    /// Its event is not spelled as its model writes it, and no lane took it written in that layout either (an escaped
+    /// discriminator, a key given twice, a key its model refuses; or a lane's scan or state declined the laid-out
+    /// line): the general path, which decodes it into that layout.
     NotInLayout,
     /// The lane's scan refused it: a field or value the lane does not read (a failed tool result, a non-empty
     /// signature, a tool name delta, an escaped discriminator, ...).
@@ -115,7 +116,8 @@ impl LanePath {
 }
 
 impl fmt::Display for LanePath {
-    /// `taken/content`, `compacted/content`, `laid-out/content`, `declined-take/part`, `declined-scan/delta`, `general/no-lane`, `general/not-in-layout`.
+    /// `taken/content`, `compacted/content`, `laid-out/content`, `declined-take/part`, `declined-scan/delta`,
+    /// `general/no-lane`, `general/not-in-layout`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LanePath::Taken(lane) => write!(f, "taken/{}", lane.as_str()),

@@ -82,8 +82,9 @@ pub(crate) fn take_scanned_or_respelled(
 
 /// A line no lane took as spelled (not in its model's layout, or its lane's scan declined it; `scanned` says
 /// which), taken through a lane spelled as the writers spell it: first without the whitespace beside its structural
-/// characters ([`compacted`], where it has some), then, if that is not in its model's layout, with its keys in the
-/// layout's order and its defaults written ([`laid_out`]). Returns the path that took it and how many events it
+/// characters ([`compacted`], where it has some), then, if that is not in its model's layout or its lane's scan
+/// declined it, with its keys in the layout's order, its defaults written and the keys its model drops left out
+/// ([`laid_out`]). Returns the path that took it and how many events it
 /// wrote, or `None` with nothing changed or written. The general path reads every spelling alike, and a lane takes
 /// each one exactly as the general path reads it.
 pub(crate) fn take_respelled(
@@ -103,10 +104,13 @@ pub(crate) fn take_respelled(
             Err(declined) => why = declined,
         }
     }
-    if why != LanePath::NotInLayout {
+    // A line in layout whose scan declined it may have something laying it out leaves behind (a key its item has
+    // that no writer writes): it is taken laid out if that is another text.
+    if !matches!(why, LanePath::NotInLayout | LanePath::ScanDeclined(_)) {
         return None;
     }
-    let laid = laid_out(compact.as_deref().unwrap_or(line))?;
+    let spelled = compact.as_deref().unwrap_or(line);
+    let laid = laid_out(spelled).filter(|laid| laid != spelled)?;
     take_spelled(lanes, &laid, out).ok().map(|(lane, count)| (LanePath::LaidOut(lane), count))
 }
 

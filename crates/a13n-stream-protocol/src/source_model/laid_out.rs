@@ -1,12 +1,13 @@
-//! A compact journal line written again in the writers' layout, for a fast lane to read: the item's keys in the
-//! order the Harness writes them, and its event as its model dumps it (fields in declaration order, omitted
-//! defaults written, keys the model drops left out), the values copied as spelled.
+//! A journal line written again in the writers' layout, for a fast lane to read: the item's keys in the order the
+//! Harness writes them, and its event as its model dumps it (fields in declaration order, omitted defaults written,
+//! keys the model drops left out), the values copied as spelled.
 //!
 //! This is [`super::normalize_event`]'s rule applied to the line's text instead of to a decoded tree, driven by the
 //! same table, so the lane that takes the result writes what the general path writes for the line as given. Where
-//! the two could part, nothing is written and the line takes the general path: a key given twice (Python keeps the
-//! last value), a value that chooses a model spelled with an escape, a field the model requires missing or a key it
-//! refuses (the general path's error), a key it keeps that the model does not declare, a result in place of an event.
+//! the two could part, nothing is written and the line takes the general path: a key given twice (a decoder keeps
+//! its first place and its last value), a backslash in the value of a key that chooses a model or is a date-time
+//! (as [`super::layout`] refuses), a field the model requires missing, a key the model refuses or keeps that it
+//! does not declare, a result in place of an event.
 
 use std::borrow::Cow;
 
@@ -20,8 +21,8 @@ use crate::time::pydantic_datetime;
 const ITEM_KEYS: [&str; 5] =
     [source_key::THREAD_ID, source_key::RUN_ID, source_key::SEQUENCE, source_key::OCCURRED_AT, source_key::EVENT];
 
-/// `line` (compact) with its keys and its event's in the writers' layout; `None` where the general path must read it
-/// (see the module's documentation), or where it is not one JSON object.
+/// `line` with its keys and its event's in the writers' layout, compact but for whitespace inside values copied;
+/// `None` where the general path must read it (see the module's documentation), or where it is not one JSON object.
 pub(crate) fn laid_out(line: &str) -> Option<String> {
     let mut scanner = Scanner::new(line);
     let item = Entries::read(&mut scanner)?;
@@ -50,18 +51,16 @@ pub(crate) fn laid_out(line: &str) -> Option<String> {
 /// The event's text, in the layout of the model its `event_kind` chooses.
 fn event(text: &str, out: &mut String) -> Option<()> {
     let entries = Entries::read(&mut Scanner::new(text))?;
-    let choices = match entries.plain_string(source_key::EVENT_KIND) {
-        None => event_models(None),
-        Some(kind) => event_models(Some(kind.unwrap_or_default())),
-    };
+    let choices = event_models(entries.plain_string(source_key::EVENT_KIND).map(Option::unwrap_or_default));
     object(text, &entries, choices, out)
 }
 
-/// An object (its whole text, read as `entries`) in the layout of the first of `choices` it is; as spelled when it is none.
+/// An object (its whole text, read as `entries`) in the layout of the first of `choices` it is; as spelled when it
+/// is none.
 fn object(text: &str, entries: &Entries<'_>, choices: &[usize], out: &mut String) -> Option<()> {
-    let escaped_choice =
+    let escaped_fixed =
         entries.keys.iter().any(|(key, range)| fixed_key(key.as_bytes()) && entries.text[range.clone()].contains('\\'));
-    if escaped_choice || entries.has_repeats() {
+    if escaped_fixed || entries.has_repeats() {
         return None;
     }
     let Some(model) = choose(choices, |key| entries.plain_string(key)) else {
@@ -76,9 +75,10 @@ fn object(text: &str, entries: &Entries<'_>, choices: &[usize], out: &mut String
     out.push('{');
     let mut first = true;
     for field in model.fields {
-        let value = match (entries.value(field.key), &field.default) {
-            (Some(value), _) => Cow::Borrowed(value),
-            (None, Default::Json(text)) => Cow::Borrowed(*text),
+        // The value given, or else the default's text.
+        let (given, default) = match (entries.value(field.key), &field.default) {
+            (Some(given), _) => (Some(given), ""),
+            (None, Default::Json(text)) => (None, *text),
             (None, Default::Required) => return None,
             (None, Default::Factory | Default::Computed) => continue,
         };
@@ -86,7 +86,11 @@ fn object(text: &str, entries: &Entries<'_>, choices: &[usize], out: &mut String
             out.push(',');
         }
         push_key(out, field.key);
-        self::value(&value, &field.ty, out)?;
+        match given {
+            Some(given) => value(given, &field.ty, out)?,
+            // Written as the table has it, as the general path inserts it (not laid out again).
+            None => out.push_str(default),
+        }
     }
     out.push('}');
     Some(())
@@ -192,6 +196,16 @@ mod tests {
         assert_eq!(laid_out(&line(r#"{"part":{"part_kind":"text","content":""},"event_kind":"part_start"}"#)), None);
         assert_eq!(laid_out(&format!(r#"{{{HEAD},"event":{{}},"result":{{}}}}"#)), None);
         assert_eq!(laid_out(&format!("{} x", line("{}"))), None);
+    }
+
+    /// Found by a review: a default was laid out again (a nested model's own defaults added), which the general
+    /// path, inserting it as the table has it, does not do.
+    #[test]
+    fn a_default_is_written_as_the_table_has_it() {
+        let line = format!(
+            r#"{{"event":{{"event_kind":"enqueued_messages","enqueue_id":"e","messages":[{{"parts":[],"kind":"response"}}]}},{HEAD}}}"#
+        );
+        assert_eq!(laid_out(&line).unwrap(), SourceItem::from_json(&line).unwrap().to_line());
     }
 
     #[test]
