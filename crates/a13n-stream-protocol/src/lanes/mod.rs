@@ -72,6 +72,10 @@
 //! that whitespace (`compact.rs`: only whitespace beside a structural character goes, so the compact line is the same
 //! JSON, and an invalid line stays invalid); the general path reads both spellings alike, so a lane taking the
 //! compact line keeps its results. The spaced lanes-equivalence tests fold every recorded stream in four spacings.
+//! A line (compact now) still not in its model's layout, or whose scan declined it, is then written in that layout
+//! (`source_model/laid_out.rs`: keys in the model's order, defaults written, keys the model drops left out, values
+//! copied; nothing where a decoder could read it otherwise) and tried once more. The laid-out lanes-equivalence tests
+//! fold every recorded stream with its keys reversed, sorted, sorted and spaced, and with nulls left out.
 //!
 //! A tool's successful return (a `tool-return` part without metadata, outcome absent or `success`) takes the tool
 //! return lane: only its content is parsed (a small tree, which the result conversion reads), the observer builds
