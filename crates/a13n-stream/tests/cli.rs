@@ -127,7 +127,8 @@ fn fold_checkpoint_restore_and_continue_equals_uninterrupted() {
 }
 
 /// `fold --lanes` names the path of every source line, the first included, and changes nothing else: the
-/// checkpoint is the same with and without it. A line in another key order takes the general path, and says so.
+/// checkpoint is the same with and without it. A line in another key order is taken laid out in its model's order,
+/// and one with a key given twice takes the general path; each says so.
 #[test]
 fn fold_lanes_accounts_for_every_line() {
     let path = example();
@@ -141,6 +142,10 @@ fn fold_lanes_accounts_for_every_line() {
     let event: String = event.iter().map(|(key, value)| format!("{key:?}:{value}")).collect::<Vec<_>>().join(",");
     let head = lines[delta].split(r#","event":"#).next().unwrap();
     reordered[delta] = format!("{head},\"event\":{{{event}}}}}");
+    // The next delta line with its index given twice: only decoding reads it as the writer meant.
+    let next =
+        delta + 1 + lines[delta + 1..].iter().position(|line| line.contains(r#""event_kind":"part_delta""#)).unwrap();
+    reordered[next] = lines[next].replacen(r#""index":"#, r#""index":0,"index":"#, 1);
     let input = reordered.join("\n") + "\n";
     let plain = run(&["fold", "-"], Some(&input));
     let counted = run(&["fold", "-", "--lanes"], Some(&input));
@@ -155,6 +160,7 @@ fn fold_lanes_accounts_for_every_line() {
         })
         .collect();
     assert_eq!(counts.iter().map(|(_, count)| count).sum::<u64>(), lines.len() as u64, "{report}");
+    assert!(counts.iter().any(|(path, count)| path.starts_with("laid-out/") && *count >= 1), "{report}");
     assert!(counts.iter().any(|(path, count)| path == "general/not-in-layout" && *count >= 1), "{report}");
     assert!(counts.iter().any(|(path, _)| path.starts_with("taken/")), "{report}");
 }
