@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::error::{InputError, InputKind};
-use crate::fields::event_kind;
+use crate::fields::event_kind as kinds;
 use crate::json::{py_u64, Object, PyNumber};
 use crate::names;
 use crate::time::SourceTime;
@@ -475,7 +475,7 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
         ));
     };
     Ok(match event_kind {
-        event_kind::CAPABILITY => {
+        kinds::CAPABILITY => {
             let kind = check.string("kind")?;
             match kind {
                 names::INPUT_TEXT | names::INPUT_MEDIA => {
@@ -493,29 +493,29 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
                 _ => EventKind::Capability,
             }
         }
-        event_kind::ENQUEUED_MESSAGES => {
+        kinds::ENQUEUED_MESSAGES => {
             check.string("enqueue_id")?;
             EventKind::EnqueuedMessages
         }
-        event_kind::DEFERRED_TOOL_RESULTS => {
+        kinds::DEFERRED_TOOL_RESULTS => {
             let mut path = String::new();
             let results = check.nested("results", &mut path)?;
             results.object("calls")?;
             results.object("approvals")?;
             EventKind::DeferredToolResults
         }
-        event_kind::PART_START | event_kind::PART_END => {
+        kinds::PART_START | kinds::PART_END => {
             check.int("index")?;
             let mut path = String::new();
             let part = check.nested("part", &mut path)?;
             check_part(&part)?;
-            if event_kind == event_kind::PART_START {
+            if event_kind == kinds::PART_START {
                 EventKind::PartStart
             } else {
                 EventKind::PartEnd
             }
         }
-        event_kind::PART_DELTA => {
+        kinds::PART_DELTA => {
             check.int("index")?;
             let mut path = String::new();
             let delta = check.nested("delta", &mut path)?;
@@ -535,7 +535,7 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
             }
             EventKind::PartDelta
         }
-        event_kind::FUNCTION_TOOL_RESULT | event_kind::OUTPUT_TOOL_RESULT => {
+        kinds::FUNCTION_TOOL_RESULT | kinds::OUTPUT_TOOL_RESULT => {
             let mut path = String::new();
             let part = check.nested("part", &mut path)?;
             match part.string("part_kind")? {
@@ -561,7 +561,7 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
                     ))
                 }
             }
-            if event_kind == event_kind::FUNCTION_TOOL_RESULT {
+            if event_kind == kinds::FUNCTION_TOOL_RESULT {
                 EventKind::FunctionToolResult
             } else {
                 EventKind::OutputToolResult

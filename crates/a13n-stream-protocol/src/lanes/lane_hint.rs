@@ -84,9 +84,9 @@ pub(crate) fn take_scanned_or_respelled(
 /// which), taken through a lane spelled as the writers spell it: first without the whitespace beside its structural
 /// characters ([`compacted`], where it has some), then, if that is not in its model's layout or its lane's scan
 /// declined it, with its keys in the layout's order, its defaults written and the keys its model drops left out
-/// ([`laid_out`]). Returns the path that took it and how many events it
-/// wrote, or `None` with nothing changed or written. The general path reads every spelling alike, and a lane takes
-/// each one exactly as the general path reads it.
+/// ([`laid_out`]). Returns the path that took it and how many events it wrote, or `None` with nothing changed or
+/// written. The general path reads every spelling alike, and a lane takes each one exactly as the general path
+/// reads it.
 pub(crate) fn take_respelled(
     lanes: &mut impl Lanes,
     line: &str,
@@ -104,8 +104,8 @@ pub(crate) fn take_respelled(
             Err(declined) => why = declined,
         }
     }
-    // A line in layout whose scan declined it may have something laying it out leaves behind (a key its item has
-    // that no writer writes): it is taken laid out if that is another text.
+    // Laying out can also help a line in layout that its lane's scan declined (its item has a key no writer writes,
+    // which laying out leaves out): it is tried when that gives another text.
     if !matches!(why, LanePath::NotInLayout | LanePath::ScanDeclined(_)) {
         return None;
     }
