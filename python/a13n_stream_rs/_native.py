@@ -106,9 +106,9 @@ def _adapter(cls: Any) -> TypeAdapter[Any]:
     return TypeAdapter(cls)
 
 
-@lru_cache(maxsize=1)
 def _unknown_capability() -> Optional[type]:
-    """Pydantic AI's ``UnknownCapabilityEvent``: a capability event of a kind this process has no class for."""
+    """Pydantic AI's ``UnknownCapabilityEvent``: a capability event of a kind this process has no class for (looked up
+    in the imported module each time, which costs a dictionary lookup)."""
     try:
         from pydantic_ai.messages import UnknownCapabilityEvent
     except ImportError:  # no Pydantic AI: no such event either
