@@ -11,8 +11,8 @@
 
 use std::borrow::Cow;
 
-use super::layout::{fixed_key, Entries};
-use super::{choose, event_models, Default, Extra, Ty};
+use super::layout::Entries;
+use super::{choose, Default, Extra, Ty};
 use crate::fields::source_key;
 use crate::scan::Scanner;
 use crate::time::pydantic_datetime;
@@ -51,16 +51,13 @@ pub(crate) fn laid_out(line: &str) -> Option<String> {
 /// The event's text, in the layout of the model its `event_kind` chooses.
 fn event(text: &str, out: &mut String) -> Option<()> {
     let entries = Entries::read(&mut Scanner::new(text))?;
-    let choices = event_models(entries.plain_string(source_key::EVENT_KIND).map(Option::unwrap_or_default));
-    object(text, &entries, choices, out)
+    object(text, &entries, entries.event_models(), out)
 }
 
 /// An object (its whole text, read as `entries`) in the layout of the first of `choices` it is; as spelled when it
 /// is none.
 fn object(text: &str, entries: &Entries<'_>, choices: &[usize], out: &mut String) -> Option<()> {
-    let escaped_fixed =
-        entries.keys.iter().any(|(key, range)| fixed_key(key.as_bytes()) && entries.text[range.clone()].contains('\\'));
-    if escaped_fixed || entries.has_repeats() {
+    if entries.has_escaped_fixed() || entries.has_repeats() {
         return None;
     }
     let Some(model) = choose(choices, |key| entries.plain_string(key)) else {

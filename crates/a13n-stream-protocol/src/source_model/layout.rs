@@ -8,6 +8,7 @@ use std::ops::Range;
 use super::{choose, Extra, Model, Ty};
 use crate::canonical::{canonical_end, Scratch};
 use crate::canonical_token::{integer_end, string_end};
+use crate::fields::source_key;
 use crate::json::json_string_end;
 use crate::scan::Scanner;
 
@@ -72,6 +73,17 @@ impl<'a> Entries<'a> {
             .map(|text| text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).filter(|t| !t.contains('\\')))
     }
 
+    /// Whether the value of a key that chooses a model or is a date-time ([`fixed_key`]) holds an escape, which
+    /// only decoding reads.
+    pub(super) fn has_escaped_fixed(&self) -> bool {
+        self.keys.iter().any(|(key, range)| fixed_key(key.as_bytes()) && self.text[range.clone()].contains('\\'))
+    }
+
+    /// The models this object may be as an event, by its `event_kind`.
+    pub(super) fn event_models(&self) -> &'static [usize] {
+        super::event_models(self.plain_string(source_key::EVENT_KIND).map(Option::unwrap_or_default))
+    }
+
     /// Whether a key is given twice (a decoder keeps the last value, a scan of the text finds the first).
     pub(super) fn has_repeats(&self) -> bool {
         self.keys.iter().enumerate().any(|(at, (key, _))| self.keys[..at].iter().any(|(earlier, _)| earlier == key))
@@ -82,14 +94,10 @@ impl<'a> Entries<'a> {
 fn object_in_layout(scanner: &mut Scanner<'_>, choices: Option<&[usize]>) -> Option<bool> {
     let entries = Entries::read(scanner)?;
     // A value that chooses the model spelled with an escape: left to the general path, which decodes it.
-    if entries.keys.iter().any(|(key, range)| fixed_key(key.as_bytes()) && entries.text[range.clone()].contains('\\')) {
+    if entries.has_escaped_fixed() {
         return Some(false);
     }
-    let choices = match (choices, entries.plain_string("event_kind")) {
-        (Some(choices), _) => choices,
-        (None, None) => super::event_models(None),
-        (None, Some(kind)) => super::event_models(Some(kind.unwrap_or_default())),
-    };
+    let choices = choices.unwrap_or_else(|| entries.event_models());
     let Some(model) = choose(choices, |key| entries.plain_string(key)) else { return Some(true) };
     Some(fields_in_layout(&entries, model))
 }
@@ -389,7 +397,7 @@ fn time_key(key: &[u8]) -> bool {
 }
 
 /// A key whose value takes part in choosing a model (a `Literal` field) or in its layout (a date-time).
-pub(super) fn fixed_key(key: &[u8]) -> bool {
+fn fixed_key(key: &[u8]) -> bool {
     literal_key(key) || time_key(key)
 }
 
