@@ -816,11 +816,15 @@ test("model text reads as markdown, the toolbar stays on screen, a link to an it
     await third.waitForFunction((want) => document.activeElement?.dataset?.itemId === want, folded.id, { timeout: WAIT });
 
     // A match chosen while filtering stays on screen when the filter is cleared.
+    // The filter renders on the next frame: until then the unfiltered rows near the answer ("filler 30" to "39")
+    // match too, and a locator resolved again between reading a row's id and focusing could focus another row
+    // (a CI run on a busy machine did). Wait for the filtered list, then focus the row by its id.
     await other.fill("#filter", "filler 3");
+    await other.waitForFunction(() => /match$/.test(document.getElementById("filter-count")?.textContent ?? ""), null, { timeout: WAIT });
     const match = other.locator('#rows [data-kind="text_message"]').filter({ hasText: "filler 3" }).first();
     await match.waitFor({ timeout: WAIT });
     const chosen = await match.getAttribute("data-item-id");
-    await match.focus();
+    await other.locator(`#rows [data-item-id="${chosen}"]`).focus();
     await other.fill("#filter", "");
     await other.waitForFunction(() => document.getElementById("filter-count")?.textContent === "", null, { timeout: WAIT });
     await other.waitForFunction((want) => {
