@@ -9,11 +9,11 @@
 //! [`HarnessAguiStreamObserver::observe_scanned`]: crate::HarnessAguiStreamObserver::observe_scanned
 //! [`DisplayFold::fold_scanned_line`]: crate::DisplayFold::fold_scanned_line
 
-use crate::lanes::lane_hint::{scan_for_lane, LaneMemos, Scanned};
+use crate::lanes::lane_hint::{respelled_ahead, scan_for_lane, LaneMemos, Respell, Respelled, Scanned};
 
-/// Reads source lines for an observer or a fold ahead of it, on any thread: the lanes' scans. (A line no lane
-/// takes is decoded by its taker: decoded here, it would make the reader the slower of the two on a real Harness
-/// run.)
+/// Reads source lines for an observer or a fold ahead of it, on any thread: the lanes' scans, and for a line spelled
+/// otherwise than the lanes read, the spelling they may. (A line no lane takes is decoded by its taker: decoded here,
+/// it would make the reader the slower of the two on a real Harness run.)
 ///
 /// Made by [`ReadAhead::for_new_fold`] for a fold that has read no line yet, or taken from an observer or a fold
 /// with `read_ahead` and given back with `end_read_ahead`. One reader serves one taker: its lines name the memos
@@ -29,6 +29,8 @@ pub struct ReadAhead {
 pub struct ScannedLine<'a> {
     line: &'a str,
     pub(crate) scanned: Scanned<'a>,
+    /// The line spelled again for a lane, where no lane read it as spelled and another spelling is to be tried.
+    respelled: Option<Respelled>,
 }
 
 impl std::fmt::Debug for ReadAhead {
@@ -51,7 +53,9 @@ impl ReadAhead {
 
     /// Read `line` for its taker: what its lane reads, if a lane may take it.
     pub fn scan<'a>(&mut self, line: &'a str) -> ScannedLine<'a> {
-        ScannedLine { line, scanned: scan_for_lane(&mut self.memos, line, self.for_fold) }
+        let scanned = scan_for_lane(&mut self.memos, line, self.for_fold);
+        let respelled = respelled_ahead(&mut self.memos, line, &scanned);
+        ScannedLine { line, scanned, respelled }
     }
 }
 
@@ -59,6 +63,11 @@ impl<'a> ScannedLine<'a> {
     /// The line.
     pub fn line(&self) -> &'a str {
         self.line
+    }
+
+    /// Where the taker finds the line's other spelling: made by the reader.
+    pub(crate) fn respell(&self) -> Respell<'_> {
+        Respell::Ahead(self.respelled.as_ref())
     }
 }
 

@@ -25,7 +25,7 @@ fn fold_for(options: &Value, run_id: &str) -> DisplayFold {
 /// the lines (`replay_line`), and a fifth folds them as a reader read them beforehand (`read_ahead`;
 /// `fold_scanned_line` on odd lines, the same output, and `replay_scanned` on even ones, nothing written), the
 /// reader leaving some lines, alone and in runs, for the fold to read itself (`fold_line`, `replay_line`), as the
-/// CLI's reader does when the fold waits for it: the same results and state.
+/// CLI's reader does when the fold waits for it: the same results and state, and each line down the same path.
 fn compare(make: impl Fn() -> DisplayFold, lines: &[String], check_every: usize, context: &str) {
     compare_retiring(make, lines, check_every, context, |_, _| None);
 }
@@ -103,6 +103,8 @@ fn compare_retiring(
         }
     }
     read_ahead.end_read_ahead(reader);
+    // A line spelled otherwise is spelled again by the reader, and the fold takes that spelling down the same path.
+    assert_eq!(read_ahead.lane_counts(), lane.lane_counts(), "{context}: the paths lines took read ahead");
 }
 
 /// Whether a reader reading ahead leaves line `n` for its taker to read: runs of three, and lines alone.

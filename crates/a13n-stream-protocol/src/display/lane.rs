@@ -24,7 +24,7 @@ use crate::lanes::args_event::EventTemplate;
 use crate::lanes::carried_line::CarriedLine;
 use crate::lanes::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
 use crate::lanes::lane_counts::LaneCounts;
-use crate::lanes::lane_hint::{scan_for_lane, take_respelled, take_scanned, LaneMemos, Lanes, Scanned};
+use crate::lanes::lane_hint::{scan_for_lane, take_scanned_or_respelled, LaneMemos, Lanes, Respell, Scanned};
 use crate::lanes::part_line::{PartLine, ToolReturnLine};
 use crate::observer::PartKind;
 use crate::source::SourceItem;
@@ -57,23 +57,21 @@ impl DisplayFold {
     /// ```
     pub fn fold_line(&mut self, line: &str, out: &mut Vec<u8>) -> Result<usize, FoldError> {
         let scanned = scan_for_lane(&mut self.fast.memos, line, false);
-        self.fold_scanned(line, &scanned, out)
+        self.fold_scanned(line, &scanned, Respell::Now, out)
     }
 
-    /// Fold `line`, which its lane's scan read as `scanned`: through that lane when it takes the line, else
-    /// decoded and folded on the general path.
+    /// Fold `line`, which its lane's scan read as `scanned`: through that lane when it takes the line (as spelled or
+    /// spelled again, `respell`), else decoded and folded on the general path.
     pub(super) fn fold_scanned(
         &mut self,
         line: &str,
         scanned: &Scanned<'_>,
+        respell: Respell<'_>,
         out: &mut Vec<u8>,
     ) -> Result<usize, FoldError> {
-        let (taken, path) = match (take_scanned(self, scanned, out), scanned.lane()) {
-            (Some(count), Ok(lane)) => (Some(count), LanePath::Taken(lane)),
-            (_, lane) => match take_respelled(self, line, scanned, out) {
-                Some((respelled, count)) => (Some(count), respelled),
-                None => (None, lane.map_or_else(|why| why, LanePath::TakeDeclined)),
-            },
+        let (taken, path) = match take_scanned_or_respelled(self, line, scanned, respell, out) {
+            Some((path, count)) => (Some(count), path),
+            None => (None, scanned.lane().map_or_else(|why| why, LanePath::TakeDeclined)),
         };
         self.fast.counts.add(path);
         if let Some(count) = taken {

@@ -53,7 +53,7 @@ impl DisplayFold {
     /// made for the fold is taken out of `line`: a line folded twice is read from its text the second time.
     pub fn replay_scanned(&mut self, line: &ScannedLine<'_>) -> Result<usize, FoldError> {
         self.writes_observed = false;
-        let folded = self.fold_scanned(line.line(), &line.scanned, &mut Vec::new());
+        let folded = self.fold_scanned(line.line(), &line.scanned, line.respell(), &mut Vec::new());
         self.writes_observed = true;
         folded
     }
@@ -61,6 +61,6 @@ impl DisplayFold {
     /// Fold a line read ahead and append its observed entries to `out`: the same as [`DisplayFold::fold_line`]
     /// on its line, byte for byte, state for state, and as atomic. Lines must come in the order they were read.
     pub fn fold_scanned_line(&mut self, line: &ScannedLine<'_>, out: &mut Vec<u8>) -> Result<usize, FoldError> {
-        self.fold_scanned(line.line(), &line.scanned, out)
+        self.fold_scanned(line.line(), &line.scanned, line.respell(), out)
     }
 }

@@ -66,52 +66,118 @@ impl Scanned<'_> {
 /// or written) when no lane takes it.
 pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>) -> Option<usize> {
     let scanned = scan_for_lane(lanes.memos(), line, false);
-    take_scanned_or_respelled(lanes, line, &scanned, out)
+    take_scanned_or_respelled(lanes, line, &scanned, Respell::Now, out).map(|(_, count)| count)
 }
 
-/// Take `line`, which its lane's scan read as `scanned`, through that lane, or else spelled again
-/// ([`take_respelled`]); `None` (nothing changed or written) when no lane takes it.
+/// Where the other spelling of a line no lane took as spelled comes from.
+#[derive(Clone, Copy)]
+pub(crate) enum Respell<'r> {
+    /// Made now, by the taker ([`take_respelled`]).
+    Now,
+    /// Made by the reader that read the line ahead ([`respelled_ahead`]): `None` where there is none to try.
+    Ahead(Option<&'r Respelled>),
+}
+
+/// A line spelled again by a reader ahead of its taker, for a lane ([`respelled_ahead`]).
+#[derive(Debug)]
+pub(crate) struct Respelled {
+    text: String,
+    how: Respelling,
+}
+
+/// Which other spelling of a line a lane took.
+#[derive(Debug, Clone, Copy)]
+enum Respelling {
+    Compacted,
+    LaidOut,
+}
+
+impl Respelling {
+    fn path(self, lane: FastLane) -> LanePath {
+        match self {
+            Respelling::Compacted => LanePath::Compacted(lane),
+            Respelling::LaidOut => LanePath::LaidOut(lane),
+        }
+    }
+}
+
+/// Take `line`, which its lane's scan read as `scanned`, through that lane, or else spelled again (`respell`): the
+/// path that took it and how many events it wrote, or `None` (nothing changed or written) when no lane takes it.
 pub(crate) fn take_scanned_or_respelled(
     lanes: &mut impl Lanes,
     line: &str,
     scanned: &Scanned<'_>,
+    respell: Respell<'_>,
     out: &mut Vec<u8>,
-) -> Option<usize> {
-    take_scanned(lanes, scanned, out).or_else(|| take_respelled(lanes, line, scanned, out).map(|(_, count)| count))
+) -> Option<(LanePath, usize)> {
+    if let (Some(count), Ok(lane)) = (take_scanned(lanes, scanned, out), scanned.lane()) {
+        return Some((LanePath::Taken(lane), count));
+    }
+    match respell {
+        Respell::Now => take_respelled(lanes, line, scanned, out),
+        Respell::Ahead(respelled) => {
+            let Respelled { text, how } = respelled?;
+            take_spelled(lanes, text, out).ok().map(|(lane, count)| (how.path(lane), count))
+        }
+    }
 }
 
-/// A line no lane took as spelled (not in its model's layout, or its lane's scan declined it; `scanned` says
-/// which), taken through a lane spelled as the writers spell it: first without the whitespace beside its structural
-/// characters ([`compacted`], where it has some), then, if that is not in its model's layout or its lane's scan
-/// declined it, with its keys in the layout's order, its defaults written and the keys its model drops left out
-/// ([`laid_out`]). Returns the path that took it and how many events it wrote, or `None` with nothing changed or
-/// written. The general path reads every spelling alike, and a lane takes each one exactly as the general path
-/// reads it.
+/// The rule for a line no lane took as spelled (not in its model's layout, or its lane's scan declined it; `why`
+/// says which): `attempt` is given the line spelled as the writers spell it, first without the whitespace beside its
+/// structural characters ([`compacted`], where it has some), then, if that is not in its model's layout or its
+/// lane's scan declined it, with its keys in the layout's order, its defaults written and the keys its model drops
+/// left out ([`laid_out`]). `attempt` says what a lane made of a spelling, or why none took it. The general path
+/// reads every spelling alike, and a lane takes each one exactly as the general path reads it.
+fn respell<T>(
+    line: &str,
+    mut why: LanePath,
+    mut attempt: impl FnMut(&str, Respelling) -> Result<T, LanePath>,
+) -> Option<T> {
+    let respellable = |why: LanePath| matches!(why, LanePath::NotInLayout | LanePath::ScanDeclined(_));
+    if !respellable(why) {
+        return None;
+    }
+    let compact = compacted(line);
+    if let Some(compact) = &compact {
+        match attempt(compact, Respelling::Compacted) {
+            Ok(taken) => return Some(taken),
+            Err(declined) => why = declined,
+        }
+    }
+    // Laying out can also help a line in layout that its lane's scan declined (its item has a key no writer writes,
+    // which laying out leaves out): it is tried when that gives another text.
+    if !respellable(why) {
+        return None;
+    }
+    let spelled = compact.as_deref().unwrap_or(line);
+    let laid = laid_out(spelled).filter(|laid| laid != spelled)?;
+    attempt(&laid, Respelling::LaidOut).ok()
+}
+
+/// `line`, which no lane took as `scanned`, taken through a lane spelled again ([`respell`]): the path that took it
+/// and how many events it wrote, or `None` with nothing changed or written.
 pub(crate) fn take_respelled(
     lanes: &mut impl Lanes,
     line: &str,
     scanned: &Scanned<'_>,
     out: &mut Vec<u8>,
 ) -> Option<(LanePath, usize)> {
-    let mut why = match scanned {
-        Scanned::General(why @ (LanePath::NotInLayout | LanePath::ScanDeclined(_))) => *why,
-        _ => return None,
-    };
-    let compact = compacted(line);
-    if let Some(compact) = &compact {
-        match take_spelled(lanes, compact, out) {
-            Ok((lane, count)) => return Some((LanePath::Compacted(lane), count)),
-            Err(declined) => why = declined,
+    let Scanned::General(why) = scanned else { return None };
+    respell(line, *why, |text, how| take_spelled(lanes, text, out).map(|(lane, count)| (how.path(lane), count)))
+}
+
+/// What a reader ahead of the taker makes of a line its scan read as `scanned`: the other spelling to take it by
+/// ([`respell`]), which the taker then scans and takes ([`Respell::Ahead`]). The reader does the respelling's work,
+/// so that a journal written in another layout is not all the taker's. It scans a compact spelling to know whether
+/// to lay the line out; the laid-out one, the last tried, is left to the taker's scan.
+pub(crate) fn respelled_ahead(memos: &mut LaneMemos, line: &str, scanned: &Scanned<'_>) -> Option<Respelled> {
+    let Scanned::General(why) = scanned else { return None };
+    respell(line, *why, |text, how| {
+        if let Respelling::Compacted = how {
+            scan_for_lane(memos, text, false).lane()?;
         }
-    }
-    // Laying out can also help a line in layout that its lane's scan declined (its item has a key no writer writes,
-    // which laying out leaves out): it is tried when that gives another text.
-    if !matches!(why, LanePath::NotInLayout | LanePath::ScanDeclined(_)) {
-        return None;
-    }
-    let spelled = compact.as_deref().unwrap_or(line);
-    let laid = laid_out(spelled).filter(|laid| laid != spelled)?;
-    take_spelled(lanes, &laid, out).ok().map(|(lane, count)| (LanePath::LaidOut(lane), count))
+        Ok(Respelled { text: text.to_owned(), how })
+    })
 }
 
 /// `line` scanned and taken through its lane: the lane and how many events it wrote, or why no lane took it (with

@@ -83,10 +83,13 @@ impl HarnessAguiStreamObserver {
     /// # Ok::<(), a13n_stream_protocol::ObserveError>(())
     /// ```
     pub fn observe_scanned(&mut self, line: &ScannedLine<'_>, out: &mut Vec<u8>) -> Result<usize, ObserveError> {
-        let taken =
-            if self.has_finish() { None } else { take_scanned_or_respelled(self, line.line(), &line.scanned, out) };
+        let taken = if self.has_finish() {
+            None
+        } else {
+            take_scanned_or_respelled(self, line.line(), &line.scanned, line.respell(), out)
+        };
         match taken {
-            Some(count) => Ok(count),
+            Some((_, count)) => Ok(count),
             None => self.observe_decoded(line.line(), out),
         }
     }
