@@ -13,7 +13,7 @@ use crate::lanes::delta_line::{ArgsDelta, ContentDelta, LaneLine};
 use crate::lanes::delta_memo::DeltaMemo;
 use crate::lanes::lane_counts::{FastLane, LaneFor, LanePath};
 use crate::lanes::part_line::{PartLine, ToolReturnLine};
-use crate::source_model::laid_out::laid_out;
+use crate::source_model::laid_out_memo::LaidOutMemo;
 use crate::source_model::layout::LayoutMemo;
 
 /// What takes lines through the fast lanes (the observer, the display fold): one method per lane, each
@@ -28,13 +28,14 @@ pub(crate) trait Lanes {
     fn memos(&mut self) -> &mut LaneMemos;
 }
 
-/// What a line's lane scan reads it by besides the line: the last part delta scanned in full, and the lines
-/// found in their model's layout. Both depend on the lines read alone, never on a taker's state, so lines can be
-/// read ahead of taking them (see [`crate::read_ahead::ReadAhead`]).
+/// What a line's lane scan reads it by besides the line: the last part delta scanned in full, the lines found in
+/// their model's layout, and the lines laid out in it. All depend on the lines read alone, never on a taker's
+/// state, so lines can be read ahead of taking them (see [`crate::read_ahead::ReadAhead`]).
 #[derive(Debug, Default)]
 pub(crate) struct LaneMemos {
     pub(crate) delta: DeltaMemo,
     pub(crate) layout: LayoutMemo,
+    pub(crate) laid_out: LaidOutMemo,
 }
 
 /// What the lanes' scans made of a line: the lane it is for and what that lane reads, or no lane.
@@ -126,11 +127,12 @@ pub(crate) fn take_scanned_or_respelled(
 /// says which): `attempt` is given the line spelled as the writers spell it, first without the whitespace beside its
 /// structural characters ([`compacted`], where it has some), then, if that is not in its model's layout or its
 /// lane's scan declined it, with its keys in the layout's order, its defaults written and the keys its model drops
-/// left out ([`laid_out`]). `attempt` says what a lane made of a spelling, or why none took it. The general path
-/// reads every spelling alike, and a lane takes each one exactly as the general path reads it.
+/// left out ([`LaidOutMemo::laid_out`]). `attempt` says what a lane made of a spelling, or why none took it. The
+/// general path reads every spelling alike, and a lane takes each one exactly as the general path reads it.
 fn respell<T>(
     line: &str,
     mut why: LanePath,
+    memo: &mut LaidOutMemo,
     mut attempt: impl FnMut(&str, Respelling) -> Result<T, LanePath>,
 ) -> Option<T> {
     let respellable = |why: LanePath| matches!(why, LanePath::NotInLayout | LanePath::ScanDeclined(_));
@@ -150,7 +152,7 @@ fn respell<T>(
         return None;
     }
     let spelled = compact.as_deref().unwrap_or(line);
-    let laid = laid_out(spelled).filter(|laid| laid != spelled)?;
+    let laid = memo.laid_out(spelled).filter(|laid| laid != spelled)?;
     attempt(&laid, Respelling::LaidOut).ok()
 }
 
@@ -163,7 +165,13 @@ pub(crate) fn take_respelled(
     out: &mut Vec<u8>,
 ) -> Option<(LanePath, usize)> {
     let Scanned::General(why) = scanned else { return None };
-    respell(line, *why, |text, how| take_spelled(lanes, text, out).map(|(lane, count)| (how.path(lane), count)))
+    // The memo is lent out while the lanes take a spelling (their scans read the other memos).
+    let mut memo = std::mem::take(&mut lanes.memos().laid_out);
+    let taken = respell(line, *why, &mut memo, |text, how| {
+        take_spelled(lanes, text, out).map(|(lane, count)| (how.path(lane), count))
+    });
+    lanes.memos().laid_out = memo;
+    taken
 }
 
 /// What a reader ahead of the taker makes of a line its scan read as `scanned`: the other spelling to take it by
@@ -172,12 +180,15 @@ pub(crate) fn take_respelled(
 /// to lay the line out; the laid-out one, the last tried, is left to the taker's scan.
 pub(crate) fn respelled_ahead(memos: &mut LaneMemos, line: &str, scanned: &Scanned<'_>) -> Option<Respelled> {
     let Scanned::General(why) = scanned else { return None };
-    respell(line, *why, |text, how| {
+    let mut memo = std::mem::take(&mut memos.laid_out);
+    let respelled = respell(line, *why, &mut memo, |text, how| {
         if let Respelling::Compacted = how {
             scan_for_lane(memos, text, false).lane()?;
         }
         Ok(Respelled { text: text.to_owned(), how })
-    })
+    });
+    memos.laid_out = memo;
+    respelled
 }
 
 /// `line` scanned and taken through its lane: the lane and how many events it wrote, or why no lane took it (with

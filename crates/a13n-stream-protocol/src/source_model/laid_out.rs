@@ -10,6 +10,7 @@
 //! does not declare, a result in place of an event.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use super::layout::Entries;
 use super::{choose, Default, Extra, Ty};
@@ -23,45 +24,92 @@ const ITEM_KEYS: [&str; 5] =
 
 /// `line` with its keys and its event's in the writers' layout, compact but for whitespace inside values copied;
 /// `None` where the general path must read it (see the module's documentation), or where it is not one JSON object.
+/// (The lanes lay lines out through [`super::laid_out_memo`], which remembers how.)
+#[cfg(test)]
 pub(crate) fn laid_out(line: &str) -> Option<String> {
+    laid_out_copying(line).map(|laid| laid.text)
+}
+
+/// A line laid out, and where its text copies the line's.
+#[derive(Default)]
+pub(super) struct LaidOut {
+    pub(super) text: String,
+    /// Each stretch of the line copied as it stands: its range in the line, and where the copy starts in `text`.
+    pub(super) copies: Vec<(Range<usize>, usize)>,
+    /// Whether a value was written otherwise than the line spells it (a date-time in Pydantic's layout).
+    pub(super) rewritten: bool,
+}
+
+/// `line` with its keys and its event's in the writers' layout, compact but for whitespace inside values copied,
+/// and where that copies the line; `None` where the general path must read it (see the module's documentation), or
+/// where it is not one JSON object.
+pub(super) fn laid_out_copying(line: &str) -> Option<LaidOut> {
     let mut scanner = Scanner::new(line);
     let item = Entries::read(&mut scanner)?;
     scanner.end()?;
     if item.has_repeats() || item.value(source_key::RESULT).is_some() {
         return None;
     }
-    let mut out = String::with_capacity(line.len() + 256);
-    out.push('{');
+    let text = String::with_capacity(line.len() + 256);
+    let out = &mut Writer { line, laid: LaidOut { text, copies: Vec::with_capacity(16), rewritten: false } };
+    out.push("{");
     for (at, key) in ITEM_KEYS.into_iter().enumerate() {
         let value = item.value(key)?;
         if at > 0 {
-            out.push(',');
+            out.push(",");
         }
-        push_key(&mut out, key);
+        out.key(key);
         if key == source_key::EVENT {
-            event(value, &mut out)?;
+            event(value, out)?;
         } else {
-            out.push_str(value);
+            out.copy(value);
         }
     }
-    out.push('}');
-    Some(out)
+    out.push("}");
+    Some(std::mem::take(&mut out.laid))
+}
+
+/// The laid-out text being written, and what it copies of `line`.
+struct Writer<'l> {
+    line: &'l str,
+    laid: LaidOut,
+}
+
+impl Writer<'_> {
+    /// Text of the layout's own.
+    fn push(&mut self, text: &str) {
+        self.laid.text.push_str(text);
+    }
+
+    /// `"key":`, for a key that needs no escape.
+    fn key(&mut self, key: &str) {
+        self.push("\"");
+        self.push(key);
+        self.push("\":");
+    }
+
+    /// A stretch of the line (`text` lies in it), copied as it stands.
+    fn copy(&mut self, text: &str) {
+        let start = text.as_ptr() as usize - self.line.as_ptr() as usize;
+        self.laid.copies.push((start..start + text.len(), self.laid.text.len()));
+        self.laid.text.push_str(text);
+    }
 }
 
 /// The event's text, in the layout of the model its `event_kind` chooses.
-fn event(text: &str, out: &mut String) -> Option<()> {
+fn event(text: &str, out: &mut Writer<'_>) -> Option<()> {
     let entries = Entries::read(&mut Scanner::new(text))?;
     object(text, &entries, entries.event_models(), out)
 }
 
 /// An object (its whole text, read as `entries`) in the layout of the first of `choices` it is; as spelled when it
 /// is none.
-fn object(text: &str, entries: &Entries<'_>, choices: &[usize], out: &mut String) -> Option<()> {
+fn object(text: &str, entries: &Entries<'_>, choices: &[usize], out: &mut Writer<'_>) -> Option<()> {
     if entries.has_escaped_fixed() || entries.has_repeats() {
         return None;
     }
     let Some(model) = choose(choices, |key| entries.plain_string(key)) else {
-        out.push_str(text);
+        out.copy(text);
         return Some(());
     };
     let declared = |key: &str| model.fields.iter().any(|field| field.key == key);
@@ -69,7 +117,7 @@ fn object(text: &str, entries: &Entries<'_>, choices: &[usize], out: &mut String
     if undeclared && model.extra != Extra::Ignore {
         return None;
     }
-    out.push('{');
+    out.push("{");
     let mut first = true;
     for field in model.fields {
         // The value given, or else the default's text.
@@ -80,35 +128,35 @@ fn object(text: &str, entries: &Entries<'_>, choices: &[usize], out: &mut String
             (None, Default::Factory | Default::Computed) => continue,
         };
         if !std::mem::take(&mut first) {
-            out.push(',');
+            out.push(",");
         }
-        push_key(out, field.key);
+        out.key(field.key);
         match given {
             Some(given) => value(given, &field.ty, out)?,
             // Written as the table has it, as the general path inserts it (not laid out again).
-            None => out.push_str(default),
+            None => out.push(default),
         }
     }
-    out.push('}');
+    out.push("}");
     Some(())
 }
 
 /// A field's value in the layout its type gives it.
-fn value(text: &str, ty: &Ty, out: &mut String) -> Option<()> {
+fn value(text: &str, ty: &Ty, out: &mut Writer<'_>) -> Option<()> {
     match ty {
         Ty::One(choices) if text.starts_with('{') => {
             object(text, &Entries::read(&mut Scanner::new(text))?, choices, out)
         }
         Ty::List(choices) if text.starts_with('[') => {
-            out.push('[');
+            out.push("[");
             let mut first = true;
             Scanner::new(text).array(|scanner| {
                 if !std::mem::take(&mut first) {
-                    out.push(',');
+                    out.push(",");
                 }
                 value(scanner.raw_value()?, &Ty::One(choices), out)
             })?;
-            out.push(']');
+            out.push("]");
             Some(())
         }
         Ty::Dict(choices) if text.starts_with('{') => {
@@ -116,17 +164,17 @@ fn value(text: &str, ty: &Ty, out: &mut String) -> Option<()> {
             if entries.has_repeats() {
                 return None;
             }
-            out.push('{');
+            out.push("{");
             for (at, (key, range)) in entries.keys.iter().enumerate() {
                 // A key spelled with an escape would be written otherwise: the general path writes it.
                 let Cow::Borrowed(key) = key else { return None };
                 if at > 0 {
-                    out.push(',');
+                    out.push(",");
                 }
-                push_key(out, key);
+                out.key(key);
                 value(&entries.text[range.clone()], &Ty::One(choices), out)?;
             }
-            out.push('}');
+            out.push("}");
             Some(())
         }
         Ty::Time if text.starts_with('"') => {
@@ -134,26 +182,20 @@ fn value(text: &str, ty: &Ty, out: &mut String) -> Option<()> {
             match pydantic_datetime(&written) {
                 // Pydantic's layout of a date-time is ASCII: no character to escape.
                 Some(pydantic) if pydantic != written => {
-                    out.push('"');
-                    out.push_str(&pydantic);
-                    out.push('"');
+                    out.laid.rewritten = true;
+                    out.push("\"");
+                    out.push(&pydantic);
+                    out.push("\"");
                 }
-                _ => out.push_str(text),
+                _ => out.copy(text),
             }
             Some(())
         }
         _ => {
-            out.push_str(text);
+            out.copy(text);
             Some(())
         }
     }
-}
-
-/// `"key":`, for a key that needs no escape.
-fn push_key(out: &mut String, key: &str) {
-    out.push('"');
-    out.push_str(key);
-    out.push_str("\":");
 }
 
 #[cfg(test)]

@@ -169,7 +169,7 @@ pub(crate) struct LayoutMemo {
 /// A line found in layout, and where its holes are: the string values and numbers another line of the same
 /// shape may hold otherwise.
 #[derive(Clone, Debug, Default)]
-struct Shape {
+pub(super) struct Shape {
     line: Vec<u8>,
     holes: Vec<(usize, usize, Hole)>,
     /// Where the line's event is, when its text is canonical JSON; and which of the holes lie in it.
@@ -272,27 +272,28 @@ impl Shape {
         // The event starts in the gap before its first hole and ends in the gap before the first hole after it
         // (no hole straddles a brace), at the same offsets from those gaps' starts in `other`.
         let Some((event, inside)) = &self.canonical_event else {
-            let (from, at) = self.walk(&self.holes, other, (0, 0), None)?;
+            let (from, at) = self.walk(&self.holes, other, (0, 0), None, |_| {})?;
             return self.ends_alike(other, from, at).then_some(InLayout { canonical_event: None });
         };
         let mut canonical = true;
-        let (from, at) = self.walk(&self.holes[..inside.start], other, (0, 0), None)?;
+        let (from, at) = self.walk(&self.holes[..inside.start], other, (0, 0), None, |_| {})?;
         let start = at + (event.start - from);
-        let (from, at) = self.walk(&self.holes[inside.clone()], other, (from, at), Some(&mut canonical))?;
+        let (from, at) = self.walk(&self.holes[inside.clone()], other, (from, at), Some(&mut canonical), |_| {})?;
         let end = at + (event.end - from);
-        let (from, at) = self.walk(&self.holes[inside.end..], other, (from, at), None)?;
+        let (from, at) = self.walk(&self.holes[inside.end..], other, (from, at), None, |_| {})?;
         self.ends_alike(other, from, at).then_some(InLayout { canonical_event: canonical.then_some(start..end) })
     }
 
     /// Past `holes` (the next of this line's, from its position `from`, at `other`'s `at`), each with the gap
     /// before it: where this line and `other` then are, or `None` where `other` differs. `canonical`, when given,
-    /// is cleared at a value that is not canonical.
+    /// is cleared at a value that is not canonical; `each` is told where each hole's value is in `other`.
     fn walk(
         &self,
         holes: &[(usize, usize, Hole)],
         other: &[u8],
         (mut from, mut at): (usize, usize),
         mut canonical: Option<&mut bool>,
+        mut each: impl FnMut(Range<usize>),
     ) -> Option<(usize, usize)> {
         for &(start, end, hole) in holes {
             let gap = &self.line[from..start];
@@ -300,13 +301,43 @@ impl Shape {
                 return None;
             }
             at += gap.len();
+            let value = at;
             at = match hole {
                 Hole::Number => number_hole(other, at, canonical.as_deref_mut())?,
                 Hole::String | Hole::Time => string_hole(other, at, hole, canonical.as_deref_mut())?,
             };
+            each(value..at);
             from = end;
         }
         Some((from, at))
+    }
+
+    /// A line to match others against by its holes alone ([`Shape::holes_of`]); `false` when the scan cannot
+    /// follow it.
+    pub(super) fn remember_line(&mut self, line: &[u8]) -> bool {
+        self.line.clear();
+        self.line.extend_from_slice(line);
+        self.holes.clear();
+        self.canonical_event = None;
+        self.find_holes(line);
+        !self.line.is_empty()
+    }
+
+    /// Where this line's holes are in it, in order.
+    pub(super) fn holes(&self) -> impl Iterator<Item = Range<usize>> + '_ {
+        self.holes.iter().map(|&(start, end, _)| start..end)
+    }
+
+    /// Whether `other` has this line's bytes outside its holes and in each a value the hole may hold: then `found`
+    /// holds where each hole's value is in `other`, in order.
+    pub(super) fn holes_of(&self, other: &[u8], found: &mut Vec<Range<usize>>) -> bool {
+        found.clear();
+        let tail = self.holes.last().map_or(0, |&(_, end, _)| end);
+        !self.line.is_empty()
+            && other.ends_with(&self.line[tail..])
+            && self
+                .walk(&self.holes, other, (0, 0), None, |value| found.push(value))
+                .is_some_and(|(from, at)| self.ends_alike(other, from, at))
     }
 
     /// Whether `other` from `at` is this line from `from`, to the end.

@@ -16,6 +16,7 @@ use crate::fields::source_key;
 use crate::json::Object;
 
 pub(crate) mod laid_out;
+pub(crate) mod laid_out_memo;
 pub(crate) mod layout;
 #[rustfmt::skip] // generated: kept as the generator writes it
 mod table;

@@ -1,0 +1,194 @@
+//! Laying lines out again by shape. A journal written in another layout writes each kind of line the same way
+//! every time: a line with the same bytes as a line laid out before, outside its string values and numbers (its
+//! holes, as [`super::layout`] finds them), is laid out the same way, with its own values where the other's were.
+//! So the memo lays out a line of a known shape by copying the remembered text around the line's values, instead
+//! of reading the line's objects one by one ([`laid_out_copying`]).
+//!
+//! Why that is exact: the two lines differ only inside string values that choose no model and numbers, which
+//! [`laid_out_copying`] copies as they stand or leaves out with the key that holds them, and inside date-times held to
+//! Pydantic's own spelling, which it copies too. Everything it decides by (the keys and their order, the values
+//! that choose a model, which fields are missing, what each value opens with) is in the bytes the lines share. A
+//! line whose laying out wrote a value otherwise than it stands (a date-time put in Pydantic's spelling) is not
+//! remembered.
+
+use std::ops::Range;
+
+use super::laid_out::{laid_out_copying, LaidOut};
+use super::layout::Shape;
+
+/// How many shapes the memo keeps: a run's kinds of line (a content delta, an argument delta, a part's start and
+/// end of each kind, a tool's return, the lifecycle events), the latest used first.
+const SHAPES: usize = 24;
+
+/// Lines laid out before, by shape (see the module's documentation).
+#[derive(Debug, Default)]
+pub(crate) struct LaidOutMemo {
+    shapes: Vec<Remembered>,
+    /// Where the holes' values are in the line being matched (working memory).
+    found: Vec<Range<usize>>,
+}
+
+/// A line laid out, its shape, and the laid-out text as pieces: its own text, and where each hole's value goes.
+#[derive(Debug, Default)]
+struct Remembered {
+    shape: Shape,
+    text: String,
+    /// The text's pieces in order: a stretch of `text`, then the value of the hole it names (`None` after the last).
+    pieces: Vec<(Range<usize>, Option<usize>)>,
+}
+
+impl LaidOutMemo {
+    /// `line` laid out ([`laid_out_copying`]'s text, which this equals): by the shape of a line remembered, or else read and
+    /// then remembered.
+    pub(crate) fn laid_out(&mut self, line: &str) -> Option<String> {
+        let known =
+            self.shapes.iter().position(|remembered| remembered.shape.holes_of(line.as_bytes(), &mut self.found));
+        if let Some(index) = known {
+            self.shapes[..=index].rotate_right(1);
+            return Some(self.shapes[0].fill(line, &self.found));
+        }
+        let laid = laid_out_copying(line)?;
+        self.remember(line, &laid);
+        Some(laid.text)
+    }
+
+    fn remember(&mut self, line: &str, laid: &LaidOut) {
+        if laid.rewritten {
+            return;
+        }
+        if self.shapes.len() < SHAPES {
+            self.shapes.push(Remembered::default());
+        }
+        // The oldest shape's buffers are reused for the newest.
+        self.shapes.rotate_right(1);
+        if !self.shapes[0].remember(line, laid) {
+            self.shapes.remove(0);
+        }
+    }
+}
+
+impl Remembered {
+    /// Remember `line`, laid out as `laid`: `false` when its shape cannot be read, or a hole's value is not
+    /// where laying out copied or left out whole values.
+    fn remember(&mut self, line: &str, laid: &LaidOut) -> bool {
+        if !self.shape.remember_line(line.as_bytes()) {
+            return false;
+        }
+        // Where each hole's value went in the laid-out text (`None`: left out with its key).
+        let mut placed: Vec<(usize, usize)> = Vec::new();
+        for (hole, value) in self.shape.holes().enumerate() {
+            let copy = laid.copies.iter().find(|(copied, _)| copied.start <= value.start && value.end <= copied.end);
+            match copy {
+                Some((copied, at)) => placed.push((at + (value.start - copied.start), hole)),
+                // A value the laying out did not copy: it was left out, unless it lies in a stretch it wrote.
+                None if laid.copies.iter().any(|(copied, _)| copied.start < value.end && value.start < copied.end) => {
+                    return false
+                }
+                None => {}
+            }
+        }
+        placed.sort_unstable();
+        let holes: Vec<Range<usize>> = self.shape.holes().collect();
+        self.pieces.clear();
+        let mut from = 0;
+        for (at, hole) in placed {
+            self.pieces.push((from..at, Some(hole)));
+            from = at + holes[hole].len();
+        }
+        self.pieces.push((from..laid.text.len(), None));
+        self.text.clear();
+        self.text.push_str(&laid.text);
+        true
+    }
+
+    /// The remembered text with `line`'s values (at `found`, a hole's each) in the holes'.
+    fn fill(&self, line: &str, found: &[Range<usize>]) -> String {
+        let mut out = String::with_capacity(self.text.len() + line.len());
+        for (own, hole) in &self.pieces {
+            out.push_str(&self.text[own.clone()]);
+            if let Some(hole) = hole {
+                out.push_str(&line[found[*hole].clone()]);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source_model::laid_out::laid_out;
+
+    const HEAD: &str = r#""occurred_at":"2026-11-29T12:00:01+00:00","run_id":"r","sequence":1,"thread_id":"t""#;
+
+    /// A sorted line's content delta, with `text` as its delta and `index` as its part's index.
+    fn delta(text: &str, index: u32) -> String {
+        format!(
+            r#"{{"event":{{"delta":{{"content_delta":"{text}","part_delta_kind":"text","provider_details":null}},"event_kind":"part_delta","index":{index}}},{HEAD}}}"#
+        )
+    }
+
+    #[test]
+    fn a_line_of_a_known_shape_is_laid_out_as_reading_it_would() {
+        let mut memo = LaidOutMemo::default();
+        let lines = [delta("Hel", 0), delta("lo, \\\"you\\\"", 12), delta("", 3), delta("\\u00e9t\\u00e9", 7)];
+        for line in &lines {
+            assert_eq!(memo.laid_out(line), laid_out(line), "{line}");
+        }
+        assert_eq!(memo.shapes.len(), 1, "one shape for lines that differ in their values alone");
+    }
+
+    #[test]
+    fn a_line_of_another_shape_is_read() {
+        let mut memo = LaidOutMemo::default();
+        let first = delta("Hel", 0);
+        assert_eq!(memo.laid_out(&first), laid_out(&first));
+        // A value that chooses a model, a key left out, a value of another kind: each is another shape.
+        let thinking = first.replace(r#""part_delta_kind":"text""#, r#""part_delta_kind":"thinking""#);
+        let shorter = first.replace(r#","provider_details":null"#, "");
+        let object = first.replace(r#""provider_details":null"#, r#""provider_details":{"a":"b"}"#);
+        for line in [&thinking, &shorter, &object] {
+            assert_eq!(memo.laid_out(line), laid_out(line), "{line}");
+        }
+        assert_eq!(memo.shapes.len(), 4);
+    }
+
+    /// A value left out with its key (one the model drops) is not copied, and the line's others still are.
+    #[test]
+    fn values_left_out_stay_out() {
+        let mut memo = LaidOutMemo::default();
+        let line =
+            |extra: &str, text: &str| delta(text, 1).replace(r#""index":1"#, &format!(r#""index":1,"zz":"{extra}""#));
+        for (extra, text) in [("a", "one"), ("bb", "two"), ("", "three")] {
+            let line = line(extra, text);
+            let laid = memo.laid_out(&line);
+            assert_eq!(laid, laid_out(&line), "{line}");
+            assert!(!laid.unwrap().contains("zz"));
+        }
+        assert_eq!(memo.shapes.len(), 1);
+    }
+
+    /// A date-time laid out in Pydantic's spelling is written, not copied: such a line is not remembered, and
+    /// one already in Pydantic's spelling is.
+    #[test]
+    fn a_date_time_written_again_is_not_remembered() {
+        let part = |timestamp: &str| {
+            format!(
+                r#"{{"event":{{"event_kind":"part_start","index":0,"part":{{"content":"x","part_kind":"builtin-tool-return","timestamp":"{timestamp}","tool_call_id":"c","tool_name":"f"}}}},{HEAD}}}"#
+            )
+        };
+        let mut memo = LaidOutMemo::default();
+        for timestamp in ["2026-11-29T12:00:01+00:00", "2026-11-29T12:00:02+00:00"] {
+            let line = part(timestamp);
+            let laid = laid_out(&line).expect("laid out");
+            assert!(laid.contains(&timestamp.replace("+00:00", "Z")), "{laid}");
+            assert_eq!(memo.laid_out(&line).as_ref(), Some(&laid), "{line}");
+        }
+        assert!(memo.shapes.is_empty());
+        for timestamp in ["2026-11-29T12:00:01Z", "2026-11-29T12:00:02Z"] {
+            let line = part(timestamp);
+            assert_eq!(memo.laid_out(&line), laid_out(&line), "{line}");
+        }
+        assert_eq!(memo.shapes.len(), 1);
+    }
+}
