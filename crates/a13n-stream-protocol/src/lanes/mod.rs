@@ -74,8 +74,10 @@
 //! compact line keeps its results. The spaced lanes-equivalence tests fold every recorded stream in four spacings.
 //! A line (compact now) still not in its model's layout, or whose scan declined it, is then written in that layout
 //! (`source_model/laid_out.rs`: keys in the model's order, defaults written, keys the model drops left out, values
-//! copied; nothing where a decoder could read it otherwise) and tried once more. The laid-out lanes-equivalence tests
-//! fold every recorded stream with its keys reversed, sorted, sorted and spaced, and with nulls left out.
+//! copied; nothing where a decoder could read it otherwise) and tried once more; a line spelled like one laid out
+//! before, outside its values, is laid out by putting its values into that one's text (`laid_out_memo.rs`). The
+//! laid-out lanes-equivalence tests fold every recorded stream with its keys reversed, sorted, sorted and spaced,
+//! and with nulls left out, alone and read ahead (where the reader makes the other spelling).
 //!
 //! A tool's successful return (a `tool-return` part without metadata, outcome absent or `success`) takes the tool
 //! return lane: only its content is parsed (a small tree, which the result conversion reads), the observer builds
