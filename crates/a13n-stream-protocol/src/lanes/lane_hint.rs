@@ -63,47 +63,34 @@ impl Scanned<'_> {
     }
 }
 
-/// Take `line` through the lane it is for, as spelled or spelled again ([`take_respelled`]); `None` (nothing changed
+/// Take `line` through the lane it is for, as spelled or spelled otherwise ([`respell`]); `None` (nothing changed
 /// or written) when no lane takes it.
 pub(crate) fn take_in_lane(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>) -> Option<usize> {
     let scanned = scan_for_lane(lanes.memos(), line, false);
     take_scanned_or_respelled(lanes, line, &scanned, Respell::Now, out).map(|(_, count)| count)
 }
 
-/// Where the other spelling of a line no lane took as spelled comes from.
+/// Where the first other spelling of a line no lane took as spelled comes from ([`first_spelling`]).
 #[derive(Clone, Copy)]
 pub(crate) enum Respell<'r> {
-    /// Made now, by the taker ([`take_respelled`]).
+    /// Made now, by the taker.
     Now,
     /// Made by the reader that read the line ahead ([`respelled_ahead`]): `None` where there is none to try.
     Ahead(Option<&'r Respelled>),
 }
 
-/// A line spelled again by a reader ahead of its taker, for a lane ([`respelled_ahead`]).
+/// A line spelled otherwise for a lane: the first spelling [`respell`] tries.
 #[derive(Debug)]
-pub(crate) struct Respelled {
-    text: String,
-    how: Respelling,
+pub(crate) enum Respelled {
+    /// Without the whitespace beside its structural characters ([`compacted`]).
+    Compacted(String),
+    /// In its model's layout ([`LaidOutMemo::laid_out`]).
+    LaidOut(String),
 }
 
-/// Which other spelling of a line a lane took.
-#[derive(Debug, Clone, Copy)]
-enum Respelling {
-    Compacted,
-    LaidOut,
-}
-
-impl Respelling {
-    fn path(self, lane: FastLane) -> LanePath {
-        match self {
-            Respelling::Compacted => LanePath::Compacted(lane),
-            Respelling::LaidOut => LanePath::LaidOut(lane),
-        }
-    }
-}
-
-/// Take `line`, which its lane's scan read as `scanned`, through that lane, or else spelled again (`respell`): the
-/// path that took it and how many events it wrote, or `None` (nothing changed or written) when no lane takes it.
+/// Take `line`, which its lane's scan read as `scanned`, through that lane, or else spelled otherwise ([`respell`],
+/// its first spelling from `respell`): the path that took it and how many events it wrote, or `None` (nothing
+/// changed or written) when no lane takes it.
 pub(crate) fn take_scanned_or_respelled(
     lanes: &mut impl Lanes,
     line: &str,
@@ -114,81 +101,78 @@ pub(crate) fn take_scanned_or_respelled(
     if let (Some(count), Ok(lane)) = (take_scanned(lanes, scanned, out), scanned.lane()) {
         return Some((LanePath::Taken(lane), count));
     }
-    match respell {
-        Respell::Now => take_respelled(lanes, line, scanned, out),
-        Respell::Ahead(respelled) => {
-            let Respelled { text, how } = respelled?;
-            take_spelled(lanes, text, out).ok().map(|(lane, count)| (how.path(lane), count))
-        }
-    }
-}
-
-/// The rule for a line no lane took as spelled (not in its model's layout, or its lane's scan declined it; `why`
-/// says which): `attempt` is given the line spelled as the writers spell it, first without the whitespace beside its
-/// structural characters ([`compacted`], where it has some), then, if that is not in its model's layout or its
-/// lane's scan declined it, with its keys in the layout's order, its defaults written and the keys its model drops
-/// left out ([`LaidOutMemo::laid_out`]). `attempt` says what a lane made of a spelling, or why none took it. The
-/// general path reads every spelling alike, and a lane takes each one exactly as the general path reads it.
-fn respell<T>(
-    line: &str,
-    mut why: LanePath,
-    memo: &mut LaidOutMemo,
-    mut attempt: impl FnMut(&str, Respelling) -> Result<T, LanePath>,
-) -> Option<T> {
-    let respellable = |why: LanePath| matches!(why, LanePath::NotInLayout | LanePath::ScanDeclined(_));
-    if !respellable(why) {
-        return None;
-    }
-    let compact = compacted(line);
-    if let Some(compact) = &compact {
-        match attempt(compact, Respelling::Compacted) {
-            Ok(taken) => return Some(taken),
-            Err(declined) => why = declined,
-        }
-    }
-    // Laying out can also help a line in layout that its lane's scan declined (its item has a key no writer writes,
-    // which laying out leaves out): it is tried when that gives another text.
-    if !respellable(why) {
-        return None;
-    }
-    let spelled = compact.as_deref().unwrap_or(line);
-    let laid = memo.laid_out(spelled).filter(|laid| laid != spelled)?;
-    attempt(&laid, Respelling::LaidOut).ok()
-}
-
-/// `line`, which no lane took as `scanned`, taken through a lane spelled again ([`respell`]): the path that took it
-/// and how many events it wrote, or `None` with nothing changed or written.
-pub(crate) fn take_respelled(
-    lanes: &mut impl Lanes,
-    line: &str,
-    scanned: &Scanned<'_>,
-    out: &mut Vec<u8>,
-) -> Option<(LanePath, usize)> {
     let Scanned::General(why) = scanned else { return None };
     // The memo is lent out while the lanes take a spelling (their scans read the other memos).
     let mut memo = std::mem::take(&mut lanes.memos().laid_out);
-    let taken = respell(line, *why, &mut memo, |text, how| {
-        take_spelled(lanes, text, out).map(|(lane, count)| (how.path(lane), count))
+    let taken = self::respell(line, *why, &mut memo, respell, |text, path| {
+        take_spelled(lanes, text, out).map(|(lane, count)| (path(lane), count))
     });
     lanes.memos().laid_out = memo;
     taken
 }
 
-/// What a reader ahead of the taker makes of a line its scan read as `scanned`: the other spelling to take it by
-/// ([`respell`]), which the taker then scans and takes ([`Respell::Ahead`]). The reader does the respelling's work,
-/// so that a journal written in another layout is not all the taker's. It scans a compact spelling to know whether
-/// to lay the line out; the laid-out one, the last tried, is left to the taker's scan.
+/// Whether a line no lane took for this reason may be taken spelled otherwise: it is not in its model's layout, or
+/// its lane's scan declined it.
+fn respellable(why: LanePath) -> bool {
+    matches!(why, LanePath::NotInLayout | LanePath::ScanDeclined(_))
+}
+
+/// The first other spelling of a line to try: without the whitespace beside its structural characters where it
+/// has some ([`compacted`]), else in its model's layout, where that is another text.
+fn first_spelling(line: &str, memo: &mut LaidOutMemo) -> Option<Respelled> {
+    match compacted(line) {
+        Some(compact) => Some(Respelled::Compacted(compact)),
+        None => memo.laid_out(line).filter(|laid| laid != line).map(Respelled::LaidOut),
+    }
+}
+
+/// The rule for a line no lane took as spelled, for a reason `why` that allows it ([`respellable`]): `attempt` is
+/// given the line spelled as the writers spell it, first without the whitespace beside its structural characters
+/// ([`compacted`], where it has some), then, if that is not in its model's layout or its lane's scan declined it,
+/// with its keys in the layout's order, its defaults written and the keys its model drops left out
+/// ([`LaidOutMemo::laid_out`]), where that is another text. The first spelling is made now or was made by a reader
+/// (`first`). `attempt` says what a lane made of a spelling (given the path that names it), or why none took it.
+/// The general path reads every spelling alike, and a lane takes each one exactly as the general path reads it.
+fn respell<T>(
+    line: &str,
+    why: LanePath,
+    memo: &mut LaidOutMemo,
+    first: Respell<'_>,
+    mut attempt: impl FnMut(&str, fn(FastLane) -> LanePath) -> Result<T, LanePath>,
+) -> Option<T> {
+    if !respellable(why) {
+        return None;
+    }
+    let made;
+    let first = match first {
+        Respell::Now => {
+            made = first_spelling(line, memo)?;
+            &made
+        }
+        Respell::Ahead(first) => first?,
+    };
+    let compact = match first {
+        Respelled::LaidOut(laid) => return attempt(laid, LanePath::LaidOut).ok(),
+        Respelled::Compacted(compact) => compact,
+    };
+    match attempt(compact, LanePath::Compacted) {
+        Ok(taken) => return Some(taken),
+        // Laying out can also help a line in layout that its lane's scan declined (its item has a key no writer
+        // writes, which laying out leaves out).
+        Err(why) if respellable(why) => {}
+        Err(_) => return None,
+    }
+    let laid = memo.laid_out(compact).filter(|laid| laid != compact)?;
+    attempt(&laid, LanePath::LaidOut).ok()
+}
+
+/// What a reader ahead of the taker makes of a line its scan read as `scanned`: the first other spelling to try
+/// ([`first_spelling`]), which the taker then scans and takes ([`Respell::Ahead`]; it lays out a compact spelling
+/// its lane does not take itself). The reader does that work, so that a journal written in another layout is not
+/// all the taker's, and scans nothing twice.
 pub(crate) fn respelled_ahead(memos: &mut LaneMemos, line: &str, scanned: &Scanned<'_>) -> Option<Respelled> {
     let Scanned::General(why) = scanned else { return None };
-    let mut memo = std::mem::take(&mut memos.laid_out);
-    let respelled = respell(line, *why, &mut memo, |text, how| {
-        if let Respelling::Compacted = how {
-            scan_for_lane(memos, text, false).lane()?;
-        }
-        Ok(Respelled { text: text.to_owned(), how })
-    });
-    memos.laid_out = memo;
-    respelled
+    respellable(*why).then(|| first_spelling(line, &mut memos.laid_out)).flatten()
 }
 
 /// `line` scanned and taken through its lane: the lane and how many events it wrote, or why no lane took it (with
