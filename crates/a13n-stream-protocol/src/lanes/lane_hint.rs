@@ -192,6 +192,11 @@ pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, for_fold: 
         Some(LaneLine::Content(delta)) => return Scanned::Content(delta),
         None => {}
     }
+    // A dump has no whitespace between its tokens: a line spelled with some (`json.dumps`' default) is in no
+    // model's layout, which its first key tells without walking the line.
+    if spaced_at_start(line) {
+        return Scanned::General(LanePath::NotInLayout);
+    }
     let Some(lane_for) = lane_hint(line) else { return Scanned::General(LanePath::NoLane) };
     // The lanes copy what they scan: a line spelled otherwise than its model's dump takes the general path.
     let Some(layout) = memos.layout.in_layout(lane_for as usize, line) else {
@@ -288,6 +293,25 @@ fn part_hint(line: &str, event_at: usize, start: bool) -> Option<LaneFor> {
     }
 }
 
+/// Whether `line` opens with whitespace before, inside or after its first `"key":` (where a dump has none).
+fn spaced_at_start(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    let space = |at: usize| bytes.get(at).is_some_and(|&byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'));
+    if bytes.first() != Some(&b'{') {
+        return false;
+    }
+    if space(1) {
+        return true;
+    }
+    // The first key's closing quote (a key with an escape is left to the scans).
+    let Some(close) = bytes.get(2..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest)).map(|at| at + 2) else {
+        return false;
+    };
+    bytes.get(1) == Some(&b'"')
+        && bytes[close] == b'"'
+        && (space(close + 1) || (bytes.get(close + 1) == Some(&b':') && space(close + 2)))
+}
+
 /// The text from `from` to the next quote (all of it when there is none).
 fn quoted_after(line: &str, from: usize) -> &str {
     let rest = &line[from..];
@@ -317,6 +341,18 @@ mod tests {
         assert_eq!(lane_hint(&line(r#"{"event_kind":"final_result"}"#)), None);
         assert_eq!(lane_hint(r#"{"event_kind":""#), None);
         assert_eq!(lane_hint(r#""}}"#), Some(LaneFor::Carried));
+    }
+
+    #[test]
+    fn a_line_spaced_at_its_first_key_is_known_spaced() {
+        for spaced in [r#"{ "a":1}"#, r#"{"a": 1}"#, r#"{"a" :1}"#, "{\"a\":\t1}", "{\"a\":\n1}", "{\r\"a\":1}"] {
+            assert!(spaced_at_start(spaced), "{spaced}");
+        }
+        for compact in
+            [r#"{"a":1, "b": 2}"#, r#"{"a":1}"#, r#"{"a b":1}"#, r#"{"a\" ":1}"#, r#"{"a"#, "{", "", r#"[ 1]"#]
+        {
+            assert!(!spaced_at_start(compact), "{compact}");
+        }
     }
 
     /// Found by the `fold_lanes` fuzz target: where the key would start can fall inside a character.
