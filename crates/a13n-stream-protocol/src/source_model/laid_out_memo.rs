@@ -9,12 +9,15 @@
 //! Pydantic's own spelling, which it copies too. Everything it decides by (the keys and their order, the values
 //! that choose a model, which fields are missing, what each value opens with) is in the bytes the lines share. A
 //! line whose laying out wrote a value otherwise than it stands (a date-time put in Pydantic's spelling) is not
-//! remembered.
+//! remembered, nor one with a key spelled with an escape (the holes are found by keys as spelled, laying out reads
+//! them decoded). Laying out also checks that every value is valid JSON: a copied value is checked again by the lane
+//! that reads the laid-out text, as in any line, but one left out is not, so the memo checks those itself.
 
 use std::ops::Range;
 
 use super::laid_out::{laid_out_copying, LaidOut};
 use super::layout::Shape;
+use crate::scan::Scanner;
 
 /// How many shapes the memo keeps: a run's kinds of line (a content delta, an argument delta, a part's start and
 /// end of each kind, a tool's return, the lifecycle events), the latest used first.
@@ -35,14 +38,18 @@ struct Remembered {
     text: String,
     /// The text's pieces in order: a stretch of `text`, then the value of the hole it names (`None` after the last).
     pieces: Vec<(Range<usize>, Option<usize>)>,
+    /// The holes whose values laying out left out.
+    left_out: Vec<usize>,
 }
 
 impl LaidOutMemo {
     /// `line` laid out ([`laid_out_copying`]'s text, which this equals): by the shape of a line remembered, or else read and
     /// then remembered.
     pub(crate) fn laid_out(&mut self, line: &str) -> Option<String> {
-        let known =
-            self.shapes.iter().position(|remembered| remembered.shape.holes_of(line.as_bytes(), &mut self.found));
+        let found = &mut self.found;
+        let known = self.shapes.iter().position(|remembered| {
+            remembered.shape.holes_of(line.as_bytes(), found) && remembered.left_out_valid(line, found)
+        });
         if let Some(index) = known {
             self.shapes[..=index].rotate_right(1);
             return Some(self.shapes[0].fill(line, &self.found));
@@ -74,8 +81,9 @@ impl Remembered {
         if !self.shape.remember_line(line.as_bytes()) {
             return false;
         }
-        // Where each hole's value went in the laid-out text (`None`: left out with its key).
+        // Where each hole's value went in the laid-out text, and which were left out with their key.
         let mut placed: Vec<(usize, usize)> = Vec::new();
+        self.left_out.clear();
         for (hole, value) in self.shape.holes().enumerate() {
             let copy = laid.copies.iter().find(|(copied, _)| copied.start <= value.start && value.end <= copied.end);
             match copy {
@@ -84,7 +92,7 @@ impl Remembered {
                 None if laid.copies.iter().any(|(copied, _)| copied.start < value.end && value.start < copied.end) => {
                     return false
                 }
-                None => {}
+                None => self.left_out.push(hole),
             }
         }
         placed.sort_unstable();
@@ -99,6 +107,14 @@ impl Remembered {
         self.text.clear();
         self.text.push_str(&laid.text);
         true
+    }
+
+    /// Whether the values of `line` (at `found`) that laying out leaves out are valid JSON, as it requires.
+    fn left_out_valid(&self, line: &str, found: &[Range<usize>]) -> bool {
+        self.left_out.iter().all(|&hole| {
+            let mut scanner = Scanner::new(&line[found[hole].clone()]);
+            scanner.raw_value().is_some() && scanner.end().is_some()
+        })
     }
 
     /// The remembered text with `line`'s values (at `found`, a hole's each) in the holes'.
@@ -166,6 +182,32 @@ mod tests {
             assert!(!laid.unwrap().contains("zz"));
         }
         assert_eq!(memo.shapes.len(), 1);
+    }
+
+    /// Found by a review: a key spelled with an escape is read decoded by laying out (here `part_delta_kind`, whose
+    /// value chooses the delta's model) but as spelled by the shape, where its value was a hole: a line choosing
+    /// another model matched the first one's shape.
+    #[test]
+    fn a_line_with_a_key_spelled_with_an_escape_is_not_remembered() {
+        let mut memo = LaidOutMemo::default();
+        for kind in ["text", "thinking"] {
+            let line =
+                delta("x", 0).replace(r#""part_delta_kind":"text""#, &format!(r#""part\u005fdelta_kind":"{kind}""#));
+            assert_eq!(memo.laid_out(&line), laid_out(&line), "{line}");
+        }
+        assert!(memo.shapes.is_empty());
+    }
+
+    /// Found by a review: a value laying out leaves out (with a key the model drops) must still be valid JSON, as
+    /// laying out requires; the laid-out text no longer holds it for a lane to check.
+    #[test]
+    fn a_value_left_out_is_still_checked() {
+        let mut memo = LaidOutMemo::default();
+        let line = |extra: &str| delta("x", 1).replace(r#""index":1"#, &format!(r#""index":1,"zz":{extra}"#));
+        for extra in ["1", "1e", "01", "-", r#""a""#, r#""\x""#, r#""\ud800""#, "\"\u{1}\"", "2", r#""b""#] {
+            let line = line(extra);
+            assert_eq!(memo.laid_out(&line), laid_out(&line), "{line}");
+        }
     }
 
     /// A date-time laid out in Pydantic's spelling is written, not copied: such a line is not remembered, and

@@ -174,6 +174,8 @@ pub(super) struct Shape {
     holes: Vec<(usize, usize, Hole)>,
     /// Where the line's event is, when its text is canonical JSON; and which of the holes lie in it.
     canonical_event: Option<(Range<usize>, Range<usize>)>,
+    /// Whether a key of the line is spelled with an escape (which names the key a decoder reads only decoded).
+    escaped_key: bool,
 }
 
 /// What another line of a shape may hold where the shape's line has a string value or a number.
@@ -228,6 +230,7 @@ impl Shape {
     /// Note the holes of `line` (valid JSON): its string values but a literal key's, and its numbers. A line
     /// the scan cannot follow is forgotten (its text cleared), so no line matches it.
     fn find_holes(&mut self, line: &[u8]) {
+        self.escaped_key = false;
         let (mut at, mut key): (usize, &[u8]) = (0, b"");
         while at < line.len() {
             match line[at] {
@@ -236,6 +239,7 @@ impl Shape {
                     let is_key = line[end + 1..].iter().find(|byte| !byte.is_ascii_whitespace()) == Some(&b':');
                     if is_key {
                         key = &line[at + 1..end];
+                        self.escaped_key |= key.contains(&b'\\');
                     } else if !literal_key(key) {
                         let hole = if time_key(key) { Hole::Time } else { Hole::String };
                         self.holes.push((at, end + 1, hole));
@@ -313,14 +317,15 @@ impl Shape {
     }
 
     /// A line to match others against by its holes alone ([`Shape::holes_of`]); `false` when the scan cannot
-    /// follow it.
+    /// follow it, or a key is spelled with an escape (its holes are found by the key as spelled, where a decoder
+    /// reads a model's key, perhaps one whose value chooses the model or is a date-time).
     pub(super) fn remember_line(&mut self, line: &[u8]) -> bool {
         self.line.clear();
         self.line.extend_from_slice(line);
         self.holes.clear();
         self.canonical_event = None;
         self.find_holes(line);
-        !self.line.is_empty()
+        !self.line.is_empty() && !self.escaped_key
     }
 
     /// Where this line's holes are in it, in order.
