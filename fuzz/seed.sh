@@ -43,8 +43,18 @@ seeds = {
     "signature": [line(4, 1, "thinking", "x", signature_delta="sig")],
     "end": [line(4, 0, "text", "x"), json.dumps({"thread_id": "t", "run_id": "r", "sequence": 5, "occurred_at": "2026-11-29T12:00:05Z", "event": {"index": 0, "part": {"content": "x", "part_kind": "text"}, "event_kind": "part_end"}}), line(6, 0, "text", "again")],
 }
+def relaid(text, unknown):
+    item = json.loads(text)
+    if unknown:
+        item["event"]["x_unknown"] = {"n": [1, 2], "s": "a"}
+    return json.dumps(item, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 for name, lines in seeds.items():
     with open(f"corpus/fold_lanes/{name}", "w") as f:
         f.write("\n".join(lines) + "\n")
+    # The same lines in another layout (keys sorted, and an unknown key the event's model drops), each twice, so
+    # that the lanes lay them out and the second of a shape is laid out by the first's (laid_out_memo.rs).
+    for unknown in (False, True):
+        with open(f"corpus/fold_lanes/{name}-sorted{'-unknown' if unknown else ''}", "w") as f:
+            f.write("".join(relaid(line, unknown) + "\n" for line in lines for _ in range(2)))
 PY
 echo "seeded: $(ls corpus/source_line | wc -l) source, $(ls corpus/agui_line | wc -l) agui, $(ls corpus/checkpoint | wc -l) checkpoint inputs"
