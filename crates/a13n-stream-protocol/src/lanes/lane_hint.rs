@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 
 use memchr::memmem::{Finder, FinderRev};
 
+use crate::fields::source_key;
 use crate::lanes::carried_line::CarriedLine;
 use crate::lanes::compact::compacted;
 use crate::lanes::delta_line::{ArgsDelta, ContentDelta, LaneLine};
@@ -192,9 +193,10 @@ pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, for_fold: 
         Some(LaneLine::Content(delta)) => return Scanned::Content(delta),
         None => {}
     }
-    // A dump has no whitespace between its tokens: a line spelled with some (`json.dumps`' default) is in no
-    // model's layout, which its first key tells without walking the line.
-    if spaced_at_start(line) {
+    // Every writer's dump opens `{"thread_id":` and has no whitespace between its tokens: a line opening otherwise
+    // (sorted keys put `event` first; `json.dumps` spaces by default) is in no layout the lanes take, which its
+    // opening tells without walking the line.
+    if !opens_as_written(line) {
         return Scanned::General(LanePath::NotInLayout);
     }
     let Some(lane_for) = lane_hint(line) else { return Scanned::General(LanePath::NoLane) };
@@ -293,23 +295,10 @@ fn part_hint(line: &str, event_at: usize, start: bool) -> Option<LaneFor> {
     }
 }
 
-/// Whether `line` opens with whitespace before, inside or after its first `"key":` (where a dump has none).
-fn spaced_at_start(line: &str) -> bool {
-    let bytes = line.as_bytes();
-    let space = |at: usize| bytes.get(at).is_some_and(|&byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'));
-    if bytes.first() != Some(&b'{') {
-        return false;
-    }
-    if space(1) {
-        return true;
-    }
-    // The first key's closing quote (a key with an escape is left to the scans).
-    let Some(close) = bytes.get(2..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest)).map(|at| at + 2) else {
-        return false;
-    };
-    bytes.get(1) == Some(&b'"')
-        && bytes[close] == b'"'
-        && (space(close + 1) || (bytes.get(close + 1) == Some(&b':') && space(close + 2)))
+/// Whether `line` opens as the writers' dumps do: `{"thread_id":` and then its value, no whitespace between.
+fn opens_as_written(line: &str) -> bool {
+    let value = line.strip_prefix("{\"").and_then(|rest| rest.strip_prefix(source_key::THREAD_ID));
+    value.and_then(|rest| rest.strip_prefix("\":")).is_some_and(|rest| !rest.starts_with([' ', '\t', '\n', '\r']))
 }
 
 /// The text from `from` to the next quote (all of it when there is none).
@@ -344,14 +333,21 @@ mod tests {
     }
 
     #[test]
-    fn a_line_spaced_at_its_first_key_is_known_spaced() {
-        for spaced in [r#"{ "a":1}"#, r#"{"a": 1}"#, r#"{"a" :1}"#, "{\"a\":\t1}", "{\"a\":\n1}", "{\r\"a\":1}"] {
-            assert!(spaced_at_start(spaced), "{spaced}");
-        }
-        for compact in
-            [r#"{"a":1, "b": 2}"#, r#"{"a":1}"#, r#"{"a b":1}"#, r#"{"a\" ":1}"#, r#"{"a"#, "{", "", r#"[ 1]"#]
-        {
-            assert!(!spaced_at_start(compact), "{compact}");
+    fn a_line_opening_otherwise_than_a_dump_is_known_at_once() {
+        assert!(opens_as_written(r#"{"thread_id":"t","run_id":"r"}"#));
+        assert!(opens_as_written(r#"{"thread_id":1"#));
+        for other in [
+            r#"{"event":{},"thread_id":"t"}"#,
+            r#"{ "thread_id":"t"}"#,
+            r#"{"thread_id": "t"}"#,
+            r#"{"thread_id" :"t"}"#,
+            "{\"thread_id\":\t\"t\"}",
+            r#"{"thread_id\u0020":"t"}"#,
+            r#"{"thread_idx":"t"}"#,
+            "",
+            "[]",
+        ] {
+            assert!(!opens_as_written(other), "{other}");
         }
     }
 
