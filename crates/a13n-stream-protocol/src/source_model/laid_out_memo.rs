@@ -10,7 +10,8 @@
 //! that choose a model, which fields are missing, what each value opens with) is in the bytes the lines share. A
 //! line whose laying out wrote a value otherwise than it stands (a date-time put in Pydantic's spelling) is not
 //! remembered, nor one with a key spelled with an escape (the holes are found by keys as spelled, laying out reads
-//! them decoded). Laying out also checks that every value is valid JSON: a copied value is checked again by the lane
+//! them decoded), nor one where a key that chooses a model or is a date-time holds an object or array (laying out
+//! reads its whole text, an escape anywhere in it included, where the holes are its strings). Laying out also checks that every value is valid JSON: a copied value is checked again by the lane
 //! that reads the laid-out text, as in any line, but one left out is not, so the memo checks those itself.
 
 use std::ops::Range;
@@ -193,6 +194,19 @@ mod tests {
         for kind in ["text", "thinking"] {
             let line =
                 delta("x", 0).replace(r#""part_delta_kind":"text""#, &format!(r#""part\u005fdelta_kind":"{kind}""#));
+            assert_eq!(memo.laid_out(&line), laid_out(&line), "{line}");
+        }
+        assert!(memo.shapes.is_empty());
+    }
+
+    /// Found by a review: a key whose value may choose a model (`provider_name`) holding an object is read whole by
+    /// laying out, which refuses an escape anywhere in it, but the object's strings are holes to the shape.
+    #[test]
+    fn a_line_with_an_object_under_a_model_choosing_key_is_not_remembered() {
+        let mut memo = LaidOutMemo::default();
+        for inner in [r#""x""#, r#""\u0041""#] {
+            let line =
+                delta("x", 0).replace(r#""provider_details":null"#, &format!(r#""provider_name":{{"a":{inner}}}"#));
             assert_eq!(memo.laid_out(&line), laid_out(&line), "{line}");
         }
         assert!(memo.shapes.is_empty());

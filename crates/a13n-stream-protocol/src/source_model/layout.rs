@@ -174,8 +174,10 @@ pub(super) struct Shape {
     holes: Vec<(usize, usize, Hole)>,
     /// Where the line's event is, when its text is canonical JSON; and which of the holes lie in it.
     canonical_event: Option<(Range<usize>, Range<usize>)>,
-    /// Whether a key of the line is spelled with an escape (which names the key a decoder reads only decoded).
-    escaped_key: bool,
+    /// Whether a key of the line is spelled with an escape (which names the key a decoder reads only decoded), or
+    /// the value of a key that chooses a model or is a date-time is an object or array (whose own strings are
+    /// holes, where the layout reads the whole value as its key's).
+    unfollowed_keys: bool,
 }
 
 /// What another line of a shape may hold where the shape's line has a string value or a number.
@@ -230,7 +232,7 @@ impl Shape {
     /// Note the holes of `line` (valid JSON): its string values but a literal key's, and its numbers. A line
     /// the scan cannot follow is forgotten (its text cleared), so no line matches it.
     fn find_holes(&mut self, line: &[u8]) {
-        self.escaped_key = false;
+        self.unfollowed_keys = false;
         let (mut at, mut key): (usize, &[u8]) = (0, b"");
         while at < line.len() {
             match line[at] {
@@ -239,7 +241,7 @@ impl Shape {
                     let is_key = line[end + 1..].iter().find(|byte| !byte.is_ascii_whitespace()) == Some(&b':');
                     if is_key {
                         key = &line[at + 1..end];
-                        self.escaped_key |= key.contains(&b'\\');
+                        self.unfollowed_keys |= key.contains(&b'\\');
                     } else if !literal_key(key) {
                         let hole = if time_key(key) { Hole::Time } else { Hole::String };
                         self.holes.push((at, end + 1, hole));
@@ -258,6 +260,11 @@ impl Shape {
                         at += 1;
                     }
                     self.holes.push((start, at, Hole::Number));
+                }
+                // (Conservative: the last key seen may be an earlier element's in an array.)
+                b'{' | b'[' => {
+                    self.unfollowed_keys |= fixed_key(key);
+                    at += 1;
                 }
                 _ => at += 1,
             }
@@ -317,15 +324,16 @@ impl Shape {
     }
 
     /// A line to match others against by its holes alone ([`Shape::holes_of`]); `false` when the scan cannot
-    /// follow it, or a key is spelled with an escape (its holes are found by the key as spelled, where a decoder
-    /// reads a model's key, perhaps one whose value chooses the model or is a date-time).
+    /// follow it, a key is spelled with an escape (its holes are found by the key as spelled, where a decoder reads
+    /// a model's key, perhaps one whose value chooses the model or is a date-time), or the value of a key that
+    /// chooses a model or is a date-time is an object or array (whose strings the layout reads as that key's).
     pub(super) fn remember_line(&mut self, line: &[u8]) -> bool {
         self.line.clear();
         self.line.extend_from_slice(line);
         self.holes.clear();
         self.canonical_event = None;
         self.find_holes(line);
-        !self.line.is_empty() && !self.escaped_key
+        !self.line.is_empty() && !self.unfollowed_keys
     }
 
     /// Where this line's holes are in it, in order.
