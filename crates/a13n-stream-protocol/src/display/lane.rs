@@ -60,16 +60,16 @@ impl DisplayFold {
         self.fold_scanned(line, &scanned, Respell::Now, out)
     }
 
-    /// Fold `line`, which its lane's scan read as `scanned`: through that lane when it takes the line (as spelled or
-    /// spelled again, `respell`), else decoded and folded on the general path.
+    /// Fold `line`, which its lane's scan read as `scanned`: through that lane when it takes the line (as spelled, or
+    /// spelled otherwise from the first spelling `first`), else decoded and folded on the general path.
     pub(super) fn fold_scanned(
         &mut self,
         line: &str,
         scanned: &Scanned<'_>,
-        respell: Respell<'_>,
+        first: Respell<'_>,
         out: &mut Vec<u8>,
     ) -> Result<usize, FoldError> {
-        let (taken, path) = match take_scanned_or_respelled(self, line, scanned, respell, out) {
+        let (taken, path) = match take_scanned_or_respelled(self, line, scanned, first, out) {
             Some((path, count)) => (Some(count), path),
             None => (None, scanned.lane().map_or_else(|why| why, LanePath::TakeDeclined)),
         };

@@ -90,13 +90,13 @@ pub(crate) enum Respelled {
 }
 
 /// Take `line`, which its lane's scan read as `scanned`, through that lane, or else spelled otherwise ([`respell`],
-/// its first spelling from `respell`): the path that took it and how many events it wrote, or `None` (nothing
+/// its first spelling from `first`): the path that took it and how many events it wrote, or `None` (nothing
 /// changed or written) when no lane takes it.
 pub(crate) fn take_scanned_or_respelled(
     lanes: &mut impl Lanes,
     line: &str,
     scanned: &Scanned<'_>,
-    respell: Respell<'_>,
+    first: Respell<'_>,
     out: &mut Vec<u8>,
 ) -> Option<(LanePath, usize)> {
     if let (Some(count), Ok(lane)) = (take_scanned(lanes, scanned, out), scanned.lane()) {
@@ -105,7 +105,7 @@ pub(crate) fn take_scanned_or_respelled(
     let Scanned::General(why) = scanned else { return None };
     // The memo is lent out while the lanes take a spelling (their scans read the other memos).
     let mut memo = std::mem::take(&mut lanes.memos().laid_out);
-    let taken = self::respell(line, *why, &mut memo, respell, |text, path| {
+    let taken = respell(line, *why, &mut memo, first, |text, path| {
         take_spelled(lanes, text, out).map(|(lane, count)| (path(lane), count))
     });
     lanes.memos().laid_out = memo;

@@ -31,7 +31,6 @@ pub(crate) fn laid_out(line: &str) -> Option<String> {
 }
 
 /// A line laid out, and where its text copies the line's.
-#[derive(Default)]
 pub(super) struct LaidOut {
     pub(super) text: String,
     /// Each stretch of the line copied as it stands: its range in the line, and where the copy starts in `text`.
@@ -51,7 +50,7 @@ pub(super) fn laid_out_copying(line: &str) -> Option<LaidOut> {
         return None;
     }
     let text = String::with_capacity(line.len() + 256);
-    let out = &mut Writer { line, laid: LaidOut { text, copies: Vec::with_capacity(16), rewritten: false } };
+    let mut out = Writer { line, laid: LaidOut { text, copies: Vec::with_capacity(16), rewritten: false } };
     out.push("{");
     for (at, key) in ITEM_KEYS.into_iter().enumerate() {
         let value = item.value(key)?;
@@ -60,13 +59,13 @@ pub(super) fn laid_out_copying(line: &str) -> Option<LaidOut> {
         }
         out.key(key);
         if key == source_key::EVENT {
-            event(value, out)?;
+            event(value, &mut out)?;
         } else {
             out.copy(value);
         }
     }
     out.push("}");
-    Some(std::mem::take(&mut out.laid))
+    Some(out.laid)
 }
 
 /// The laid-out text being written, and what it copies of `line`.

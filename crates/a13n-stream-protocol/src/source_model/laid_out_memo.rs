@@ -11,8 +11,9 @@
 //! line whose laying out wrote a value otherwise than it stands (a date-time put in Pydantic's spelling) is not
 //! remembered, nor one with a key spelled with an escape (the holes are found by keys as spelled, laying out reads
 //! them decoded), nor one where a key that chooses a model or is a date-time holds an object or array (laying out
-//! reads its whole text, an escape anywhere in it included, where the holes are its strings). Laying out also checks that every value is valid JSON: a copied value is checked again by the lane
-//! that reads the laid-out text, as in any line, but one left out is not, so the memo checks those itself.
+//! reads its whole text, an escape anywhere in it included, where the holes are its strings). Laying out also
+//! checks that every value is valid JSON: a copied value is checked again by the lane that reads the laid-out text,
+//! as in any line, but one left out is not, so the memo checks those itself.
 
 use std::ops::Range;
 
@@ -44,8 +45,8 @@ struct Remembered {
 }
 
 impl LaidOutMemo {
-    /// `line` laid out ([`laid_out_copying`]'s text, which this equals): by the shape of a line remembered, or else read and
-    /// then remembered.
+    /// `line` laid out ([`laid_out_copying`]'s text, which this equals): by the shape of a line remembered, or else
+    /// read and then remembered.
     pub(crate) fn laid_out(&mut self, line: &str) -> Option<String> {
         let found = &mut self.found;
         let known = self.shapes.iter().position(|remembered| {
@@ -76,20 +77,20 @@ impl LaidOutMemo {
 }
 
 impl Remembered {
-    /// Remember `line`, laid out as `laid`: `false` when its shape cannot be read, or a hole's value is not
-    /// where laying out copied or left out whole values.
+    /// Remember `line`, laid out as `laid`: `false` when its shape cannot be read, or a hole's value is neither
+    /// inside a stretch laying out copied nor apart from all of them (left out with its key).
     fn remember(&mut self, line: &str, laid: &LaidOut) -> bool {
         if !self.shape.remember_line(line.as_bytes()) {
             return false;
         }
-        // Where each hole's value went in the laid-out text, and which were left out with their key.
-        let mut placed: Vec<(usize, usize)> = Vec::new();
+        // Where each hole's value went in the laid-out text (and its length), and which were left out.
+        let mut placed: Vec<(usize, usize, usize)> = Vec::new();
         self.left_out.clear();
         for (hole, value) in self.shape.holes().enumerate() {
             let copy = laid.copies.iter().find(|(copied, _)| copied.start <= value.start && value.end <= copied.end);
             match copy {
-                Some((copied, at)) => placed.push((at + (value.start - copied.start), hole)),
-                // A value the laying out did not copy: it was left out, unless it lies in a stretch it wrote.
+                Some((copied, at)) => placed.push((at + (value.start - copied.start), hole, value.len())),
+                // Partly inside a copied stretch, which laying out never makes: not remembered.
                 None if laid.copies.iter().any(|(copied, _)| copied.start < value.end && value.start < copied.end) => {
                     return false
                 }
@@ -97,12 +98,11 @@ impl Remembered {
             }
         }
         placed.sort_unstable();
-        let holes: Vec<Range<usize>> = self.shape.holes().collect();
         self.pieces.clear();
         let mut from = 0;
-        for (at, hole) in placed {
+        for (at, hole, len) in placed {
             self.pieces.push((from..at, Some(hole)));
-            from = at + holes[hole].len();
+            from = at + len;
         }
         self.pieces.push((from..laid.text.len(), None));
         self.text.clear();

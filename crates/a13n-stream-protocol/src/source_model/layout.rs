@@ -216,11 +216,8 @@ impl Shape {
     /// Remember `line`, whose event is at `event`, and find its holes: every string value but a
     /// [`literal_key`]'s, and every number.
     fn remember(&mut self, line: &[u8], event: Range<usize>) {
-        self.line.clear();
-        self.line.extend_from_slice(line);
-        self.holes.clear();
-        self.canonical_event = None;
-        self.find_holes(line);
+        // Whether a laid-out memo could follow the line's keys does not matter here: it is in layout as it stands.
+        self.remember_line(line);
         if self.line.is_empty() || canonical_end(line, event.start, &mut Scratch::default()) != Some(event.end) {
             return;
         }
@@ -274,17 +271,13 @@ impl Shape {
     /// Whether `other` has this line's bytes outside its holes, and in each a value the hole may hold; and where its
     /// event is, when the holes in it hold canonical values and this line's event is canonical.
     fn matches(&self, other: &[u8]) -> Option<InLayout> {
-        // The text after the last hole first: it names the event kind (a lane's shapes differ most there), so a
-        // line of another shape is told apart without walking its holes.
-        let tail = self.holes.last().map_or(0, |&(_, end, _)| end);
-        if self.line.is_empty() || !other.ends_with(&self.line[tail..]) {
+        if !self.ends_as(other) {
             return None;
         }
         // The event starts in the gap before its first hole and ends in the gap before the first hole after it
         // (no hole straddles a brace), at the same offsets from those gaps' starts in `other`.
         let Some((event, inside)) = &self.canonical_event else {
-            let (from, at) = self.walk(&self.holes, other, (0, 0), None, |_| {})?;
-            return self.ends_alike(other, from, at).then_some(InLayout { canonical_event: None });
+            return self.walk_whole(other, |_| {}).then_some(InLayout { canonical_event: None });
         };
         let mut canonical = true;
         let (from, at) = self.walk(&self.holes[..inside.start], other, (0, 0), None, |_| {})?;
@@ -345,12 +338,21 @@ impl Shape {
     /// holds where each hole's value is in `other`, in order.
     pub(super) fn holes_of(&self, other: &[u8], found: &mut Vec<Range<usize>>) -> bool {
         found.clear();
+        self.ends_as(other) && self.walk_whole(other, |value| found.push(value))
+    }
+
+    /// Whether `other` ends with this line's text after its last hole (and this line is one the scan followed).
+    /// Checked first: it names the event kind (a lane's shapes differ most there), so a line of another shape is
+    /// told apart without walking its holes.
+    fn ends_as(&self, other: &[u8]) -> bool {
         let tail = self.holes.last().map_or(0, |&(_, end, _)| end);
-        !self.line.is_empty()
-            && other.ends_with(&self.line[tail..])
-            && self
-                .walk(&self.holes, other, (0, 0), None, |value| found.push(value))
-                .is_some_and(|(from, at)| self.ends_alike(other, from, at))
+        !self.line.is_empty() && other.ends_with(&self.line[tail..])
+    }
+
+    /// Whether `other` has this line's bytes outside all its holes and in each a value the hole may hold; `each`
+    /// is told where each hole's value is in `other`.
+    fn walk_whole(&self, other: &[u8], each: impl FnMut(Range<usize>)) -> bool {
+        self.walk(&self.holes, other, (0, 0), None, each).is_some_and(|(from, at)| self.ends_alike(other, from, at))
     }
 
     /// Whether `other` from `at` is this line from `from`, to the end.
