@@ -122,6 +122,20 @@ pub(crate) fn py_equal(a: &Value, b: &Value) -> bool {
 
 /// Format a finite float as Python's `repr(float)`.
 pub fn py_float_repr(value: f64) -> String {
+    float_layout(value, -3, 2)
+}
+
+/// Format a finite float as Pydantic's JSON serializer does: ryu's layout (plain decimals while the decimal
+/// point falls within 16 digits of the value, `0.0000d` down to five leading zeros), with `e+` for positive
+/// exponents as Python writes them.
+pub fn pydantic_float_repr(value: f64) -> String {
+    float_layout(value, -4, 1)
+}
+
+/// `value` in plain decimals while its decimal point falls from `lowest_point` to 16 places into its shortest
+/// digits, else as `d.ddde±X` with at least `exponent_digits` digits of exponent; Python's tokens for zero and
+/// for floats that are not finite.
+fn float_layout(value: f64, lowest_point: i32, exponent_digits: usize) -> String {
     if value == 0.0 {
         return if value.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
     }
@@ -136,84 +150,31 @@ pub fn py_float_repr(value: f64) -> String {
         };
     }
     let (negative, digits, exponent) = shortest_digits(value);
-    let mut out = String::with_capacity(digits.len() + 8);
+    let mut out = String::with_capacity(digits.len() + 24);
     if negative {
         out.push('-');
     }
-    if (-4..16).contains(&exponent) {
-        let point = exponent + 1; // position of the decimal point within `digits`
-        if point <= 0 {
-            out.push_str("0.");
-            for _ in 0..-point {
-                out.push('0');
-            }
-            out.push_str(&digits);
-        } else if point as usize >= digits.len() {
-            out.push_str(&digits);
-            for _ in 0..(point as usize - digits.len()) {
-                out.push('0');
-            }
-            out.push_str(".0");
-        } else {
-            out.push_str(&digits[..point as usize]);
-            out.push('.');
-            out.push_str(&digits[point as usize..]);
-        }
-    } else {
+    let point = exponent + 1; // the decimal point's position within `digits`
+    if !(lowest_point..=16).contains(&point) {
         out.push_str(&digits[..1]);
         if digits.len() > 1 {
             out.push('.');
             out.push_str(&digits[1..]);
         }
-        out.push('e');
-        out.push(if exponent < 0 { '-' } else { '+' });
-        let magnitude = exponent.unsigned_abs();
-        if magnitude < 10 {
-            out.push('0');
-        }
-        out.push_str(&magnitude.to_string());
-    }
-    out
-}
-
-/// Format a finite float as Pydantic's JSON serializer does: ryu's layout (plain decimals while the decimal
-/// point falls within 16 digits of the value, `0.0000d` down to five leading zeros), with `e+` for positive
-/// exponents as Python writes them.
-pub fn pydantic_float_repr(value: f64) -> String {
-    if value == 0.0 || !value.is_finite() {
-        return py_float_repr(value);
-    }
-    let (negative, digits, exponent) = shortest_digits(value);
-    let length = digits.len() as i32;
-    let point = exponent + 1; // the decimal point's position within `digits`
-    let last = point - length; // the power of ten of the last digit
-    let mut out = String::with_capacity(digits.len() + 24);
-    if negative {
-        out.push('-');
-    }
-    if last >= 0 && point <= 16 {
+        out.push_str(if exponent < 0 { "e-" } else { "e+" });
+        out.push_str(&format!("{:0exponent_digits$}", exponent.unsigned_abs()));
+    } else if point <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', point.unsigned_abs() as usize));
         out.push_str(&digits);
-        out.extend(std::iter::repeat_n('0', last as usize));
+    } else if point as usize >= digits.len() {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat_n('0', point as usize - digits.len()));
         out.push_str(".0");
-    } else if point > 0 && point <= 16 {
+    } else {
         out.push_str(&digits[..point as usize]);
         out.push('.');
         out.push_str(&digits[point as usize..]);
-    } else if point > -5 && point <= 0 {
-        out.push_str("0.");
-        out.extend(std::iter::repeat_n('0', (-point) as usize));
-        out.push_str(&digits);
-    } else {
-        out.push_str(&digits[..1]);
-        if length > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        out.push('e');
-        if exponent >= 0 {
-            out.push('+');
-        }
-        out.push_str(&exponent.to_string());
     }
     out
 }

@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use crate::fields::source_key;
 use crate::scan::{once, Scanner};
-use crate::sink::{Bytes, JsonSink};
+use crate::sink::JsonSink;
 use crate::time::{SourceTime, UtcTime};
 
 /// A source line's identity and time.
@@ -129,12 +129,6 @@ fn any_head<'a>(line: &'a str, mut event: impl FnMut(&mut Scanner<'a>) -> Option
 }
 
 impl LineHead<'_> {
-    /// Append the start of a carried-through observation's value, up to its event:
-    /// `{"thread_id":…,"run_id":…,"sequence":…,"occurred_at":…,"event":`.
-    pub(crate) fn write_value_head(&self, out: &mut Vec<u8>) {
-        self.describe_value_head(&mut Bytes(out));
-    }
-
     /// Describe the start of a carried-through observation's value: open it and give its identity and time, up to
     /// the `event` key, whose value (and the closing of the object) is the caller's.
     pub(crate) fn describe_value_head(&self, sink: &mut impl JsonSink) {

@@ -278,16 +278,10 @@ impl SourceItem {
 
     /// The canonical JSON form of this item (the journal wire form).
     pub fn to_value(&self) -> Value {
-        let mut object = Object::new();
-        object.insert("thread_id".into(), self.thread_id.clone().into());
-        object.insert("run_id".into(), self.run_id.clone().into());
-        object.insert("sequence".into(), self.sequence.into());
-        object.insert("occurred_at".into(), self.occurred_at.isoformat().into());
         match &self.body {
-            SourceBody::Event(event) => object.insert("event".into(), Value::Object(event.raw.clone())),
-            SourceBody::Result(result) => object.insert("result".into(), Value::Object(result.raw.clone())),
-        };
-        Value::Object(object)
+            SourceBody::Event(event) => self.source_value(Value::Object(event.raw.clone())),
+            SourceBody::Result(result) => self.value_with("result", Value::Object(result.raw.clone())),
+        }
     }
 
     /// The journal line of this item: its canonical JSON as Python's `json.dumps(item, ensure_ascii=False,
@@ -306,12 +300,17 @@ impl SourceItem {
 
     /// `{thread_id, run_id, sequence, occurred_at, event}`: the value of a carried-through `CUSTOM` event.
     pub(crate) fn source_value(&self, event: Value) -> Value {
+        self.value_with("event", event)
+    }
+
+    /// The item's identity and time, then `body` under `key`.
+    fn value_with(&self, key: &str, body: Value) -> Value {
         let mut object = Object::with_capacity(5);
         object.insert("thread_id".into(), self.thread_id.clone().into());
         object.insert("run_id".into(), self.run_id.clone().into());
         object.insert("sequence".into(), self.sequence.into());
         object.insert("occurred_at".into(), self.occurred_at.isoformat().into());
-        object.insert("event".into(), event);
+        object.insert(key.into(), body);
         Value::Object(object)
     }
 }

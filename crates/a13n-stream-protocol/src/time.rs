@@ -263,21 +263,23 @@ fn seconds_and_fraction(text: &[u8]) -> Option<i64> {
     (!other && seconds <= 59).then_some(seconds * MICROS_PER_SECOND + fraction)
 }
 
+/// Pydantic's text of the UTC instant `micros` after the epoch: civil fields, `.ffffff` when not zero, `Z`.
+fn utc_text(micros: i64) -> String {
+    let mut out = String::with_capacity(28);
+    write_civil(&mut out, micros);
+    out.push('Z');
+    out
+}
+
 impl fmt::Display for UtcTime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut out = String::with_capacity(28);
-        write_civil(&mut out, self.micros);
-        out.push('Z');
-        f.write_str(&out)
+        f.write_str(&utc_text(self.micros))
     }
 }
 
 impl serde::Serialize for UtcTime {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = String::with_capacity(28);
-        write_civil(&mut out, self.micros);
-        out.push('Z');
-        serializer.serialize_str(&out)
+        serializer.serialize_str(&utc_text(self.micros))
     }
 }
 
@@ -424,14 +426,11 @@ fn parse_datetime(text: &str) -> Result<SourceTime, String> {
 /// zero, then `Z` for UTC, `±HH:MM` for another offset, nothing for a naive time. `None` when it is not one.
 pub(crate) fn pydantic_datetime(text: &str) -> Option<String> {
     let time = parse_datetime(text).ok()?;
-    let mut out = String::with_capacity(32);
-    match time.offset {
-        Some(0) => {
-            write_civil(&mut out, time.micros);
-            out.push('Z');
-        }
-        _ => time.write_isoformat(&mut out),
+    if time.offset == Some(0) {
+        return Some(utc_text(time.micros));
     }
+    let mut out = String::with_capacity(32);
+    time.write_isoformat(&mut out);
     Some(out)
 }
 

@@ -144,8 +144,7 @@ impl DisplayFold {
                     content.set_json(Field::SubagentRunId, subagent.clone());
                 }
             };
-            let change = Change { kind, state, position: position.clone(), at };
-            if let Some(touched) = self.store.update_existing(key, change, update) {
+            if let Some(touched) = self.store.touch(key, kind, Some(state), position.clone(), at, update) {
                 return report(ObservedItem {
                     id: key,
                     kind,

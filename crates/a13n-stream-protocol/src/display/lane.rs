@@ -113,13 +113,6 @@ impl DisplayFold {
         folded
     }
 
-    /// Fold `line` through a fast lane when one takes it: how many events it folded and wrote, or `None` with
-    /// nothing changed or written.
-    #[cfg(test)]
-    fn fold_in_lane(&mut self, line: &str, out: &mut Vec<u8>) -> Option<usize> {
-        crate::lanes::lane_hint::take_in_lane(self, line, out)
-    }
-
     /// The part lane: a text part's start or end or a tool call's end converts without a tree (its events are
     /// typed from the scanned line) and its typed events fold through the general path's message fold.
     fn fold_part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
@@ -161,7 +154,7 @@ impl DisplayFold {
             append_bounded(content, Field::Text, text, full, counts, index);
         };
         // The checks found the item, and only the general path removes items.
-        let Some(item) = self.store.touch(&hit.key, item_kind, position, at, append) else { return false };
+        let Some(item) = self.store.touch(&hit.key, item_kind, None, position, at, append) else { return false };
         let reference = ObservedItem {
             id: &hit.key,
             kind: item_kind,
@@ -380,6 +373,7 @@ impl LaneHit {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lanes::lane_hint::take_in_lane;
 
     const START: &str = r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00Z","event":{"index":0,"part":{"content":"","part_kind":"text"},"event_kind":"part_start"}}"#;
     const DELTA: &str = r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01.5Z","event":{"index":0,"delta":{"content_delta":"Hi","provider_name":null,"provider_details":null,"citations_delta":null,"part_delta_kind":"text"},"event_kind":"part_delta"}}"#;
@@ -388,12 +382,12 @@ mod tests {
     fn a_delta_of_an_open_part_takes_the_lane() {
         let mut fold = DisplayFold::new("r");
         let mut out = Vec::new();
-        assert!(fold.fold_in_lane(START, &mut out).is_none(), "no run is bound before the first line");
-        assert!(fold.fold_in_lane(DELTA, &mut out).is_none(), "no part is open before the start is folded");
+        assert!(take_in_lane(&mut fold, START, &mut out).is_none(), "no run is bound before the first line");
+        assert!(take_in_lane(&mut fold, DELTA, &mut out).is_none(), "no part is open before the start is folded");
         assert!(out.is_empty());
         fold.fold_line(START, &mut out).unwrap();
         out.clear();
-        assert_eq!(fold.fold_in_lane(DELTA, &mut out), Some(1));
+        assert_eq!(take_in_lane(&mut fold, DELTA, &mut out), Some(1));
         let text = String::from_utf8(out).unwrap();
         assert!(text.starts_with(r#"{"sequence":2,"event":{"type":"TEXT_MESSAGE_CONTENT","timestamp":1795953601500,"#));
         assert_eq!(fold.items().next().unwrap().content["text"], "Hi");
@@ -407,11 +401,11 @@ mod tests {
         };
         let mut fold = DisplayFold::with_options("r", options);
         fold.fold_line(START, &mut Vec::new()).unwrap();
-        assert!(fold.fold_in_lane(DELTA, &mut Vec::new()).is_none());
+        assert!(take_in_lane(&mut fold, DELTA, &mut Vec::new()).is_none());
         let mut fold = DisplayFold::new("r");
         fold.fold_line(START, &mut Vec::new()).unwrap();
         let child = DELTA.replace(r#""run_id":"r""#, r#""run_id":"child""#);
-        assert!(fold.fold_in_lane(&child, &mut Vec::new()).is_none());
+        assert!(take_in_lane(&mut fold, &child, &mut Vec::new()).is_none());
     }
 
     const TOOL_START: &str = r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00Z","event":{"index":0,"part":{"tool_name":"search","args":"","tool_call_id":"c1","part_kind":"tool-call"},"event_kind":"part_start"}}"#;
@@ -422,17 +416,17 @@ mod tests {
         let mut fold = DisplayFold::new("r");
         let mut out = Vec::new();
         fold.fold_line(TOOL_START, &mut out).unwrap();
-        assert_eq!(fold.fold_in_lane(ARGS, &mut out), Some(1), "the first delta opens the stream");
+        assert_eq!(take_in_lane(&mut fold, ARGS, &mut out), Some(1), "the first delta opens the stream");
         out.clear();
         let next = ARGS.replace(r#""sequence":1"#, r#""sequence":2"#).replace(r#"{\"q"#, r#"\": 1}"#);
-        assert_eq!(fold.fold_in_lane(&next, &mut out), Some(1));
+        assert_eq!(take_in_lane(&mut fold, &next, &mut out), Some(1));
         let text = String::from_utf8(out).unwrap();
         assert!(text.starts_with(r#"{"sequence":3,"event":{"type":"CUSTOM","timestamp":1795953601000,"#), "{text}");
         let observation = fold.items().last().unwrap();
         assert_eq!(observation.content["value"]["event"]["delta"]["args_delta"], "{\"q\": 1}");
         // Another call's delta is another stream.
         let other = next.replace(r#""sequence":2"#, r#""sequence":3"#).replace(r#""c1""#, r#""c2""#);
-        assert!(fold.fold_in_lane(&other, &mut Vec::new()).is_none());
+        assert!(take_in_lane(&mut fold, &other, &mut Vec::new()).is_none());
     }
 
     /// Argument deltas of two open calls in runs: the memo reads each run's later lines by its first, and a run
@@ -458,7 +452,7 @@ mod tests {
         let (mut laned_out, mut general_out) = (Vec::new(), Vec::new());
         let mut taken = 0;
         for (at, line) in lines.iter().enumerate() {
-            let lane = laned.fold_in_lane(line, &mut laned_out);
+            let lane = take_in_lane(&mut laned, line, &mut laned_out);
             taken += usize::from(at >= 2 && lane.is_some());
             if laned_out.is_empty() {
                 laned.fold_line(line, &mut laned_out).unwrap();

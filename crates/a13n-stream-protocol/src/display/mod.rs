@@ -61,7 +61,7 @@ use held::Held;
 use item_content::ItemContent;
 use messages::MessageEvent;
 use restoring::Restoring;
-use source_fold::Folded;
+use source_fold::{Folded, FoldedEvent};
 use store::{Change, CharCounts, Store};
 use stream_id::StreamId;
 
@@ -394,21 +394,8 @@ impl DisplayFold {
     /// batch before anything changes.
     pub fn fold(&mut self, events: Vec<Object>, source: Option<&SourceItem>) -> Result<Vec<Observed>, FoldError> {
         self.fast.forget();
-        for (index, payload) in events.iter().enumerate() {
-            validate_event(payload).map_err(|error| error.nested(&format!("events.{index}")))?;
-        }
-        let mut observed = Vec::with_capacity(events.len());
-        for payload in events {
-            let sequence = self.next_sequence();
-            let item = self.fold_object(&payload);
-            observed.push(Observed { sequence, event: payload, item });
-        }
-        if let (Some(last), Some(source)) = (observed.last_mut(), source) {
-            if let Some(reference) = self.fail_unpresented_result(source, integer_timestamp(&last.event)) {
-                last.item = Some(reference);
-            }
-        }
-        Ok(observed)
+        let events = events.into_iter().map(FoldedEvent::Object).collect();
+        Ok(self.fold_events_of(events, source)?.into_iter().map(Folded::into_observed).collect())
     }
 
     /// When `source` is a tool result the observer does not present (a retry prompt, a failure, a denial), fail its
@@ -422,7 +409,7 @@ impl DisplayFold {
 
     /// A message's end reports the memory evidence its item holds.
     fn attach_memory_sources(&self, reference: &mut ItemRef) {
-        let sources = self.store.live_content(&reference.id).and_then(|c| c.json(Field::MemorySources));
+        let sources = self.store.live(&reference.id).and_then(|(_, c)| c.json(Field::MemorySources));
         if let Some(Value::Array(sources)) = sources {
             reference.memory_sources =
                 sources.iter().map(|s| serde_json::from_value(s.clone())).collect::<Result<_, _>>().ok();

@@ -88,6 +88,16 @@ impl DisplayFold {
                 _ => FoldedEvent::Typed(event),
             })
             .collect();
+        self.fold_events_of(events, Some(source))
+    }
+
+    /// Give each event the next sequence and fold it, as [`DisplayFold::fold`] does: atomic, every event checked
+    /// before any item changes; the last reports the failure of a tool call `source` does not present.
+    pub(super) fn fold_events_of(
+        &mut self,
+        events: Vec<FoldedEvent>,
+        source: Option<&SourceItem>,
+    ) -> Result<Vec<Folded>, FoldError> {
         for (index, event) in events.iter().enumerate() {
             event.validate().map_err(|error| error.nested(&format!("events.{index}")))?;
         }
@@ -100,7 +110,7 @@ impl DisplayFold {
             };
             folded.push(Folded { sequence, event, item });
         }
-        if let Some(last) = folded.last_mut() {
+        if let (Some(last), Some(source)) = (folded.last_mut(), source) {
             if let Some(reference) = self.fail_unpresented_result(source, last.event.timestamp()) {
                 last.item = Some(reference);
             }

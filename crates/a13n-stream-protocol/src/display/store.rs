@@ -186,11 +186,6 @@ impl Store {
         Some((item.kind, item.content.get()?))
     }
 
-    /// A live item's content (`None` for absent or sealed items).
-    pub(super) fn live_content(&self, key: &str) -> Option<&ItemContent> {
-        self.live(key).map(|(_, content)| content)
-    }
-
     /// Seal an item whose content no later event can change.
     pub(super) fn seal(&mut self, key: &str) {
         if let Some(item) = self.items.get_mut(key) {
@@ -291,18 +286,19 @@ impl Store {
         items
     }
 
-    /// Update an existing item as [`Store::update`] does but keeping its state, and return what an [`ItemRef`]
-    /// reports of it; `None` (and nothing changed) when there is no such item.
+    /// Update an existing item as [`Store::update`] does (`state` `None` keeps its state), and return what an
+    /// [`ItemRef`] reports of it without copying its id; `None` (and nothing changed) when there is no such item.
     pub(super) fn touch(
         &mut self,
         key: &str,
         kind: ItemKind,
+        state: Option<ItemState>,
         position: StreamId,
         at: UtcTime,
         update: impl FnOnce(&mut ItemContent, &mut CharCounts, usize),
     ) -> Option<Touched<'_>> {
         let index = self.items.get_index_of(key)?;
-        Some(self.change(index, kind, None, position, at, update))
+        Some(self.change(index, kind, state, position, at, update))
     }
 
     /// Record `change` to `key`'s item (created empty when new), editing its content in place with `update`
@@ -314,18 +310,6 @@ impl Store {
         update: impl FnOnce(&mut ItemContent, &mut CharCounts, usize),
     ) -> ItemRef {
         self.put(key, change, None, update).1
-    }
-
-    /// Record `change` to `key`'s existing item as [`Store::update`] does, and return what an [`ItemRef`] reports
-    /// of it without copying its id; `None` (and nothing changed) when there is no such item.
-    pub(super) fn update_existing(
-        &mut self,
-        key: &str,
-        Change { kind, state, position, at }: Change,
-        update: impl FnOnce(&mut ItemContent, &mut CharCounts, usize),
-    ) -> Option<Touched<'_>> {
-        let index = self.items.get_index_of(key)?;
-        Some(self.change(index, kind, Some(state), position, at, update))
     }
 
     /// Record `change` to `key`'s item, setting its whole content; `seal` stores it as text at once (no event can

@@ -89,7 +89,7 @@ impl<'a> CarriedLine<'a> {
 
     /// Append the observation's value: `{thread_id, run_id, sequence, occurred_at, event}`.
     pub(crate) fn write_value(&self, out: &mut Vec<u8>) {
-        self.head.write_value_head(out);
+        self.head.describe_value_head(&mut Bytes(out));
         out.extend_from_slice(self.event.as_bytes());
         out.push(b'}');
     }

@@ -275,7 +275,6 @@ impl<M: Mode> Observer<M> {
     pub fn restore(continuation: ObserverContinuation, processor: Option<AguiEventProcessor>) -> Self {
         Observer {
             processor,
-            finish: None,
             retain_events: false,
             core: Core {
                 thread_id: continuation.thread_id,
@@ -284,9 +283,7 @@ impl<M: Mode> Observer<M> {
                 events: Vec::new(),
             },
             resume_completed: true,
-            memos: LaneMemos::default(),
-            args_event: EventTemplate::default(),
-            mode: PhantomData,
+            ..Self::new()
         }
     }
 

@@ -15,15 +15,6 @@ use crate::scan::Scanner;
 /// More keys than this in one object: not a layout the lanes take.
 const MAX_KEYS: usize = 32;
 
-/// Whether `line`'s `event` is spelled in its model's layout: every field of the model, in its order, nested
-/// models too (with no key a model drops or refuses), and date-times as Pydantic writes them. `false` for
-/// anything the scanner does not read, which then takes the general path. (The memo answers for lines; this is
-/// the check it makes and is tested against.)
-#[cfg(test)]
-pub(crate) fn event_in_layout(line: &str) -> bool {
-    laid_out_event(line).is_some()
-}
-
 /// Where `line`'s event is, when it is in its model's layout: every field of the model, in its order, nested
 /// models too, and date-times as Pydantic writes them.
 fn laid_out_event(line: &str) -> Option<Range<usize>> {
@@ -460,21 +451,21 @@ mod tests {
     #[test]
     fn a_dump_is_in_layout_and_other_spellings_are_not() {
         let dump = r#"{"index":0,"part":{"tool_name":"f","args":"","tool_call_id":"c1","tool_kind":null,"id":null,"provider_name":null,"provider_details":null,"part_kind":"tool-call"},"previous_part_kind":null,"event_kind":"part_start"}"#;
-        assert!(event_in_layout(&line(dump)));
+        assert!(laid_out_event(&line(dump)).is_some());
         let omitted = r#"{"index":0,"part":{"tool_name":"f","args":"","tool_call_id":"c1","part_kind":"tool-call"},"event_kind":"part_start"}"#;
-        assert!(!event_in_layout(&line(omitted)));
+        assert!(laid_out_event(&line(omitted)).is_none());
         let kind_first = r#"{"event_kind":"part_delta","index":0,"delta":{"content_delta":"x","provider_name":null,"provider_details":null,"citations_delta":null,"part_delta_kind":"text"}}"#;
-        assert!(!event_in_layout(&line(kind_first)));
+        assert!(laid_out_event(&line(kind_first)).is_none());
         let delta = r#"{"index":0,"delta":{"content_delta":"x","provider_name":null,"provider_details":null,"citations_delta":null,"part_delta_kind":"text"},"event_kind":"part_delta"}"#;
-        assert!(event_in_layout(&line(delta)));
+        assert!(laid_out_event(&line(delta)).is_some());
         let unknown = r#"{"index":0,"delta":{"content_delta":"x","provider_name":null,"provider_details":null,"citations_delta":null,"part_delta_kind":"text","x":1},"event_kind":"part_delta"}"#;
-        assert!(!event_in_layout(&line(unknown)));
+        assert!(laid_out_event(&line(unknown)).is_none());
         let extension = r#"{"schema_version":"1","kind":"lifecycle","payload":{"b":1,"a":2}}"#;
-        assert!(event_in_layout(&line(extension)));
-        assert!(!event_in_layout(&line(r#"{"kind":"lifecycle","schema_version":"1","payload":{}}"#)));
+        assert!(laid_out_event(&line(extension)).is_some());
+        assert!(laid_out_event(&line(r#"{"kind":"lifecycle","schema_version":"1","payload":{}}"#)).is_none());
         // A model-choosing value spelled with an escape is decoded by the general path, never copied.
         let escaped = r#"{"index":0,"delta":{"part_delta_kind":"tool\u005fcall","args_delta":"x","tool_call_id":"c","tool_name_delta":null,"provider_name":null,"provider_details":null},"event_kind":"part_delta"}"#;
-        assert!(!event_in_layout(&line(escaped)));
+        assert!(laid_out_event(&line(escaped)).is_none());
     }
 
     /// The memo answers as a full check would: for a line of the remembered shape with other values, and for
@@ -503,8 +494,12 @@ mod tests {
         for first in &lines {
             for second in &lines {
                 let mut memo = LayoutMemo::default();
-                assert_eq!(memo.in_layout(0, first).is_some(), event_in_layout(first), "{first}");
-                assert_eq!(memo.in_layout(0, second).is_some(), event_in_layout(second), "{first} then {second}");
+                assert_eq!(memo.in_layout(0, first).is_some(), laid_out_event(first).is_some(), "{first}");
+                assert_eq!(
+                    memo.in_layout(0, second).is_some(),
+                    laid_out_event(second).is_some(),
+                    "{first} then {second}"
+                );
             }
         }
     }
