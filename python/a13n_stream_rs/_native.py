@@ -314,15 +314,21 @@ def _as_presented(part: Any, content: Any, public: Any, native: Tuple[type, ...]
 
 
 def _with_execution_value(part: Any, content: Any, shown: Any) -> Any:
-    """A lowered result's described ``content`` with ``shown`` in place of the item its marker points at, as a list;
-    ``content`` itself when the marker points at no item of a list (the core refuses such a result)."""
+    """A lowered result's described ``content`` with ``shown`` in place of the value its marker points at, where the
+    core reads it: a list's item (a negative index from the end), or a dict's entry under its key; ``content``
+    itself when the marker points at neither (the core reads a string's code point itself, and refuses a marker that
+    points at nothing)."""
     marker = part.metadata[_TOOL_CONTENT_KEY]
     index = marker.get("result_index") if isinstance(marker, dict) else None
-    if not isinstance(content, (list, tuple)) or type(index) is not int or not 0 <= index < len(content):
-        return content
-    spliced = list(content)
-    spliced[index] = shown
-    return spliced
+    if isinstance(content, (list, tuple)) and type(index) in (int, bool) and -len(content) <= index < len(content):
+        spliced = list(content)
+        spliced[index] = shown
+        return spliced
+    if isinstance(content, dict) and type(index) in (str, int):
+        # The described dict keeps the native keys (an `int` key becomes its digits when written as JSON).
+        key = index if index in content else str(index)
+        return {**content, key: shown} if key in content else content
+    return content
 
 
 def presented(value: Any, described: Any, native: Tuple[type, ...]) -> Any:

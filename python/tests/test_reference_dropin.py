@@ -1343,10 +1343,12 @@ def test_tool_result_content_projects_native_content_as_the_reference() -> None:
     assert_same(run)
 
 
-def test_a_lowered_result_marking_no_item_of_a_list_is_refused_as_before() -> None:
+def test_a_lowered_results_execution_value_is_read_as_python_indexes_its_content() -> None:
     """Found by a review: presenting a lowered result's execution value spliced it into its content as a list,
     whatever the content and marker, so a dict's content raised `TypeError` or `IndexError`, or turned into a list
-    of its keys. Such a marker points at no item of a list: refused (`InputError`), as before."""
+    of its keys. Then found by a differential sweep: the reference reads `content[result_index]` as Python does (a
+    dict by its key, an `int` key too; a string by a code point; a negative index from the end), where such results
+    were refused. A marker past the end is refused (`InputError`; the reference raises `IndexError`)."""
     import enum
     from datetime import UTC, datetime
 
@@ -1359,14 +1361,20 @@ def test_a_lowered_result_marking_no_item_of_a_list_is_refused_as_before() -> No
         RED = "red"
 
     at = datetime(2026, 1, 1, tzinfo=UTC)
-    for content, index in [({"k": Color.RED}, "k"), ({1: Color.RED}, 1), ({0: Color.RED}, 0), ([Color.RED], 3)]:
+
+    def item(content: Any, index: Any, outcome: str) -> Any:
+        metadata = {"a13n.tool-content": {"result_index": index}}
+        part = ToolReturnPart(tool_name="f", tool_call_id="c", content=content, outcome=outcome, metadata=metadata)
+        return HarnessEvent(thread_id="t", run_id="r", sequence=0, occurred_at=at, event=FunctionToolResultEvent(part=part))
+
+    found = [({"k": Color.RED}, "k"), ({1: Color.RED}, 1), ({0: Color.RED}, 0), ("ab", 1), (["a", Color.RED], -1)]
+    for content, index in found:
         for outcome in ("success", "failed"):
-            metadata = {"a13n.tool-content": {"result_index": index}}
-            part = ToolReturnPart(tool_name="f", tool_call_id="c", content=content, outcome=outcome, metadata=metadata)
-            item = HarnessEvent(thread_id="t", run_id="r", sequence=0, occurred_at=at, event=FunctionToolResultEvent(part=part))
-            fold = importlib.import_module(f"{OURS}.display").DisplayFold("r")
-            with pytest.raises(InputError):
-                fold.fold(fold.events(item), item)
+            assert_same(observed_and_folded([item(content, index, outcome)]))
+    for outcome in ("success", "failed"):
+        fold = importlib.import_module(f"{OURS}.display").DisplayFold("r")
+        with pytest.raises(InputError):
+            fold.fold(fold.events(item([Color.RED], 3, outcome)), item([Color.RED], 3, outcome))
 
 
 def test_tool_result_content_projects_records_scalars_and_bytes_as_the_reference() -> None:

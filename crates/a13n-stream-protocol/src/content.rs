@@ -5,12 +5,14 @@
 //! described (media type, size) and never carried. In the JSON source form native content is recognised by the
 //! shape its dump has: a `kind` discriminator together with that kind's defining field.
 
+use std::borrow::Cow;
+
 use serde_json::{json, Value};
 
 use crate::agui::ToolResultContent;
 use crate::error::InputError;
 use crate::fields::source_key;
-use crate::json::{Object, PyDumps};
+use crate::json::{Object, PyDumps, PyNumber};
 use crate::names;
 
 /// The metadata key under which a lowered tool result marks its execution value.
@@ -123,19 +125,58 @@ pub(crate) fn presents_tool_result(part_kind: Option<&str>, outcome: Option<&str
     part_kind == Some(source_key::TOOL_RETURN) && outcome.unwrap_or(source_key::SUCCESS) == source_key::SUCCESS
 }
 
-/// The value a settled tool call presents: the marked execution value of a lowered result, or the content.
-pub(crate) fn tool_execution_value<'a>(content: &'a Value, metadata: Option<&Object>) -> Result<&'a Value, InputError> {
+/// The value a settled tool call presents: the content, or for a lowered result (its metadata marks where its
+/// execution value is) `content[result_index]` as Python indexes the native content: a list or a string by an
+/// integer (a boolean is one; a negative one counts from the end; a string's item is its code point at that
+/// place), a dict by its key (an integer key is a string in JSON, so an integer index reads the key it is written
+/// as). An index Python would refuse or not find is an input error.
+pub(crate) fn tool_execution_value<'a>(
+    content: &'a Value,
+    metadata: Option<&Object>,
+) -> Result<Cow<'a, Value>, InputError> {
     let Some(marker) = metadata.and_then(|m| m.get(TOOL_CONTENT_METADATA_KEY)) else {
-        return Ok(content);
+        return Ok(Cow::Borrowed(content));
     };
-    let index = marker
-        .get("result_index")
-        .and_then(Value::as_u64)
-        .ok_or_else(|| InputError::wrong_type("part.metadata.a13n.tool-content.result_index", "expected an integer"))?;
-    content
-        .as_array()
-        .and_then(|items| items.get(index as usize))
-        .ok_or_else(|| InputError::new("part.content", format!("no execution value at result_index {index}")))
+    let index = marker.get("result_index").unwrap_or(&Value::Null);
+    let missing = || InputError::new("part.content", format!("no execution value at result_index {index}"));
+    if let Value::Object(entries) = content {
+        let key = match index {
+            Value::String(key) => Cow::Borrowed(key.as_str()),
+            Value::Number(number) => match PyNumber::of_number(number) {
+                PyNumber::Int(digits) => Cow::Owned(digits.to_owned()),
+                PyNumber::Float(_) => return Err(missing()),
+            },
+            _ => return Err(missing()),
+        };
+        return entries.get(&*key).map(Cow::Borrowed).ok_or_else(missing);
+    }
+    let position = match index {
+        Value::Bool(flag) => Some(i64::from(*flag)),
+        // An integer past 64 bits is past the end of any list.
+        Value::Number(number) => match PyNumber::of_number(number) {
+            PyNumber::Int(digits) => digits.parse().ok(),
+            PyNumber::Float(_) => return Err(not_an_index()),
+        },
+        _ => return Err(not_an_index()),
+    };
+    let at = |length: usize| {
+        let position = position?;
+        let length = i64::try_from(length).ok()?;
+        let at = if position < 0 { length + position } else { position };
+        (0..length).contains(&at).then_some(at as usize)
+    };
+    match content {
+        Value::Array(items) => at(items.len()).map(|at| Cow::Borrowed(&items[at])),
+        Value::String(text) => {
+            at(text.chars().count()).and_then(|at| text.chars().nth(at)).map(|c| Cow::Owned(c.to_string().into()))
+        }
+        _ => None,
+    }
+    .ok_or_else(missing)
+}
+
+fn not_an_index() -> InputError {
+    InputError::wrong_type("part.metadata.a13n.tool-content.result_index", "expected an integer")
 }
 
 /// Replace native content inside a JSON value by its payload-free description.
@@ -234,6 +275,40 @@ pub fn tool_result_content(value: &Value) -> ToolResultContent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `content[result_index]` as Python reads it (a sweep against the reference found strings, negative indexes
+    /// and dicts refused); what Python cannot index is refused.
+    #[test]
+    fn a_lowered_results_value_is_indexed_as_python_indexes() {
+        let read = |content: Value, index: Value| {
+            let metadata = json!({ TOOL_CONTENT_METADATA_KEY: { "result_index": index } });
+            tool_execution_value(&content, metadata.as_object()).map(Cow::into_owned)
+        };
+        let found = [
+            (json!("héllo😀"), json!(-1), json!("😀")),
+            (json!("ab"), json!(true), json!("b")),
+            (json!(["a", "b", "c"]), json!(-3), json!("a")),
+            (json!(["a", "b"]), json!(false), json!("a")),
+            (json!({"k": 1, "2": 3}), json!("k"), json!(1)),
+            (json!({"k": 1, "2": 3}), json!(2), json!(3)),
+        ];
+        for (content, index, value) in found {
+            assert_eq!(read(content.clone(), index.clone()).unwrap(), value, "{content}[{index}]");
+        }
+        let refused = [
+            (json!("ab"), json!(2)),
+            (json!(["a"]), json!(-2)),
+            (json!(["a"]), json!(0.0)),
+            (json!(["a"]), serde_json::from_str("18446744073709551616").unwrap()),
+            (json!(["a"]), json!("0")),
+            (json!({"k": 1}), json!("j")),
+            (json!(7), json!(0)),
+            (json!(null), json!(0)),
+        ];
+        for (content, index) in refused {
+            assert!(read(content.clone(), index.clone()).is_err(), "{content}[{index}]");
+        }
+    }
 
     #[test]
     fn plain_values_become_sorted_text() {

@@ -101,22 +101,45 @@ pub(crate) fn py_u64(value: &Value) -> Option<u64> {
     }
 }
 
-/// Python's `==` of two JSON values as `json.loads` makes them: numbers by value (`1.50 == 1.5`, `-0 == 0`,
-/// `1 == 1.0`), whatever their spelling; objects as dicts (order aside).
+/// Python's `==` of two JSON values as `json.loads` makes them: numbers by value, exactly (`1.50 == 1.5`,
+/// `-0 == 0`, `1 == 1.0`, `2**64 + 1 != 2.0**64`), whatever their spelling, and `true`/`false` as the numbers 1
+/// and 0 (`bool` is an `int`); objects as dicts (order aside).
 pub(crate) fn py_equal(a: &Value, b: &Value) -> bool {
+    match (py_numeric(a), py_numeric(b)) {
+        (Some(x), Some(y)) => return numbers_equal(x, y),
+        (Some(_), None) | (None, Some(_)) => return false,
+        (None, None) => {}
+    }
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (PyNumber::of_number(x), PyNumber::of_number(y)) {
-            (PyNumber::Int(x), PyNumber::Int(y)) => x == y,
-            (PyNumber::Float(x), PyNumber::Float(y)) => x == y,
-            (PyNumber::Int(int), PyNumber::Float(float)) | (PyNumber::Float(float), PyNumber::Int(int)) => {
-                int.parse::<f64>().is_ok_and(|int| int == float && float.fract() == 0.0)
-            }
-        },
         (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| py_equal(x, y)),
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len() && x.iter().all(|(key, x)| y.get(key).is_some_and(|y| py_equal(x, y)))
         }
         _ => a == b,
+    }
+}
+
+/// A number, or a boolean as the number Python's `bool` is; `None` for any other value.
+fn py_numeric(value: &Value) -> Option<PyNumber<'_>> {
+    match value {
+        Value::Number(number) => Some(PyNumber::of_number(number)),
+        Value::Bool(flag) => Some(PyNumber::Int(if *flag { "1" } else { "0" })),
+        _ => None,
+    }
+}
+
+/// Python's `==` of two numbers: an integer equals a float only when the float is that integer exactly.
+fn numbers_equal(x: PyNumber<'_>, y: PyNumber<'_>) -> bool {
+    match (x, y) {
+        (PyNumber::Int(x), PyNumber::Int(y)) => x == y,
+        (PyNumber::Float(x), PyNumber::Float(y)) => x == y,
+        (PyNumber::Int(int), PyNumber::Float(float)) | (PyNumber::Float(float), PyNumber::Int(int)) => {
+            // A finite float with no fraction is an integer, which `{:.0}` writes in full (`-0.0` as `-0`).
+            float.is_finite() && float.fract() == 0.0 && {
+                let whole = format!("{float:.0}");
+                int == whole.strip_prefix('-').filter(|digits| *digits == "0").unwrap_or(&whole)
+            }
+        }
     }
 }
 
@@ -681,6 +704,42 @@ mod tests {
         ];
         for (literal, dumps, repr) in cases {
             assert_eq!((&*PyNumber::of(literal).dumps(), &*PyNumber::of(literal).repr()), (dumps, repr), "{literal}");
+        }
+    }
+
+    /// Python's `==` on values `json.loads` makes (each pair checked in CPython 3.13): a held argument stream is
+    /// continued by a delta whose identity is equal so, however its numbers are spelled.
+    #[test]
+    fn values_are_equal_as_python_compares_them() {
+        let equal = [
+            ("-0", "0"),
+            ("1.0", "1"),
+            ("1.50", "1.5"),
+            ("true", "1"),
+            ("true", "1.0"),
+            ("false", "-0.0"),
+            ("-0.0", "0"),
+            ("18446744073709551616", "1.8446744073709552e19"),
+            ("-18446744073709551616", "-1.8446744073709552e19"),
+            ("1e400", "1e999"),
+            (r#"{"a":[1,{"b":false}],"c":null}"#, r#"{"c":null,"a":[1.0,{"b":0}]}"#),
+        ];
+        let unequal = [
+            ("18446744073709551617", "1.8446744073709552e19"),
+            ("1", "1.5"),
+            ("true", "2"),
+            ("true", "\"1\""),
+            ("0", "null"),
+            ("false", "null"),
+            ("[1]", "[1,1]"),
+            (r#"{"a":1}"#, r#"{"b":1}"#),
+        ];
+        let value = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+        for (a, b) in equal {
+            assert!(py_equal(&value(a), &value(b)) && py_equal(&value(b), &value(a)), "{a} == {b}");
+        }
+        for (a, b) in unequal {
+            assert!(!py_equal(&value(a), &value(b)) && !py_equal(&value(b), &value(a)), "{a} != {b}");
         }
     }
 

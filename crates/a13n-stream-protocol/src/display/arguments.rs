@@ -11,7 +11,7 @@ use super::{
     Change, CharCounts, Field, Held, ItemContent, ItemKind, ItemState, StreamedArguments, MAX_OBSERVATION_BYTES,
 };
 use crate::fields::{agui_key, source_key};
-use crate::json::{escaped_str_size, json_size, Object};
+use crate::json::{escaped_str_size, json_size, py_equal, Object};
 use crate::{names, DisplayFold, ItemRef, UtcTime};
 
 /// The argument stream a fold holds: the observation its deltas fold into, and whether that observation is still
@@ -58,13 +58,14 @@ impl DisplayFold {
     }
 
     /// Whether an argument delta of `stream` folded as the current sequence continues the held stream: the same
-    /// stream, and its last delta was the event just before.
+    /// stream as Python's `==` finds it (numbers by value, however spelled: `-0` and `0`, `1.0` and `1`, `true` and
+    /// `1`), and its last delta was the event just before.
     pub(super) fn continues_arguments(&mut self, stream: &Value) -> bool {
         let sequence = self.sequence;
         self.arguments
             .held
             .as_mut()
-            .is_some_and(|held| held.sequence() + 1 == sequence && held.decoded().stream == *stream)
+            .is_some_and(|held| held.sequence() + 1 == sequence && py_equal(&held.decoded().stream, stream))
     }
 
     /// Hold a new argument stream whose first delta is `event` (the part-delta observation folded as the current
@@ -84,7 +85,7 @@ impl DisplayFold {
     pub(super) fn holds_adjacent(&mut self, stream: Option<&Value>) -> bool {
         let sequence = self.sequence;
         self.arguments.held.as_mut().is_some_and(|held| {
-            held.sequence() == sequence && stream.is_none_or(|stream| held.decoded().stream == *stream)
+            held.sequence() == sequence && stream.is_none_or(|stream| py_equal(&held.decoded().stream, stream))
         })
     }
 

@@ -1,6 +1,8 @@
 //! What the fold reads from an AG-UI event: which item kind it folds into, the fields it copies, the checks
 //! that make folding unable to fail half-way, and the events that need special handling.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::py::truthy;
@@ -132,9 +134,9 @@ pub(super) fn failed_tool_call(source: &SourceItem) -> Option<(String, String)> 
     let value = if is_return {
         tool_execution_value(content, part.get(source_key::METADATA).and_then(Value::as_object)).ok()?
     } else {
-        content
+        Cow::Borrowed(content)
     };
-    let message = match tool_result_content(value) {
+    let message = match tool_result_content(&value) {
         ToolResultContent::Text(text) => text,
         ToolResultContent::Parts(parts) => PyDumps::DEFAULT.dumps(&Value::Array(parts)),
     };

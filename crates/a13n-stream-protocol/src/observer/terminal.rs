@@ -24,7 +24,8 @@ pub(super) fn convert_tool_result(item: &SourceItem, event: &SourceEvent) -> Res
         // Keep the native failure or retry correlation, never model-only media.
         let mut projected = event.raw().clone();
         if is_return {
-            let public = public_tool_value(tool_execution_value(content, metadata).map_err(|e| e.nested("event"))?);
+            let value = tool_execution_value(content, metadata).map_err(|e| e.nested("event"))?;
+            let public = public_tool_value(&value);
             if let Some(Value::Object(part)) = projected.get_mut("part") {
                 part.insert("content".into(), public);
             }
@@ -36,7 +37,7 @@ pub(super) fn convert_tool_result(item: &SourceItem, event: &SourceEvent) -> Res
     }
     let tool_call_id = part.get("tool_call_id").and_then(Value::as_str).unwrap_or_default();
     let value = tool_execution_value(content, metadata).map_err(|e| e.nested("event"))?;
-    Ok(vec![tool_result(Some(item.occurred_at.timestamp_ms()), tool_call_id, value)])
+    Ok(vec![tool_result(Some(item.occurred_at.timestamp_ms()), tool_call_id, &value)])
 }
 
 /// A tool call's successful result: the value it presents, as text or content parts.
