@@ -524,6 +524,11 @@ pub(crate) fn json_size(value: &Value) -> usize {
     encoded_size(value, escaped_str_size, |f| py_float_repr(f).len())
 }
 
+/// `len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())`, without building it.
+pub(crate) fn dumps_utf8_size(value: &Value) -> usize {
+    encoded_size(value, utf8_str_size, |f| py_float_repr(f).len())
+}
+
 /// The exact length of `value` in the compact UTF-8 JSON this library writes (Pydantic's layout), without
 /// writing it.
 pub(crate) fn pydantic_size(value: &Value) -> usize {

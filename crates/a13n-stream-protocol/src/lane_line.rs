@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::fields::source_key;
+use crate::pystr;
 use crate::scan::{once, Scanner};
 use crate::sink::JsonSink;
 use crate::time::{SourceTime, UtcTime};
@@ -56,7 +57,7 @@ impl<'a> LineHead<'a> {
         sequence: i64,
         occurred_at: &str,
     ) -> Option<LineHead<'a>> {
-        if thread_id.trim().is_empty() || run_id.trim().is_empty() {
+        if pystr::is_blank(&thread_id) || pystr::is_blank(&run_id) {
             return None;
         }
         let time = SourceTime::parse(occurred_at).ok()?;

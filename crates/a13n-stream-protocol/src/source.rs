@@ -89,8 +89,11 @@ impl SourceEvent {
 
     /// Decode and validate one event object.
     pub fn from_object(raw: Object) -> Result<SourceEvent, InputError> {
-        let raw = crate::source_model::normalize_event(raw)?;
+        let mut raw = crate::source_model::normalize_event(raw)?;
         let kind = classify(&raw)?;
+        if kind == EventKind::Extension {
+            bound_payload(&mut raw)?;
+        }
         Ok(SourceEvent { kind, raw })
     }
 
@@ -151,7 +154,7 @@ pub struct Usage {
     pub cache_read_tokens: u64,
     /// Input tokens written to a provider cache.
     pub cache_write_tokens: u64,
-    /// `details.reasoning_tokens` when it is an integer.
+    /// `details.reasoning_tokens` when it is an integer (a boolean is one, as in Python).
     pub reasoning_tokens: Option<u64>,
 }
 
@@ -165,11 +168,13 @@ impl RunResult {
     pub fn usage(&self) -> Usage {
         let usage = self.raw.get("usage").and_then(Value::as_object);
         let count = |key: &str| usage.and_then(|u| u.get(key)).and_then(Value::as_u64).unwrap_or(0);
-        let reasoning = usage
-            .and_then(|u| u.get("details"))
-            .and_then(|d| d.get("reasoning_tokens"))
-            .filter(|v| v.is_i64() || v.is_u64())
-            .and_then(Value::as_u64);
+        // An integer as Python's `isinstance(value, int)` finds one: a boolean is one (1 or 0).
+        let reasoning =
+            usage.and_then(|u| u.get("details")).and_then(|d| d.get("reasoning_tokens")).and_then(|v| match v {
+                Value::Bool(flag) => Some(u64::from(*flag)),
+                Value::Number(_) if v.is_i64() || v.is_u64() => v.as_u64(),
+                _ => None,
+            });
         Usage {
             input_tokens: count("input_tokens"),
             output_tokens: count("output_tokens"),
@@ -368,7 +373,7 @@ pub(crate) fn type_name(value: &Value) -> &'static str {
 
 fn take_id(object: &mut Object, key: &str) -> Result<String, InputError> {
     match object.shift_remove(key) {
-        Some(Value::String(text)) if !text.trim().is_empty() => Ok(text),
+        Some(Value::String(text)) if !crate::pystr::is_blank(&text) => Ok(text),
         Some(Value::String(_)) => Err(InputError::new(key, "must not be empty")),
         Some(other) => Err(InputError::wrong_type(key, format!("expected a string, found {}", type_name(&other)))),
         None => Err(InputError::missing(key)),
@@ -450,6 +455,19 @@ impl<'a> Check<'a> {
     }
 }
 
+/// An extension event's payload as the Harness's model holds it: redacted, and at most 64 KiB of compact JSON
+/// once redacted (see `redact.rs`).
+fn bound_payload(raw: &mut Object) -> Result<(), InputError> {
+    let Some(payload) = raw.get_mut("payload") else { return Ok(()) };
+    crate::redact::redact(payload);
+    let size = crate::json::dumps_utf8_size(payload);
+    if size > crate::redact::MAX_PAYLOAD_BYTES {
+        let message = format!("Harness extension payload is too large ({size} bytes; at most 65536)");
+        return Err(InputError::of(InputKind::Invalid, "payload", message));
+    }
+    Ok(())
+}
+
 fn classify(raw: &Object) -> Result<EventKind, InputError> {
     let check = Check { object: raw, path: "" };
     let Some(event_kind) = raw.get("event_kind") else {
@@ -459,10 +477,15 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
         if !finite_numbers(check.require("payload")?) {
             return Err(check.err(InputKind::Invalid, "payload", "JSON numbers must be finite".into()));
         }
-        if let Some(version) = raw.get("schema_version") {
-            if !version.is_string() {
+        match raw.get("schema_version") {
+            Some(Value::String(version)) if !(1..=32).contains(&version.chars().count()) => {
+                let message = "expected 1 to 32 characters".into();
+                return Err(check.err(InputKind::Invalid, "schema_version", message));
+            }
+            Some(version) if !version.is_string() => {
                 return Err(check.err(InputKind::WrongType, "schema_version", "expected a string".into()));
             }
+            _ => {}
         }
         return Ok(EventKind::Extension);
     };
@@ -665,6 +688,38 @@ fn decode_result(raw: Object) -> Result<RunResult, InputError> {
 
 #[cfg(test)]
 mod tests {
+    /// Found by a sweep against the reference: lines the Harness's models refuse as they load were taken. An
+    /// extension payload larger than 64 KiB once redacted, a schema version of no or more than 32 characters, an
+    /// identity Python's `strip()` empties (it strips `\x1c` to `\x1f`).
+    #[test]
+    fn lines_the_harness_models_refuse_are_refused() {
+        let line = |thread: &str, event: String| {
+            format!(
+                r#"{{"thread_id":"{thread}","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:00Z","event":{event}}}"#
+            )
+        };
+        let payload =
+            |version: &str, text: &str| format!(r#"{{"schema_version":"{version}","kind":"state","payload":{text}}}"#);
+        let big = format!(r#"{{"type":"s","kept":"{}"}}"#, "k".repeat(70_000));
+        let redacted_small = format!(r#"{{"type":"s","secret":"{}"}}"#, "k".repeat(70_000));
+        // `{"k":"…"}` of exactly 65,536 bytes: 8 bytes around 32,764 two-byte characters.
+        let at_limit = format!(r#"{{"k":"{}"}}"#, "é".repeat((65_536 - 8) / 2));
+        for (line, refused) in [
+            (line("t", payload("1", &big)), true),
+            (line("t", payload("1", &redacted_small)), false),
+            (line("t", payload("1", &at_limit)), false),
+            (line("t", payload("1", &at_limit.replacen('é', "éé", 1))), true),
+            (line("t", payload("", "{}")), true),
+            (line("t", payload(&"\u{1f600}".repeat(32), "{}")), false),
+            (line("t", payload(&"\u{1f600}".repeat(33), "{}")), true),
+            (line("\\u001f", payload("1", "{}")), true),
+            (line("\\u00a0 ", payload("1", "{}")), true),
+            (line("\\u200b", payload("1", "{}")), false),
+        ] {
+            assert_eq!(super::SourceItem::from_json(&line).is_err(), refused, "{}", &line[..line.len().min(160)]);
+        }
+    }
+
     /// Regression: a surrogate escape without its pair was reported as "unexpected end of hex escape".
     #[test]
     fn a_lone_surrogate_escape_is_named_as_such() {

@@ -14,6 +14,7 @@ use crate::fields::agui_key;
 use crate::lane_line::{scan_line, LineHead};
 use crate::lanes::event_head::describe_event_head;
 use crate::names;
+use crate::redact;
 use crate::scan::{once, Scanner};
 use crate::sink::{Bytes, JsonSink};
 
@@ -116,12 +117,15 @@ fn event_fields(event: &str) -> Option<EventFields<'_>> {
         let seen = match key.as_ref() {
             "event_kind" => fields.event_kind.replace(scanner.string()?).is_some(),
             "kind" => fields.kind.replace(scanner.string()?).is_some(),
-            // Its layout lets it be any value; the general path refuses one that is not a string.
-            "schema_version" => scanner.string().map(|_| false)?,
+            // Its layout lets it be any value; the general path refuses one that is not a string, or not of 1 to 32
+            // characters.
+            "schema_version" => (1..=32).contains(&scanner.string()?.chars().count()).then_some(false)?,
             "payload" => {
                 let start = scanner.position();
                 let (payload_type, request_index) = payload_fields(scanner)?;
                 let text = event[start..scanner.position()].trim_start();
+                // A payload the Harness's redaction would change is the general path's, which redacts it.
+                redact::left_as_is(&mut Scanner::new(text))?.then_some(())?;
                 fields.payload.replace(Payload { text, payload_type, request_index }).is_some()
             }
             "index" => fields.index.replace(scanner.integer()?).is_some(),
