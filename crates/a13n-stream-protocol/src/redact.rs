@@ -5,6 +5,9 @@
 //! wrote holds payloads it redacted already, which the rule leaves as they are.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, MatchKind};
 
 use serde_json::Value;
 
@@ -31,8 +34,20 @@ pub(crate) fn sensitive_key(key: &str, is_bool: bool) -> bool {
     if key == "credential_configured" && is_bool {
         return false;
     }
-    let normalized = key.to_lowercase().replace(['-', '.'], "_");
-    normalized.split('_').any(|word| SENSITIVE_WORDS.contains(&word)) || normalized.contains("api_key")
+    if !key.is_ascii() {
+        // Lowercasing may turn other letters into ASCII ones (the Kelvin sign into `k`).
+        let normalized = key.to_lowercase().replace(['-', '.'], "_");
+        return normalized.split('_').any(|word| SENSITIVE_WORDS.contains(&word)) || normalized.contains("api_key");
+    }
+    // The same, without lowercasing into a new string: most keys are short ASCII words.
+    let separator = |byte: &u8| matches!(byte, b'_' | b'-' | b'.');
+    let bytes = key.as_bytes();
+    bytes
+        .split(separator)
+        .any(|word| SENSITIVE_WORDS.iter().any(|sensitive| word.eq_ignore_ascii_case(sensitive.as_bytes())))
+        || bytes.windows(7).any(|seven| {
+            seven[..3].eq_ignore_ascii_case(b"api") && separator(&seven[3]) && seven[4..].eq_ignore_ascii_case(b"key")
+        })
 }
 
 /// `payload` redacted in place.
@@ -55,6 +70,52 @@ pub(crate) fn redact(payload: &mut Value) {
         }
         _ => {}
     }
+}
+
+/// Whether redaction may change the JSON `text`, judged from its bytes in one search: `false` only when it holds no
+/// word of [`SENSITIVE_WORDS`] between a quote or separator and another, no `api` separator `key`, no `bearer`, no `\u`
+/// escape and neither character outside ASCII that lowercases into ASCII letters (`İ`, the Kelvin sign); a key
+/// that is an authority's and a bearer credential each hold one. A payload of token counts (`input_tokens`)
+/// holds none, and needs no walk.
+pub(crate) fn may_redact(text: &str) -> bool {
+    // Sought leftmost-first, a longer word before its prefix (`credentials` before `credential`).
+    const SIGNS: [&str; 14] = [
+        "authorization",
+        "credentials",
+        "credential",
+        "grants",
+        "grant",
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "api",
+        "bearer",
+        "\\u",
+        "\u{130}",
+        "\u{212a}",
+    ];
+    static FINDER: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    let finder = FINDER.get_or_init(|| {
+        let mut builder = AhoCorasick::builder();
+        builder.ascii_case_insensitive(true).match_kind(MatchKind::LeftmostFirst);
+        builder.build(SIGNS).ok()
+    });
+    // The words are few and fixed, so building cannot fail; were it to, every payload would take the walk.
+    let Some(finder) = finder else { return true };
+    let bytes = text.as_bytes();
+    let boundary = |at: usize| matches!(bytes.get(at), Some(b'"' | b'_' | b'-' | b'.'));
+    finder.find_iter(text).any(|found| match SIGNS[found.pattern().as_usize()] {
+        "api" => {
+            boundary(found.end())
+                && bytes.get(found.end() + 1..found.end() + 4).is_some_and(|key| key.eq_ignore_ascii_case(b"key"))
+        }
+        // An escape, or a letter that lowercases into ASCII, may spell anything.
+        "bearer" | "\\u" | "\u{130}" | "\u{212a}" => true,
+        // A word of a key only counts between a quote or separator and another (no match passed over can hold
+        // a boundary: the words are letters).
+        _ => found.start() > 0 && boundary(found.start() - 1) && boundary(found.end()),
+    })
 }
 
 /// Whether the payload at the scanner (which moves past it) is left as it is by [`redact`]: no member under an
@@ -116,7 +177,9 @@ pub(crate) fn without_bearer(text: &str) -> Cow<'_, str> {
 
 /// Where `bearer` in any ASCII case first stands in `text`.
 fn find_bearer(text: &str) -> Option<usize> {
-    text.as_bytes().windows(6).position(|window| window.eq_ignore_ascii_case(b"bearer"))
+    let bytes = text.as_bytes();
+    memchr::memchr2_iter(b'b', b'B', bytes)
+        .find(|&at| bytes.get(at..at + 6).is_some_and(|six| six.eq_ignore_ascii_case(b"bearer")))
 }
 
 /// The end of the match that starts with the `bearer` at `at`, if one does.
@@ -165,6 +228,29 @@ mod tests {
         );
     }
 
+    /// Every payload redaction changes is one the byte test says it may change.
+    #[test]
+    fn what_redaction_may_change_is_found_by_its_bytes() {
+        for text in [
+            r#"{"token":1}"#,
+            r#"{"a-Secret.b":1}"#,
+            r#"{"x.API-key":1}"#,
+            r#"{"xapi_keyz":1}"#,
+            r#"{"t":"BEARER x"}"#,
+            r#"{"to\u006ben":1}"#,
+            "{\"TO\u{212a}EN\":1}",
+            "{\"\u{130}d\":1}",
+            r#"{"credentials":1}"#,
+            r#"{"grants":[]}"#,
+        ] {
+            assert!(may_redact(text), "{text}");
+        }
+        for text in [r#"{"input_tokens":1,"tokenizer":"x","apikey":2,"secrets":3}"#, r#"{"note":"bear her"}"#] {
+            assert!(!may_redact(text), "{text}");
+            assert_eq!(left_as_is(&mut Scanner::new(text)), Some(true), "{text}");
+        }
+    }
+
     #[test]
     fn a_scan_finds_what_redaction_would_change() {
         for (text, kept) in [
@@ -176,6 +262,7 @@ mod tests {
             (r#"{"api_key":"[REDACTED]","n":{"secret":"[REDACTED]"}}"#, true),
             (r#"{"api_key":"[REDACTED]","n":{"secret":"[REDACTED] "}}"#, false),
             (r#"{"token_count":2}"#, false),
+            (r#"{"s":"x Bearer\u0020y","input_tokens":1}"#, false),
         ] {
             assert_eq!(left_as_is(&mut Scanner::new(text)), Some(kept), "{text}");
         }
