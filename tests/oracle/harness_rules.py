@@ -42,6 +42,10 @@ PAYLOADS: list[tuple[str, Any]] = [
     ("lifecycle", {"type": "model_request_started", "request_index": 1, "header": "BEARER ab.cd"}),
     ("usage", {"input_tokens": 1, "output_tokens": 1, "detail": "bearer\x1fx-1 then Bearer \u0131\u017f\u212a/= end"}),
     ("state", {"type": "s", "text": "aBearer x, (Bearer) y, Bearer, bearer\u3000z", "list": ["Bearer t0k3n~+/="]}),
+    # After a character Python's `\w` does not hold (a circled letter, marks Unicode counts alphabetic), a word
+    # boundary; after one it holds, none.
+    ("lifecycle", {"type": "model_request_started", "request_index": 2, "note": "\u24b6Bearer abc"}),
+    ("state", {"type": "s", "marks": "\u0345Bearer x \u093eBearer y \u00e9Bearer z \u0663Bearer w"}),
     # Larger than 64 KiB as written, smaller once redacted.
     ("state", {"type": "s", "secret": "s" * 70_000, "kept": "k" * 100}),
 ]

@@ -120,6 +120,8 @@ pub mod observer;
 mod part_kind;
 mod pydantic;
 mod pystr;
+#[rustfmt::skip] // generated: kept as the generator writes it
+mod pystr_word;
 mod read_ahead;
 pub mod recorded;
 mod redact;

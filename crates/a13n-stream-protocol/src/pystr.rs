@@ -1,10 +1,31 @@
 //! Python's `str` predicates where the reference's checks use them on a journal's text: `isspace` (what `strip()`
-//! and a pattern's `\s` take as whitespace), which holds for four ASCII separators Unicode's `White_Space` does not.
+//! and a pattern's `\s` take as whitespace), which holds for four ASCII separators Unicode's `White_Space` does not,
+//! and a pattern's `\w` (letters and numbers of Python's Unicode, a table generated from Python: `pystr_word.rs`).
+
+use crate::pystr_word::WORD;
 
 /// Whether Python's `str.isspace()` holds for `c`: Unicode whitespace, and the file, group, record and unit
 /// separators (`\x1c` to `\x1f`), which Python counts as whitespace by their bidirectional class.
 pub(crate) fn is_space(c: char) -> bool {
     c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
+}
+
+/// Whether a pattern's `\w` matches `c` in Python's `re` (so a `\b` stands between it and a character it does not).
+pub(crate) fn is_word(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric() || c == '_';
+    }
+    let code = u32::from(c);
+    WORD.binary_search_by(|&(first, last)| {
+        if last < code {
+            std::cmp::Ordering::Less
+        } else if first > code {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Equal
+        }
+    })
+    .is_ok()
 }
 
 /// Whether `text` is empty once stripped as Python's `str.strip()` strips it.
@@ -27,5 +48,18 @@ mod tests {
         let ours: Vec<u32> = (0..=0x10ffffu32).filter(|&c| char::from_u32(c).is_some_and(is_space)).collect();
         assert_eq!(ours, python);
         assert!(is_blank("\x1f \u{3000}") && is_blank("") && !is_blank(" r "));
+    }
+
+    /// Python's `\w` where Rust's `is_alphanumeric` says otherwise (found by a review: a bearer credential after
+    /// `Ⓐ` was kept), and where both agree.
+    #[test]
+    fn word_characters_are_pythons() {
+        for c in ['\u{24b6}', '\u{345}', '\u{93e}', '\u{1c89}', ' ', '-', '\u{2028}'] {
+            assert!(!is_word(c), "{c:?}");
+        }
+        for c in ['a', 'Z', '0', '_', 'é', 'ı', '\u{663}', '\u{4e00}', '\u{10400}', '\u{2160}'] {
+            assert!(is_word(c), "{c:?}");
+        }
+        assert!(WORD.windows(2).all(|pair| pair[0].1 < pair[1].0), "ranges in order, apart");
     }
 }

@@ -184,8 +184,7 @@ fn find_bearer(text: &str) -> Option<usize> {
 
 /// The end of the match that starts with the `bearer` at `at`, if one does.
 fn bearer_end(text: &str, at: usize) -> Option<usize> {
-    let word = |c: char| c.is_alphanumeric() || c == '_';
-    if text[..at].chars().next_back().is_some_and(word) {
+    if text[..at].chars().next_back().is_some_and(pystr::is_word) {
         return None;
     }
     let rest = &text[at + 6..];
