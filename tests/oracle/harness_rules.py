@@ -20,7 +20,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from layout_cases import gen, load_item  # noqa: E402  (the shared oracle's recorder, and the journal loader)
+from layout_cases import record_lines  # noqa: E402  (the shared oracle's recorder on journal lines)
 
 HEAD = '{"thread_id":"t","run_id":"r","sequence":%d,"occurred_at":"2026-11-29T18:05:%02d.5+00:00",%s}'
 
@@ -67,10 +67,7 @@ def journal() -> list[str]:
 
 
 def main() -> None:
-    case = Path(sys.argv[1]) / "harness-rules"
-    lines = journal()
-    gen.record(case, [load_item(line) for line in lines])
-    (case / "source.jsonl").write_text("".join(line + "\n" for line in lines))
+    record_lines(Path(sys.argv[1]) / "harness-rules", journal())
 
 
 if __name__ == "__main__":

@@ -94,6 +94,12 @@ def load_item(line: str) -> Any:
     return HarnessEvent(**common, event=load_event(item["event"]))
 
 
+def record_lines(case: Path, lines: list[str]) -> None:
+    """Record the reference on journal `lines` as spelled (loaded by `load_item`) into the case directory `case`."""
+    gen.record(case, [load_item(line) for line in lines])
+    (case / "source.jsonl").write_text("".join(line + "\n" for line in lines))
+
+
 # ----------------------------------------------------------------------------- spellings of one line
 
 
@@ -216,11 +222,9 @@ def main() -> None:
     for name in sys.argv[3:] or STREAMS:
         lines = (CORPUS / name / "source.jsonl").read_text().splitlines()
         spelled = [spell(line, rng) for line in lines]
-        items = [load_item(line) for line in spelled]
         case = out / f"layout-{name}"
         print("case", case.name, file=sys.stderr)
-        gen.record(case, items)
-        (case / "source.jsonl").write_text("".join(line + "\n" for line in spelled))
+        record_lines(case, spelled)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from layout_cases import gen, load_item  # noqa: E402  (the shared oracle's recorder, and the journal loader)
+from layout_cases import record_lines  # noqa: E402  (the shared oracle's recorder on journal lines)
 
 HEAD = '{"thread_id":"t","run_id":"r","sequence":%d,"occurred_at":"2026-11-29T18:05:%02d.5+00:00","event":%s}'
 
@@ -80,8 +80,8 @@ def journal() -> list[str]:
     for number, (first, second) in enumerate(PAIRS, 1):
         call = f"c{number}"
         out.call(0, call, "", "part_start")
-        out.delta(*first[:1], call, '{"a":', first[1])
-        out.delta(*second[:1], call, "1}", second[1])
+        out.delta(first[0], call, '{"a":', first[1])
+        out.delta(second[0], call, "1}", second[1])
         out.call(0, call, '{"a":1}', "part_end")
     for number, (content, index) in enumerate(LOWERED, 1):
         out.lowered(f"r{number}", content, index)
@@ -94,10 +94,7 @@ def journal() -> list[str]:
 
 
 def main() -> None:
-    case = Path(sys.argv[1]) / "python-equality"
-    lines = journal()
-    gen.record(case, [load_item(line) for line in lines])
-    (case / "source.jsonl").write_text("".join(line + "\n" for line in lines))
+    record_lines(Path(sys.argv[1]) / "python-equality", journal())
 
 
 if __name__ == "__main__":

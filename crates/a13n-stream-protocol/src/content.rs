@@ -175,6 +175,7 @@ pub(crate) fn tool_execution_value<'a>(
     .ok_or_else(missing)
 }
 
+/// A `result_index` Python cannot index a list or a string by (the reference raises `TypeError`).
 fn not_an_index() -> InputError {
     InputError::wrong_type("part.metadata.a13n.tool-content.result_index", "expected an integer")
 }
