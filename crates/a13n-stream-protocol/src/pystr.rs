@@ -16,16 +16,9 @@ pub(crate) fn is_word(c: char) -> bool {
         return c.is_ascii_alphanumeric() || c == '_';
     }
     let code = u32::from(c);
-    WORD.binary_search_by(|&(first, last)| {
-        if last < code {
-            std::cmp::Ordering::Less
-        } else if first > code {
-            std::cmp::Ordering::Greater
-        } else {
-            std::cmp::Ordering::Equal
-        }
-    })
-    .is_ok()
+    // The first range not wholly below `c` holds it, if any does.
+    let at = WORD.partition_point(|&(_, last)| last < code);
+    WORD.get(at).is_some_and(|&(first, _)| first <= code)
 }
 
 /// Whether `text` is empty once stripped as Python's `str.strip()` strips it.
@@ -60,6 +53,13 @@ mod tests {
         for c in ['a', 'Z', '0', '_', 'é', 'ı', '\u{663}', '\u{4e00}', '\u{10400}', '\u{2160}'] {
             assert!(is_word(c), "{c:?}");
         }
-        assert!(WORD.windows(2).all(|pair| pair[0].1 < pair[1].0), "ranges in order, apart");
+        assert!(WORD.windows(2).all(|pair| pair[0].1 + 1 < pair[1].0), "ranges in order, apart");
+        // The search finds each range's ends, and not the code points just outside it.
+        let word = |code: u32| char::from_u32(code).is_some_and(is_word);
+        for &(first, last) in &WORD {
+            assert!(word(first) && word(last), "{first:x}..={last:x}");
+            assert!(!word(first - 1) || first == 0x80, "{:x}", first - 1);
+            assert!(!word(last + 1), "{:x}", last + 1);
+        }
     }
 }
