@@ -320,11 +320,11 @@ def _with_execution_value(part: Any, content: Any, shown: Any) -> Any:
     points at nothing)."""
     marker = part.metadata[_TOOL_CONTENT_KEY]
     index = marker.get("result_index") if isinstance(marker, dict) else None
-    if isinstance(content, (list, tuple)) and type(index) in (int, bool) and -len(content) <= index < len(content):
+    if isinstance(content, (list, tuple)) and isinstance(index, int) and -len(content) <= index < len(content):
         spliced = list(content)
         spliced[index] = shown
         return spliced
-    if isinstance(content, dict) and type(index) in (str, int):
+    if isinstance(content, dict) and isinstance(index, (str, int)) and not isinstance(index, bool):
         # The described dict keeps the native keys (an `int` key becomes its digits when written as JSON).
         key = index if index in content else str(index)
         return {**content, key: shown} if key in content else content
