@@ -34,20 +34,26 @@ pub(crate) fn sensitive_key(key: &str, is_bool: bool) -> bool {
     if key == "credential_configured" && is_bool {
         return false;
     }
-    if !key.is_ascii() {
-        // Lowercasing may turn other letters into ASCII ones (the Kelvin sign into `k`).
-        let normalized = key.to_lowercase().replace(['-', '.'], "_");
-        return normalized.split('_').any(|word| SENSITIVE_WORDS.contains(&word)) || normalized.contains("api_key");
-    }
-    // The same, without lowercasing into a new string: most keys are short ASCII words.
-    let separator = |byte: &u8| matches!(byte, b'_' | b'-' | b'.');
-    let bytes = key.as_bytes();
+    // Lowercasing may turn letters outside ASCII into ASCII ones (the Kelvin sign into `k`); an ASCII key is compared
+    // ignoring case instead, without a new string.
+    let lowered = if key.is_ascii() { Cow::Borrowed(key) } else { Cow::Owned(key.to_lowercase()) };
+    let bytes = lowered.as_bytes();
     bytes
-        .split(separator)
+        .split(|byte| is_separator(*byte))
         .any(|word| SENSITIVE_WORDS.iter().any(|sensitive| word.eq_ignore_ascii_case(sensitive.as_bytes())))
-        || bytes.windows(7).any(|seven| {
-            seven[..3].eq_ignore_ascii_case(b"api") && separator(&seven[3]) && seven[4..].eq_ignore_ascii_case(b"key")
-        })
+        || (0..bytes.len()).any(|at| api_key_at(bytes, at))
+}
+
+/// A separator of a key's words (Python's rule lowercases the key and makes `-` and `.` into `_`).
+fn is_separator(byte: u8) -> bool {
+    matches!(byte, b'_' | b'-' | b'.')
+}
+
+/// Whether `api`, a separator and `key` (in any ASCII case) stand at `at`.
+fn api_key_at(bytes: &[u8], at: usize) -> bool {
+    bytes.get(at..at + 7).is_some_and(|seven| {
+        seven[..3].eq_ignore_ascii_case(b"api") && is_separator(seven[3]) && seven[4..].eq_ignore_ascii_case(b"key")
+    })
 }
 
 /// `payload` redacted in place.
@@ -106,10 +112,7 @@ pub(crate) fn may_redact(text: &str) -> bool {
     let bytes = text.as_bytes();
     let boundary = |at: usize| matches!(bytes.get(at), Some(b'"' | b'_' | b'-' | b'.'));
     finder.find_iter(text).any(|found| match SIGNS[found.pattern().as_usize()] {
-        "api" => {
-            boundary(found.end())
-                && bytes.get(found.end() + 1..found.end() + 4).is_some_and(|key| key.eq_ignore_ascii_case(b"key"))
-        }
+        "api" => api_key_at(bytes, found.start()),
         // An escape, or a letter that lowercases into ASCII, may spell anything.
         "bearer" | "\\u" | "\u{130}" | "\u{212a}" => true,
         // A word of a key only counts between a quote or separator and another (no match passed over can hold
