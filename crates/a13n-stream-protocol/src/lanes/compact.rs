@@ -11,9 +11,14 @@ use crate::source::MAX_SOURCE_LINE_BYTES;
 /// `line` compact, or `None` when nothing in it is left out (or it is longer than a source line may be).
 pub(crate) fn compacted(line: &str) -> Option<String> {
     let bytes = line.as_bytes();
-    if bytes.len() > MAX_SOURCE_LINE_BYTES {
+    if bytes.len() > MAX_SOURCE_LINE_BYTES || !has_space_beside_structure(bytes) {
         return None;
     }
+    compact_text(bytes)
+}
+
+/// [`compacted`]'s text of `bytes`, following its strings.
+fn compact_text(bytes: &[u8]) -> Option<String> {
     // The compact text, made once the first run of whitespace to leave out is found: up to it, the line's own.
     let mut out: Option<Vec<u8>> = None;
     let (mut at, mut kept) = (0, 0);
@@ -41,6 +46,18 @@ pub(crate) fn compacted(line: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// Whether any whitespace byte of `bytes`, in a string or not, stands beside a structural character or at either
+/// end. Without one, no run of whitespace outside a string can stand there either (a run beside a structural
+/// character has a first byte after it or a last byte before it), so [`compacted`] leaves the line as it is; this
+/// finds that out without following the strings, one search for the whitespace itself.
+fn has_space_beside_structure(bytes: &[u8]) -> bool {
+    let beside = |at: usize| {
+        let before = at.checked_sub(1).map(|last| bytes[last]);
+        before.is_none_or(is_structural) || bytes.get(at + 1).is_none_or(|&after| is_structural(after))
+    };
+    memchr::memchr3_iter(b' ', b'\t', b'\n', bytes).any(beside) || memchr::memchr_iter(b'\r', bytes).any(beside)
+}
+
 /// The end of the string opening at `at` (past its closing quote; the line's end when it has none).
 fn string_end(bytes: &[u8], at: usize) -> usize {
     let mut index = at + 1;
@@ -65,7 +82,7 @@ fn is_structural(byte: u8) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::compacted;
+    use super::{compact_text, compacted};
 
     #[test]
     fn whitespace_beside_structure_goes_and_strings_stay() {
@@ -79,6 +96,30 @@ mod tests {
         for (line, compact) in cases {
             assert_eq!(compacted(line).as_deref(), compact, "{line}");
         }
+    }
+
+    /// The search for whitespace beside structure finds every line the full reading would compact: lines of
+    /// structural characters, quotes, escapes, letters and whitespace, in every order a small generator makes.
+    #[test]
+    fn the_whitespace_search_misses_no_line_to_compact() {
+        const ALPHABET: &[u8] = b"{}[]:,\"\\ab \t\r\n";
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut compacted_lines = 0;
+        for _ in 0..200_000 {
+            let length = (next() % 12) as usize;
+            let line: Vec<u8> = (0..length).map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize]).collect();
+            let line = String::from_utf8(line).unwrap();
+            let full = compact_text(line.as_bytes());
+            compacted_lines += usize::from(full.is_some());
+            assert_eq!(compacted(&line), full, "{line:?}");
+        }
+        assert!(compacted_lines > 10_000, "{compacted_lines}");
     }
 
     /// An invalid line stays invalid: whitespace no valid line holds is kept.
