@@ -22,7 +22,9 @@ use super::layout::Shape;
 use crate::scan::Scanner;
 
 /// How many shapes the memo keeps: a run's kinds of line (a content delta, an argument delta, a part's start and
-/// end of each kind, a tool's return, the lifecycle events), the latest used first.
+/// end of each kind, a tool's return, the lifecycle events), the latest used first. A shape no line has matched
+/// since it was remembered is the first to make room: lines whose values are objects of their own shape (a tool's
+/// result) come once each, and would otherwise push out the kinds that recur.
 const SHAPES: usize = 24;
 
 /// Lines laid out before, by shape (see the module's documentation).
@@ -42,6 +44,8 @@ struct Remembered {
     pieces: Vec<(Range<usize>, Option<usize>)>,
     /// The holes whose values laying out left out.
     left_out: Vec<usize>,
+    /// Whether a line has matched the shape since it was remembered.
+    matched: bool,
 }
 
 impl LaidOutMemo {
@@ -53,6 +57,7 @@ impl LaidOutMemo {
             remembered.shape.holes_of(line.as_bytes(), found) && remembered.left_out_valid(line, found)
         });
         if let Some(index) = known {
+            self.shapes[index].matched = true;
             self.shapes[..=index].rotate_right(1);
             return Some(self.shapes[0].fill(line, &self.found));
         }
@@ -68,8 +73,11 @@ impl LaidOutMemo {
         if self.shapes.len() < SHAPES {
             self.shapes.push(Remembered::default());
         }
-        // The oldest shape's buffers are reused for the newest.
-        self.shapes.rotate_right(1);
+        // The oldest shape never matched again makes room, or else the oldest; its buffers are reused for the newest.
+        let last = self.shapes.len() - 1;
+        let room = self.shapes.iter().rposition(|remembered| !remembered.matched).unwrap_or(last);
+        self.shapes[..=room].rotate_right(1);
+        self.shapes[0].matched = false;
         if !self.shapes[0].remember(line, laid) {
             self.shapes.remove(0);
         }
@@ -168,6 +176,26 @@ mod tests {
             assert_eq!(memo.laid_out(line), laid_out(line), "{line}");
         }
         assert_eq!(memo.shapes.len(), 4);
+    }
+
+    /// Lines of shapes that come once each (a tool's result, an object of its own shape) do not push out a shape
+    /// lines keep matching; on the old rule (the oldest goes) the content delta's shape was gone after 24 of them.
+    #[test]
+    fn shapes_that_recur_outlast_shapes_that_come_once() {
+        let mut memo = LaidOutMemo::default();
+        for text in ["a", "b"] {
+            memo.laid_out(&delta(text, 0));
+        }
+        for once in 0..3 * SHAPES {
+            let line =
+                delta("x", 1).replace(r#""provider_details":null"#, &format!(r#""provider_details":{{"k{once}":1}}"#));
+            assert_eq!(memo.laid_out(&line), laid_out(&line), "{line}");
+        }
+        assert_eq!(memo.shapes.len(), SHAPES);
+        let later = delta("c", 2);
+        let mut found = Vec::new();
+        assert!(memo.shapes.iter().any(|remembered| remembered.shape.holes_of(later.as_bytes(), &mut found)));
+        assert_eq!(memo.laid_out(&later), laid_out(&later));
     }
 
     /// A value left out with its key (one the model drops) is not copied, and the line's others still are.
