@@ -133,10 +133,11 @@ fn value_in_layout(text: &str, ty: &Ty) -> Option<bool> {
     }
 }
 
-/// How many lines in layout each slot of a [`LayoutMemo`] remembers. A lane's lines come in a few recurring
-/// shapes (a tool call's start after a thinking part or after another call, a lifecycle event's kinds, a usage
-/// report), interleaved: a slot holds enough of them that a run's steady state finds its line's shape.
-const SHAPES_PER_SLOT: usize = 16;
+/// How many lines each slot of a [`LayoutMemo`] remembers. A lane's lines come in a few recurring shapes (a tool
+/// call's start after a thinking part or after another call, a lifecycle event's kinds, a usage report),
+/// interleaved, and a journal in another layout brings each twice (as written, out of layout, and laid out): a slot
+/// holds enough of them that a run's steady state finds its line's shape.
+const SHAPES_PER_SLOT: usize = 24;
 
 /// A line the memo found in its model's layout.
 #[derive(Debug)]
@@ -150,11 +151,23 @@ pub(crate) struct InLayout {
 /// The layout verdicts of recent lines, [`SHAPES_PER_SLOT`] lines a slot (a slot per lane, so that interleaved
 /// lines of several lanes each find theirs), the latest found first: a line with the same bytes as a line found in
 /// layout, outside its string values and numbers, is in layout too, so the next content delta of a part costs a
-/// few byte comparisons instead of a decode. The values that choose a model (its `Literal` fields) are compared
-/// too, and a date-time must be written as Pydantic writes it.
+/// few byte comparisons instead of a decode; and one with the bytes of a line found out of layout is out of it
+/// (see [`Known`]). The values that choose a model (its `Literal` fields) are compared too, and a date-time must be
+/// written as Pydantic writes it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LayoutMemo {
-    shapes: [Vec<Shape>; 4],
+    known: [Vec<Known>; 4],
+}
+
+/// A line the memo remembers, and its verdict. A line found out of layout is remembered only when each of its
+/// date-times is written as Pydantic writes it: the verdict then came from the bytes another line of its shape
+/// shares (its keys, their order, the values that choose a model), since a date-time is the only value the layout
+/// reads and a line of the shape has each in Pydantic's form. A journal written in another layout (event keys in
+/// another order, defaults left out) is then told apart without reading each line's objects.
+#[derive(Clone, Debug, Default)]
+struct Known {
+    shape: Shape,
+    in_layout: bool,
 }
 
 /// A line found in layout, and where its holes are: the string values and numbers another line of the same
@@ -186,24 +199,45 @@ impl LayoutMemo {
     /// Whether `line` is in its model's layout (`None` when it is not): known from a line remembered in `slot`,
     /// or checked and then remembered there.
     pub(crate) fn in_layout(&mut self, slot: usize, line: &str) -> Option<InLayout> {
-        let shapes = &mut self.shapes[slot];
-        let known = shapes.iter().enumerate().find_map(|(index, shape)| Some((index, shape.matches(line.as_bytes())?)));
-        if let Some((index, found)) = known {
-            shapes[..=index].rotate_right(1);
-            return Some(found);
+        let known = &mut self.known[slot];
+        let verdict = known.iter().enumerate().find_map(|(index, known)| match known.in_layout {
+            true => Some((index, Some(known.shape.matches(line.as_bytes())?))),
+            false => known.shape.same_shape(line.as_bytes()).then_some((index, None)),
+        });
+        if let Some((index, verdict)) = verdict {
+            known[..=index].rotate_right(1);
+            return verdict;
         }
-        let event = laid_out_event(line)?;
-        if shapes.len() < SHAPES_PER_SLOT {
-            shapes.push(Shape::default());
+        let event = laid_out_event(line);
+        if known.len() < SHAPES_PER_SLOT {
+            known.push(Known::default());
         }
-        // The oldest shape's buffers are reused for the newest.
-        shapes.rotate_right(1);
-        shapes[0].remember(line.as_bytes(), event);
+        // The oldest line's buffers are reused for the newest.
+        known.rotate_right(1);
+        let newest = &mut known[0];
+        newest.in_layout = event.is_some();
+        let Some(event) = event else {
+            if !newest.shape.remember_outside(line.as_bytes()) {
+                known.remove(0);
+            }
+            return None;
+        };
+        newest.shape.remember(line.as_bytes(), event);
         Some(InLayout { canonical_event: None })
     }
 }
 
 impl Shape {
+    /// Remember `line`, found out of layout, when the scan follows it and each of its date-times is written as
+    /// Pydantic writes it (see [`Known`]); `false` otherwise.
+    fn remember_outside(&mut self, line: &[u8]) -> bool {
+        self.remember_line(line)
+            && self
+                .holes
+                .iter()
+                .all(|&(start, end, hole)| hole != Hole::Time || pydantic_time(&line[start + 1..end - 1]))
+    }
+
     /// Remember `line`, whose event is at `event`, and find its holes: every string value but a
     /// [`literal_key`]'s, and every number.
     fn remember(&mut self, line: &[u8], event: Range<usize>) {
@@ -330,6 +364,11 @@ impl Shape {
     pub(super) fn holes_of(&self, other: &[u8], found: &mut Vec<Range<usize>>) -> bool {
         found.clear();
         self.ends_as(other) && self.walk_whole(other, |value| found.push(value))
+    }
+
+    /// Whether `other` has this line's bytes outside its holes and in each a value the hole may hold.
+    fn same_shape(&self, other: &[u8]) -> bool {
+        self.ends_as(other) && self.walk_whole(other, |_| {})
     }
 
     /// Whether `other` ends with this line's text after its last hole (and this line is one the scan followed).
@@ -490,6 +529,12 @@ mod tests {
             tool_return("2026-11-29T12:00:00+00:00"),
             tool_return("2026-11-29T12:00:00.5Z"),
             line(r#"{"schema_version":"1","kind":"lifecycle","payload":{"n":-0,"m":1e5}}"#),
+            // Out of layout: keys sorted, with other values, and with each date-time spelling.
+            sorted_return("ok", "2026-11-29T12:00:00Z"),
+            sorted_return("other", "2026-11-29T12:00:00.5Z"),
+            sorted_return("ok", "2026-11-29T12:00:00+00:00"),
+            line(r#"{"delta":{"content_delta":"a","part_delta_kind":"text"},"event_kind":"part_delta","index":0}"#),
+            line(r#"{"delta":{"content_delta":"bc","part_delta_kind":"text"},"event_kind":"part_delta","index":7}"#),
         ];
         for first in &lines {
             for second in &lines {
@@ -502,6 +547,27 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A tool's return with its keys sorted (out of layout), holding `content` and `time`.
+    fn sorted_return(content: &str, time: &str) -> String {
+        line(&format!(
+            r#"{{"content":null,"event_kind":"function_tool_result","part":{{"content":"{content}","metadata":null,"outcome":"success","part_kind":"tool-return","retry":null,"timestamp":"{time}","tool_call_id":"c","tool_kind":null,"tool_name":"f"}}}}"#
+        ))
+    }
+
+    /// A line out of layout is remembered, and a line of its shape is answered from memory; one with a date-time
+    /// not as Pydantic writes it is not remembered (a line of its shape with a Pydantic one may be in layout).
+    #[test]
+    fn lines_out_of_layout_are_remembered_by_shape() {
+        let mut memo = LayoutMemo::default();
+        assert!(memo.in_layout(0, &sorted_return("a", "2026-11-29T12:00:00Z")).is_none());
+        assert_eq!(memo.known[0].len(), 1);
+        assert!(memo.in_layout(0, &sorted_return("b", "2026-11-29T12:00:01.5Z")).is_none());
+        assert_eq!(memo.known[0].len(), 1, "answered from memory");
+        let mut memo = LayoutMemo::default();
+        assert!(memo.in_layout(0, &sorted_return("a", "2026-11-29T12:00:00+00:00")).is_none());
+        assert!(memo.known[0].is_empty());
     }
 
     /// The memo says where a line's event is, as canonical JSON, only when the canonical recogniser would accept
@@ -572,15 +638,17 @@ mod tests {
         for line in &lines {
             assert!(memo.in_layout(0, line).is_some(), "{line}");
         }
-        assert_eq!(memo.shapes[0].len(), lines.len());
+        assert_eq!(memo.known[0].len(), lines.len());
         for line in &lines {
-            assert!(memo.shapes[0].iter().any(|shape| shape.matches(line.as_bytes()).is_some()), "{line}");
+            assert!(memo.known[0].iter().any(|known| known.shape.matches(line.as_bytes()).is_some()), "{line}");
         }
         let later = [tool_return("2026-11-29T12:00:01.250000Z"), start(r#""tool-call""#)];
-        assert!(later.iter().all(|later| memo.shapes[0].iter().any(|shape| shape.matches(later.as_bytes()).is_some())));
+        assert!(later
+            .iter()
+            .all(|later| memo.known[0].iter().any(|known| known.shape.matches(later.as_bytes()).is_some())));
         for other in ["2026-11-29T12:00:01+00:00", "2026-11-29T12:00:01.25Z", "2026-11-29 12:00:01Z"] {
             let other = tool_return(other);
-            assert!(!memo.shapes[0].iter().any(|shape| shape.matches(other.as_bytes()).is_some()), "{other}");
+            assert!(!memo.known[0].iter().any(|known| known.shape.matches(other.as_bytes()).is_some()), "{other}");
             assert!(memo.in_layout(0, &other).is_none(), "{other}");
         }
     }
