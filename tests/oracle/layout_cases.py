@@ -220,7 +220,8 @@ def main() -> None:
     out = Path(sys.argv[1])
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 20261202)
     for name in sys.argv[3:] or STREAMS:
-        lines = (CORPUS / name / "source.jsonl").read_text().splitlines()
+        # Split at newlines alone: `splitlines()` also splits at U+2028 and other separators a JSON string may hold.
+        lines = [line for line in (CORPUS / name / "source.jsonl").read_text().split("\n") if line]
         spelled = [spell(line, rng) for line in lines]
         case = out / f"layout-{name}"
         print("case", case.name, file=sys.stderr)
