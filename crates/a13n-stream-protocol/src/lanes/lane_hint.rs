@@ -119,12 +119,18 @@ fn respellable(why: LanePath) -> bool {
 }
 
 /// The first other spelling of a line to try: without the whitespace beside its structural characters where it
-/// has some ([`compacted`]), else in its model's layout, where that is another text.
+/// has some ([`compacted`]), else in its model's layout, where that is another text. A line of a shape laid out
+/// before has none to leave out ([`LaidOutMemo::by_shape`]), so the memo is asked first, which spares a line whose
+/// text holds `", "` the reading for whitespace.
 fn first_spelling(line: &str, memo: &mut LaidOutMemo) -> Option<Respelled> {
-    match compacted(line) {
-        Some(compact) => Some(Respelled::Compacted(compact)),
-        None => memo.laid_out(line).filter(|laid| laid != line).map(Respelled::LaidOut),
-    }
+    let laid = match memo.by_shape(line) {
+        Some(laid) => laid,
+        None => match compacted(line) {
+            Some(compact) => return Some(Respelled::Compacted(compact)),
+            None => memo.read(line)?,
+        },
+    };
+    (laid != line).then_some(Respelled::LaidOut(laid))
 }
 
 /// The rule for a line no lane took as spelled, for a reason `why` that allows it ([`respellable`]): `attempt` is

@@ -52,15 +52,24 @@ impl LaidOutMemo {
     /// `line` laid out ([`laid_out_copying`]'s text, which this equals): by the shape of a line remembered, or else
     /// read and then remembered.
     pub(crate) fn laid_out(&mut self, line: &str) -> Option<String> {
+        self.by_shape(line).or_else(|| self.read(line))
+    }
+
+    /// `line` laid out by the shape of a line remembered, when one matches. Such a line has no whitespace between
+    /// its tokens: the memo remembers only lines laying out read, which are JSON with none, and whitespace there
+    /// is in the bytes a shape compares (its holes are string values and numbers).
+    pub(crate) fn by_shape(&mut self, line: &str) -> Option<String> {
         let found = &mut self.found;
-        let known = self.shapes.iter().position(|remembered| {
+        let index = self.shapes.iter().position(|remembered| {
             remembered.shape.holes_of(line.as_bytes(), found) && remembered.left_out_valid(line, found)
-        });
-        if let Some(index) = known {
-            self.shapes[index].matched = true;
-            self.shapes[..=index].rotate_right(1);
-            return Some(self.shapes[0].fill(line, &self.found));
-        }
+        })?;
+        self.shapes[index].matched = true;
+        self.shapes[..=index].rotate_right(1);
+        Some(self.shapes[0].fill(line, &self.found))
+    }
+
+    /// `line` laid out by reading it ([`laid_out_copying`]), then remembered by its shape.
+    pub(crate) fn read(&mut self, line: &str) -> Option<String> {
         let laid = laid_out_copying(line)?;
         self.remember(line, &laid);
         Some(laid.text)
@@ -196,6 +205,27 @@ mod tests {
         let mut found = Vec::new();
         assert!(memo.shapes.iter().any(|remembered| remembered.shape.holes_of(later.as_bytes(), &mut found)));
         assert_eq!(memo.laid_out(&later), laid_out(&later));
+    }
+
+    /// A line with whitespace between its tokens matches no shape (the rule's caller asks the memo before looking
+    /// for whitespace to leave out), while one with whitespace inside its strings alone does.
+    #[test]
+    fn a_line_with_whitespace_between_its_tokens_matches_no_shape() {
+        let mut memo = LaidOutMemo::default();
+        assert!(memo.laid_out(&delta("a, b: c", 0)).is_some());
+        assert_eq!(memo.by_shape(&delta("x, \"y\": z { }", 5)), laid_out(&delta("x, \"y\": z { }", 5)));
+        let line = delta("a, b", 1);
+        let spaced = [
+            line.replacen(r#"":"#, r#"": "#, 1),
+            line.replacen(r#","index""#, r#", "index""#, 1),
+            format!(" {line}"),
+            format!("{line}\t"),
+            line.replacen(r#"{"delta":{"#, r#"{"delta": {"#, 1),
+        ];
+        for spaced in &spaced {
+            assert!(crate::lanes::compact::compacted(spaced).is_some(), "{spaced}");
+            assert_eq!(memo.by_shape(spaced), None, "{spaced}");
+        }
     }
 
     /// A value left out with its key (one the model drops) is not copied, and the line's others still are.
