@@ -15,9 +15,10 @@ use crate::scan::Scanner;
 /// More keys than this in one object: not a layout the lanes take.
 const MAX_KEYS: usize = 32;
 
-/// Where `line`'s event is, when it is in its model's layout: every field of the model, in its order, nested
-/// models too, and date-times as Pydantic writes them.
-fn laid_out_event(line: &str) -> Option<Range<usize>> {
+/// Where `line`'s event is and whether it is in its model's layout (every field of the model, in its order, nested
+/// models too, and date-times as Pydantic writes them); `None` when the scan cannot read the line (it is not JSON,
+/// or has no event).
+fn event_layout(line: &str) -> Option<(Range<usize>, bool)> {
     let mut scanner = Scanner::new(line);
     let mut found = None;
     scanner.object(|scanner, key| {
@@ -30,9 +31,9 @@ fn laid_out_event(line: &str) -> Option<Range<usize>> {
         Some(())
     })?;
     let text = found?;
-    object_in_layout(&mut Scanner::new(text), None)?.then_some(())?;
+    let in_layout = object_in_layout(&mut Scanner::new(text), None)?;
     let start = text.as_ptr() as usize - line.as_ptr() as usize;
-    Some(start..start + text.len())
+    Some((start..start + text.len(), in_layout))
 }
 
 /// One object's keys and the ranges of their values' text.
@@ -159,10 +160,10 @@ pub(crate) struct LayoutMemo {
     known: [Vec<Known>; 4],
 }
 
-/// A line the memo remembers, and its verdict. A line found out of layout is remembered only when each of its
-/// date-times is written as Pydantic writes it: the verdict then came from the bytes another line of its shape
-/// shares (its keys, their order, the values that choose a model), since a date-time is the only value the layout
-/// reads and a line of the shape has each in Pydantic's form. A journal written in another layout (event keys in
+/// A line the memo remembers, and its verdict. A line found out of layout is remembered only when the scan read it
+/// whole (it is JSON) and each of its date-times is written as Pydantic writes it: the verdict then came from the
+/// bytes another line of its shape shares (its keys, their order, the values that choose a model), since a
+/// date-time is the only value the layout reads and a line of the shape has each in Pydantic's form. A journal written in another layout (event keys in
 /// another order, defaults left out) is then told apart without reading each line's objects.
 #[derive(Clone, Debug, Default)]
 struct Known {
@@ -208,20 +209,22 @@ impl LayoutMemo {
             known[..=index].rotate_right(1);
             return verdict;
         }
-        let event = laid_out_event(line);
+        // A line the scan cannot read is not remembered: the holes take values the scan refuses (a bad escape, a
+        // number such as `01`), so lines of its shape may well be JSON in layout.
+        let (event, in_layout) = event_layout(line)?;
         if known.len() < SHAPES_PER_SLOT {
             known.push(Known::default());
         }
         // The oldest line's buffers are reused for the newest.
         known.rotate_right(1);
         let newest = &mut known[0];
-        newest.in_layout = event.is_some();
-        let Some(event) = event else {
+        newest.in_layout = in_layout;
+        if !in_layout {
             if !newest.shape.remember_outside(line.as_bytes()) {
                 known.remove(0);
             }
             return None;
-        };
+        }
         newest.shape.remember(line.as_bytes(), event);
         Some(InLayout { canonical_event: None })
     }
@@ -481,6 +484,11 @@ fn fixed_key(key: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    /// Where `line`'s event is, when it is in its model's layout.
+    fn laid_out_event(line: &str) -> Option<Range<usize>> {
+        event_layout(line).and_then(|(event, in_layout)| in_layout.then_some(event))
+    }
+
     fn line(event: &str) -> String {
         format!(
             r#"{{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01+00:00","event":{event}}}"#
@@ -568,6 +576,24 @@ mod tests {
         let mut memo = LayoutMemo::default();
         assert!(memo.in_layout(0, &sorted_return("a", "2026-11-29T12:00:00+00:00")).is_none());
         assert!(memo.known[0].is_empty());
+    }
+
+    /// Found by a review: a line the scan refuses (a lone surrogate, a number spelled `01`) was remembered as out of
+    /// layout, and every later line of its shape, in layout, was then sent to be laid out and on to the general path.
+    #[test]
+    fn a_line_that_is_not_json_is_not_remembered() {
+        let start = |args: &str, index: &str| {
+            line(&format!(
+                r#"{{"index":{index},"part":{{"tool_name":"f","args":"{args}","tool_call_id":"c1","tool_kind":null,"id":null,"provider_name":null,"provider_details":null,"part_kind":"tool-call"}},"previous_part_kind":null,"event_kind":"part_start"}}"#
+            ))
+        };
+        for bad in [start(r"\ud800", "1"), start(r"\q", "1"), start("x", "01"), start("x", "1.")] {
+            let mut memo = LayoutMemo::default();
+            assert!(memo.in_layout(0, &bad).is_none(), "{bad}");
+            assert!(memo.known[0].is_empty(), "{bad}");
+            let good = start("{}", "2");
+            assert!(memo.in_layout(0, &good).is_some(), "{bad} then {good}");
+        }
     }
 
     /// The memo says where a line's event is, as canonical JSON, only when the canonical recogniser would accept
