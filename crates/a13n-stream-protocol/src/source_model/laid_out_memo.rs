@@ -22,10 +22,15 @@ use super::layout::Shape;
 use crate::scan::Scanner;
 
 /// How many shapes the memo keeps: a run's kinds of line (a content delta, an argument delta, a part's start and
-/// end of each kind, a tool's return, the lifecycle events), the latest used first. A shape no line has matched
-/// since it was remembered is the first to make room: lines whose values are objects of their own shape (a tool's
-/// result) come once each, and would otherwise push out the kinds that recur.
-const SHAPES: usize = 24;
+/// end of each kind, a tool's return, the lifecycle events), the latest used first. Lines whose values are objects
+/// of their own shape (a tool's result) come once each, and would push out the kinds that recur, so a shape a line
+/// has matched is kept apart ([`KEPT`] at most, the longest unused of them going back when more are): the oldest
+/// of the others makes room.
+const SHAPES: usize = 32;
+
+/// How many of the [`SHAPES`] may be kept apart as matched: the rest take the new shapes, so two new shapes that
+/// take turns both stay long enough to match.
+const KEPT: usize = 24;
 
 /// Lines laid out before, by shape (see the module's documentation).
 #[derive(Debug, Default)]
@@ -44,7 +49,7 @@ struct Remembered {
     pieces: Vec<(Range<usize>, Option<usize>)>,
     /// The holes whose values laying out left out.
     left_out: Vec<usize>,
-    /// Whether a line has matched the shape since it was remembered.
+    /// Whether the shape is kept apart: a line has matched it since it was remembered (see [`KEPT`]).
     matched: bool,
 }
 
@@ -65,6 +70,11 @@ impl LaidOutMemo {
         })?;
         self.shapes[index].matched = true;
         self.shapes[..=index].rotate_right(1);
+        if self.shapes.iter().filter(|remembered| remembered.matched).count() > KEPT {
+            if let Some(longest_unused) = self.shapes.iter().rposition(|remembered| remembered.matched) {
+                self.shapes[longest_unused].matched = false;
+            }
+        }
         Some(self.shapes[0].fill(line, &self.found))
     }
 
@@ -82,7 +92,7 @@ impl LaidOutMemo {
         if self.shapes.len() < SHAPES {
             self.shapes.push(Remembered::default());
         }
-        // The oldest shape never matched again makes room, or else the oldest; its buffers are reused for the newest.
+        // The oldest shape not kept apart makes room; its buffers are reused for the newest.
         let last = self.shapes.len() - 1;
         let room = self.shapes.iter().rposition(|remembered| !remembered.matched).unwrap_or(last);
         self.shapes[..=room].rotate_right(1);
@@ -205,6 +215,35 @@ mod tests {
         let mut found = Vec::new();
         assert!(memo.shapes.iter().any(|remembered| remembered.shape.holes_of(later.as_bytes(), &mut found)));
         assert_eq!(memo.laid_out(&later), laid_out(&later));
+    }
+
+    /// Found by a review: with every shape matched once, new shapes took turns in one place, so two that alternate
+    /// pushed each other out and each of their lines was read in full. At most [`KEPT`] are kept apart now.
+    #[test]
+    fn shapes_that_alternate_after_the_memo_is_full_stay() {
+        let mut memo = LaidOutMemo::default();
+        let shape = |n: usize, text: &str| {
+            delta(text, 1).replace(r#""provider_details":null"#, &format!(r#""provider_details":{{"k{n}":1}}"#))
+        };
+        for n in 0..SHAPES {
+            memo.laid_out(&shape(n, "a"));
+            memo.laid_out(&shape(n, "b"));
+        }
+        assert_eq!(memo.shapes.iter().filter(|remembered| remembered.matched).count(), KEPT);
+        for text in ["a", "b", "c", "d"] {
+            for n in [SHAPES, SHAPES + 1] {
+                let line = shape(n, text);
+                assert_eq!(memo.laid_out(&line), laid_out(&line), "{line}");
+            }
+        }
+        let mut found = Vec::new();
+        for n in [SHAPES, SHAPES + 1] {
+            let later = shape(n, "e");
+            assert!(
+                memo.shapes.iter().any(|remembered| remembered.shape.holes_of(later.as_bytes(), &mut found)),
+                "{n}"
+            );
+        }
     }
 
     /// A line with whitespace between its tokens matches no shape (the rule's caller asks the memo before looking
