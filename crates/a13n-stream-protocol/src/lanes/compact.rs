@@ -11,7 +11,7 @@ use crate::source::MAX_SOURCE_LINE_BYTES;
 /// `line` compact, or `None` when nothing in it is left out (or it is longer than a source line may be).
 pub(crate) fn compacted(line: &str) -> Option<String> {
     let bytes = line.as_bytes();
-    if bytes.len() > MAX_SOURCE_LINE_BYTES || !has_space_beside_structure(bytes) {
+    if bytes.len() > MAX_SOURCE_LINE_BYTES || space_beside_structure(bytes) == Some(false) {
         return None;
     }
     compact_text(bytes)
@@ -46,16 +46,30 @@ fn compact_text(bytes: &[u8]) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// How many whitespace bytes [`space_beside_structure`] looks at before it leaves the question to the reading that
+/// follows the strings, which costs about as much as that many stops of the search.
+const SPACES_SOUGHT: usize = 32;
+
 /// Whether any whitespace byte of `bytes`, in a string or not, stands beside a structural character or at either
-/// end. Without one, no run of whitespace outside a string can stand there either (a run beside a structural
-/// character has a first byte after it or a last byte before it), so [`compacted`] leaves the line as it is; this
-/// finds that out without following the strings, one search for the whitespace itself.
-fn has_space_beside_structure(bytes: &[u8]) -> bool {
+/// end; `None` when the first [`SPACES_SOUGHT`] do not (a line whose strings hold many spaces). Without one, no run
+/// of whitespace outside a string can stand there either (a run beside a structural character has a first byte
+/// after it or a last byte before it), so [`compacted`] leaves the line as it is; this finds that out without
+/// following the strings, one search for the whitespace itself.
+fn space_beside_structure(bytes: &[u8]) -> Option<bool> {
     let beside = |at: usize| {
         let before = at.checked_sub(1).map(|last| bytes[last]);
         before.is_none_or(is_structural) || bytes.get(at + 1).is_none_or(|&after| is_structural(after))
     };
-    memchr::memchr3_iter(b' ', b'\t', b'\n', bytes).any(beside) || memchr::memchr_iter(b'\r', bytes).any(beside)
+    let spaces = memchr::memchr3_iter(b' ', b'\t', b'\n', bytes).chain(memchr::memchr_iter(b'\r', bytes));
+    for (sought, at) in spaces.enumerate() {
+        if beside(at) {
+            return Some(true);
+        }
+        if sought + 1 == SPACES_SOUGHT {
+            return None;
+        }
+    }
+    Some(false)
 }
 
 /// The end of the string opening at `at` (past its closing quote; the line's end when it has none).
@@ -120,6 +134,18 @@ mod tests {
             assert_eq!(compacted(&line), full, "{line:?}");
         }
         assert!(compacted_lines > 10_000, "{compacted_lines}");
+    }
+
+    /// Found by a review: the search stopped at every space of a long text, at about a hundred instructions each,
+    /// where following the strings skips the text at once. It now stops looking after a few.
+    #[test]
+    fn a_text_of_many_spaces_is_left_to_the_reading_that_follows_strings() {
+        let line = format!(r#"{{"a":"{}","b":1}}"#, "word ".repeat(10_000));
+        assert_eq!(super::space_beside_structure(line.as_bytes()), None);
+        assert_eq!(compacted(&line), None);
+        let spaced = line.replacen(r#","b""#, r#", "b""#, 1);
+        assert_eq!(compacted(&spaced).as_deref(), Some(line.as_str()));
+        assert_eq!(super::space_beside_structure(br#"{"a":"b c"}"#), Some(false));
     }
 
     /// An invalid line stays invalid: whitespace no valid line holds is kept.
