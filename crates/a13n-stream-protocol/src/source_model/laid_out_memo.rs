@@ -198,7 +198,8 @@ mod tests {
     }
 
     /// Lines of shapes that come once each (a tool's result, an object of its own shape) do not push out a shape
-    /// lines keep matching; on the old rule (the oldest goes) the content delta's shape was gone after 24 of them.
+    /// lines keep matching; on the old rule (the oldest goes) the content delta's shape was gone after [`SHAPES`]
+    /// of them.
     #[test]
     fn shapes_that_recur_outlast_shapes_that_come_once() {
         let mut memo = LaidOutMemo::default();

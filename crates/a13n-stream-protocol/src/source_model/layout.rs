@@ -163,8 +163,9 @@ pub(crate) struct LayoutMemo {
 /// A line the memo remembers, and its verdict. A line found out of layout is remembered only when the scan read it
 /// whole (it is JSON) and each of its date-times is written as Pydantic writes it: the verdict then came from the
 /// bytes another line of its shape shares (its keys, their order, the values that choose a model), since a
-/// date-time is the only value the layout reads and a line of the shape has each in Pydantic's form. A journal written in another layout (event keys in
-/// another order, defaults left out) is then told apart without reading each line's objects.
+/// date-time is the only value the layout reads and a line of the shape has each in Pydantic's form. A journal
+/// written in another layout (event keys in another order, defaults left out) is then told apart without reading
+/// each line's objects.
 #[derive(Clone, Debug, Default)]
 struct Known {
     shape: Shape,
