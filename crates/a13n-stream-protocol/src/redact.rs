@@ -84,40 +84,28 @@ pub(crate) fn redact(payload: &mut Value) {
 /// that is an authority's and a bearer credential each hold one. A payload of token counts (`input_tokens`)
 /// holds none, and needs no walk.
 pub(crate) fn may_redact(text: &str) -> bool {
-    // Sought leftmost-first, a longer word before its prefix (`credentials` before `credential`).
-    const SIGNS: [&str; 14] = [
-        "authorization",
-        "credentials",
-        "credential",
-        "grants",
-        "grant",
-        "password",
-        "passwd",
-        "secret",
-        "token",
-        "api",
-        "bearer",
-        "\\u",
-        "\u{130}",
-        "\u{212a}",
-    ];
+    // Besides the sensitive words: `api` (of `api_key`), `bearer`, an escape, and the two letters outside ASCII
+    // that lowercase into ASCII ones.
+    const OTHER_SIGNS: [&str; 5] = ["api", "bearer", "\\u", "\u{130}", "\u{212a}"];
     static FINDER: OnceLock<Option<AhoCorasick>> = OnceLock::new();
     let finder = FINDER.get_or_init(|| {
         let mut builder = AhoCorasick::builder();
-        builder.ascii_case_insensitive(true).match_kind(MatchKind::LeftmostFirst);
-        builder.build(SIGNS).ok()
+        // Leftmost-longest: of two words at one place (`credentials`, `credential`), the longer, which alone can
+        // end at a boundary.
+        builder.ascii_case_insensitive(true).match_kind(MatchKind::LeftmostLongest);
+        builder.build(SENSITIVE_WORDS.iter().chain(&OTHER_SIGNS)).ok()
     });
     // The words are few and fixed, so building cannot fail; were it to, every payload would take the walk.
     let Some(finder) = finder else { return true };
     let bytes = text.as_bytes();
     let boundary = |at: usize| matches!(bytes.get(at), Some(b'"' | b'_' | b'-' | b'.'));
-    finder.find_iter(text).any(|found| match SIGNS[found.pattern().as_usize()] {
-        "api" => api_key_at(bytes, found.start()),
-        // An escape, or a letter that lowercases into ASCII, may spell anything.
-        "bearer" | "\\u" | "\u{130}" | "\u{212a}" => true,
+    finder.find_iter(text).any(|found| match found.pattern().as_usize().checked_sub(SENSITIVE_WORDS.len()) {
         // A word of a key only counts between a quote or separator and another (no match passed over can hold
         // a boundary: the words are letters).
-        _ => found.start() > 0 && boundary(found.start() - 1) && boundary(found.end()),
+        None => found.start() > 0 && boundary(found.start() - 1) && boundary(found.end()),
+        Some(0) => api_key_at(bytes, found.start()),
+        // `bearer`, an escape, or a letter that lowercases into ASCII, which may spell anything.
+        Some(_) => true,
     })
 }
 

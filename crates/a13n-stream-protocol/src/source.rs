@@ -455,6 +455,11 @@ impl<'a> Check<'a> {
     }
 }
 
+/// Whether an extension event's `schema_version` is of the length the Harness's model allows: 1 to 32 characters.
+pub(crate) fn schema_version_fits(version: &str) -> bool {
+    (1..=32).contains(&version.chars().count())
+}
+
 /// An extension event's payload as the Harness's model holds it: redacted, and at most 64 KiB of compact JSON
 /// once redacted (see `redact.rs`).
 fn bound_payload(raw: &mut Object) -> Result<(), InputError> {
@@ -462,7 +467,8 @@ fn bound_payload(raw: &mut Object) -> Result<(), InputError> {
     crate::redact::redact(payload);
     let size = crate::json::dumps_utf8_size(payload);
     if size > crate::redact::MAX_PAYLOAD_BYTES {
-        let message = format!("Harness extension payload is too large ({size} bytes; at most 65536)");
+        let most = crate::redact::MAX_PAYLOAD_BYTES;
+        let message = format!("Harness extension payload is too large ({size} bytes; at most {most})");
         return Err(InputError::of(InputKind::Invalid, "payload", message));
     }
     Ok(())
@@ -478,7 +484,7 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
             return Err(check.err(InputKind::Invalid, "payload", "JSON numbers must be finite".into()));
         }
         match raw.get("schema_version") {
-            Some(Value::String(version)) if !(1..=32).contains(&version.chars().count()) => {
+            Some(Value::String(version)) if !schema_version_fits(version) => {
                 let message = "expected 1 to 32 characters".into();
                 return Err(check.err(InputKind::Invalid, "schema_version", message));
             }

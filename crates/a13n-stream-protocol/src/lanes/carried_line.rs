@@ -17,6 +17,7 @@ use crate::names;
 use crate::redact;
 use crate::scan::{once, Scanner};
 use crate::sink::{Bytes, JsonSink};
+use crate::source::schema_version_fits;
 
 /// The longest line the lane takes: its observation stays well below the display's observation bound (even
 /// ASCII-escaped, at most three bytes for each byte of a line without DEL, which the lane refuses) and the size at
@@ -119,7 +120,7 @@ fn event_fields(event: &str) -> Option<EventFields<'_>> {
             "kind" => fields.kind.replace(scanner.string()?).is_some(),
             // Its layout lets it be any value; the general path refuses one that is not a string, or not of 1 to 32
             // characters.
-            "schema_version" => (1..=32).contains(&scanner.string()?.chars().count()).then_some(false)?,
+            "schema_version" => schema_version_fits(&scanner.string()?).then_some(false)?,
             "payload" => {
                 let start = scanner.position();
                 let (payload_type, request_index) = payload_fields(scanner)?;

@@ -6,6 +6,8 @@
 //! JSON allows whitespace exactly there, so a valid line keeps its value, and an invalid one stays invalid:
 //! whitespace between two other tokens (`1 2`, `"a" "b"`), which no valid line holds, is kept.
 
+use std::ops::Range;
+
 use crate::source::MAX_SOURCE_LINE_BYTES;
 
 /// `line` compact, or `None` when nothing in it is left out (or it is longer than a source line may be).
@@ -27,10 +29,7 @@ fn compact_text(bytes: &[u8]) -> Option<String> {
             b'"' => at = string_end(bytes, at),
             byte if is_space(byte) => {
                 let end = bytes[at..].iter().position(|&byte| !is_space(byte)).map_or(bytes.len(), |run| at + run);
-                let before = at.checked_sub(1).map(|last| bytes[last]);
-                let beside_structure =
-                    before.is_none_or(is_structural) || bytes.get(end).is_none_or(|&after| is_structural(after));
-                if beside_structure {
+                if beside_structure(bytes, at..end) {
                     let out = out.get_or_insert_with(|| Vec::with_capacity(bytes.len()));
                     out.extend_from_slice(&bytes[kept..at]);
                     kept = end;
@@ -56,13 +55,9 @@ const SPACES_SOUGHT: usize = 32;
 /// after it or a last byte before it), so [`compacted`] leaves the line as it is; this finds that out without
 /// following the strings, one search for the whitespace itself.
 fn space_beside_structure(bytes: &[u8]) -> Option<bool> {
-    let beside = |at: usize| {
-        let before = at.checked_sub(1).map(|last| bytes[last]);
-        before.is_none_or(is_structural) || bytes.get(at + 1).is_none_or(|&after| is_structural(after))
-    };
     let spaces = memchr::memchr3_iter(b' ', b'\t', b'\n', bytes).chain(memchr::memchr_iter(b'\r', bytes));
     for (sought, at) in spaces.enumerate() {
-        if beside(at) {
+        if beside_structure(bytes, at..at + 1) {
             return Some(true);
         }
         if sought + 1 == SPACES_SOUGHT {
@@ -70,6 +65,12 @@ fn space_beside_structure(bytes: &[u8]) -> Option<bool> {
         }
     }
     Some(false)
+}
+
+/// Whether the whitespace at `run` in `bytes` stands beside a structural character or at either end.
+fn beside_structure(bytes: &[u8], run: Range<usize>) -> bool {
+    let before = run.start.checked_sub(1).map(|last| bytes[last]);
+    before.is_none_or(is_structural) || bytes.get(run.end).is_none_or(|&after| is_structural(after))
 }
 
 /// The end of the string opening at `at` (past its closing quote; the line's end when it has none).
