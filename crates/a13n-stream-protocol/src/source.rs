@@ -305,14 +305,57 @@ impl SourceItem {
 
     /// `{thread_id, run_id, sequence, occurred_at, event}`: the value of a carried-through `CUSTOM` event.
     pub(crate) fn source_value(&self, event: Value) -> Value {
+        self.identity().value_with("event", event)
+    }
+
+    /// The item's identity and time.
+    pub(crate) fn identity(&self) -> ItemIdentity<'_> {
+        ItemIdentity {
+            thread_id: &self.thread_id,
+            run_id: &self.run_id,
+            sequence: self.sequence,
+            occurred_at: self.occurred_at,
+        }
+    }
+
+    fn value_with(&self, key: &str, body: Value) -> Value {
+        self.identity().value_with(key, body)
+    }
+}
+
+/// What an input event's conversion reads (`InputTextEvent`, `InputMediaEvent`), from a decoded item or from a
+/// line the input lane scanned.
+pub(crate) struct Input<'a> {
+    pub(crate) item: ItemIdentity<'a>,
+    /// A media input (`a13n.input.media`) rather than text.
+    pub(crate) media: bool,
+    pub(crate) input_id: Value,
+    pub(crate) source: &'a str,
+    pub(crate) content: Value,
+    pub(crate) metadata: Option<&'a Object>,
+}
+
+/// A source item's identity and time, borrowed: what a conversion reads of an item besides its event, whether
+/// the item was decoded or a lane scanned its line.
+#[derive(Clone, Copy)]
+pub(crate) struct ItemIdentity<'a> {
+    pub(crate) thread_id: &'a str,
+    pub(crate) run_id: &'a str,
+    pub(crate) sequence: u64,
+    pub(crate) occurred_at: SourceTime,
+}
+
+impl ItemIdentity<'_> {
+    /// `{thread_id, run_id, sequence, occurred_at, event}`: the value of a carried-through `CUSTOM` event.
+    pub(crate) fn source_value(&self, event: Value) -> Value {
         self.value_with("event", event)
     }
 
-    /// The item's identity and time, then `body` under `key`.
+    /// The identity and time, then `body` under `key`.
     fn value_with(&self, key: &str, body: Value) -> Value {
         let mut object = Object::with_capacity(5);
-        object.insert("thread_id".into(), self.thread_id.clone().into());
-        object.insert("run_id".into(), self.run_id.clone().into());
+        object.insert("thread_id".into(), self.thread_id.into());
+        object.insert("run_id".into(), self.run_id.into());
         object.insert("sequence".into(), self.sequence.into());
         object.insert("occurred_at".into(), self.occurred_at.isoformat().into());
         object.insert(key.into(), body);

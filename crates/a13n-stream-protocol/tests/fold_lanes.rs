@@ -496,6 +496,34 @@ fn both_lanes_agree_on_mutated_tool_returns() {
     compare_mutations(&TOOL_RETURNS, tool_streams(), 47, 2, 16);
 }
 
+/// The tools stream with text inputs, and a subagents stream whose child has them in its own run.
+fn input_streams() -> Vec<(&'static str, Vec<String>)> {
+    let tools = with_inputs(&bench::lines(StreamKind::Tools, 200));
+    let child = into_child_run(&bench::lines(StreamKind::Subagents, 150), &tools[1..4]);
+    vec![("tools", tools), ("child inputs", child)]
+}
+
+/// Every input line changes: a stream has only a few.
+#[test]
+fn both_lanes_agree_on_mutated_inputs() {
+    compare_mutations(&INPUTS, input_streams(), 59, 1, 4);
+}
+
+/// The inputs of a root run and of an inline child take the input lane (the general path gives the same, above),
+/// but for the child's first line, which binds its run to its thread on the general path.
+#[test]
+fn text_inputs_take_the_input_lane() {
+    use a13n_stream_protocol::display::{FastLane, LanePath};
+    for ((name, lines), taken) in input_streams().into_iter().zip([3, 2]) {
+        let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+        let mut fold = DisplayFold::new(&run_id);
+        for line in &lines {
+            fold.fold_line(line, &mut Vec::new()).unwrap();
+        }
+        assert_eq!(fold.lane_counts().get(LanePath::Taken(FastLane::Input)), taken, "{name}");
+    }
+}
+
 /// A part that ends with no open cursor (its start lost, or ended twice) is reopened and closed by the general
 /// path's rules, which the part lane now converts through too: the lane takes it, with the general path's bytes.
 #[test]

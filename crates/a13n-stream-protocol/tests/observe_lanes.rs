@@ -116,8 +116,12 @@ fn lane_streams() -> Vec<(&'static str, Vec<String>)> {
     let child_tools = into_child_run(&bench::lines(StreamKind::Subagents, 200), &tools[2..17]);
     let child_text = into_child_run(&bench::lines(StreamKind::Subagents, 200), &short[2..13]);
     let subagents = bench::lines(StreamKind::Subagents, 200);
+    let with_inputs = with_inputs(&tools);
+    let child_inputs = into_child_run(&bench::lines(StreamKind::Subagents, 200), &with_inputs[1..4]);
     vec![
         ("tools", tools),
+        ("tools with inputs", with_inputs),
+        ("child inputs", child_inputs),
         ("short", short),
         ("child tools", child_tools),
         ("child text", child_text),
@@ -127,7 +131,9 @@ fn lane_streams() -> Vec<(&'static str, Vec<String>)> {
 
 #[test]
 fn both_lanes_agree_on_every_kind_of_mutated_lane_line() {
-    for family in [&ARGUMENT_DELTAS, &CARRIED_LINES, &TEXT_PARTS, &TOOL_CALL_ENDS, &TOOL_RETURNS, &DELEGATIONS] {
+    let families =
+        [&ARGUMENT_DELTAS, &CARRIED_LINES, &TEXT_PARTS, &TOOL_CALL_ENDS, &TOOL_RETURNS, &DELEGATIONS, &INPUTS];
+    for family in families {
         for (name, lines) in lane_streams() {
             for choice in 0..family.count {
                 // Some lines of each kind change, some stay: the first binds the run.

@@ -330,6 +330,79 @@ pub fn is_tool_return_line(line: &str) -> bool {
     line.contains(r#""event_kind":"function_tool_result""#) || line.contains(r#""event_kind":"output_tool_result""#)
 }
 
+/// `stream` with text inputs after its first line, as a Harness writes them: a user's message, a context block with
+/// metadata of its own, and steering. Their sequences are past the stream's, so their messages are their own.
+pub fn with_inputs(stream: &[String]) -> Vec<String> {
+    let first: Value = serde_json::from_str(&stream[0]).expect("a JSON line");
+    let input = |sequence: u64, source: &str, content: &str, metadata: Value| {
+        let event = json!({
+            "kind": "a13n.input.text", "capability_id": "a13n.input", "tool_call_id": null, "tool_name": null,
+            "event_kind": "capability", "input_id": format!("input-{sequence}"), "source": source,
+            "content": content, "metadata": metadata,
+        });
+        json!({
+            "thread_id": first["thread_id"], "run_id": first["run_id"], "sequence": sequence,
+            "occurred_at": first["occurred_at"], "event": event,
+        })
+        .to_string()
+    };
+    let plain = json!({"display": true, "source_id": null, "media": false});
+    let context = json!({"display": false, "source_id": "a13n.environment-mounts", "media": false, "note": [1, "n"]});
+    let inputs = [
+        input(1_000_001, "user", "Hello there \u{e9} \"quoted\"\n", plain.clone()),
+        input(1_000_002, "context", "Current mounts:\n{\"mounts\":[]}", context),
+        input(1_000_003, "steering", "Stop and summarise", plain),
+    ];
+    let mut lines = stream.to_vec();
+    lines.splice(1..1, inputs);
+    lines
+}
+
+/// How many distinct changes [`mutate_input`] makes.
+pub const INPUT_MUTATIONS: u64 = 25;
+
+/// Change a text input line in one of [`INPUT_MUTATIONS`] ways: other sources, contents and metadata (of other
+/// types, not canonical JSON, out of order), fields missing or of other types, other kinds, runs and sequences,
+/// repeated and unknown keys, a line too long for the lane.
+pub fn mutate_input(line: &str, choice: u64) -> String {
+    let mut item: Value = serde_json::from_str(line).expect("a JSON line");
+    let event = &mut item["event"];
+    match choice {
+        0 => event["content"] = json!("plain \u{e9}\n\"q\" \u{2028} \u{1} \u{7f} \u{1F680}"),
+        1 => event["content"] = json!(3),
+        2 => event["source"] = json!("steering"),
+        3 => event["source"] = json!("context"),
+        4 => event["source"] = json!(7),
+        5 => event["metadata"] = Value::Null,
+        6 => event["metadata"] = json!({"display": false, "source_id": "s", "media": false, "extra": [1, {"a": null}]}),
+        7 => return line.replace(r#""media":false"#, r#""media":false,"big":18446744073709551616"#),
+        8 => event["metadata"] = json!({"display": true, "source_id": null, "media": false, "x": 1.5}),
+        9 => event["metadata"] = json!("text"),
+        10 => drop(event.as_object_mut().and_then(|e| e.shift_remove("metadata"))),
+        11 => event["input_id"] = Value::Null,
+        12 => event["input_id"] = json!(5),
+        13 => event["kind"] = json!("a13n.input.media"),
+        14 => item["run_id"] = json!("another-run"),
+        15 => event["content"] = json!("x".repeat(40_000)),
+        16 => event["content"] = json!("y".repeat(9_000)),
+        17 => item["sequence"] = json!(-1),
+        18 => return line.replace(r#""source":"#, r#""source":"dup","source":"#),
+        19 => event["extra"] = json!(1),
+        20 => event["metadata"] = json!({"media": false, "source_id": null, "display": true}),
+        21 => item["occurred_at"] = json!("2026-11-29T12:00:00.5-05:30"),
+        22 => return line.replace(r#""content":""#, r#""content":"\u00e9\/"#),
+        23 => event["metadata"] = json!({"display": true, "source_id": null, "media": false, "k": "\u{2028}"}),
+        24 => return line.replace(r#""display":"#, r#""display":-0,"was":"#),
+        _ => return format!("{line} x"),
+    }
+    item.to_string()
+}
+
+/// Whether `line` is a text input.
+pub fn is_input_line(line: &str) -> bool {
+    line.contains(r#""kind":"a13n.input.text""#)
+}
+
 /// A family of line changes for the lane tests: the lines it applies to and how it changes them.
 pub struct Mutations {
     /// What the family changes, for messages.
@@ -376,6 +449,10 @@ pub const TOOL_RETURNS: Mutations = Mutations {
     applies: is_tool_return_line,
     mutate: mutate_tool_return,
 };
+
+/// Text inputs.
+pub const INPUTS: Mutations =
+    Mutations { name: "input", count: INPUT_MUTATIONS, applies: is_input_line, mutate: mutate_input };
 
 impl Mutations {
     /// `lines` with change `choice` made to each line the family applies to and `pick` (given the line's index)

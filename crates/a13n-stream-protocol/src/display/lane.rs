@@ -23,6 +23,7 @@ use crate::fields::item_key;
 use crate::lanes::args_event::EventTemplate;
 use crate::lanes::carried_line::CarriedLine;
 use crate::lanes::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
+use crate::lanes::input_line::InputLine;
 use crate::lanes::lane_counts::LaneCounts;
 use crate::lanes::lane_hint::{scan_for_lane, take_scanned_or_respelled, LaneMemos, Lanes, Respell, Scanned};
 use crate::lanes::part_line::{PartLine, ToolReturnLine};
@@ -79,11 +80,7 @@ impl DisplayFold {
         }
         let item = SourceItem::from_json(line)?;
         let folded = self.fold_source_typed(&item)?;
-        if self.writes_observed {
-            for event in &folded {
-                event.write_line(out);
-            }
-        }
+        self.write_folded(&folded, out);
         Ok(folded.len())
     }
 
@@ -310,6 +307,16 @@ impl Lanes for DisplayFold {
     fn tool_return(&mut self, line: &ToolReturnLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
         let events = self.observer.tool_return_in_any_run(line)?;
         self.fold_events(&events, out)
+    }
+
+    /// A text input's `CUSTOM` event, folded as the general path folds it (a user's message becomes its item).
+    fn input(&mut self, line: &InputLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        let events = self.observer.input_in_any_run(line)?;
+        // Checked before anything changes: an event the display cannot hold is the general path's to refuse.
+        let folded = self.fold_observed(events, None).ok()?;
+        self.fast.forget();
+        self.write_folded(&folded, out);
+        Some(folded.len())
     }
 
     fn memos(&mut self) -> &mut LaneMemos {

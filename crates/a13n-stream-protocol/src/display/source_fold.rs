@@ -81,6 +81,16 @@ impl DisplayFold {
     pub(super) fn fold_source_typed(&mut self, source: &SourceItem) -> Result<Vec<Folded>, FoldError> {
         self.fast.forget();
         let events = self.observer.observe(source)?;
+        self.fold_observed(events, Some(source))
+    }
+
+    /// Fold the events the observer converted a source item to (`source`, when it was decoded): each as the fold
+    /// holds it ([`FoldedEvent`]), through [`DisplayFold::fold_events_of`].
+    pub(super) fn fold_observed(
+        &mut self,
+        events: Vec<Event>,
+        source: Option<&SourceItem>,
+    ) -> Result<Vec<Folded>, FoldError> {
         let events: Vec<FoldedEvent> = events
             .into_iter()
             .map(|event| match event.kind() {
@@ -88,7 +98,16 @@ impl DisplayFold {
                 _ => FoldedEvent::Typed(event),
             })
             .collect();
-        self.fold_events_of(events, Some(source))
+        self.fold_events_of(events, source)
+    }
+
+    /// Append the observed lines of `folded`, unless the fold writes none ([`DisplayFold::replay_line`]).
+    pub(super) fn write_folded(&self, folded: &[Folded], out: &mut Vec<u8>) {
+        if self.writes_observed {
+            for event in folded {
+                event.write_line(out);
+            }
+        }
     }
 
     /// Give each event the next sequence and fold it, as [`DisplayFold::fold`] does: atomic, every event checked

@@ -18,6 +18,8 @@ pub enum FastLane {
     Carried,
     /// A tool's successful return.
     ToolReturn,
+    /// A text input (a user's message, steering, a context block).
+    Input,
 }
 
 /// The lane a line's `event_kind` sends it to, before that lane's scan has read it. (In this order they also number
@@ -33,6 +35,8 @@ pub enum LaneFor {
     Carried,
     /// A tool's return.
     ToolReturn,
+    /// A capability event: the input lane.
+    Input,
 }
 
 /// The path one line took through a fold.
@@ -47,7 +51,7 @@ pub enum LanePath {
     /// A fast lane folded it written in its model's layout (keys in order, defaults written, keys the model drops
     /// left out; `source_model/laid_out.rs`), compact, after refusing it as spelled.
     LaidOut(FastLane),
-    /// No lane is for its kind (a lifecycle, usage or capability event, a run result): the general path.
+    /// No lane is for its kind (a run result, a capability event other than a text input, ...): the general path.
     NoLane,
     /// Its event is not spelled as its model writes it, and no lane took it written in that layout either (an escaped
     /// discriminator, a key given twice, a key its model refuses; or a lane's scan or state declined the laid-out
@@ -61,13 +65,13 @@ pub enum LanePath {
     TakeDeclined(FastLane),
 }
 
-const LANES: [FastLane; 5] =
-    [FastLane::Content, FastLane::Arguments, FastLane::Part, FastLane::Carried, FastLane::ToolReturn];
-const LANES_FOR: [LaneFor; 4] = [LaneFor::Delta, LaneFor::Part, LaneFor::Carried, LaneFor::ToolReturn];
+const LANES: [FastLane; 6] =
+    [FastLane::Content, FastLane::Arguments, FastLane::Part, FastLane::Carried, FastLane::ToolReturn, FastLane::Input];
+const LANES_FOR: [LaneFor; 5] = [LaneFor::Delta, LaneFor::Part, LaneFor::Carried, LaneFor::ToolReturn, LaneFor::Input];
 const PATHS: usize = 4 * LANES.len() + LANES_FOR.len() + 2;
 
 impl FastLane {
-    /// The lane's name: `content`, `arguments`, `part`, `carried` or `tool_return`.
+    /// The lane's name: `content`, `arguments`, `part`, `carried`, `tool_return` or `input`.
     pub fn as_str(self) -> &'static str {
         match self {
             FastLane::Content => "content",
@@ -75,18 +79,20 @@ impl FastLane {
             FastLane::Part => "part",
             FastLane::Carried => "carried",
             FastLane::ToolReturn => "tool_return",
+            FastLane::Input => "input",
         }
     }
 }
 
 impl LaneFor {
-    /// The name of the lanes: `delta`, `part`, `carried` or `tool_return`.
+    /// The name of the lanes: `delta`, `part`, `carried`, `tool_return` or `input`.
     pub fn as_str(self) -> &'static str {
         match self {
             LaneFor::Delta => "delta",
             LaneFor::Part => "part",
             LaneFor::Carried => "carried",
             LaneFor::ToolReturn => "tool_return",
+            LaneFor::Input => "input",
         }
     }
 }

@@ -7,13 +7,16 @@ use std::sync::LazyLock;
 
 use memchr::memmem::{Finder, FinderRev};
 
+use crate::fields::event_kind as kinds;
 use crate::fields::source_key;
 use crate::lanes::carried_line::CarriedLine;
 use crate::lanes::compact::compacted;
 use crate::lanes::delta_line::{ArgsDelta, ContentDelta, LaneLine};
 use crate::lanes::delta_memo::DeltaMemo;
+use crate::lanes::input_line::InputLine;
 use crate::lanes::lane_counts::{FastLane, LaneFor, LanePath};
 use crate::lanes::part_line::{PartLine, ToolReturnLine};
+use crate::names;
 use crate::source_model::laid_out_memo::LaidOutMemo;
 use crate::source_model::layout::LayoutMemo;
 
@@ -25,6 +28,7 @@ pub(crate) trait Lanes {
     fn part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize>;
     fn carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> Option<usize>;
     fn tool_return(&mut self, line: &ToolReturnLine<'_>, out: &mut Vec<u8>) -> Option<usize>;
+    fn input(&mut self, line: &InputLine<'_>, out: &mut Vec<u8>) -> Option<usize>;
     /// What the taker reads its lines by.
     fn memos(&mut self) -> &mut LaneMemos;
 }
@@ -46,6 +50,7 @@ pub(crate) enum Scanned<'a> {
     Part(PartLine<'a>),
     Carried(CarriedLine<'a>),
     ToolReturn(ToolReturnLine<'a>),
+    Input(InputLine<'a>),
     /// No lane takes the line: it takes the general path, for the reason given.
     General(LanePath),
 }
@@ -59,6 +64,7 @@ impl Scanned<'_> {
             Scanned::Part(_) => FastLane::Part,
             Scanned::Carried(_) => FastLane::Carried,
             Scanned::ToolReturn(_) => FastLane::ToolReturn,
+            Scanned::Input(_) => FastLane::Input,
             Scanned::General(why) => return Err(*why),
         })
     }
@@ -232,6 +238,7 @@ pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, for_fold: 
         },
         LaneFor::Carried => CarriedLine::scan(line, canonical_event).map(Scanned::Carried),
         LaneFor::ToolReturn => ToolReturnLine::scan(line).map(Scanned::ToolReturn),
+        LaneFor::Input => InputLine::scan(line).map(Scanned::Input),
     };
     scanned.unwrap_or(Scanned::General(LanePath::ScanDeclined(lane_for)))
 }
@@ -245,6 +252,7 @@ pub(crate) fn take_scanned(lanes: &mut impl Lanes, scanned: &Scanned<'_>, out: &
         Scanned::Part(part) => lanes.part(part, out),
         Scanned::Carried(carried) => lanes.carried(carried, out),
         Scanned::ToolReturn(tool_return) => lanes.tool_return(tool_return, out),
+        Scanned::Input(input) => lanes.input(input, out),
         Scanned::General(_) => None,
     };
     // The general path writes the line a lane declined: a lane that declines must have written nothing (held in
@@ -275,13 +283,22 @@ pub(crate) fn lane_hint(line: &str) -> Option<LaneFor> {
         return Some(LaneFor::Carried);
     };
     match quoted_after(line, at + KEY.len()) {
-        "part_delta" => Some(LaneFor::Delta),
-        "part_start" => part_hint(line, at, true),
-        "part_end" => part_hint(line, at, false),
+        kinds::PART_DELTA => Some(LaneFor::Delta),
+        kinds::PART_START => part_hint(line, at, true),
+        kinds::PART_END => part_hint(line, at, false),
         "function_tool_call" => Some(LaneFor::Carried),
-        "function_tool_result" | "output_tool_result" => Some(LaneFor::ToolReturn),
+        kinds::FUNCTION_TOOL_RESULT | kinds::OUTPUT_TOOL_RESULT => Some(LaneFor::ToolReturn),
+        kinds::CAPABILITY => input_hint(line),
         _ => None,
     }
+}
+
+/// The input lane for a capability event whose `kind` is a text input; no lane for any other capability.
+fn input_hint(line: &str) -> Option<LaneFor> {
+    // Found as written: inside a string, the quotes would be escaped.
+    static FINDER: LazyLock<Finder<'static>> =
+        LazyLock::new(|| Finder::new(format!(r#""kind":"{}""#, names::INPUT_TEXT).as_bytes()).into_owned());
+    FINDER.find(line.as_bytes()).map(|_| LaneFor::Input)
 }
 
 /// The lane of a part's start or end, by the last `part_kind` before its `event_kind` at `event_at` (the part's,
@@ -334,6 +351,11 @@ mod tests {
         assert_eq!(lane_hint(&line(r#"{"part":{},"event_kind":"function_tool_call"}"#)), Some(LaneFor::Carried));
         assert_eq!(lane_hint(&line(r#"{"part":{},"event_kind":"output_tool_result"}"#)), Some(LaneFor::ToolReturn));
         assert_eq!(lane_hint(&line(r#"{"event_kind":"final_result"}"#)), None);
+        let input = r#"{"kind":"a13n.input.text","event_kind":"capability","content":"\"kind\":\"a13n.input.text\""}"#;
+        assert_eq!(lane_hint(&line(input)), Some(LaneFor::Input));
+        // Another capability's kind, even with the input's kind inside a string: no lane.
+        let edit = r#"{"kind":"a13n.filesystem.edit_applied","after":"\"kind\":\"a13n.input.text\"","event_kind":"capability"}"#;
+        assert_eq!(lane_hint(&line(edit)), None);
         assert_eq!(lane_hint(r#"{"event_kind":""#), None);
         assert_eq!(lane_hint(r#""}}"#), Some(LaneFor::Carried));
     }

@@ -84,6 +84,13 @@
 //! the `TOOL_CALL_RESULT` it would, and the fold folds it through the same message fold. Failures, retries, denials
 //! and lowered results (their marker is in the metadata) take the general path.
 //!
+//! A text input (a capability event of kind `a13n.input.text`: a user's message, steering, a context block) takes the
+//! input lane (`lanes/input_line.rs`): its scan reads the fields the conversion reads (metadata as canonical JSON,
+//! parsed into a small tree), and the observer converts them by the general path's own `input_event`
+//! (`observer/custom.rs`, which a decoded item's fields reach the same way), so the rule exists once; the fold
+//! folds the event through the general path's own fold of a converted item (`fold_observed`). A child run's first
+//! line, which binds the run, takes the general path. Inputs mutated in 25 ways are compared in both lane tests.
+//!
 //! The argument lane also opens a stream: the first delta of a call's arguments holds its observation whole. The
 //! lane describes the observation once, as calls on a `sink::JsonSink`; the `Bytes` sink writes the observed line's
 //! event and the `Tree` sink builds the held object (and the stream's identity) from the same calls, so nothing is
@@ -116,6 +123,7 @@ pub(crate) mod compact;
 pub(crate) mod delta_line;
 pub(crate) mod delta_memo;
 pub(crate) mod event_head;
+pub(crate) mod input_line;
 pub(crate) mod lane_counts;
 pub(crate) mod lane_hint;
 pub(crate) mod part_line;

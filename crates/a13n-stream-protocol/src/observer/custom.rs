@@ -5,7 +5,7 @@ use serde_json::Value;
 use super::{fragment_lazily, CustomEvent};
 use crate::json::char_len;
 use crate::json::Object;
-use crate::source::EventKind;
+use crate::source::{EventKind, Input};
 use crate::{names, Event, SourceEvent, SourceItem};
 
 pub(super) fn frame_custom(event: CustomEvent, item: &SourceItem, index: usize, out: &mut Vec<Event>) {
@@ -97,10 +97,21 @@ pub(super) fn valid_tool_event_name(name: &str) -> bool {
 }
 
 pub(super) fn convert_input(item: &SourceItem, event: &SourceEvent) -> Event {
-    let media = event.kind() == EventKind::InputMedia;
-    let source = event.str_field("source").unwrap_or_default();
+    input_event(Input {
+        item: item.identity(),
+        media: event.kind() == EventKind::InputMedia,
+        input_id: event.raw().get("input_id").cloned().unwrap_or(Value::Null),
+        source: event.str_field("source").unwrap_or_default(),
+        content: event.raw().get("content").cloned().unwrap_or(Value::Null),
+        metadata: event.object("metadata"),
+    })
+}
+
+/// The `CUSTOM` event an input converts to: named by its source (media inputs by their kind), its metadata with
+/// the model's defaults first, and a message id of its own.
+pub(crate) fn input_event(input: Input<'_>) -> Event {
+    let Input { item, media, input_id, source, content, metadata: raw_metadata } = input;
     let mut metadata = Object::new();
-    let raw_metadata = event.object("metadata");
     metadata.insert("display".into(), raw_metadata.and_then(|m| m.get("display")).cloned().unwrap_or(true.into()));
     metadata.insert("source_id".into(), raw_metadata.and_then(|m| m.get("source_id")).cloned().unwrap_or(Value::Null));
     metadata.insert("media".into(), raw_metadata.and_then(|m| m.get("media")).cloned().unwrap_or(media.into()));
@@ -112,9 +123,9 @@ pub(super) fn convert_input(item: &SourceItem, event: &SourceEvent) -> Event {
         }
     }
     let mut value = Object::with_capacity(5);
-    value.insert("input_id".into(), event.raw().get("input_id").cloned().unwrap_or(Value::Null));
+    value.insert("input_id".into(), input_id);
     value.insert("source".into(), source.into());
-    value.insert("content".into(), event.raw().get("content").cloned().unwrap_or(Value::Null));
+    value.insert("content".into(), content);
     value.insert("message_id".into(), format!("{}:input:{}", item.run_id, item.sequence).into());
     value.insert("role".into(), (if matches!(source, "user" | "steering") { "user" } else { "system" }).into());
     Event::Custom(CustomEvent {

@@ -6,6 +6,7 @@
 
 use std::borrow::Cow;
 
+use super::custom::input_event;
 use super::delegation::{attribute, delegation_steps, validate_delegation};
 use super::parts::{content_delta, part_boundary, part_start, tool_call_delta};
 use super::plan::{Change, Plan, RunChange};
@@ -18,6 +19,7 @@ use crate::{Event, Observer};
 
 use crate::lanes::carried_line::{Carried, CarriedLine};
 use crate::lanes::delta_line::ContentDelta;
+use crate::lanes::input_line::InputLine;
 use crate::lanes::part_line::{PartLine, ToolReturnLine};
 
 impl Observer<RootStream> {
@@ -195,6 +197,15 @@ impl Observer<RootStream> {
         let (_, child) = self.lane_run(&line.head.thread_id, &line.head.run_id)?;
         let result = tool_result(Some(line.head.timestamp), &line.tool_call_id, &line.content);
         Some(self.as_observed(vec![result], &line.head.run_id, child))
+    }
+}
+
+impl Observer<RootStream> {
+    /// The `CUSTOM` event a text input converts to in its run, finished as [`Observer::observe`] hands it on,
+    /// when the lanes may take it; an input changes no conversion state.
+    pub(crate) fn input_in_any_run(&self, line: &InputLine<'_>) -> Option<Vec<Event>> {
+        let (_, child) = self.lane_run(&line.head.thread_id, &line.head.run_id)?;
+        Some(self.as_observed(vec![input_event(line.input())], &line.head.run_id, child))
     }
 }
 

@@ -11,6 +11,7 @@
 use crate::error::ObserveError;
 use crate::lanes::carried_line::{Carried, CarriedLine};
 use crate::lanes::delta_line::{ArgsDelta, ContentDelta};
+use crate::lanes::input_line::InputLine;
 use crate::lanes::lane_hint::{take_in_lane, take_scanned_or_respelled, LaneMemos, Lanes};
 use crate::lanes::part_line::{PartLine, ToolReturnLine};
 use crate::observer::{HarnessAguiStreamObserver, Plan};
@@ -182,6 +183,12 @@ impl Lanes for HarnessAguiStreamObserver {
 
     fn tool_return(&mut self, line: &ToolReturnLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
         let events = self.tool_return_in_any_run(line)?;
+        write_events(&events, out);
+        Some(events.len())
+    }
+
+    fn input(&mut self, line: &InputLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
+        let events = self.input_in_any_run(line)?;
         write_events(&events, out);
         Some(events.len())
     }

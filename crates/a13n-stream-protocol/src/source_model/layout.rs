@@ -157,7 +157,7 @@ pub(crate) struct InLayout {
 /// written as Pydantic writes it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LayoutMemo {
-    known: [Vec<Known>; 4],
+    known: [Vec<Known>; 5],
 }
 
 /// A line the memo remembers, and its verdict. A line found out of layout is remembered only when the scan read it

@@ -1,0 +1,76 @@
+//! Scanning a text input (`a13n.input.text`: a user's message, steering, a context block): its fields read in
+//! place, its metadata copied as canonical JSON, so that the observer converts it by the general path's own rule
+//! (`observer/custom.rs`, `input_event`) without the line's tree.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use crate::fields::event_kind as kinds;
+use crate::json::Object;
+use crate::lane_line::{scan_line, LineHead};
+use crate::names;
+use crate::scan::once;
+use crate::source::{Input, ItemIdentity};
+
+/// The longest line the lane takes. Its event is at most about twice the line (the run id is written twice), so it
+/// stays whole: far below the size at which a `CUSTOM` event is split into fragments.
+const MAX_INPUT_LINE_BYTES: usize = 16 * 1024;
+
+/// A text input line, with everything its conversion reads.
+pub(crate) struct InputLine<'a> {
+    pub(crate) head: LineHead<'a>,
+    /// The head's sequence, which an item's identity holds as an unsigned number.
+    sequence: u64,
+    input_id: Cow<'a, str>,
+    source: Cow<'a, str>,
+    content: Cow<'a, str>,
+    /// `None` for a `null` metadata, which the conversion reads as the model's defaults.
+    metadata: Option<Object>,
+}
+
+impl<'a> InputLine<'a> {
+    /// Scan `line`; `None` for any other line and for anything the general path would treat otherwise (a field of
+    /// another type, metadata that is not canonical JSON, a negative sequence).
+    pub(crate) fn scan(line: &'a str) -> Option<InputLine<'a>> {
+        let (mut kind, mut event_kind, mut input_id, mut source, mut content) = (None, None, None, None, None);
+        let mut metadata = None;
+        let head = scan_line(line, MAX_INPUT_LINE_BYTES, |scanner| {
+            scanner.object(|scanner, key| match key.as_ref() {
+                "kind" => once(&mut kind, scanner.string()),
+                "event_kind" => once(&mut event_kind, scanner.string()),
+                "input_id" => once(&mut input_id, scanner.string()),
+                "source" => once(&mut source, scanner.string()),
+                "content" => once(&mut content, scanner.string()),
+                "metadata" => once(&mut metadata, scanner.canonical_value()),
+                // Not read by the conversion; any value will do.
+                _ => scanner.skip_value(),
+            })
+        })?;
+        (kind?.as_ref() == names::INPUT_TEXT && event_kind?.as_ref() == kinds::CAPABILITY).then_some(())?;
+        let metadata = match serde_json::from_str(metadata?).ok()? {
+            Value::Object(object) => Some(object),
+            Value::Null => None,
+            _ => return None,
+        };
+        let sequence = u64::try_from(head.sequence).ok()?;
+        Some(InputLine { head, sequence, input_id: input_id?, source: source?, content: content?, metadata })
+    }
+
+    /// What the conversion reads.
+    pub(crate) fn input(&self) -> Input<'_> {
+        Input {
+            item: ItemIdentity {
+                thread_id: &self.head.thread_id,
+                run_id: &self.head.run_id,
+                sequence: self.sequence,
+                occurred_at: self.head.time,
+            },
+            media: false,
+            input_id: Value::String(self.input_id.to_string()),
+            source: &self.source,
+            content: Value::String(self.content.to_string()),
+            metadata: self.metadata.as_ref(),
+        }
+    }
+}
