@@ -185,6 +185,26 @@ fn both_lanes_agree_on_every_recorded_stream_and_from_every_cut() {
     }
 }
 
+/// A checkpoint whose observer names its run but not its thread (written by other hands; a restore accepts it): the
+/// next line fills the thread in on the general path, so no lane may take it (a part's start and an input did).
+#[test]
+fn a_restored_observer_without_its_thread_takes_the_general_path() {
+    let lines = with_inputs(&bench::lines(StreamKind::Short, 40));
+    let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+    let mut prefix = DisplayFold::new(&run_id);
+    for line in &lines[..1] {
+        prefix.fold_line(line, &mut Vec::new()).unwrap();
+    }
+    let mut checkpoint: Value = serde_json::from_str(&prefix.export_json()).unwrap();
+    let observer = &mut checkpoint["continuation"]["observer"];
+    assert!(observer["thread_id"].is_string() && observer["run_id"].is_string(), "{observer}");
+    observer["thread_id"] = Value::Null;
+    let checkpoint = checkpoint.to_string();
+    let restored = || DisplayFold::restore_json(&checkpoint, false, None).unwrap();
+    assert!(lines[1..].iter().any(|line| line.contains("a13n.input.text")), "an input next");
+    compare(restored, &lines[1..], 1, "restored without its thread");
+}
+
 /// A journal spelled with whitespace between tokens (`json.dumps`' default separators, and other spacings) is
 /// taken through the lanes by its compact spelling, with the general path's output and state: every recorded
 /// stream, from its start, in each spacing; and most of its lines are taken so (before, all took the general path).

@@ -55,6 +55,8 @@ impl Observer<RootStream> {
             return None;
         }
         let root = self.core.run_id.as_deref()?;
+        // A restored observer may name its run but not its thread, which the general path then fills in.
+        self.core.thread_id.as_deref()?;
         let bound = match self.core.state.threads.get(run_id) {
             Some(bound) if bound != thread_id => return None,
             found => found.is_some(),
