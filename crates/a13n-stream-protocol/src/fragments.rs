@@ -17,7 +17,7 @@ use crate::names;
 /// The `CUSTOM` name of a fragment frame.
 pub const FRAGMENT_EVENT_NAME: &str = names::STREAM_FRAGMENT;
 /// Events up to this many bytes of JSON travel whole.
-const WHOLE_EVENT_BYTES: usize = 48 * 1024;
+pub(crate) const WHOLE_EVENT_BYTES: usize = 48 * 1024;
 /// Code points of JSON text per frame.
 const FRAME_CHARS: usize = 4096;
 /// Default byte budget of an assembler.

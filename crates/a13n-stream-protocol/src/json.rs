@@ -290,7 +290,7 @@ impl PyDumps {
 
     pub fn dumps(self, value: &Value) -> String {
         let mut out = Vec::with_capacity(64);
-        let mut ser = serde_json::Serializer::with_formatter(&mut out, PyFormatter { options: self });
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, PyFormatter { options: self, dumped: false });
         let result = if self.sort_keys { Sorted(value).serialize(&mut ser) } else { value.serialize(&mut ser) };
         // Serializing a `Value` into memory cannot fail.
         debug_assert!(result.is_ok());
@@ -328,15 +328,24 @@ impl Serialize for Sorted<'_> {
 
 struct PyFormatter {
     options: PyDumps,
+    /// Whether the value is a model's JSON-mode dump (`model_dump(mode="json")`), in which Pydantic has made a float
+    /// that is not finite `None`: `null`, where `json.dumps` of a plain float writes `Infinity` or `NaN`.
+    dumped: bool,
 }
 
 impl Formatter for PyFormatter {
     fn write_f64<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
+        if self.dumped && !value.is_finite() {
+            return writer.write_all(b"null");
+        }
         writer.write_all(py_float_repr(value).as_bytes())
     }
 
     fn write_number_str<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: &str) -> io::Result<()> {
-        writer.write_all(PyNumber::of(value).dumps().as_bytes())
+        match PyNumber::of(value) {
+            PyNumber::Float(float) if self.dumped && !float.is_finite() => writer.write_all(b"null"),
+            number => writer.write_all(number.dumps().as_bytes()),
+        }
     }
 
     fn write_f32<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f32) -> io::Result<()> {
@@ -422,9 +431,9 @@ impl Formatter for PydanticFormatter {
 }
 
 /// Append `value` as Python's `json.dumps(value, ensure_ascii=False, separators=(",", ":"))` writes its JSON-mode
-/// dump (floats as `repr`).
+/// dump (floats as `repr`; one that is not finite, which the dump made `None`, as `null`).
 pub(crate) fn to_python_writer<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result<(), serde_json::Error> {
-    let mut ser = serde_json::Serializer::with_formatter(out, PyFormatter { options: PyDumps::TEXT });
+    let mut ser = serde_json::Serializer::with_formatter(out, PyFormatter { options: PyDumps::TEXT, dumped: true });
     value.serialize(&mut ser)
 }
 
@@ -805,6 +814,20 @@ mod tests {
         let control = json!("a\u{1}\n\"\\");
         assert_eq!(PyDumps::TEXT.dumps(&control), "\"a\\u0001\\n\\\"\\\\\"");
         assert_eq!(json_size(&control), PyDumps::TEXT.dumps(&control).len());
+    }
+
+    /// A float too large to hold: `json.dumps` of a plain value writes `Infinity`, but a model's JSON-mode dump
+    /// made it `None` first, so the lines written from dumps (events, observed entries) hold `null`, valid JSON.
+    #[test]
+    fn a_dump_holds_null_for_a_float_that_is_not_finite() {
+        let value: Value = serde_json::from_str(r#"{"big":1e400,"small":-1e400,"n":1.5}"#).unwrap();
+        assert_eq!(PyDumps::TEXT.dumps(&value), r#"{"big":Infinity,"small":-Infinity,"n":1.5}"#);
+        let mut dumped = Vec::new();
+        to_python_writer(&mut dumped, &value).unwrap();
+        assert_eq!(String::from_utf8(dumped).unwrap(), r#"{"big":null,"small":null,"n":1.5}"#);
+        let mut nan = Vec::new();
+        to_python_writer(&mut nan, &f64::NAN).unwrap();
+        assert_eq!(nan, b"null");
     }
 
     #[test]

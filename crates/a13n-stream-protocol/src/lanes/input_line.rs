@@ -7,15 +7,19 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::fields::event_kind as kinds;
+use crate::fragments::WHOLE_EVENT_BYTES;
 use crate::json::Object;
 use crate::lane_line::{scan_line, LineHead};
 use crate::names;
 use crate::scan::once;
 use crate::source::{Input, ItemIdentity};
 
-/// The longest line the lane takes. Its event is at most about twice the line (the run id is written twice), so it
-/// stays whole: far below the size at which a `CUSTOM` event is split into fragments.
+/// The longest line the lane takes, so that its event stays whole, as the lane writes it: every string of the event
+/// comes from the line, written no longer than the line spells it, and only the run id and the source are written
+/// twice (the source in the event's name too), so the event is at most twice the line and a few fixed keys.
 const MAX_INPUT_LINE_BYTES: usize = 16 * 1024;
+const _: () =
+    assert!(2 * MAX_INPUT_LINE_BYTES + 4 * 1024 < WHOLE_EVENT_BYTES, "the event of a line the lane takes is whole");
 
 /// A text input line, with everything its conversion reads.
 pub(crate) struct InputLine<'a> {
