@@ -37,8 +37,18 @@ def line(seq, index, kind, content, **extra):
     delta.update(extra)
     event = {"index": index, "delta": delta, "event_kind": "part_delta"}
     return json.dumps({"thread_id": "t", "run_id": "r", "sequence": seq, "occurred_at": f"2026-11-29T12:00:{seq:02d}.25+02:00", "event": event}, ensure_ascii=False, separators=(",", ":"))
+def text_input(seq, source, content, metadata):
+    event = {"kind": "a13n.input.text", "capability_id": "a13n.input", "tool_call_id": None, "tool_name": None,
+             "event_kind": "capability", "input_id": f"input-{seq}", "source": source, "content": content,
+             "metadata": metadata}
+    return json.dumps({"thread_id": "t", "run_id": "r", "sequence": seq, "occurred_at": f"2026-11-29T12:00:{seq:02d}Z", "event": event}, ensure_ascii=False, separators=(",", ":"))
 seeds = {
     "plain": [line(4, 0, "text", "Hello "), line(5, 0, "text", "world"), line(6, 1, "thinking", "hmm")],
+    "inputs": [
+        text_input(6, "user", "Hello \u00e9 \"q\"\n", {"display": True, "source_id": None, "media": False}),
+        text_input(7, "context", "mounts:\n{}", {"display": False, "source_id": "a13n.environment-mounts", "media": False, "n": [1]}),
+        text_input(8, "steering", "stop", None),
+    ],
     "escapes": [line(4, 0, "text", "a\n\"b\" \u00e9 \U0001F680 \t")],
     "signature": [line(4, 1, "thinking", "x", signature_delta="sig")],
     "end": [line(4, 0, "text", "x"), json.dumps({"thread_id": "t", "run_id": "r", "sequence": 5, "occurred_at": "2026-11-29T12:00:05Z", "event": {"index": 0, "part": {"content": "x", "part_kind": "text"}, "event_kind": "part_end"}}), line(6, 0, "text", "again")],
