@@ -423,6 +423,66 @@ fn take_id(object: &mut Object, key: &str) -> Result<String, InputError> {
     }
 }
 
+/// The sources an input may name: the `Literal` of `InputTextEvent.source` and `InputMediaEvent.source`.
+pub(crate) const INPUT_SOURCES: [&str; 6] =
+    ["user", "steering", "context", "recovery", "async_subagent", "background_process"];
+
+/// The call and capability fields of an input event, which its model holds as a string or `None`.
+pub(crate) const INPUT_IDS: [&str; 3] = ["capability_id", "tool_call_id", "tool_name"];
+
+/// What an input event's model refuses of the fields besides its id and content: a `source` not one of
+/// [`INPUT_SOURCES`], an id of [`INPUT_IDS`] that is not a string or null, or metadata that is not an object or that
+/// [`metadata_error`] refuses.
+fn check_input(check: &Check<'_>) -> Result<(), InputError> {
+    let source = check.string("source")?;
+    if !INPUT_SOURCES.contains(&source) {
+        let message = format!("expected one of {}, found {}", INPUT_SOURCES.join(", "), Value::from(source));
+        return Err(check.err(InputKind::Invalid, "source", message));
+    }
+    for key in INPUT_IDS {
+        check.opt_string(key)?;
+    }
+    if check.object.contains_key("metadata") {
+        let mut path = String::new();
+        let metadata = check.nested("metadata", &mut path)?;
+        if let Some((key, message)) = metadata_error(metadata.object) {
+            return Err(metadata.err(InputKind::WrongType, key, message));
+        }
+    }
+    Ok(())
+}
+
+/// Why an input's metadata fails its model (`ContentMetadata`, which keeps other keys as given): `display` or
+/// `media` that Pydantic cannot read as a boolean, or a `source_id` that is not a string or null. The key, and
+/// what it holds.
+pub(crate) fn metadata_error(metadata: &Object) -> Option<(&'static str, String)> {
+    for key in ["display", "media"] {
+        match metadata.get(key) {
+            Some(value) if !lax_bool(value) => return Some((key, format!("expected a boolean, found {value}"))),
+            _ => {}
+        }
+    }
+    match metadata.get("source_id") {
+        None | Some(Value::Null | Value::String(_)) => None,
+        Some(other) => Some(("source_id", format!("expected a string or null, found {}", type_name(other)))),
+    }
+}
+
+/// Whether Pydantic reads `value` as a boolean in its lax mode: a boolean, 0 or 1 (an integer or a float), or one
+/// of its words for true and false in any case.
+fn lax_bool(value: &Value) -> bool {
+    const WORDS: [&str; 12] = ["0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes"];
+    match value {
+        Value::Bool(_) => true,
+        Value::Number(number) => {
+            matches!(PyNumber::of_number(number), PyNumber::Int("0" | "1"))
+                || matches!(PyNumber::of_number(number), PyNumber::Float(float) if float == 0.0 || float == 1.0)
+        }
+        Value::String(text) => WORDS.iter().any(|word| text.eq_ignore_ascii_case(word)),
+        _ => false,
+    }
+}
+
 /// Shape checks for the fields the conversion rules read.
 struct Check<'a> {
     object: &'a Object,
@@ -551,8 +611,7 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
             match kind {
                 names::INPUT_TEXT | names::INPUT_MEDIA => {
                     check.string("input_id")?;
-                    check.string("source")?;
-                    check.opt_object("metadata")?;
+                    check_input(&check)?;
                     if kind == names::INPUT_TEXT {
                         check.string("content")?;
                         EventKind::InputText
@@ -767,6 +826,38 @@ mod tests {
         ] {
             assert_eq!(super::SourceItem::from_json(&line).is_err(), refused, "{}", &line[..line.len().min(160)]);
         }
+    }
+
+    /// Regression: an input's model (`InputTextEvent`, its `ContentMetadata`) refuses a source outside its
+    /// `Literal`, ids of other types, metadata `null`, and `display`, `media` or `source_id` it cannot read; these
+    /// were carried through. What Pydantic's lax mode reads as a boolean stays accepted, as written.
+    #[test]
+    fn inputs_their_model_refuses_are_refused() {
+        let input = |source: &str, capability_id: &str, metadata: &str| {
+            format!(
+                r#"{{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:00Z","event":{{"kind":"a13n.input.text","capability_id":{capability_id},"tool_call_id":null,"tool_name":null,"event_kind":"capability","input_id":"i","source":"{source}","content":"hi","metadata":{metadata}}}}}"#
+            )
+        };
+        let plain = r#"{"display":true,"source_id":null,"media":false}"#;
+        for (line, refused) in [
+            (input("user", "null", plain), false),
+            (input("background_process", r#""a13n.input""#, plain), false),
+            (input("bogus", "null", plain), true),
+            (input("User", "null", plain), true),
+            (input("user", "3", plain), true),
+            (input("user", "null", "null"), true),
+            (input("user", "null", r#"{"display":null}"#), true),
+            (input("user", "null", r#"{"display":"x"}"#), true),
+            (input("user", "null", r#"{"media":2}"#), true),
+            (input("user", "null", r#"{"source_id":5}"#), true),
+            (input("user", "null", r#"{"display":"YES","media":1.0,"source_id":"s","extra":[null]}"#), false),
+            (input("user", "null", r#"{"display":0,"media":-0}"#), false),
+            (input("user", "null", "{}"), false),
+        ] {
+            assert_eq!(super::SourceItem::from_json(&line).is_err(), refused, "{line}");
+        }
+        let error = super::SourceItem::from_json(&input("user", "null", r#"{"source_id":5}"#)).unwrap_err();
+        assert_eq!(error.to_string(), "event.metadata.source_id: expected a string or null, found a number");
     }
 
     /// Regression: a surrogate escape without its pair was reported as "unexpected end of hex escape".

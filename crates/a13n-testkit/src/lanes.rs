@@ -359,11 +359,12 @@ pub fn with_inputs(stream: &[String]) -> Vec<String> {
 }
 
 /// How many distinct changes [`mutate_input`] makes.
-pub const INPUT_MUTATIONS: u64 = 25;
+pub const INPUT_MUTATIONS: u64 = 34;
 
 /// Change a text input line in one of [`INPUT_MUTATIONS`] ways: other sources, contents and metadata (of other
-/// types, not canonical JSON, out of order), fields missing or of other types, other kinds, runs and sequences,
-/// repeated and unknown keys, a line too long for the lane.
+/// types, not canonical JSON, out of order, with values the model reads as booleans or refuses), fields missing, of
+/// other types or refused by the model, other kinds, runs and sequences, repeated and unknown keys, a line too long
+/// for the lane.
 pub fn mutate_input(line: &str, choice: u64) -> String {
     let mut item: Value = serde_json::from_str(line).expect("a JSON line");
     let event = &mut item["event"];
@@ -393,6 +394,15 @@ pub fn mutate_input(line: &str, choice: u64) -> String {
         22 => return line.replace(r#""content":""#, r#""content":"\u00e9\/"#),
         23 => event["metadata"] = json!({"display": true, "source_id": null, "media": false, "k": "\u{2028}"}),
         24 => return line.replace(r#""display":"#, r#""display":-0,"was":"#),
+        25 => event["source"] = json!("bogus"),
+        26 => event["metadata"]["display"] = Value::Null,
+        27 => event["metadata"]["display"] = json!("YES"),
+        28 => event["metadata"]["media"] = json!(2),
+        29 => event["metadata"]["media"] = json!("x"),
+        30 => event["metadata"]["source_id"] = json!(5),
+        31 => event["capability_id"] = json!(3),
+        32 => event["tool_name"] = json!({"n": 1}),
+        33 => event["metadata"]["display"] = json!(1),
         _ => return format!("{line} x"),
     }
     item.to_string()

@@ -12,7 +12,7 @@ use crate::json::Object;
 use crate::lane_line::{scan_line, LineHead};
 use crate::names;
 use crate::scan::once;
-use crate::source::{Input, ItemIdentity};
+use crate::source::{metadata_error, Input, ItemIdentity, INPUT_IDS, INPUT_SOURCES};
 
 /// The longest line the lane takes, so that its event stays whole, as the lane writes it: every string of the event
 /// comes from the line, written no longer than the line spells it, and only the run id and the source are written
@@ -29,13 +29,12 @@ pub(crate) struct InputLine<'a> {
     input_id: Cow<'a, str>,
     source: Cow<'a, str>,
     content: Cow<'a, str>,
-    /// `None` for a `null` metadata, which the conversion reads as the model's defaults.
-    metadata: Option<Object>,
+    metadata: Object,
 }
 
 impl<'a> InputLine<'a> {
     /// Scan `line`; `None` for any other line and for anything the general path would treat otherwise (a field of
-    /// another type, metadata that is not canonical JSON, a negative sequence).
+    /// another type or refused by its model, metadata that is not canonical JSON, a negative sequence).
     pub(crate) fn scan(line: &'a str) -> Option<InputLine<'a>> {
         let (mut kind, mut event_kind, mut input_id, mut source, mut content) = (None, None, None, None, None);
         let mut metadata = None;
@@ -47,18 +46,17 @@ impl<'a> InputLine<'a> {
                 "source" => once(&mut source, scanner.string()),
                 "content" => once(&mut content, scanner.string()),
                 "metadata" => once(&mut metadata, scanner.canonical_value()),
-                // Not read by the conversion; any value will do.
+                // A string or null, as the model holds them; not read by the conversion.
+                key if INPUT_IDS.contains(&key) => scanner.literal(b"null").or_else(|| scanner.string().map(drop)),
                 _ => scanner.skip_value(),
             })
         })?;
         (kind?.as_ref() == names::INPUT_TEXT && event_kind?.as_ref() == kinds::CAPABILITY).then_some(())?;
-        let metadata = match serde_json::from_str(metadata?).ok()? {
-            Value::Object(object) => Some(object),
-            Value::Null => None,
-            _ => return None,
-        };
+        let source = source.filter(|source| INPUT_SOURCES.contains(&source.as_ref()))?;
+        let Value::Object(metadata) = serde_json::from_str(metadata?).ok()? else { return None };
+        metadata_error(&metadata).is_none().then_some(())?;
         let sequence = u64::try_from(head.sequence).ok()?;
-        Some(InputLine { head, sequence, input_id: input_id?, source: source?, content: content?, metadata })
+        Some(InputLine { head, sequence, input_id: input_id?, source, content: content?, metadata })
     }
 
     /// What the conversion reads.
@@ -74,7 +72,7 @@ impl<'a> InputLine<'a> {
             input_id: Value::String(self.input_id.to_string()),
             source: &self.source,
             content: Value::String(self.content.to_string()),
-            metadata: self.metadata.as_ref(),
+            metadata: Some(&self.metadata),
         }
     }
 }
