@@ -458,7 +458,9 @@ fn check_input(check: &Check<'_>) -> Result<(), InputError> {
 pub(crate) fn metadata_error(metadata: &Object) -> Option<(&'static str, String)> {
     for key in ["display", "media"] {
         match metadata.get(key) {
-            Some(value) if !lax_bool(value) => return Some((key, format!("expected a boolean, found {value}"))),
+            Some(value) if lax_bool(value).is_none() => {
+                return Some((key, format!("expected a boolean, found {value}")));
+            }
             _ => {}
         }
     }
@@ -468,18 +470,23 @@ pub(crate) fn metadata_error(metadata: &Object) -> Option<(&'static str, String)
     }
 }
 
-/// Whether Pydantic reads `value` as a boolean in its lax mode: a boolean, 0 or 1 (an integer or a float), or one
-/// of its words for true and false in any case.
-fn lax_bool(value: &Value) -> bool {
-    const WORDS: [&str; 12] = ["0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes"];
+/// The boolean Pydantic reads `value` as in its lax mode: a boolean, 0 or 1 (an integer or a float), or one of its
+/// words for true and false in any case; `None` for anything else.
+pub(crate) fn lax_bool(value: &Value) -> Option<bool> {
+    const FALSE: [&str; 6] = ["0", "off", "f", "false", "n", "no"];
+    const TRUE: [&str; 6] = ["1", "on", "t", "true", "y", "yes"];
+    let word = |words: [&str; 6], text: &str| words.iter().any(|word| text.eq_ignore_ascii_case(word));
     match value {
-        Value::Bool(_) => true,
-        Value::Number(number) => {
-            matches!(PyNumber::of_number(number), PyNumber::Int("0" | "1"))
-                || matches!(PyNumber::of_number(number), PyNumber::Float(float) if float == 0.0 || float == 1.0)
-        }
-        Value::String(text) => WORDS.iter().any(|word| text.eq_ignore_ascii_case(word)),
-        _ => false,
+        Value::Bool(flag) => Some(*flag),
+        Value::Number(number) => match PyNumber::of_number(number) {
+            PyNumber::Int("0") => Some(false),
+            PyNumber::Int("1") => Some(true),
+            PyNumber::Float(float) if float == 0.0 || float == 1.0 => Some(float == 1.0),
+            _ => None,
+        },
+        Value::String(text) if word(FALSE, text) => Some(false),
+        Value::String(text) if word(TRUE, text) => Some(true),
+        _ => None,
     }
 }
 
@@ -858,6 +865,14 @@ mod tests {
         }
         let error = super::SourceItem::from_json(&input("user", "null", r#"{"source_id":5}"#)).unwrap_err();
         assert_eq!(error.to_string(), "event.metadata.source_id: expected a string or null, found a number");
+        // The booleans convert as Pydantic reads them.
+        let started = r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00Z","event":{"schema_version":"1","kind":"lifecycle","payload":{"type":"run_started"}}}"#;
+        let mut observer = crate::HarnessAguiStreamObserver::new();
+        observer.observe(&super::SourceItem::from_json(started).unwrap()).unwrap();
+        let lax = input("user", "null", r#"{"display":"YES","source_id":"s","media":0.0,"extra":[null]}"#);
+        let events = observer.observe(&super::SourceItem::from_json(&lax).unwrap()).unwrap();
+        let metadata = events[0].to_value()["metadata"].to_string();
+        assert_eq!(metadata, r#"{"display":true,"source_id":"s","media":false,"extra":[null]}"#);
     }
 
     /// Regression: a surrogate escape without its pair was reported as "unexpected end of hex escape".

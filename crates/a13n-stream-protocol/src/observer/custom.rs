@@ -5,7 +5,7 @@ use serde_json::Value;
 use super::{fragment_lazily, CustomEvent};
 use crate::json::char_len;
 use crate::json::Object;
-use crate::source::{EventKind, Input};
+use crate::source::{lax_bool, EventKind, Input};
 use crate::{names, Event, SourceEvent, SourceItem};
 
 pub(super) fn frame_custom(event: CustomEvent, item: &SourceItem, index: usize, out: &mut Vec<Event>) {
@@ -111,10 +111,15 @@ pub(super) fn convert_input(item: &SourceItem, event: &SourceEvent) -> Event {
 /// the model's defaults first, and a message id of its own.
 pub(crate) fn input_event(input: Input<'_>) -> Event {
     let Input { item, media, input_id, source, content, metadata: raw_metadata } = input;
+    // The model's booleans as Pydantic reads them (`1`, `"yes"`: true); the source checked they are readable.
+    let flag = |key: &str, default: bool| {
+        let given = raw_metadata.and_then(|m| m.get(key));
+        Value::Bool(given.and_then(lax_bool).unwrap_or(default))
+    };
     let mut metadata = Object::new();
-    metadata.insert("display".into(), raw_metadata.and_then(|m| m.get("display")).cloned().unwrap_or(true.into()));
+    metadata.insert("display".into(), flag("display", true));
     metadata.insert("source_id".into(), raw_metadata.and_then(|m| m.get("source_id")).cloned().unwrap_or(Value::Null));
-    metadata.insert("media".into(), raw_metadata.and_then(|m| m.get("media")).cloned().unwrap_or(media.into()));
+    metadata.insert("media".into(), flag("media", media));
     if let Some(raw_metadata) = raw_metadata {
         for (key, value) in raw_metadata {
             if !metadata.contains_key(key) {
