@@ -88,8 +88,10 @@
 //! input lane (`lanes/input_line.rs`): its scan reads the fields the conversion reads (metadata as canonical JSON,
 //! parsed into a small tree), and the observer converts them by the general path's own `input_event`
 //! (`observer/custom.rs`, which a decoded item's fields reach the same way), so the rule exists once; the fold
-//! folds the event through the general path's own fold of a converted item (`fold_observed`). A child run's first
-//! line, which binds the run, takes the general path. Inputs mutated in 25 ways are compared in both lane tests.
+//! folds the event through the general path's own fold of a converted item (`fold_observed`). An input its model
+//! refuses is declined by the general path's own checks (`source::INPUT_SOURCES`, `INPUT_IDS`, `metadata_error`),
+//! and the general path refuses it. A child run's first line, which binds the run, takes the general path. Inputs
+//! mutated in 34 ways are compared in both lane tests.
 //!
 //! The argument lane also opens a stream: the first delta of a call's arguments holds its observation whole. The
 //! lane describes the observation once, as calls on a `sink::JsonSink`; the `Bytes` sink writes the observed line's

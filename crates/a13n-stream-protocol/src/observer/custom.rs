@@ -111,7 +111,7 @@ pub(super) fn convert_input(item: &SourceItem, event: &SourceEvent) -> Event {
 /// the model's defaults first, and a message id of its own.
 pub(crate) fn input_event(input: Input<'_>) -> Event {
     let Input { item, media, input_id, source, content, metadata: raw_metadata } = input;
-    // The model's booleans as Pydantic reads them (`1`, `"yes"`: true); the source checked they are readable.
+    // The model's booleans as Pydantic reads them (`1`, `"yes"`: true); decoding refused any it cannot read.
     let flag = |key: &str, default: bool| {
         let given = raw_metadata.and_then(|m| m.get(key));
         Value::Bool(given.and_then(lax_bool).unwrap_or(default))
