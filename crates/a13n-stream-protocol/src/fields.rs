@@ -93,6 +93,13 @@ pub(crate) mod source_key {
         TOOL_KIND = "tool_kind",
         ID = "id",
         CITATIONS = "citations",
+        /// A Harness event's (or a capability event's) kind.
+        KIND = "kind",
+        CAPABILITY_ID = "capability_id",
+        /// An input's metadata: whether a display shows it, where it came from, whether it is media.
+        DISPLAY = "display",
+        SOURCE_ID = "source_id",
+        MEDIA = "media",
     }
 
     /// The fields of an applied file edit, in the order the display keeps them.
@@ -122,6 +129,11 @@ pub(crate) mod source_key {
     pub(crate) const AUTHORED_SOURCES: [&str; 2] = ["user", "steering"];
     /// The input source when an input names none.
     pub(crate) const DEFAULT_INPUT_SOURCE: &str = "user";
+    /// The sources an input may name: the `Literal` of `InputTextEvent.source` and `InputMediaEvent.source`.
+    pub(crate) const INPUT_SOURCES: [&str; 6] =
+        ["user", "steering", "context", "recovery", "async_subagent", "background_process"];
+    /// The call and capability fields of an input event, which its model holds as a string or `None`.
+    pub(crate) const INPUT_IDS: [&str; 3] = [CAPABILITY_ID, TOOL_CALL_ID, TOOL_NAME];
 }
 
 /// The `event_kind`s of the Pydantic AI and Harness events a source line may carry that a rule names.

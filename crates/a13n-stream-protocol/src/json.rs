@@ -216,10 +216,11 @@ pub(crate) fn json_string_end(bytes: &[u8], from: usize) -> Option<usize> {
     }
 }
 
-/// JSON text as Python's `json.dumps` spells it (what [`to_python_writer`] writes) respelled as Pydantic's
-/// `model_dump_json` spells it (what [`to_pydantic_writer`] writes). The two differ in floats alone: a float with a
-/// decimal exponent from -5 to -9 (`1e-05` is `0.00001`, `2.5e-07` is `2.5e-7`), and a float too large to hold
-/// (`Infinity`, `-Infinity`, `NaN` are `null`). Text holding neither is returned as it is, after three searches.
+/// JSON text as Python's `json.dumps` spells it respelled as Pydantic's `model_dump_json` spells it (what
+/// [`to_pydantic_writer`] writes). The two differ in floats alone: a float with a decimal exponent from -5 to -9
+/// (`1e-05` is `0.00001`, `2.5e-07` is `2.5e-7`), and a float too large to hold (`Infinity`, `-Infinity`, `NaN`,
+/// which `json.dumps` writes for a plain value, are `null`; [`to_python_writer`] writes a dump's as `null`
+/// already). Text holding neither is returned as it is, after three searches.
 pub(crate) fn python_to_pydantic(text: &str) -> Cow<'_, str> {
     // The searchers are built once: building one is a good part of searching a short text.
     static SUSPECTS: LazyLock<[Finder<'static>; 3]> =
@@ -684,8 +685,11 @@ mod tests {
             let (mut python, mut pydantic) = (Vec::new(), Vec::new());
             to_python_writer(&mut python, &value).unwrap();
             to_pydantic_writer(&mut pydantic, &value).unwrap();
-            let python = String::from_utf8(python).unwrap();
-            assert_eq!(python_to_pydantic(&python), String::from_utf8(pydantic).unwrap(), "{python}");
+            let pydantic = String::from_utf8(pydantic).unwrap();
+            // A dump's spelling (a float too large to hold already `null`) and a plain value's (`Infinity`).
+            for python in [String::from_utf8(python).unwrap(), PyDumps::TEXT.dumps(&value)] {
+                assert_eq!(python_to_pydantic(&python), pydantic, "{python}");
+            }
         }
         let plain = r#"{"type":"TEXT_MESSAGE_CONTENT","delta":"1.5 and 2"}"#;
         assert!(matches!(python_to_pydantic(plain), Cow::Borrowed(_)));

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::error::{InputError, InputKind};
 use crate::fields::event_kind as kinds;
+use crate::fields::source_key::{self, INPUT_IDS, INPUT_SOURCES};
 use crate::json::{py_u64, Object, PyNumber};
 use crate::names;
 use crate::time::SourceTime;
@@ -318,6 +319,7 @@ impl SourceItem {
         }
     }
 
+    /// The item's identity and time, then `body` under `key`.
     fn value_with(&self, key: &str, body: Value) -> Value {
         self.identity().value_with(key, body)
     }
@@ -326,12 +328,15 @@ impl SourceItem {
 /// What an input event's conversion reads (`InputTextEvent`, `InputMediaEvent`), from a decoded item or from a
 /// line the input lane scanned.
 pub(crate) struct Input<'a> {
+    /// The item the input is.
     pub(crate) item: ItemIdentity<'a>,
     /// A media input (`a13n.input.media`) rather than text.
     pub(crate) media: bool,
+    /// The event's `input_id`, `source` and `content`, as given.
     pub(crate) input_id: Value,
     pub(crate) source: &'a str,
     pub(crate) content: Value,
+    /// The event's metadata (`None` when absent: the model's defaults).
     pub(crate) metadata: Option<&'a Object>,
 }
 
@@ -339,6 +344,7 @@ pub(crate) struct Input<'a> {
 /// the item was decoded or a lane scanned its line.
 #[derive(Clone, Copy)]
 pub(crate) struct ItemIdentity<'a> {
+    /// As [`SourceItem`]'s fields of the same names.
     pub(crate) thread_id: &'a str,
     pub(crate) run_id: &'a str,
     pub(crate) sequence: u64,
@@ -346,7 +352,7 @@ pub(crate) struct ItemIdentity<'a> {
 }
 
 impl ItemIdentity<'_> {
-    /// `{thread_id, run_id, sequence, occurred_at, event}`: the value of a carried-through `CUSTOM` event.
+    /// [`SourceItem::source_value`] of the item with this identity.
     pub(crate) fn source_value(&self, event: Value) -> Value {
         self.value_with("event", event)
     }
@@ -423,28 +429,21 @@ fn take_id(object: &mut Object, key: &str) -> Result<String, InputError> {
     }
 }
 
-/// The sources an input may name: the `Literal` of `InputTextEvent.source` and `InputMediaEvent.source`.
-pub(crate) const INPUT_SOURCES: [&str; 6] =
-    ["user", "steering", "context", "recovery", "async_subagent", "background_process"];
-
-/// The call and capability fields of an input event, which its model holds as a string or `None`.
-pub(crate) const INPUT_IDS: [&str; 3] = ["capability_id", "tool_call_id", "tool_name"];
-
 /// What an input event's model refuses of the fields besides its id and content: a `source` not one of
-/// [`INPUT_SOURCES`], an id of [`INPUT_IDS`] that is not a string or null, or metadata that is not an object or that
+/// `INPUT_SOURCES`, an id of `INPUT_IDS` that is not a string or null, or metadata that is not an object or that
 /// [`metadata_error`] refuses.
 fn check_input(check: &Check<'_>) -> Result<(), InputError> {
-    let source = check.string("source")?;
+    let source = check.string(source_key::SOURCE)?;
     if !INPUT_SOURCES.contains(&source) {
         let message = format!("expected one of {}, found {}", INPUT_SOURCES.join(", "), Value::from(source));
-        return Err(check.err(InputKind::Invalid, "source", message));
+        return Err(check.err(InputKind::Invalid, source_key::SOURCE, message));
     }
     for key in INPUT_IDS {
         check.opt_string(key)?;
     }
-    if check.object.contains_key("metadata") {
+    if check.object.contains_key(source_key::METADATA) {
         let mut path = String::new();
-        let metadata = check.nested("metadata", &mut path)?;
+        let metadata = check.nested(source_key::METADATA, &mut path)?;
         if let Some((key, message)) = metadata_error(metadata.object) {
             return Err(metadata.err(InputKind::WrongType, key, message));
         }
@@ -456,7 +455,7 @@ fn check_input(check: &Check<'_>) -> Result<(), InputError> {
 /// `media` that Pydantic cannot read as a boolean, or a `source_id` that is not a string or null. The key, and
 /// what it holds.
 pub(crate) fn metadata_error(metadata: &Object) -> Option<(&'static str, String)> {
-    for key in ["display", "media"] {
+    for key in [source_key::DISPLAY, source_key::MEDIA] {
         match metadata.get(key) {
             Some(value) if lax_bool(value).is_none() => {
                 return Some((key, format!("expected a boolean, found {value}")));
@@ -464,9 +463,9 @@ pub(crate) fn metadata_error(metadata: &Object) -> Option<(&'static str, String)
             _ => {}
         }
     }
-    match metadata.get("source_id") {
+    match metadata.get(source_key::SOURCE_ID) {
         None | Some(Value::Null | Value::String(_)) => None,
-        Some(other) => Some(("source_id", format!("expected a string or null, found {}", type_name(other)))),
+        Some(other) => Some((source_key::SOURCE_ID, format!("expected a string or null, found {}", type_name(other)))),
     }
 }
 
@@ -837,7 +836,7 @@ mod tests {
 
     /// Regression: an input's model (`InputTextEvent`, its `ContentMetadata`) refuses a source outside its
     /// `Literal`, ids of other types, metadata `null`, and `display`, `media` or `source_id` it cannot read; these
-    /// were carried through. What Pydantic's lax mode reads as a boolean stays accepted, as written.
+    /// were carried through. What Pydantic's lax mode reads as a boolean stays accepted, and converts to it.
     #[test]
     fn inputs_their_model_refuses_are_refused() {
         let input = |source: &str, capability_id: &str, metadata: &str| {
@@ -873,6 +872,19 @@ mod tests {
         let events = observer.observe(&super::SourceItem::from_json(&lax).unwrap()).unwrap();
         let metadata = events[0].to_value()["metadata"].to_string();
         assert_eq!(metadata, r#"{"display":true,"source_id":"s","media":false,"extra":[null]}"#);
+    }
+
+    /// The sources an input's conversion admits are the `Literal` of its models, as the generated table has them.
+    #[test]
+    fn input_sources_are_the_models_literal() {
+        use crate::source_model::{event_models, model};
+        let capabilities = event_models(Some(kinds::CAPABILITY)).iter().map(|&index| model(index));
+        let inputs: Vec<_> = capabilities.filter(|m| matches!(m.name, "InputTextEvent" | "InputMediaEvent")).collect();
+        assert_eq!(inputs.len(), 2, "both input models");
+        for input in inputs {
+            let field = input.fields.iter().find(|field| field.key == source_key::SOURCE).expect("a source");
+            assert_eq!(field.literal, INPUT_SOURCES, "{}", input.name);
+        }
     }
 
     /// Regression: a surrogate escape without its pair was reported as "unexpected end of hex escape".

@@ -963,7 +963,7 @@ impl Runs {
                     for entry in ObservedLine::lines(&written) {
                         let item = entry.item.unwrap_or(NO_ITEM);
                         // Stored and sent as Pydantic writes events (`event_json`), not as observed lines spell
-                        // them: a float too large to hold is `null` there, not `Infinity`.
+                        // them (Python's `json.dumps` floats: `1e-05` there, `0.00001` here).
                         let event = entry.event_pydantic().into_owned();
                         if is_terminal(entry.event) {
                             complete = true;

@@ -759,8 +759,8 @@ fn run_listings_say_how_each_run_ended(host: &Host) {
     }
     assert_eq!(host.post("run-open", 0, &hello_stream("t-open", "run-open")[..3]).0, 200);
     expected.insert("run-open".to_owned(), Value::Null);
-    // A result whose output is a float too large for JSON: the observed line spells it `Infinity`, which the
-    // outcome must not be read from (found by a review: listed as null).
+    // A result whose output is a float too large for JSON: observed lines once spelled it `Infinity`, which the
+    // outcome must not be read from (found by a review: listed as null); they now write `null`, as the reference.
     let usage =
         r#""usage":{"input_tokens":1,"output_tokens":1,"cache_read_tokens":0,"cache_write_tokens":0,"details":{}}"#;
     let huge = [

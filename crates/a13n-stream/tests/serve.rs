@@ -12,6 +12,10 @@ use a13n_testkit::host::{postgres_database, Server};
 use a13n_testkit::{own_cases, shared_cases, Rng};
 use serde_json::Value;
 
+/// How long a subscriber of the crash test keeps reconnecting for its run's events (the whole test takes about
+/// three minutes on a busy two-core machine; only a failing run waits this long).
+const SUBSCRIBER_DEADLINE: Duration = Duration::from_secs(600);
+
 /// `a13n-stream serve` on a free loopback port over `database`.
 fn start(database: &str, extra: &[&str]) -> Server {
     Server::start(env!("CARGO_BIN_EXE_a13n-stream"), database, extra)
@@ -276,7 +280,10 @@ fn crash_recovery(database: String) {
             std::thread::spawn(move || {
                 let mut received: Vec<SseEvent> = Vec::new();
                 let mut reconnects = 0;
-                while received.len() < total && reconnects < 10_000 {
+                // Bounded by time, not by connections: on a busy machine the server spends longer restarting
+                // after each kill, and 10,000 refused connections once came before the run's last events.
+                let deadline = Instant::now() + SUBSCRIBER_DEADLINE;
+                while received.len() < total && Instant::now() < deadline {
                     let last = received.last().map(|e| e.id.clone());
                     let (batch, _) =
                         sse(&current(&address), &format!("/v1/runs/{run}/events"), last.as_deref(), usize::MAX);

@@ -34,8 +34,8 @@ impl<'a> ObservedLine<'a> {
 
     /// The event's JSON as Pydantic's `model_dump_json` writes it, as [`event_json`](super::event_json) gives it
     /// and as a host stores and sends it. The fold writes observed lines as the reference records them (Python's
-    /// `json.dumps`), which spells some floats otherwise (`1e-05` for `0.00001`) and a float too large to hold as
-    /// `Infinity`, which is not JSON (Pydantic: `null`); any other event is its text as written.
+    /// `json.dumps`), which spells some floats otherwise (`1e-05` for `0.00001`; a float too large to hold is `null`
+    /// in both, as the dump made it); any other event is its text as written.
     ///
     /// ```
     /// use a13n_stream_protocol::display::ObservedLine;

@@ -7,28 +7,33 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::fields::event_kind as kinds;
+use crate::fields::source_key::{self, INPUT_IDS, INPUT_SOURCES};
 use crate::fragments::WHOLE_EVENT_BYTES;
 use crate::json::Object;
 use crate::lane_line::{scan_line, LineHead};
 use crate::names;
 use crate::scan::once;
-use crate::source::{metadata_error, Input, ItemIdentity, INPUT_IDS, INPUT_SOURCES};
+use crate::source::{metadata_error, Input, ItemIdentity};
 
-/// The longest line the lane takes, so that its event stays whole, as the lane writes it: every string of the event
-/// comes from the line, written no longer than the line spells it, and only the run id and the source are written
-/// twice (the source in the event's name too), so the event is at most twice the line and a few fixed keys.
-const MAX_INPUT_LINE_BYTES: usize = 16 * 1024;
+/// The longest line the lane takes, so that its event stays whole, as the general path would leave it: every
+/// string and number of the event comes from the line, written no longer than the line spells it, and none more
+/// than three times (the run id in the value, the message id and a child's `subagentRunId`), so the event is at most
+/// three times the line and a few fixed keys.
+const MAX_INPUT_LINE_BYTES: usize = 12 * 1024;
 const _: () =
-    assert!(2 * MAX_INPUT_LINE_BYTES + 4 * 1024 < WHOLE_EVENT_BYTES, "the event of a line the lane takes is whole");
+    assert!(3 * MAX_INPUT_LINE_BYTES + 4 * 1024 < WHOLE_EVENT_BYTES, "the event of a line the lane takes is whole");
 
 /// A text input line, with everything its conversion reads.
 pub(crate) struct InputLine<'a> {
+    /// The line's identity and time.
     pub(crate) head: LineHead<'a>,
     /// The head's sequence, which an item's identity holds as an unsigned number.
     sequence: u64,
+    /// The input's `input_id`, `source` (one its model names) and `content`.
     input_id: Cow<'a, str>,
     source: Cow<'a, str>,
     content: Cow<'a, str>,
+    /// The metadata object, as its model reads it.
     metadata: Object,
 }
 
@@ -40,12 +45,12 @@ impl<'a> InputLine<'a> {
         let mut metadata = None;
         let head = scan_line(line, MAX_INPUT_LINE_BYTES, |scanner| {
             scanner.object(|scanner, key| match key.as_ref() {
-                "kind" => once(&mut kind, scanner.string()),
-                "event_kind" => once(&mut event_kind, scanner.string()),
-                "input_id" => once(&mut input_id, scanner.string()),
-                "source" => once(&mut source, scanner.string()),
-                "content" => once(&mut content, scanner.string()),
-                "metadata" => once(&mut metadata, scanner.canonical_value()),
+                source_key::KIND => once(&mut kind, scanner.string()),
+                source_key::EVENT_KIND => once(&mut event_kind, scanner.string()),
+                source_key::INPUT_ID => once(&mut input_id, scanner.string()),
+                source_key::SOURCE => once(&mut source, scanner.string()),
+                source_key::CONTENT => once(&mut content, scanner.string()),
+                source_key::METADATA => once(&mut metadata, scanner.canonical_value()),
                 // A string or null, as the model holds them; not read by the conversion.
                 key if INPUT_IDS.contains(&key) => scanner.literal(b"null").or_else(|| scanner.string().map(drop)),
                 _ => scanner.skip_value(),

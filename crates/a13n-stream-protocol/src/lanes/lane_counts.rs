@@ -35,7 +35,7 @@ pub enum LaneFor {
     Carried,
     /// A tool's return.
     ToolReturn,
-    /// A capability event: the input lane.
+    /// A text input's capability event (`a13n.input.text`): the input lane.
     Input,
 }
 
@@ -69,6 +69,9 @@ const LANES: [FastLane; 6] =
     [FastLane::Content, FastLane::Arguments, FastLane::Part, FastLane::Carried, FastLane::ToolReturn, FastLane::Input];
 const LANES_FOR: [LaneFor; 5] = [LaneFor::Delta, LaneFor::Part, LaneFor::Carried, LaneFor::ToolReturn, LaneFor::Input];
 const PATHS: usize = 4 * LANES.len() + LANES_FOR.len() + 2;
+
+// The layout memo keeps a slot for each.
+const _: () = assert!(LANES_FOR.len() == crate::source_model::layout::SLOTS, "a layout memo slot a lane");
 
 impl FastLane {
     /// The lane's name: `content`, `arguments`, `part`, `carried`, `tool_return` or `input`.

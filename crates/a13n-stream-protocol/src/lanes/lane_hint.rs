@@ -28,6 +28,7 @@ pub(crate) trait Lanes {
     fn part(&mut self, line: &PartLine<'_>, out: &mut Vec<u8>) -> Option<usize>;
     fn carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> Option<usize>;
     fn tool_return(&mut self, line: &ToolReturnLine<'_>, out: &mut Vec<u8>) -> Option<usize>;
+    /// A text input ([`InputLine`]).
     fn input(&mut self, line: &InputLine<'_>, out: &mut Vec<u8>) -> Option<usize>;
     /// What the taker reads its lines by.
     fn memos(&mut self) -> &mut LaneMemos;

@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::{fragment_lazily, CustomEvent};
+use crate::fields::source_key;
 use crate::json::char_len;
 use crate::json::Object;
 use crate::source::{lax_bool, EventKind, Input};
@@ -117,9 +118,10 @@ pub(crate) fn input_event(input: Input<'_>) -> Event {
         Value::Bool(given.and_then(lax_bool).unwrap_or(default))
     };
     let mut metadata = Object::new();
-    metadata.insert("display".into(), flag("display", true));
-    metadata.insert("source_id".into(), raw_metadata.and_then(|m| m.get("source_id")).cloned().unwrap_or(Value::Null));
-    metadata.insert("media".into(), flag("media", media));
+    metadata.insert(source_key::DISPLAY.into(), flag(source_key::DISPLAY, true));
+    let source_id = raw_metadata.and_then(|m| m.get(source_key::SOURCE_ID)).cloned();
+    metadata.insert(source_key::SOURCE_ID.into(), source_id.unwrap_or(Value::Null));
+    metadata.insert(source_key::MEDIA.into(), flag(source_key::MEDIA, media));
     if let Some(raw_metadata) = raw_metadata {
         for (key, value) in raw_metadata {
             if !metadata.contains_key(key) {
@@ -132,7 +134,8 @@ pub(crate) fn input_event(input: Input<'_>) -> Event {
     value.insert("source".into(), source.into());
     value.insert("content".into(), content);
     value.insert("message_id".into(), format!("{}:input:{}", item.run_id, item.sequence).into());
-    value.insert("role".into(), (if matches!(source, "user" | "steering") { "user" } else { "system" }).into());
+    let role = if source_key::AUTHORED_SOURCES.contains(&source) { "user" } else { "system" };
+    value.insert("role".into(), role.into());
     Event::Custom(CustomEvent {
         timestamp: Some(item.occurred_at.timestamp_ms()),
         metadata: Some(metadata),

@@ -149,6 +149,9 @@ pub(crate) struct InLayout {
     pub(crate) canonical_event: Option<Range<usize>>,
 }
 
+/// The memo's slots, one for each lane a line's `event_kind` sends it to (`LaneFor`, which checks the count).
+pub(crate) const SLOTS: usize = 5;
+
 /// The layout verdicts of recent lines, [`SHAPES_PER_SLOT`] lines a slot (a slot per lane, so that interleaved
 /// lines of several lanes each find theirs), the latest found first: a line with the same bytes as a line found in
 /// layout, outside its string values and numbers, is in layout too, so the next content delta of a part costs a
@@ -157,7 +160,7 @@ pub(crate) struct InLayout {
 /// written as Pydantic writes it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LayoutMemo {
-    known: [Vec<Known>; 5],
+    known: [Vec<Known>; SLOTS],
 }
 
 /// A line the memo remembers, and its verdict. A line found out of layout is remembered only when the scan read it
