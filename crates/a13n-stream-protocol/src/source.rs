@@ -285,8 +285,8 @@ impl SourceItem {
     /// The canonical JSON form of this item (the journal wire form).
     pub fn to_value(&self) -> Value {
         match &self.body {
-            SourceBody::Event(event) => self.source_value(Value::Object(event.raw.clone())),
-            SourceBody::Result(result) => self.value_with("result", Value::Object(result.raw.clone())),
+            SourceBody::Event(event) => self.identity().source_value(Value::Object(event.raw.clone())),
+            SourceBody::Result(result) => self.identity().value_with("result", Value::Object(result.raw.clone())),
         }
     }
 
@@ -304,11 +304,6 @@ impl SourceItem {
         }
     }
 
-    /// `{thread_id, run_id, sequence, occurred_at, event}`: the value of a carried-through `CUSTOM` event.
-    pub(crate) fn source_value(&self, event: Value) -> Value {
-        self.identity().value_with("event", event)
-    }
-
     /// The item's identity and time.
     pub(crate) fn identity(&self) -> ItemIdentity<'_> {
         ItemIdentity {
@@ -317,11 +312,6 @@ impl SourceItem {
             sequence: self.sequence,
             occurred_at: self.occurred_at,
         }
-    }
-
-    /// The item's identity and time, then `body` under `key`.
-    fn value_with(&self, key: &str, body: Value) -> Value {
-        self.identity().value_with(key, body)
     }
 }
 
@@ -352,7 +342,7 @@ pub(crate) struct ItemIdentity<'a> {
 }
 
 impl ItemIdentity<'_> {
-    /// [`SourceItem::source_value`] of the item with this identity.
+    /// `{thread_id, run_id, sequence, occurred_at, event}`: the value of a carried-through `CUSTOM` event.
     pub(crate) fn source_value(&self, event: Value) -> Value {
         self.value_with("event", event)
     }

@@ -33,7 +33,7 @@ pub(super) fn custom(item: &SourceItem, name: String, event: Value) -> Event {
     Event::Custom(CustomEvent {
         timestamp: Some(item.occurred_at.timestamp_ms()),
         name,
-        value: item.source_value(event),
+        value: item.identity().source_value(event),
         ..CustomEvent::default()
     })
 }
