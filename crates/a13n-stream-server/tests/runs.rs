@@ -10,10 +10,11 @@ use a13n_stream_server::postgres::{PoolOptions, PostgresStorage};
 use a13n_stream_server::runs::{
     Conflict, DisplayBatch, Follows, IngestError, LineKind, Listener, Live, OnReject, RunLimits, Runs,
 };
-use a13n_stream_server::storage::{
-    Batch, Rejection, RunRecord, SqliteStorage, Storage, StorageError, StoredEvent, StoredItem,
-};
+use a13n_stream_server::storage::{Batch, SqliteStorage, Storage, StoredEvent};
 use a13n_testkit::hello_stream;
+
+mod support;
+use support::stalling::Stalling;
 
 fn runs(name: &str, limits: RunLimits) -> (Runs, Arc<Metrics>, std::path::PathBuf) {
     let dir = std::env::temp_dir().join(format!("a13n-runs-{name}-{}", std::process::id()));
@@ -764,72 +765,19 @@ async fn display_items_are_gathered_only_for_display_followers_and_go_whole_afte
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// SQLite storage whose commits never answer while `stall` is set, as on a disk that hangs.
-struct Stalling {
-    inner: SqliteStorage,
-    stall: std::sync::atomic::AtomicBool,
-}
-
-#[async_trait::async_trait]
-impl Storage for Stalling {
-    async fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StorageError> {
-        self.inner.run(run_id).await
-    }
-    async fn runs(&self, after: &str, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
-        self.inner.runs(after, limit).await
-    }
-    async fn newest_runs(&self, before: Option<u64>, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
-        self.inner.newest_runs(before, limit).await
-    }
-    async fn thread_runs(&self, thread_id: &str, after: u64, limit: usize) -> Result<Vec<RunRecord>, StorageError> {
-        self.inner.thread_runs(thread_id, after, limit).await
-    }
-    async fn journal(&self, run_id: &str, from: u64, to: u64) -> Result<Vec<String>, StorageError> {
-        self.inner.journal(run_id, from, to).await
-    }
-    async fn commit(&self, batch: Arc<Batch>) -> Result<(), StorageError> {
-        if self.stall.load(std::sync::atomic::Ordering::SeqCst) {
-            std::future::pending::<()>().await;
-        }
-        self.inner.commit(batch).await
-    }
-    async fn events_after(&self, run_id: &str, after: u64, limit: usize) -> Result<Vec<StoredEvent>, StorageError> {
-        self.inner.events_after(run_id, after, limit).await
-    }
-    async fn items(
-        &self,
-        run_id: &str,
-        after: u64,
-        before: Option<u64>,
-        limit: usize,
-    ) -> Result<Vec<StoredItem>, StorageError> {
-        self.inner.items(run_id, after, before, limit).await
-    }
-    async fn rejections(&self, run_id: &str, from: u64, limit: usize) -> Result<Vec<Rejection>, StorageError> {
-        self.inner.rejections(run_id, from, limit).await
-    }
-    async fn delete(&self, run_id: &str, idle_before: Option<u64>) -> Result<bool, StorageError> {
-        self.inner.delete(run_id, idle_before).await
-    }
-    async fn idle_runs(&self, before: u64, after: &str, limit: usize) -> Result<Vec<String>, StorageError> {
-        self.inner.idle_runs(before, after, limit).await
-    }
-}
-
 #[tokio::test]
 async fn an_ingest_dropped_while_its_commit_is_awaited_leaves_nothing_folded_behind() {
     let dir = std::env::temp_dir().join(format!("a13n-runs-stalling-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let inner = SqliteStorage::open(&dir.join("host.db")).unwrap();
-    let storage = Arc::new(Stalling { inner, stall: std::sync::atomic::AtomicBool::new(false) });
+    let storage = Stalling::open(&dir.join("host.db"));
     let runs = Runs::with_limits(Arc::clone(&storage) as _, false, RunLimits::default(), Arc::default());
     let lines = a13n_testkit::text_stream("t", "run-c", 4);
     runs.ingest("run-c", 0, lines[..3].to_vec(), OnReject::Refuse).await.unwrap();
-    storage.stall.store(true, std::sync::atomic::Ordering::SeqCst);
+    storage.stall_commits(true);
     let abandoned = runs.ingest("run-c", 3, lines[3..6].to_vec(), OnReject::Refuse);
     assert!(tokio::time::timeout(Duration::from_millis(200), abandoned).await.is_err(), "the commit stalls");
-    storage.stall.store(false, std::sync::atomic::Ordering::SeqCst);
+    storage.stall_commits(false);
     let committed = runs.status("run-c").await.unwrap().unwrap();
     assert_eq!(committed.journal_len, 3, "the status is storage's, not the abandoned fold's");
     // The client's retry folds the lines once, on the committed state.

@@ -9,6 +9,9 @@ use a13n_stream_server::runs::{Listener, Live, OnReject, RunLimits, Runs};
 use a13n_stream_server::storage::SqliteStorage;
 use tokio::sync::broadcast::error::TryRecvError;
 
+mod support;
+use support::stalling::Stalling;
+
 fn stream() -> Vec<String> {
     a13n_testkit::hello_stream("thread-w", "run-w")
 }
@@ -194,17 +197,23 @@ async fn catching_up_under_checkpoints_and_skipped_lines_holds_one_hosts_display
 }
 
 /// Found by the review of the catch-up: a read dropped while it caught the run up (its client went away) cleared
-/// `behind` first, so the host went on serving the run as it was before the other host's batch.
+/// `behind` first, so the host went on serving the run as it was before the other host's batch. Host A's journal
+/// reads stall while the read is polled, so it is dropped mid catch-up however fast storage answers (with plain
+/// SQLite the first poll could finish the read on a busy machine, and the test failed in CI).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_dropped_while_catching_up_leaves_the_run_behind() {
-    let (a, b, dir) = hosts("cancel");
+    let (_, b, dir) = hosts("cancel");
+    let storage = Stalling::open(&dir.join("host.db"));
+    let a = Runs::new(Arc::clone(&storage) as _, true);
     let lines = a13n_testkit::text_stream("thread-w", "run-w", 6);
     a.ingest("run-w", 0, lines[..3].to_vec(), OnReject::Refuse).await.unwrap();
     let accepted = b.ingest("run-w", 3, lines[3..6].to_vec(), OnReject::Refuse).await.unwrap();
     a.advanced_elsewhere(&Notice { run_id: "run-w".into(), position: Some(accepted.position) }).await;
+    storage.stall_journal_reads(true);
     let mut read = Box::pin(a.snapshot("run-w"));
     let pending = std::future::poll_fn(|cx| std::task::Poll::Ready(read.as_mut().poll(cx).is_pending())).await;
     drop(read);
+    storage.stall_journal_reads(false);
     assert!(pending, "the read was dropped while it awaited storage");
     assert_eq!(a.snapshot("run-w").await.unwrap(), b.snapshot("run-w").await.unwrap(), "A's display is B's");
     assert_eq!(a.status("run-w").await.unwrap().unwrap().position, accepted.position);
