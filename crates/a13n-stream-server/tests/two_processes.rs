@@ -117,7 +117,7 @@ async fn batches_alternating_between_hosts_catch_up_instead_of_rebuilding() {
         let other = if std::ptr::eq(host, &a) { &b } else { &a };
         other.advanced_elsewhere(&Notice { run_id: run.clone(), position: Some(accepted.position) }).await;
     }
-    let (one, _) = hosts_alone("alternate-alone");
+    let (one, alone) = hosts_alone("alternate-alone");
     one.ingest(&run, 0, lines.clone(), OnReject::Refuse).await.unwrap();
     let expected = one.snapshot(&run).await.unwrap().unwrap();
     assert_eq!(a.snapshot(&run).await.unwrap().unwrap(), expected, "host A's display is one host's");
@@ -127,7 +127,7 @@ async fn batches_alternating_between_hosts_catch_up_instead_of_rebuilding() {
         assert!(recoveries <= 1, "host {name} rebuilt the run {recoveries} times");
         assert!(catch_ups >= 5, "host {name} caught up {catch_ups} times");
     }
-    let _ = std::fs::remove_dir_all(dir);
+    let _ = (std::fs::remove_dir_all(dir), std::fs::remove_dir_all(alone));
 }
 
 /// A third host, on a database of its own.
