@@ -514,6 +514,19 @@ fn both_lanes_agree_on_mutated_tool_returns() {
     compare_mutations(&TOOL_RETURNS, tool_streams(), 47, 2, 16);
 }
 
+/// Results the observer does not present: the observer carries most of them through whole, the fold takes them on
+/// the general path. Each of the family's changes once, with the outcomes taken in turn (the observer's lanes
+/// test meets every pairing).
+#[test]
+fn both_lanes_agree_on_mutated_unpresented_results() {
+    let once = Mutations {
+        count: UNPRESENTED_RESULTS.count / 4,
+        mutate: |line, change| mutate_unpresented_result(line, change * 4 + change % 4),
+        ..UNPRESENTED_RESULTS
+    };
+    compare_mutations(&once, tool_streams(), 61, 2, 16);
+}
+
 /// The tools stream with text inputs, and a subagents stream whose child has them in its own run.
 fn input_streams() -> Vec<(&'static str, Vec<String>)> {
     let tools = with_inputs(&bench::lines(StreamKind::Tools, 200));

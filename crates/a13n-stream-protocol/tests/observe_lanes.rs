@@ -131,8 +131,16 @@ fn lane_streams() -> Vec<(&'static str, Vec<String>)> {
 
 #[test]
 fn both_lanes_agree_on_every_kind_of_mutated_lane_line() {
-    let families =
-        [&ARGUMENT_DELTAS, &CARRIED_LINES, &TEXT_PARTS, &TOOL_CALL_ENDS, &TOOL_RETURNS, &DELEGATIONS, &INPUTS];
+    let families = [
+        &ARGUMENT_DELTAS,
+        &CARRIED_LINES,
+        &TEXT_PARTS,
+        &TOOL_CALL_ENDS,
+        &TOOL_RETURNS,
+        &UNPRESENTED_RESULTS,
+        &DELEGATIONS,
+        &INPUTS,
+    ];
     for family in families {
         for (name, lines) in lane_streams() {
             for choice in 0..family.count {

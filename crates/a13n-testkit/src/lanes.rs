@@ -330,6 +330,49 @@ pub fn is_tool_return_line(line: &str) -> bool {
     line.contains(r#""event_kind":"function_tool_result""#) || line.contains(r#""event_kind":"output_tool_result""#)
 }
 
+/// How many distinct changes [`mutate_unpresented_result`] makes.
+pub const UNPRESENTED_RESULT_MUTATIONS: u64 = 4 * 17;
+
+/// Make a tool's return one the observer does not present, as the Harness writes one (outcome `retried`,
+/// `failed`, `denied` or `interrupted`, by `choice % 4`, and its content text), then change it in one of 17 ways
+/// (`choice / 4`): none; content an object, a
+/// list with native media, null, text with escapes, longer than the carried lane's bound; metadata of its own or a
+/// lowered result's marker; the event's own content set or missing; a retry prompt (content a list or text); the
+/// other result kind (its content set or not); a call no part opened; an outcome of another type; an unknown key.
+pub fn mutate_unpresented_result(line: &str, choice: u64) -> String {
+    let mut item: Value = serde_json::from_str(line).expect("a JSON line");
+    let event = &mut item["event"];
+    event["part"]["outcome"] = json!(["retried", "failed", "denied", "interrupted"][(choice % 4) as usize]);
+    event["part"]["content"] = json!("the tool failed: try again");
+    let part = &mut event["part"];
+    match choice / 4 {
+        0 => {}
+        1 => part["content"] = json!({"error": "bad", "n": [1, 2.5, null]}),
+        2 => part["content"] = json!(["see", {"kind": "image-url", "url": "https://example.com/a.png"}]),
+        3 => part["content"] = Value::Null,
+        4 => part["content"] = json!("\u{e9} \"quoted\" \\ \u{2028} \u{1f600}\n"),
+        5 => part["content"] = json!("x".repeat(9_000)),
+        6 => part["metadata"] = json!({"note": 1}),
+        7 => part["metadata"] = json!({"a13n.tool-content": {"result_index": 0}}),
+        8 => event["content"] = json!("what the model sees"),
+        9 => drop(event.as_object_mut().and_then(|e| e.shift_remove("content"))),
+        10 => {
+            part["part_kind"] = json!("retry-prompt");
+            part["content"] = json!([{"type": "value_error", "loc": ["a"], "msg": "bad", "input": 1}]);
+        }
+        11 => part["part_kind"] = json!("retry-prompt"),
+        12 => event["event_kind"] = json!("output_tool_result"),
+        13 => {
+            event["event_kind"] = json!("output_tool_result");
+            event["content"] = json!("x");
+        }
+        14 => part["tool_call_id"] = json!("no-such-call"),
+        15 => part["outcome"] = json!(7),
+        _ => event["extra"] = json!({"k": [1]}),
+    }
+    item.to_string()
+}
+
 /// `stream` with text inputs after its first line, as a Harness writes them: a user's message, a context block with
 /// metadata of its own, and steering. Their sequences are past the stream's, so their messages are their own.
 pub fn with_inputs(stream: &[String]) -> Vec<String> {
@@ -458,6 +501,14 @@ pub const TOOL_RETURNS: Mutations = Mutations {
     count: TOOL_RETURN_MUTATIONS,
     applies: is_tool_return_line,
     mutate: mutate_tool_return,
+};
+
+/// Tools' returns made ones the observer does not present.
+pub const UNPRESENTED_RESULTS: Mutations = Mutations {
+    name: "unpresented result",
+    count: UNPRESENTED_RESULT_MUTATIONS,
+    applies: is_tool_return_line,
+    mutate: mutate_unpresented_result,
 };
 
 /// Text inputs.

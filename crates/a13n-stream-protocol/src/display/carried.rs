@@ -19,9 +19,12 @@ use crate::time::UtcTime;
 impl DisplayFold {
     /// How many events, when the line's run may take the lane and the line is folded and written.
     pub(super) fn fold_carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
-        // A fold that keeps full content shows no native part observations: the general path says so.
-        if self.content.full_content() && matches!(line.carried, Carried::ToolCallStart { .. }) {
-            return None;
+        // A fold that keeps full content shows no native part observations: the general path says so. A result the
+        // observer does not present fails its call's item, which is the general path's to do.
+        match line.carried {
+            Carried::ToolCallStart { .. } if self.content.full_content() => return None,
+            Carried::UnpresentedResult => return None,
+            _ => {}
         }
         let child = self.observer.carries_in_any_run(&line.head.thread_id, &line.head.run_id)?;
         let delegation = match line.carried {

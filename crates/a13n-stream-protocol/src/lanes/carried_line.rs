@@ -1,5 +1,6 @@
 //! Scanning source lines the observer carries through as one `CUSTOM` event whose value is the source item: a
-//! Harness lifecycle event or usage report, a tool-call part's start, and a function tool call. Their event is
+//! Harness lifecycle event or usage report, a tool-call part's start, a function tool call, and a tool result the
+//! observer does not present (a retry, a failure, a denial) whose projection leaves it as it is. Their event is
 //! copied as the line spells it when the line spells it canonically ([`Scanner::canonical_value`], or the layout
 //! memo's word for a line like one it found so), so no JSON tree is built: a lane takes only a line in its model's
 //! layout (`scan_for_lane` checks that first), whose event is its model's dump, key for key. What the conversion
@@ -9,8 +10,10 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::agui::EventType;
+use crate::content::presents_tool_result;
 use crate::extension::Extension;
-use crate::fields::agui_key;
+use crate::fields::event_kind as kinds;
+use crate::fields::{agui_key, source_key};
 use crate::lane_line::{scan_line, LineHead};
 use crate::lanes::event_head::describe_event_head;
 use crate::names;
@@ -34,6 +37,10 @@ pub(crate) enum Carried<'a> {
     ToolCallStart { index: i64, tool_call_id: Cow<'a, str>, tool_name: Cow<'a, str> },
     /// A function tool call: nothing.
     ToolCall,
+    /// A tool result the observer does not present, carried as its source event (see `unpresented_result`):
+    /// nothing for the observer. The display fold declines it: it fails the call's item, which is the general
+    /// path's to do.
+    UnpresentedResult,
     /// An inline delegation (its payload's `type` is `inline_delegation`): the observer validates the payload,
     /// converts it to a `SUBAGENT_*` event before the observation, and opens or releases the child run.
     Delegation { payload: &'a str },
@@ -57,6 +64,8 @@ struct EventFields<'a> {
     payload: Option<Payload<'a>>,
     index: Option<i64>,
     part: Option<PartFields<'a>>,
+    /// The event's own `content`, as written.
+    content: Option<&'a str>,
 }
 
 /// An object payload: its text, and its `type` and `request_index` as the general path reads them.
@@ -133,6 +142,7 @@ fn event_fields(event: &str) -> Option<EventFields<'_>> {
             }
             "index" => fields.index.replace(scanner.integer()?).is_some(),
             "part" => fields.part.replace(part_fields(scanner)?).is_some(),
+            "content" => fields.content.replace(scanner.raw_value()?).is_some(),
             _ => {
                 scanner.skip_value()?;
                 false
@@ -146,7 +156,7 @@ fn event_fields(event: &str) -> Option<EventFields<'_>> {
 
 /// The observation's name and what the line changes; `None` for every event the lane does not take.
 fn classify(fields: EventFields<'_>) -> Option<(&'static str, Carried<'_>)> {
-    let EventFields { event_kind, kind, payload, index, part } = fields;
+    let EventFields { event_kind, kind, payload, index, part, content } = fields;
     match event_kind.as_deref() {
         None => {
             // A Harness extension event with an object payload: a lifecycle event other than the run's start, a
@@ -177,8 +187,28 @@ fn classify(fields: EventFields<'_>) -> Option<(&'static str, Carried<'_>)> {
             (part?.part_kind.as_deref() == Some("tool-call")).then_some(())?;
             Some((FUNCTION_TOOL_CALL, Carried::ToolCall))
         }
+        Some(kinds::FUNCTION_TOOL_RESULT) => {
+            // Its conversion writes the event's own `content` as null; the lane copies only one that is.
+            (content? == "null").then_some(())?;
+            unpresented_result(&part?).then_some((names::FUNCTION_TOOL_RESULT, Carried::UnpresentedResult))
+        }
+        Some(kinds::OUTPUT_TOOL_RESULT) => {
+            unpresented_result(&part?).then_some((names::OUTPUT_TOOL_RESULT, Carried::UnpresentedResult))
+        }
         _ => None,
     }
+}
+
+/// Whether a tool result's part is one the observer does not present and carries as written: a part that is not
+/// a `tool-return` (a retry prompt), or a `tool-return` with an outcome other than success whose metadata is null
+/// and whose content is a string, which the projection of its content (`public_tool_value` of
+/// `tool_execution_value`) leaves as it is.
+fn unpresented_result(part: &PartFields<'_>) -> bool {
+    let part_kind = part.part_kind.as_deref();
+    if presents_tool_result(part_kind, part.outcome.as_deref()) {
+        return false;
+    }
+    part_kind != Some(source_key::TOOL_RETURN) || (part.metadata == Some("null") && part.string_content)
 }
 
 /// The name of a carried function tool call.
@@ -205,21 +235,83 @@ fn payload_fields<'a>(scanner: &mut Scanner<'a>) -> Option<(Option<Cow<'a, str>>
 }
 
 /// The fields of a part the classification reads.
+#[derive(Default)]
 struct PartFields<'a> {
     part_kind: Option<Cow<'a, str>>,
     tool_call_id: Option<Cow<'a, str>>,
     tool_name: Option<Cow<'a, str>>,
+    /// A result's outcome (a string; another type sends the line to the general path, which refuses it).
+    outcome: Option<Cow<'a, str>>,
+    /// A result's metadata, as written.
+    metadata: Option<&'a str>,
+    /// Whether the part's `content` is a string.
+    string_content: bool,
 }
 
-/// The kind, call id and tool name of the part at the scanner, which moves past it (strings only; another type,
-/// or a part that is not an object, sends the line to the general path, which names the error).
+/// The kind, call id, tool name and a result's outcome of the part at the scanner, which moves past it (strings
+/// only; another type, or a part that is not an object, sends the line to the general path, which names the
+/// error), with its metadata as written and whether its content is a string.
 fn part_fields<'a>(scanner: &mut Scanner<'a>) -> Option<PartFields<'a>> {
-    let mut fields = PartFields { part_kind: None, tool_call_id: None, tool_name: None };
+    let mut fields = PartFields::default();
     scanner.object(|scanner, key| match key.as_ref() {
         "part_kind" => fields.part_kind.replace(scanner.string()?).is_none().then_some(()),
         "tool_call_id" => fields.tool_call_id.replace(scanner.string()?).is_none().then_some(()),
         "tool_name" => fields.tool_name.replace(scanner.string()?).is_none().then_some(()),
+        "outcome" => fields.outcome.replace(scanner.string()?).is_none().then_some(()),
+        "metadata" => fields.metadata.replace(scanner.raw_value()?).is_none().then_some(()),
+        "content" => {
+            let content = scanner.raw_value()?;
+            fields.string_content = content.starts_with('"');
+            Some(())
+        }
         _ => scanner.skip_value(),
     })?;
     Some(fields)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(part: &str, event: &str) -> String {
+        format!(
+            r#"{{"thread_id":"t","run_id":"r","sequence":3,"occurred_at":"2026-11-29T12:00:00+00:00","event":{{"part":{{"tool_name":"f",{part},"tool_call_id":"c","tool_kind":null,"timestamp":"2026-11-29T12:00:00Z","retry":null}},{event}}}}}"#
+        )
+    }
+
+    fn carried(line: &str) -> Option<&'static str> {
+        let scanned = CarriedLine::scan(line, None)?;
+        matches!(scanned.carried, Carried::UnpresentedResult).then_some(scanned.name)
+    }
+
+    /// A result the observer does not present is carried when its projection leaves it as written: a retry
+    /// prompt, or a return that failed with text content and no metadata (and, for a function tool's, the
+    /// event's own content null).
+    #[test]
+    fn unpresented_results_are_carried_only_where_their_projection_is_the_source() {
+        let function = r#""content":null,"event_kind":"function_tool_result""#;
+        let output = r#""event_kind":"output_tool_result""#;
+        let failed = r#""content":"no","metadata":null,"outcome":"failed","part_kind":"tool-return""#;
+        assert_eq!(carried(&result(failed, function)), Some(names::FUNCTION_TOOL_RESULT));
+        assert_eq!(carried(&result(failed, output)), Some(names::OUTPUT_TOOL_RESULT));
+        let retry = r#""content":[{"msg":"bad"}],"part_kind":"retry-prompt""#;
+        assert_eq!(carried(&result(retry, function)), Some(names::FUNCTION_TOOL_RESULT));
+        for (part, event) in [
+            // Presented: the tool-return lane's, or the general path's.
+            (r#""content":"ok","metadata":null,"outcome":"success","part_kind":"tool-return""#, function),
+            (r#""content":"ok","metadata":null,"part_kind":"tool-return""#, function),
+            // The projection could change the content.
+            (r#""content":{"a":1},"metadata":null,"outcome":"failed","part_kind":"tool-return""#, function),
+            (r#""content":"no","metadata":{"n":1},"outcome":"failed","part_kind":"tool-return""#, function),
+            (r#""content":"no","outcome":"failed","part_kind":"tool-return""#, function),
+            // The conversion writes the event's own content as null.
+            (failed, r#""content":"seen","event_kind":"function_tool_result""#),
+            (failed, r#""event_kind":"function_tool_result""#),
+            // An outcome that is not a string is the general path's to refuse.
+            (r#""content":"no","metadata":null,"outcome":7,"part_kind":"tool-return""#, function),
+        ] {
+            let line = result(part, event);
+            assert_eq!(carried(&line), None, "{line}");
+        }
+    }
 }

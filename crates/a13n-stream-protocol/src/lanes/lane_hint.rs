@@ -238,7 +238,11 @@ pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, for_fold: 
             None => CarriedLine::scan(line, canonical_event).map(Scanned::Carried),
         },
         LaneFor::Carried => CarriedLine::scan(line, canonical_event).map(Scanned::Carried),
-        LaneFor::ToolReturn => ToolReturnLine::scan(line).map(Scanned::ToolReturn),
+        LaneFor::ToolReturn => match ToolReturnLine::scan(line) {
+            Some(tool_return) => Some(Scanned::ToolReturn(tool_return)),
+            // A result the observer does not present is carried through whole.
+            None => CarriedLine::scan(line, canonical_event).map(Scanned::Carried),
+        },
         LaneFor::Input => InputLine::scan(line).map(Scanned::Input),
     };
     scanned.unwrap_or(Scanned::General(LanePath::ScanDeclined(lane_for)))

@@ -100,7 +100,7 @@ impl Observer<RootStream> {
                 part_start(run_id, run.request_index, *index, &body, None).1
             }
             // A delegation's change is its plan's, applied above.
-            Carried::Harness(_) | Carried::ToolCall | Carried::Delegation { .. } => return,
+            Carried::Harness(_) | Carried::ToolCall | Carried::UnpresentedResult | Carried::Delegation { .. } => return,
         };
         self.core.state.apply(Change::Run(child.then_some(run_id), change));
     }
