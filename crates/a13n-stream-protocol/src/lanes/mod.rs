@@ -81,8 +81,11 @@
 //!
 //! A tool's successful return (a `tool-return` part without metadata, outcome absent or `success`) takes the tool
 //! return lane: only its content is parsed (a small tree, which the result conversion reads), the observer builds
-//! the `TOOL_CALL_RESULT` it would, and the fold folds it through the same message fold. Failures, retries, denials
-//! and lowered results (their marker is in the metadata) take the general path.
+//! the `TOOL_CALL_RESULT` it would, and the fold folds it through the same message fold. A result the observer does
+//! not present (a retry prompt, or a failure, retry or denial with text content and null metadata) converts to a
+//! `CUSTOM` event holding the source item as written, so the observer's carried lane copies it (the classification
+//! calls the conversion's own `presents_tool_result`); the fold declines it, since failing the call's item is the
+//! general path's. Lowered results (their marker is in the metadata) and every other result take the general path.
 //!
 //! A text input (a capability event of kind `a13n.input.text`: a user's message, steering, a context block) takes the
 //! input lane (`lanes/input_line.rs`): its scan reads the fields the conversion reads (metadata as canonical JSON,
