@@ -113,6 +113,7 @@ mod isoformat;
 mod json;
 mod lane_line;
 mod lanes;
+mod lax;
 pub mod lines;
 mod memory;
 pub mod names;

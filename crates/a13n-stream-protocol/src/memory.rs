@@ -3,7 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::json::{py_u64, Object};
+use crate::json::Object;
+use crate::lax::{lax_bool, lax_int};
 
 /// A recalled record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,18 +103,9 @@ fn optional_string(value: Option<&Value>) -> Option<Option<String>> {
     }
 }
 
-/// Pydantic's lax booleans for JSON: `true`/`false` and the integers 0 and 1.
+/// A flag as the model's lax `bool` reads it; `false` when absent.
 fn boolean(value: Option<&Value>) -> Option<bool> {
-    match value {
-        None => Some(false),
-        Some(Value::Bool(flag)) => Some(*flag),
-        Some(number @ Value::Number(_)) => match py_u64(number) {
-            Some(0) => Some(false),
-            Some(1) => Some(true),
-            _ => None,
-        },
-        Some(_) => None,
-    }
+    value.map_or(Some(false), lax_bool)
 }
 
 fn list<T>(value: Option<&Value>, item: fn(&Object) -> Option<T>) -> Option<Vec<T>> {
@@ -145,7 +137,8 @@ fn file(object: &Object) -> Option<FileSource> {
     Some(FileSource {
         path: object.get("path")?.as_str()?.to_owned(),
         sha256: object.get("sha256")?.as_str()?.to_owned(),
-        bytes: py_u64(object.get("bytes")?)?,
+        // The model's `int` at least 0, read in its lax mode (`"10"` and `10.0` are 10).
+        bytes: u64::try_from(lax_int(object.get("bytes")?)?).ok()?,
         truncated: boolean(object.get("truncated"))?,
     })
 }
@@ -164,5 +157,24 @@ mod tests {
         let payload = json!({"type": "memory_context", "memories": [{"memory": "f", "context": "full",
             "files": [{"path": "a", "sha256": "b", "bytes": -1}]}]});
         assert_eq!(memory_sources(payload.as_object().unwrap()), None);
+    }
+
+    /// Found by helper-54: the model validates a file's `bytes` and flags in Pydantic's lax mode, so `"10"` and
+    /// `10.0` are 10 and `"yes"` is true; the sources were dropped.
+    #[test]
+    fn sizes_and_flags_are_read_as_the_models_lax_mode_reads_them() {
+        for (bytes, truncated) in
+            [(json!("10"), json!("yes")), (json!(10.0), json!(1.0)), (json!(" +1_0 "), json!(true))]
+        {
+            let payload = json!({"type": "memory_context", "memories": [{"memory": "f", "context": "full",
+                "files": [{"path": "a", "sha256": "b", "bytes": bytes, "truncated": truncated}]}]});
+            let sources = memory_sources(payload.as_object().unwrap()).expect("sources");
+            assert_eq!((sources[0].files[0].bytes, sources[0].files[0].truncated), (10, true));
+        }
+        for bytes in [json!(10.5), json!("1e1"), json!(-1), json!("-1"), json!(null)] {
+            let payload = json!({"type": "memory_context", "memories": [{"memory": "f", "context": "full",
+                "files": [{"path": "a", "sha256": "b", "bytes": bytes}]}]});
+            assert_eq!(memory_sources(payload.as_object().unwrap()), None, "{bytes}");
+        }
     }
 }

@@ -13,6 +13,7 @@ use crate::error::{InputError, InputKind};
 use crate::fields::event_kind as kinds;
 use crate::fields::source_key::{self, INPUT_IDS, INPUT_SOURCES};
 use crate::json::{py_u64, Object, PyNumber};
+use crate::lax::lax_bool;
 use crate::names;
 use crate::time::SourceTime;
 
@@ -456,26 +457,6 @@ pub(crate) fn metadata_error(metadata: &Object) -> Option<(&'static str, String)
     match metadata.get(source_key::SOURCE_ID) {
         None | Some(Value::Null | Value::String(_)) => None,
         Some(other) => Some((source_key::SOURCE_ID, format!("expected a string or null, found {}", type_name(other)))),
-    }
-}
-
-/// The boolean Pydantic reads `value` as in its lax mode: a boolean, 0 or 1 (an integer or a float), or one of its
-/// words for true and false in any case; `None` for anything else.
-pub(crate) fn lax_bool(value: &Value) -> Option<bool> {
-    const FALSE: [&str; 6] = ["0", "off", "f", "false", "n", "no"];
-    const TRUE: [&str; 6] = ["1", "on", "t", "true", "y", "yes"];
-    let word = |words: [&str; 6], text: &str| words.iter().any(|word| text.eq_ignore_ascii_case(word));
-    match value {
-        Value::Bool(flag) => Some(*flag),
-        Value::Number(number) => match PyNumber::of_number(number) {
-            PyNumber::Int("0") => Some(false),
-            PyNumber::Int("1") => Some(true),
-            PyNumber::Float(float) if float == 0.0 || float == 1.0 => Some(float == 1.0),
-            _ => None,
-        },
-        Value::String(text) if word(FALSE, text) => Some(false),
-        Value::String(text) if word(TRUE, text) => Some(true),
-        _ => None,
     }
 }
 

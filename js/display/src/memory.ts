@@ -53,11 +53,41 @@ function optionalString(value: Json | undefined): string | null | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
+/** A flag as the model's lax `bool` reads it (see `laxBool`); false when absent. */
 function boolean(value: Json | undefined): boolean | null {
-  if (value === undefined) return false;
+  return value === undefined ? false : laxBool(value);
+}
+
+const FALSE_WORDS = ["0", "off", "f", "false", "n", "no"];
+const TRUE_WORDS = ["1", "on", "t", "true", "y", "yes"];
+
+/** Pydantic's lax `bool`: a boolean, the number 0 or 1, or one of its words in any ASCII case; null otherwise. */
+function laxBool(value: Json): boolean | null {
   if (typeof value === "boolean") return value;
   if (value === 0 || value === 1) return value === 1;
-  return null;
+  if (typeof value !== "string") return null;
+  const word = value.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+  return TRUE_WORDS.includes(word) ? true : FALSE_WORDS.includes(word) ? false : null;
+}
+
+// White space as Pydantic trims it from text (Unicode's White_Space; not U+FEFF, which `String.trim` removes).
+const EDGE_SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+// An integer as Python's `int()` spells one, with at most a fraction of zeros.
+const INT_TEXT = /^([+-]?)([0-9](?:_?[0-9])*)(?:\.0+)?$/;
+
+/**
+ * Pydantic's lax `int`: an integral number, a boolean (1 or 0), or text that is such an integer once trimmed
+ * (`" +1_0.00 "` is 10); null otherwise, and for text beyond what a number holds exactly.
+ */
+function laxInt(value: Json): number | null {
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (typeof value === "number") return Number.isInteger(value) ? value : null;
+  if (typeof value !== "string") return null;
+  const match = INT_TEXT.exec(value.replace(EDGE_SPACE, ""));
+  if (match === null) return null;
+  const magnitude = Number(match[2]!.replaceAll("_", ""));
+  if (!Number.isSafeInteger(magnitude)) return null;
+  return match[1] === "-" ? -magnitude : magnitude;
 }
 
 function list(value: Json | undefined, item: (object: JsonObject) => JsonObject | null): JsonObject[] | null {
@@ -83,10 +113,12 @@ function record(object: JsonObject): JsonObject | null {
 }
 
 function file(object: JsonObject): JsonObject | null {
-  const { path, sha256, bytes } = object;
+  const { path, sha256 } = object;
   if (!onlyKeys(object, ["path", "sha256", "bytes", "truncated"])) return null;
   const truncated = boolean(object["truncated"]);
   if (typeof path !== "string" || typeof sha256 !== "string" || truncated === null) return null;
-  if (typeof bytes !== "number" || !Number.isInteger(bytes) || bytes < 0) return null;
-  return { path, sha256, bytes, truncated };
+  // The model's `int` at least 0, read in its lax mode (`"10"` and `10.0` are 10); `-0` is 0.
+  const bytes = object["bytes"] === undefined ? null : laxInt(object["bytes"]);
+  if (bytes === null || bytes < 0) return null;
+  return { path, sha256, bytes: bytes === 0 ? 0 : bytes, truncated };
 }

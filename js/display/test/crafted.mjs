@@ -53,6 +53,12 @@ export function craftedStream(seed) {
       { event: { payload: { type: "memory_context", memories: [{ memory: "f", context: "full", files: [{ path: "a", sha256: "b", bytes: 3, truncated: 0 }], sources_truncated: 1 }] } } },
       extra,
     );
+    // Sizes and flags as the model's lax mode reads them.
+    custom(
+      "a13n.harness.context",
+      { event: { payload: { type: "memory_context", memories: [{ memory: "g", context: "full", files: [{ path: "b", sha256: "c", bytes: " +1_0.00 ", truncated: "YES" }, { path: "c", sha256: "d", bytes: true, truncated: "off" }], sources_truncated: "t" }] } } },
+      extra,
+    );
     custom("a13n.input.user", { event: { message_id: "u1", content: text(50), source: "user", input_id: "i1" } }, extra);
     custom("a13n.input.media", { event: { message_id: "u2", content: [{ kind: "image", url: "x" }], source: "steering" } }, extra);
     // A message longer than the field bound, in deltas with astral characters.

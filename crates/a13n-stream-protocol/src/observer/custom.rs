@@ -6,7 +6,8 @@ use super::{fragment_lazily, CustomEvent};
 use crate::fields::source_key;
 use crate::json::char_len;
 use crate::json::Object;
-use crate::source::{lax_bool, EventKind, Input};
+use crate::lax::lax_bool;
+use crate::source::{EventKind, Input};
 use crate::{names, Event, SourceEvent, SourceItem};
 
 pub(super) fn frame_custom(event: CustomEvent, item: &SourceItem, index: usize, out: &mut Vec<Event>) {

@@ -1,0 +1,133 @@
+//! Pydantic's lax mode for the scalars the reference validates from a Python dict: what a `bool` or an `int` field
+//! accepts besides its own type, and the value it then holds.
+
+use serde_json::Value;
+
+use crate::json::PyNumber;
+
+/// The boolean Pydantic reads `value` as in its lax mode: a boolean, 0 or 1 (an integer or a float), or one of its
+/// words for true and false in any case; `None` for anything else.
+pub(crate) fn lax_bool(value: &Value) -> Option<bool> {
+    const FALSE: [&str; 6] = ["0", "off", "f", "false", "n", "no"];
+    const TRUE: [&str; 6] = ["1", "on", "t", "true", "y", "yes"];
+    let word = |words: [&str; 6], text: &str| words.iter().any(|word| text.eq_ignore_ascii_case(word));
+    match value {
+        Value::Bool(flag) => Some(*flag),
+        Value::Number(number) => match PyNumber::of_number(number) {
+            PyNumber::Int("0") => Some(false),
+            PyNumber::Int("1") => Some(true),
+            PyNumber::Float(float) if float == 0.0 || float == 1.0 => Some(float == 1.0),
+            _ => None,
+        },
+        Value::String(text) if word(FALSE, text) => Some(false),
+        Value::String(text) if word(TRUE, text) => Some(true),
+        _ => None,
+    }
+}
+
+/// The integer Pydantic reads `value` as in its lax mode: an integer; a boolean (1 or 0); a float with no fraction
+/// within the range of a 64-bit integer; or text that is, once trimmed of white space, an integer as Python's
+/// `int()` spells one (a sign, digits with single underscores between them) with at most a fraction of zeros
+/// (`" +1_0.00 "` is 10). `None` for anything else, and for an integer beyond what an `i128` holds.
+pub(crate) fn lax_int(value: &Value) -> Option<i128> {
+    match value {
+        Value::Bool(flag) => Some(i128::from(*flag)),
+        Value::Number(number) => match PyNumber::of_number(number) {
+            PyNumber::Int(digits) => digits.parse().ok(),
+            // Pydantic takes a float only within the range of an `i64` (its bounds are floats too).
+            PyNumber::Float(float) => {
+                (float.fract() == 0.0 && float >= i64::MIN as f64 && float <= i64::MAX as f64).then_some(float as i128)
+            }
+        },
+        Value::String(text) => int_text(text.trim()),
+        _ => None,
+    }
+}
+
+/// `text` as Pydantic's lax mode reads an integer from a string.
+fn int_text(text: &str) -> Option<i128> {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, "0"));
+    if fraction.is_empty() || fraction.bytes().any(|byte| byte != b'0') {
+        return None;
+    }
+    let (negative, digits) = match whole.as_bytes().first()? {
+        b'-' => (true, &whole[1..]),
+        b'+' => (false, &whole[1..]),
+        _ => (false, whole),
+    };
+    // Digits, with an underscore only between two of them.
+    let bytes = digits.as_bytes();
+    let valid = !bytes.is_empty()
+        && bytes.iter().enumerate().all(|(at, &byte)| {
+            byte.is_ascii_digit()
+                || (byte == b'_'
+                    && at > 0
+                    && bytes.get(at + 1).is_some_and(u8::is_ascii_digit)
+                    && bytes[at - 1] != b'_')
+        });
+    if !valid {
+        return None;
+    }
+    let magnitude: i128 = digits.replace('_', "").parse().ok()?;
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// What Pydantic 2's lax `int` made of each value (recorded with the reference's Pydantic: `None` where it
+    /// raised a `ValidationError`).
+    #[test]
+    fn integers_are_read_as_pydantics_lax_mode_reads_them() {
+        let cases: [(Value, Option<i128>); 40] = [
+            (json!(10), Some(10)),
+            (json!(10.0), Some(10)),
+            (json!(10.5), None),
+            (json!(true), Some(1)),
+            (json!(false), Some(0)),
+            (json!(-0.0), Some(0)),
+            (json!(1e20), None),
+            (json!(9.2e18), Some(9_200_000_000_000_000_000)),
+            (json!(9.3e18), None),
+            (json!(4503599627370497.0), Some(4_503_599_627_370_497)),
+            (json!("10"), Some(10)),
+            (json!(" 10 "), Some(10)),
+            (json!("\t10\n"), Some(10)),
+            (json!("\u{a0}10"), Some(10)),
+            (json!("10\u{2003}"), Some(10)),
+            (json!("\u{85}10"), Some(10)),
+            (json!("\u{1c}10"), None),
+            (json!("\u{200b}10"), None),
+            (json!("+10"), Some(10)),
+            (json!("-0"), Some(0)),
+            (json!("1_0"), Some(10)),
+            (json!("+0_1"), Some(1)),
+            (json!("1__0"), None),
+            (json!("_10"), None),
+            (json!("10_"), None),
+            (json!("010"), Some(10)),
+            (json!("10.0"), Some(10)),
+            (json!("10.00"), Some(10)),
+            (json!(" +10.0 "), Some(10)),
+            (json!("1_0.0"), Some(10)),
+            (json!("10."), None),
+            (json!(".0"), None),
+            (json!("1.0_0"), None),
+            (json!("10.5"), None),
+            (json!("1e1"), None),
+            (json!("0x10"), None),
+            (json!("\u{ff11}\u{ff10}"), None),
+            (json!("+-10"), None),
+            (json!(""), None),
+            (json!(null), None),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(lax_int(&value), expected, "{value}");
+        }
+        assert_eq!(lax_int(&json!("99999999999999999999.0")), Some(99_999_999_999_999_999_999));
+        assert_eq!(lax_int(&json!([1])), None);
+    }
+}
