@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use crate::agui::ToolResultContent;
 use crate::error::InputError;
 use crate::fields::source_key;
-use crate::json::{Object, PyDumps, PyNumber};
+use crate::json::{finite_numbers, Object, PyDumps, PyNumber};
 use crate::names;
 
 /// The metadata key under which a lowered tool result marks its execution value.
@@ -199,30 +199,40 @@ pub(crate) fn public_tool_value(value: &Value) -> Value {
 }
 
 /// Text for a non-native value: strings as they are, anything else as sorted compact JSON.
-fn text_of(value: &Value) -> String {
+fn text_of(value: &Value) -> Result<String, InputError> {
     match value {
-        Value::String(text) => text.clone(),
-        other => PyDumps::SORTED_TEXT.dumps(&public_tool_value(other)),
+        Value::String(text) => Ok(text.clone()),
+        other => sorted_text(&public_tool_value(other)),
     }
+}
+
+/// `value` as sorted compact JSON, which the Harness's JSON projection refuses to write with a number Python reads
+/// as infinite (`1e400`): the reference raises `ValueError`.
+fn sorted_text(value: &Value) -> Result<String, InputError> {
+    if !finite_numbers(value) {
+        return Err(InputError::new("part.content", "JSON numbers must be finite"));
+    }
+    Ok(PyDumps::SORTED_TEXT.dumps(value))
 }
 
 fn text_part(text: String) -> Value {
     json!({"type": "text", "text": text})
 }
 
-/// Project a tool's execution value as AG-UI tool-result content.
-pub fn tool_result_content(value: &Value) -> ToolResultContent {
+/// Project a tool's execution value as AG-UI tool-result content; an error (at `part.content`) where a value
+/// written as JSON text holds a number Python reads as infinite, which the reference refuses.
+pub fn tool_result_content(value: &Value) -> Result<ToolResultContent, InputError> {
     let single = std::slice::from_ref(value);
     let values = value.as_array().map_or(single, Vec::as_slice);
     if !values.iter().any(|item| native(item).is_some()) {
-        return ToolResultContent::Text(text_of(value));
+        return Ok(ToolResultContent::Text(text_of(value)?));
     }
     let mut parts = Vec::with_capacity(values.len());
     for item in values {
         let Some(native) = native(item) else {
             match item {
                 Value::String(text) => parts.push(text_part(text.clone())),
-                other => parts.push(text_part(text_of(other))),
+                other => parts.push(text_part(text_of(other)?)),
             }
             continue;
         };
@@ -254,7 +264,7 @@ pub fn tool_result_content(value: &Value) -> ToolResultContent {
             }
             source
         } else {
-            parts.push(text_part(PyDumps::SORTED_TEXT.dumps(&Value::Object(media))));
+            parts.push(text_part(sorted_text(&Value::Object(media))?));
             continue;
         };
         let kind = media.get("kind").and_then(Value::as_str).unwrap_or("");
@@ -270,7 +280,7 @@ pub fn tool_result_content(value: &Value) -> ToolResultContent {
         };
         parts.push(json!({"type": part_type, "source": source}));
     }
-    ToolResultContent::Parts(parts)
+    Ok(ToolResultContent::Parts(parts))
 }
 
 #[cfg(test)]
@@ -314,9 +324,12 @@ mod tests {
     #[test]
     fn plain_values_become_sorted_text() {
         let value = json!({"city": "東京", "a": [1, 2.0]});
-        assert_eq!(tool_result_content(&value), ToolResultContent::Text(r#"{"a":[1,2.0],"city":"東京"}"#.into()));
-        assert_eq!(tool_result_content(&json!("done")), ToolResultContent::Text("done".into()));
-        assert_eq!(tool_result_content(&Value::Null), ToolResultContent::Text("null".into()));
+        assert_eq!(
+            tool_result_content(&value).unwrap(),
+            ToolResultContent::Text(r#"{"a":[1,2.0],"city":"東京"}"#.into())
+        );
+        assert_eq!(tool_result_content(&json!("done")).unwrap(), ToolResultContent::Text("done".into()));
+        assert_eq!(tool_result_content(&Value::Null).unwrap(), ToolResultContent::Text("null".into()));
     }
 
     #[test]
@@ -326,7 +339,7 @@ mod tests {
              "kind": "image-url", "media_type": "image/png", "identifier": "c198f8"},
             {"data": "iVBORy4uLi4=", "media_type": "image/png", "vendor_metadata": null, "kind": "binary",
              "identifier": "a7ae49"}]);
-        let ToolResultContent::Parts(parts) = tool_result_content(&value) else { panic!("expected parts") };
+        let ToolResultContent::Parts(parts) = tool_result_content(&value).unwrap() else { panic!("expected parts") };
         assert_eq!(parts[0], json!({"type": "text", "text": "A chart:"}));
         assert_eq!(
             parts[1],
@@ -336,5 +349,20 @@ mod tests {
             parts[2],
             json!({"type": "text", "text": r#"{"kind":"binary","media_type":"image/png","payload_omitted":true,"size_bytes":8}"#})
         );
+    }
+
+    /// Found by helper-54: the Harness's JSON projection refuses a number Python reads as infinite where a value is
+    /// written as text (the reference raises `ValueError: JSON numbers must be finite`); this wrote `Infinity`.
+    #[test]
+    fn a_value_written_as_text_holds_only_finite_numbers() {
+        let number = |literal: &str| serde_json::from_str::<Value>(literal).unwrap();
+        let media = r#"{"kind":"image-url","url":"https://example.com/a.png","media_type":"image/png"}"#;
+        for refused in [r#"{"a":1e400}"#.to_owned(), "[1e400]".into(), format!(r#"[{media},{{"x":-1e400}}]"#)] {
+            let error = tool_result_content(&number(&refused)).unwrap_err();
+            assert_eq!(error.to_string(), "part.content: JSON numbers must be finite", "{refused}");
+        }
+        for kept in [r#""1e400""#.to_owned(), r#"{"a":1e300}"#.into(), format!("[{media}]")] {
+            assert!(tool_result_content(&number(&kept)).is_ok(), "{kept}");
+        }
     }
 }

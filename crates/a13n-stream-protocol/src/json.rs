@@ -101,6 +101,16 @@ pub(crate) fn py_u64(value: &Value) -> Option<u64> {
     }
 }
 
+/// Whether every number in `value` is finite as Python reads it (`json.loads` reads `1E400` as infinity).
+pub(crate) fn finite_numbers(value: &Value) -> bool {
+    match value {
+        Value::Number(number) => !matches!(PyNumber::of_number(number), PyNumber::Float(float) if !float.is_finite()),
+        Value::Array(items) => items.iter().all(finite_numbers),
+        Value::Object(entries) => entries.values().all(finite_numbers),
+        _ => true,
+    }
+}
+
 /// Python's `==` of two JSON values as `json.loads` makes them: numbers by value, exactly (`1.50 == 1.5`,
 /// `-0 == 0`, `1 == 1.0`, `2**64 + 1 != 2.0**64`), whatever their spelling, and `true`/`false` as the numbers 1
 /// and 0 (`bool` is an `int`); objects as dicts (order aside).

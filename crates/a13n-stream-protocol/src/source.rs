@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::error::{InputError, InputKind};
 use crate::fields::event_kind as kinds;
 use crate::fields::source_key::{self, INPUT_IDS, INPUT_SOURCES};
-use crate::json::{py_u64, Object, PyNumber};
+use crate::json::{finite_numbers, py_u64, Object};
 use crate::lax::lax_bool;
 use crate::names;
 use crate::time::SourceTime;
@@ -388,16 +388,6 @@ pub(crate) fn json_error(error: serde_json::Error) -> InputError {
         _ => message,
     };
     InputError::decoding("", format!("invalid JSON: {message}"), error)
-}
-
-/// Whether every number in `value` is finite as Python reads it (`json.loads` reads `1E400` as infinity).
-fn finite_numbers(value: &Value) -> bool {
-    match value {
-        Value::Number(number) => !matches!(PyNumber::of_number(number), PyNumber::Float(float) if !float.is_finite()),
-        Value::Array(items) => items.iter().all(finite_numbers),
-        Value::Object(entries) => entries.values().all(finite_numbers),
-        _ => true,
-    }
 }
 
 pub(crate) fn type_name(value: &Value) -> &'static str {

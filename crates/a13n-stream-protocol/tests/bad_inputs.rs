@@ -301,3 +301,32 @@ fn input_errors_say_what_kind_of_wrong_they_are() {
         assert!(decoder.downcast_ref::<serde_json::Error>().is_some(), "{checkpoint}");
     }
 }
+
+/// Found by helper-54: a presented tool result whose content, written as text, holds a number Python reads as
+/// infinite is refused (the reference raises `ValueError: JSON numbers must be finite`); this wrote `Infinity`. A
+/// failed one folds with no failure message: the reference folds its event, then raises making the message.
+#[test]
+fn tool_results_holding_numbers_python_reads_as_infinite() {
+    let result = |call: &str, content: &str, outcome: &str| {
+        let part = format!(
+            r#"{{"tool_name":"t","content":{content},"tool_call_id":"{call}","metadata":null,"outcome":"{outcome}","part_kind":"tool-return"}}"#
+        );
+        SourceItem::from_json(&line(&format!(r#""event":{{"part":{part},"event_kind":"function_tool_result"}}"#)))
+            .unwrap()
+    };
+    for content in [r#"{"a":1e400}"#, "[-1E400]"] {
+        let mut observer = HarnessAguiStreamObserver::new();
+        let error = observer.observe(&result("c", content, "success")).unwrap_err();
+        assert_eq!(error.to_string(), "bad input: event.part.content: JSON numbers must be finite", "{content}");
+        let mut fold = DisplayFold::new("r");
+        assert!(fold.fold_source(&result("c", content, "success")).is_err(), "{content}");
+    }
+    let mut fold = DisplayFold::new("r");
+    fold.fold_source(&result("c", r#"{"a":1e400}"#, "failed")).unwrap();
+    fold.fold_source(&result("d", r#"{"a":1}"#, "failed")).unwrap();
+    let snapshot: Value = serde_json::from_str(&fold.export_json()).unwrap();
+    let items = snapshot["items"].as_array().unwrap();
+    assert_eq!(items[0]["content"]["value"], json!({"a": null}));
+    assert_eq!(items[0]["content"].get("failure"), None, "no message: no failure");
+    assert_eq!(items[1]["content"]["failure"]["message"], "{\"a\":1}");
+}

@@ -194,7 +194,9 @@ fn whole_event_bytes(event: &Bound<'_, PyAny>, model: bool, text: &str) -> PyRes
 #[pyfunction]
 pub(crate) fn tool_result_content<'py>(py: Python<'py>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let value = from_python(value, "value")?;
-    let content = a13n_stream_protocol::tool_result_content(&value);
+    // The reference raises `ValueError` for a value it cannot write as JSON text.
+    let content =
+        a13n_stream_protocol::tool_result_content(&value).map_err(|error| PyValueError::new_err(error.to_string()))?;
     let json = serde_json::to_value(&content).map_err(|error| PyValueError::new_err(error.to_string()))?;
     to_python(py, &json)
 }

@@ -291,12 +291,12 @@ pub fn is_tool_call_end_line(line: &str) -> bool {
 }
 
 /// How many distinct changes [`mutate_tool_return`] makes.
-pub const TOOL_RETURN_MUTATIONS: u64 = 20;
+pub const TOOL_RETURN_MUTATIONS: u64 = 21;
 
 /// Change a tool's return line in one of [`TOOL_RETURN_MUTATIONS`] ways: content as text, as native media, nested
-/// or with floats; metadata (a lowered result's marker among it); every other outcome, null, success spelled out
-/// and one of another type; a retry; the call id
-/// missing or of another type; the other result kind; unknown and repeated keys; another run.
+/// or with floats (one Python reads as infinite); metadata (a lowered result's marker among it); every other
+/// outcome, null, success spelled out and one of another type; a retry; the call id missing or of another type; the
+/// other result kind; unknown and repeated keys; another run.
 pub fn mutate_tool_return(line: &str, choice: u64) -> String {
     let mut item: Value = serde_json::from_str(line).expect("a JSON line");
     let part = &mut item["event"]["part"];
@@ -320,6 +320,10 @@ pub fn mutate_tool_return(line: &str, choice: u64) -> String {
         16 => part["content"] = json!("x".repeat(40_000)),
         17 => part["outcome"] = json!(5),
         18 => part["outcome"] = json!("success"),
+        19 => {
+            part["content"] = json!({"big": "INFINITE"});
+            return item.to_string().replace(r#""INFINITE""#, "1e400");
+        }
         _ => return format!("{line} x"),
     }
     item.to_string()

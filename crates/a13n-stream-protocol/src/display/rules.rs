@@ -118,7 +118,9 @@ pub(super) fn streamed_arguments(payload: &Object) -> Option<&Object> {
     (arguments && !delta.get(source_key::TOOL_NAME_DELTA).is_some_and(truthy)).then_some(delta)
 }
 
-/// A tool result the observer does not present (retry prompts, failures, denials): its call and message.
+/// A tool result the observer does not present (retry prompts, failures, denials): its call and message. None when
+/// its content has no message: the reference folds the result's event and then raises making the message (a
+/// number Python reads as infinite), so its display holds the call as the event left it, with no failure.
 pub(super) fn failed_tool_call(source: &SourceItem) -> Option<(String, String)> {
     let event = source.event()?;
     if !matches!(event.kind(), EventKind::FunctionToolResult | EventKind::OutputToolResult) {
@@ -136,7 +138,7 @@ pub(super) fn failed_tool_call(source: &SourceItem) -> Option<(String, String)> 
     } else {
         Cow::Borrowed(content)
     };
-    let message = match tool_result_content(&value) {
+    let message = match tool_result_content(&value).ok()? {
         ToolResultContent::Text(text) => text,
         ToolResultContent::Parts(parts) => PyDumps::DEFAULT.dumps(&Value::Array(parts)),
     };

@@ -197,7 +197,8 @@ impl Observer<RootStream> {
     /// [`Observer::observe`] hands it on, when the lanes may take it; the return changes no conversion state.
     pub(crate) fn tool_return_in_any_run(&self, line: &ToolReturnLine<'_>) -> Option<Vec<Event>> {
         let (_, child) = self.lane_run(&line.head.thread_id, &line.head.run_id)?;
-        let result = tool_result(Some(line.head.timestamp), &line.tool_call_id, &line.content);
+        // A result the reference refuses is the general path's to refuse.
+        let result = tool_result(Some(line.head.timestamp), &line.tool_call_id, &line.content).ok()?;
         Some(self.as_observed(vec![result], &line.head.run_id, child))
     }
 }

@@ -10,6 +10,7 @@ use super::{
 use crate::content::presents_tool_result;
 use crate::json::Object;
 use crate::source::{EventKind, RunResult, RunStatus};
+use crate::InputError;
 use crate::{names, tool_result_content, Event, ObserveError, SourceEvent, SourceItem};
 
 pub(super) fn convert_tool_result(item: &SourceItem, event: &SourceEvent) -> Result<Vec<Event>, ObserveError> {
@@ -37,19 +38,21 @@ pub(super) fn convert_tool_result(item: &SourceItem, event: &SourceEvent) -> Res
     }
     let tool_call_id = part.get("tool_call_id").and_then(Value::as_str).unwrap_or_default();
     let value = tool_execution_value(content, metadata).map_err(|e| e.nested("event"))?;
-    Ok(vec![tool_result(Some(item.occurred_at.timestamp_ms()), tool_call_id, &value)])
+    let result = tool_result(Some(item.occurred_at.timestamp_ms()), tool_call_id, &value);
+    Ok(vec![result.map_err(|e| e.nested("event"))?])
 }
 
-/// A tool call's successful result: the value it presents, as text or content parts.
-pub(super) fn tool_result(timestamp: Option<i64>, tool_call_id: &str, value: &Value) -> Event {
-    Event::ToolCallResult(ToolCallResultEvent {
+/// A tool call's successful result: the value it presents, as text or content parts (an error where the
+/// reference refuses to write the value as text, at `part.content`).
+pub(super) fn tool_result(timestamp: Option<i64>, tool_call_id: &str, value: &Value) -> Result<Event, InputError> {
+    Ok(Event::ToolCallResult(ToolCallResultEvent {
         timestamp,
         message_id: format!("{tool_call_id}:result"),
         tool_call_id: tool_call_id.to_owned(),
-        content: tool_result_content(value),
+        content: tool_result_content(value)?,
         role: Some("tool".into()),
         ..ToolCallResultEvent::default()
-    })
+    }))
 }
 
 pub(super) fn agui_usage(result: &RunResult) -> Option<Vec<TokenUsage>> {
