@@ -122,6 +122,8 @@ mod part_kind;
 mod pydantic;
 mod pystr;
 #[rustfmt::skip] // generated: kept as the generator writes it
+mod pystr_printable;
+#[rustfmt::skip] // generated: kept as the generator writes it
 mod pystr_word;
 mod read_ahead;
 pub mod recorded;

@@ -18,6 +18,7 @@
 use serde_json::Value;
 
 use crate::json::char_len;
+use crate::pystr::is_printable;
 
 /// Where Pydantic's error pages live, for the version the reference was recorded with.
 const DOCS: &str = "https://errors.pydantic.dev/2.14/v/";
@@ -236,7 +237,7 @@ fn write_str_repr(text: &str, out: &mut String) {
                 out.push('\\');
                 out.push(c);
             }
-            c if !printable(c) => {
+            c if !is_printable(c) => {
                 let code = u32::from(c);
                 if code < 0x100 {
                     out.push_str(&format!("\\x{code:02x}"));
@@ -252,32 +253,6 @@ fn write_str_repr(text: &str, out: &mut String) {
     out.push(quote);
 }
 
-/// Whether Python's `str.isprintable` holds for `c`, for the characters a payload plausibly holds: every
-/// control, the non-space separators, the common format characters and the surrogate and private-use ranges
-/// are not printable.
-fn printable(c: char) -> bool {
-    let code = u32::from(c);
-    !(code < 0x20
-        || (0x7f..=0xa0).contains(&code)
-        || code == 0xad
-        || (0x600..=0x605).contains(&code)
-        || code == 0x61c
-        || code == 0x6dd
-        || code == 0x70f
-        || code == 0x180e
-        || code == 0x1680
-        || (0x2000..=0x200f).contains(&code)
-        || (0x2028..=0x202f).contains(&code)
-        || (0x205f..=0x2064).contains(&code)
-        || (0x2066..=0x206f).contains(&code)
-        || code == 0x3000
-        || (0xd800..=0xf8ff).contains(&code)
-        || code == 0xfeff
-        || (0xfff9..=0xfffb).contains(&code)
-        || (0xe0000..=0xe007f).contains(&code)
-        || code >= 0xf0000)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,6 +266,8 @@ mod tests {
         );
         assert_eq!(python_repr(&json!("both ' and \"")), r#"'both \' and "'"#);
         assert_eq!(python_repr(&json!("tab\tnl\n\u{1}é\u{2028}")), r"'tab\tnl\n\x01é\u2028'");
+        // Unassigned code points and format characters Python escapes (found by helper-54).
+        assert_eq!(python_repr(&json!("x\u{890}\u{378}\u{d7ff}\u{110bd}")), r"'x\u0890\u0378\ud7ff\U000110bd'");
         assert_eq!(python_repr(&json!(1e-5)), "1e-05");
         assert_eq!(
             truncated(&python_repr(&json!("é".repeat(129)))),
