@@ -30,7 +30,7 @@ pub(crate) fn is_printable(c: char) -> bool {
         return true;
     }
     let at = NOT_PRINTABLE.partition_point(|&(_, last)| last < code);
-    !NOT_PRINTABLE.get(at).is_some_and(|&(first, _)| first <= code)
+    NOT_PRINTABLE.get(at).is_none_or(|&(first, _)| first > code)
 }
 
 /// Whether `text` is empty once stripped as Python's `str.strip()` strips it.
