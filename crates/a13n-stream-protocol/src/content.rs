@@ -14,6 +14,7 @@ use crate::error::InputError;
 use crate::fields::source_key;
 use crate::json::{finite_numbers, Object, PyDumps, PyNumber};
 use crate::names;
+use crate::pydantic::python_type;
 
 /// The metadata key under which a lowered tool result marks its execution value.
 const TOOL_CONTENT_METADATA_KEY: &str = names::TOOL_CONTENT_METADATA;
@@ -129,12 +130,28 @@ pub(crate) fn presents_tool_result(part_kind: Option<&str>, outcome: Option<&str
 /// execution value is) `content[result_index]` as Python indexes the native content: a list or a string by an
 /// integer (a boolean is one; a negative one counts from the end; a string's item is its code point at that
 /// place), a dict by its key (an integer key is a string in JSON, so an integer index reads the key it is written
-/// as). An index Python would refuse or not find is an input error.
+/// as). An index Python would refuse or not find is an input error. The metadata may be any JSON value (the part's
+/// field is `Any`): the marker is looked for with Python's `in`, so other metadata is no lowered result unless `in`
+/// finds the key in it (a string holding it, a list holding it) or refuses to look (a number), which Python
+/// refuses with a `TypeError`, an input error here.
 pub(crate) fn tool_execution_value<'a>(
     content: &'a Value,
-    metadata: Option<&Object>,
+    metadata: Option<&Value>,
 ) -> Result<Cow<'a, Value>, InputError> {
-    let Some(marker) = metadata.and_then(|m| m.get(TOOL_CONTENT_METADATA_KEY)) else {
+    let refused = |message: String| Err(InputError::new("part.metadata", message));
+    let marker = match metadata {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(metadata)) => metadata.get(TOOL_CONTENT_METADATA_KEY),
+        Some(Value::String(text)) if text.contains(TOOL_CONTENT_METADATA_KEY) => {
+            return refused("string indices must be integers, not 'str'".into());
+        }
+        Some(Value::Array(items)) if items.iter().any(|item| item.as_str() == Some(TOOL_CONTENT_METADATA_KEY)) => {
+            return refused("list indices must be integers or slices, not str".into());
+        }
+        Some(Value::String(_) | Value::Array(_)) => None,
+        Some(other) => return refused(format!("argument of type '{}' is not iterable", python_type(other))),
+    };
+    let Some(marker) = marker else {
         return Ok(Cow::Borrowed(content));
     };
     let index = marker.get("result_index").unwrap_or(&Value::Null);
@@ -293,7 +310,7 @@ mod tests {
     fn a_lowered_results_value_is_indexed_as_python_indexes() {
         let read = |content: Value, index: Value| {
             let metadata = json!({ TOOL_CONTENT_METADATA_KEY: { "result_index": index } });
-            tool_execution_value(&content, metadata.as_object()).map(Cow::into_owned)
+            tool_execution_value(&content, Some(&metadata)).map(Cow::into_owned)
         };
         let found = [
             (json!("héllo😀"), json!(-1), json!("😀")),

@@ -151,7 +151,7 @@ impl Validation {
 }
 
 /// The Python type name of a JSON value's Python form.
-fn python_type(value: &Value) -> &'static str {
+pub(crate) fn python_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "NoneType",
         Value::Bool(_) => "bool",

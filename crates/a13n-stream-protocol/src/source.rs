@@ -639,7 +639,7 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
                 "tool-return" => {
                     part.string("tool_call_id")?;
                     part.require("content")?;
-                    part.opt_object("metadata")?;
+                    // Any value (the model's field is `Any`): the conversion reads it as Python reads it.
                     if let Some(outcome) = part.object.get("outcome") {
                         if !outcome.is_string() {
                             return Err(part.err(InputKind::WrongType, "outcome", "expected a string".into()));

@@ -330,3 +330,34 @@ fn tool_results_holding_numbers_python_reads_as_infinite() {
     assert_eq!(items[0]["content"].get("failure"), None, "no message: no failure");
     assert_eq!(items[1]["content"]["failure"]["message"], "{\"a\":1}");
 }
+
+/// Found by helper-55: a tool result's metadata may be any value (the part's field is `Any`); the conversion looks
+/// for a lowered result's marker with Python's `in`, so other metadata is no marker, unless `in` finds the key in a
+/// string or a list or refuses to look in a number, where the reference raises `TypeError`. Non-object metadata was
+/// refused whole.
+#[test]
+fn tool_result_metadata_is_read_as_python_reads_it() {
+    let item = |metadata: Value, outcome: &str| {
+        SourceItem::from_value(json!({"thread_id": "t", "run_id": "r", "sequence": 1, "occurred_at": "2026-11-29T12:00:00+00:00",
+            "event": {"part": {"tool_name": "t", "content": "done", "tool_call_id": "c", "metadata": metadata, "outcome": outcome, "part_kind": "tool-return"}, "event_kind": "function_tool_result"}}))
+        .unwrap()
+    };
+    for metadata in [json!([1, 2]), json!("notes"), json!(null), json!({"note": 1}), json!(["a13n"])] {
+        for outcome in ["success", "failed"] {
+            let events = HarnessAguiStreamObserver::new().observe(&item(metadata.clone(), outcome));
+            assert!(events.is_ok(), "{metadata} {outcome}: {events:?}");
+        }
+    }
+    for (metadata, words) in [
+        (json!(7), "argument of type 'int' is not iterable"),
+        (json!(1.5), "argument of type 'float' is not iterable"),
+        (json!(true), "argument of type 'bool' is not iterable"),
+        (json!("see a13n.tool-content"), "string indices must be integers, not 'str'"),
+        (json!([1, "a13n.tool-content"]), "list indices must be integers or slices, not str"),
+    ] {
+        for outcome in ["success", "failed"] {
+            let error = HarnessAguiStreamObserver::new().observe(&item(metadata.clone(), outcome)).unwrap_err();
+            assert_eq!(error.to_string(), format!("bad input: event.part.metadata: {words}"), "{metadata} {outcome}");
+        }
+    }
+}

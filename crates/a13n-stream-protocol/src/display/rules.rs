@@ -134,7 +134,7 @@ pub(super) fn failed_tool_call(source: &SourceItem) -> Option<(String, String)> 
     let is_return = part_kind == Some(source_key::TOOL_RETURN);
     let content = part.get(source_key::CONTENT).unwrap_or(&Value::Null);
     let value = if is_return {
-        tool_execution_value(content, part.get(source_key::METADATA).and_then(Value::as_object)).ok()?
+        tool_execution_value(content, part.get(source_key::METADATA)).ok()?
     } else {
         Cow::Borrowed(content)
     };

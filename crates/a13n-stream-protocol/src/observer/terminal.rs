@@ -20,7 +20,7 @@ pub(super) fn convert_tool_result(item: &SourceItem, event: &SourceEvent) -> Res
     let part_kind = part.get("part_kind").and_then(Value::as_str);
     let is_return = part_kind == Some("tool-return");
     let content = part.get("content").unwrap_or(&Value::Null);
-    let metadata = part.get("metadata").and_then(Value::as_object);
+    let metadata = part.get("metadata");
     if !presents_tool_result(part_kind, part.get("outcome").and_then(Value::as_str)) {
         // Keep the native failure or retry correlation, never model-only media.
         let mut projected = event.raw().clone();
