@@ -200,7 +200,8 @@ fn classify(fields: EventFields<'_>) -> Option<(&'static str, Carried<'_>)> {
 }
 
 /// Whether a tool result's part is one the observer does not present and carries as written: a part that is not
-/// a `tool-return` (a retry prompt), or a `tool-return` with an outcome other than success whose metadata is null
+/// a `tool-return` (a retry prompt, which the general path accepts too though the reference's loader refuses one in
+/// a result event), or a `tool-return` with an outcome other than success whose metadata is null
 /// and whose content is a string, which the projection of its content (`public_tool_value` of
 /// `tool_execution_value`) leaves as it is.
 fn unpresented_result(part: &PartFields<'_>) -> bool {

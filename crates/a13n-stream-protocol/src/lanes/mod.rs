@@ -42,7 +42,8 @@
 //! when its `event` is canonical JSON (`Scanner::canonical_value`: compact, canonical string escapes, plain integers
 //! of at most 18 digits, no floats, no repeated keys), it is at most 8 KiB with no DEL (so its observation,
 //! ASCII-escaped, stays under the bound), and it is a lifecycle event other than the run's start, a usage report (no
-//! rule reads its payload), a tool-call part's start, or a function tool call of a plain tool-call part. The
+//! rule reads its payload), a tool-call part's start, a function tool call of a plain tool-call part, or a tool
+//! result the observer does not present whose projection leaves it as written (the observer only: see below). The
 //! observation's value is written once (the event copied as spelled: in its model's layout, a Harness event is
 //! its schema version, kind and payload) and used for both the event and the item's sealed content (`Store::put_sealed`); the
 //! lane then makes the general path's other changes: a model request's response group and request index, or the tool

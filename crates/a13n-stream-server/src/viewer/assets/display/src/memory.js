@@ -82,8 +82,9 @@ const INT_TEXT = /^([+-]?)([0-9](?:_?[0-9])*)(?:\.0+)?$/;
 function laxInt(value) {
     if (typeof value === "boolean")
         return value ? 1 : 0;
+    // Only what a JSON number here holds exactly (Pydantic also refuses floats from 2**63 on).
     if (typeof value === "number")
-        return Number.isInteger(value) ? value : null;
+        return Number.isSafeInteger(value) ? value : null;
     if (typeof value !== "string")
         return null;
     const match = INT_TEXT.exec(value.replace(EDGE_SPACE, ""));
