@@ -52,22 +52,12 @@ fn int_text(text: &str) -> Option<i128> {
     if fraction.is_empty() || fraction.bytes().any(|byte| byte != b'0') {
         return None;
     }
-    let (negative, digits) = match whole.as_bytes().first()? {
-        b'-' => (true, &whole[1..]),
-        b'+' => (false, &whole[1..]),
-        _ => (false, whole),
+    let (negative, digits) = match whole.strip_prefix('-') {
+        Some(digits) => (true, digits),
+        None => (false, whole.strip_prefix('+').unwrap_or(whole)),
     };
-    // Digits, with an underscore only between two of them.
-    let bytes = digits.as_bytes();
-    let valid = !bytes.is_empty()
-        && bytes.iter().enumerate().all(|(at, &byte)| {
-            byte.is_ascii_digit()
-                || (byte == b'_'
-                    && at > 0
-                    && bytes.get(at + 1).is_some_and(u8::is_ascii_digit)
-                    && bytes[at - 1] != b'_')
-        });
-    if !valid {
+    // Digits, with an underscore only between two of them: every piece between underscores is digits.
+    if !digits.split('_').all(|piece| !piece.is_empty() && piece.bytes().all(|byte| byte.is_ascii_digit())) {
         return None;
     }
     let magnitude: i128 = digits.replace('_', "").parse().ok()?;

@@ -71,7 +71,8 @@ function laxBool(value: Json): boolean | null {
 }
 
 // White space as Pydantic trims it from text (Unicode's White_Space; not U+FEFF, which `String.trim` removes).
-const EDGE_SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+const SPACE = "[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+const EDGE_SPACE = new RegExp(`^${SPACE}+|${SPACE}+$`, "g");
 // An integer as Python's `int()` spells one, with at most a fraction of zeros.
 const INT_TEXT = /^([+-]?)([0-9](?:_?[0-9])*)(?:\.0+)?$/;
 
