@@ -514,9 +514,9 @@ fn both_lanes_agree_on_mutated_tool_returns() {
     compare_mutations(&TOOL_RETURNS, tool_streams(), 47, 2, 16);
 }
 
-/// Results the observer does not present: the observer carries most of them through whole, the fold takes them on
-/// the general path. Each of the family's changes once, with the outcomes taken in turn (the observer's lanes
-/// test meets every pairing).
+/// Results the observer does not present: the observer carries most of them through whole, and the fold's carried
+/// lane folds them into their calls' items. Each of the family's changes once, with the outcomes taken in turn (the
+/// observer's lanes test meets every pairing).
 #[test]
 fn both_lanes_agree_on_mutated_unpresented_results() {
     let once = Mutations {
@@ -525,6 +525,31 @@ fn both_lanes_agree_on_mutated_unpresented_results() {
         ..UNPRESENTED_RESULTS
     };
     compare_mutations(&once, tool_streams(), 61, 2, 16);
+}
+
+/// Every failing outcome of a tool's return, as the Harness writes it, takes the fold's carried lane (the general
+/// path gives the same, above): the lane takes each result the tools stream's return lane took before.
+#[test]
+fn unpresented_results_take_the_carried_lane() {
+    use a13n_stream_protocol::display::FastLane;
+    let lines = bench::lines(StreamKind::Tools, 300);
+    let run_id = SourceItem::from_json(&lines[0]).unwrap().run_id;
+    let counts = |lines: &[String]| {
+        let mut fold = DisplayFold::new(&run_id);
+        for line in lines {
+            fold.fold_line(line, &mut Vec::new()).unwrap();
+        }
+        fold.lane_counts().clone()
+    };
+    let before = counts(&lines);
+    let results = before.get(LanePath::Taken(FastLane::ToolReturn));
+    assert!(results > 10, "tool returns in the stream: {results}");
+    for outcome in 0..4 {
+        let after = counts(&UNPRESENTED_RESULTS.apply(&lines, outcome, |_| true));
+        let carried = before.get(LanePath::Taken(FastLane::Carried)) + results;
+        assert_eq!(after.get(LanePath::Taken(FastLane::Carried)), carried, "outcome {outcome}");
+        assert_eq!(after.get(LanePath::TakeDeclined(FastLane::Carried)), 0, "outcome {outcome}");
+    }
 }
 
 /// The tools stream with text inputs, and a subagents stream whose child has them in its own run.

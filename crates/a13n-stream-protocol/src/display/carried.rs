@@ -1,30 +1,31 @@
 //! The carried lane of [`DisplayFold::fold_line`]: a line the observer carries through as one `CUSTOM` event (a
 //! Harness lifecycle event or inline delegation, a tool-call part's start, a function tool call) becomes one
-//! sealed observation item; a delegation's `SUBAGENT_*` event becomes one before it.
+//! sealed observation item; a delegation's `SUBAGENT_*` event becomes one before it; a tool result the observer
+//! does not present folds into its call's item, which it fails.
 //! The general path would decode the line into a tree, convert it, turn the event into an object, fold it by
 //! its keys and serialize the item; the lane writes the event's value once from the scanned line
 //! ([`CarriedLine`]) and uses those bytes for both the observed line and the item's sealed content.
 
 use super::item::{observation_id, write_observed_line, ObservedItem};
+use super::rules::{failed_result, validate_event};
 use super::store::Change;
 use super::stream_id::StreamId;
 use super::{DisplayFold, ItemKind, ItemRef, ItemState};
 use crate::agui::Event;
 use crate::extension::Extension;
-use crate::fields::item_key;
-use crate::json::write_pydantic_str;
+use crate::fields::{agui_key, item_key, source_key};
+use crate::json::{write_pydantic_str, Object};
 use crate::lanes::carried_line::{Carried, CarriedLine};
 use crate::time::UtcTime;
 
 impl DisplayFold {
     /// How many events, when the line's run may take the lane and the line is folded and written.
     pub(super) fn fold_carried(&mut self, line: &CarriedLine<'_>, out: &mut Vec<u8>) -> Option<usize> {
-        // A fold that keeps full content shows no native part observations: the general path says so. A result the
-        // observer does not present fails its call's item, which is the general path's to do.
-        match line.carried {
-            Carried::ToolCallStart { .. } if self.content.full_content() => return None,
-            Carried::UnpresentedResult => return None,
-            _ => {}
+        // A fold that keeps full content shows no native part observations: the general path says so.
+        if let Carried::ToolCallStart { .. } = line.carried {
+            if self.content.full_content() {
+                return None;
+            }
         }
         let child = self.observer.carries_in_any_run(&line.head.thread_id, &line.head.run_id)?;
         let delegation = match line.carried {
@@ -33,6 +34,9 @@ impl DisplayFold {
         };
         let mut value = Vec::with_capacity(512);
         line.write_value(&mut value);
+        if let Carried::UnpresentedResult = line.carried {
+            return self.fold_unpresented_result(line, child, &value, out);
+        }
         let mut content = Vec::with_capacity(value.len() + 64);
         content.extend_from_slice(br#"{"name":"#);
         write_pydantic_str(&mut content, line.name);
@@ -69,6 +73,42 @@ impl DisplayFold {
         let delegated = usize::from(delegation.is_some());
         self.observer.commit_carried_in(&line.head.run_id, child, &line.carried, delegation);
         Some(1 + closed + delegated)
+    }
+
+    /// A tool result the observer does not present: its `CUSTOM` event, read back from the bytes written for it,
+    /// folds into its call's item as the general path folds it ([`DisplayFold::observation`]), and the call fails
+    /// with the result's message ([`failed_result`]). No source tree is decoded and no event is converted.
+    fn fold_unpresented_result(
+        &mut self,
+        line: &CarriedLine<'_>,
+        child: bool,
+        value: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Option<usize> {
+        let mut event = Vec::with_capacity(value.len() + 160);
+        line.write_event(child, value, &mut event);
+        let payload: Object = serde_json::from_slice(&event).ok()?;
+        // Checked before anything changes, as the general path checks every event first.
+        validate_event(&payload).ok()?;
+        let part = payload.get(agui_key::VALUE)?.get(source_key::EVENT)?.get(source_key::PART)?.as_object()?;
+        let failure = failed_result(part);
+        self.fast.forget();
+        let sequence = self.next_sequence();
+        let mut item = self.observation(&payload);
+        if let Some((call_id, message)) = failure {
+            let (at, run_id) = (self.occurred(&payload), child.then_some(&*line.head.run_id));
+            item = self.fail_tool_call(&call_id, message, at, run_id).or(item);
+        }
+        if self.writes_observed {
+            write_observed_line(
+                out,
+                sequence,
+                |out| out.extend_from_slice(&event),
+                item.as_ref().map(ObservedItem::from),
+            );
+        }
+        self.observer.commit_carried_in(&line.head.run_id, child, &line.carried, None);
+        Some(1)
     }
 
     /// Fold a run's or subagent's lifecycle event (`RUN_*`, `SUBAGENT_*`) as the general path does: the next

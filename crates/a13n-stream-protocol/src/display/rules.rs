@@ -126,7 +126,11 @@ pub(super) fn failed_tool_call(source: &SourceItem) -> Option<(String, String)> 
     if !matches!(event.kind(), EventKind::FunctionToolResult | EventKind::OutputToolResult) {
         return None;
     }
-    let part = event.object(source_key::PART)?;
+    failed_result(event.object(source_key::PART)?)
+}
+
+/// [`failed_tool_call`] of a tool result event's `part`.
+pub(super) fn failed_result(part: &Object) -> Option<(String, String)> {
     let part_kind = part.get(source_key::PART_KIND).and_then(Value::as_str);
     if presents_tool_result(part_kind, part.get(source_key::OUTCOME).and_then(Value::as_str)) {
         return None;

@@ -38,8 +38,7 @@ pub(crate) enum Carried<'a> {
     /// A function tool call: nothing.
     ToolCall,
     /// A tool result the observer does not present, carried as its source event (see `unpresented_result`):
-    /// nothing for the observer. The display fold declines it: it fails the call's item, which is the general
-    /// path's to do.
+    /// nothing for the observer. The display fold folds the event into the call's item and fails it.
     UnpresentedResult,
     /// An inline delegation (its payload's `type` is `inline_delegation`): the observer validates the payload,
     /// converts it to a `SUBAGENT_*` event before the observation, and opens or releases the child run.

@@ -43,7 +43,7 @@
 //! of at most 18 digits, no floats, no repeated keys), it is at most 8 KiB with no DEL (so its observation,
 //! ASCII-escaped, stays under the bound), and it is a lifecycle event other than the run's start, a usage report (no
 //! rule reads its payload), a tool-call part's start, a function tool call of a plain tool-call part, or a tool
-//! result the observer does not present whose projection leaves it as written (the observer only: see below). The
+//! result the observer does not present whose projection leaves it as written (see below). The
 //! observation's value is written once (the event copied as spelled: in its model's layout, a Harness event is
 //! its schema version, kind and payload) and used for both the event and the item's sealed content (`Store::put_sealed`); the
 //! lane then makes the general path's other changes: a model request's response group and request index, or the tool
@@ -85,8 +85,9 @@
 //! the `TOOL_CALL_RESULT` it would, and the fold folds it through the same message fold. A result the observer does
 //! not present (a retry prompt, or a failure, retry or denial with text content and null metadata) converts to a
 //! `CUSTOM` event holding the source item as written, so the observer's carried lane copies it (the classification
-//! calls the conversion's own `presents_tool_result`); the fold declines it, since failing the call's item is the
-//! general path's. Lowered results (their marker is in the metadata) and every other result take the general path.
+//! calls the conversion's own `presents_tool_result`). The fold reads that event back from the copied bytes and folds
+//! it with the general path's own steps (`observation`, then `failed_result` and `fail_tool_call`, which fail the
+//! call's item), so no source tree is decoded and no event converted. Lowered results (their marker is in the metadata) and every other result take the general path.
 //!
 //! A text input (a capability event of kind `a13n.input.text`: a user's message, steering, a context block) takes the
 //! input lane (`lanes/input_line.rs`): its scan reads the fields the conversion reads (metadata as canonical JSON,
