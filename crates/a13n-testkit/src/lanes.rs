@@ -335,14 +335,15 @@ pub fn is_tool_return_line(line: &str) -> bool {
 }
 
 /// How many distinct changes [`mutate_unpresented_result`] makes.
-pub const UNPRESENTED_RESULT_MUTATIONS: u64 = 4 * 17;
+pub const UNPRESENTED_RESULT_MUTATIONS: u64 = 4 * 20;
 
 /// Make a tool's return one the observer does not present, as the Harness writes one (outcome `retried`,
-/// `failed`, `denied` or `interrupted`, by `choice % 4`, and its content text), then change it in one of 17 ways
+/// `failed`, `denied` or `interrupted`, by `choice % 4`, and its content text), then change it in one of 20 ways
 /// (`choice / 4`): none; content an object, a
 /// list with native media, null, text with escapes, longer than the carried lane's bound; metadata of its own or a
 /// lowered result's marker; the event's own content set or missing; a retry prompt (content a list or text); the
-/// other result kind (its content set or not); a call no part opened; an outcome of another type; an unknown key.
+/// other result kind (its content set or not); a call no part opened; an outcome of another type; a part of
+/// another kind; a retry prompt without content, or without its call's id; an unknown key.
 pub fn mutate_unpresented_result(line: &str, choice: u64) -> String {
     let mut item: Value = serde_json::from_str(line).expect("a JSON line");
     let event = &mut item["event"];
@@ -372,6 +373,15 @@ pub fn mutate_unpresented_result(line: &str, choice: u64) -> String {
         }
         14 => part["tool_call_id"] = json!("no-such-call"),
         15 => part["outcome"] = json!(7),
+        16 => part["part_kind"] = json!("text"),
+        17 => {
+            part["part_kind"] = json!("retry-prompt");
+            part.as_object_mut().and_then(|p| p.shift_remove("content"));
+        }
+        18 => {
+            part["part_kind"] = json!("retry-prompt");
+            part.as_object_mut().and_then(|p| p.shift_remove("tool_call_id"));
+        }
         _ => event["extra"] = json!({"k": [1]}),
     }
     item.to_string()

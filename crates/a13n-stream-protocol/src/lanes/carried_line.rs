@@ -198,17 +198,22 @@ fn classify(fields: EventFields<'_>) -> Option<(&'static str, Carried<'_>)> {
     }
 }
 
-/// Whether a tool result's part is one the observer does not present and carries as written: a part that is not
-/// a `tool-return` (a retry prompt, which the general path accepts too though the reference's loader refuses one in
-/// a result event), or a `tool-return` with an outcome other than success whose metadata is null
-/// and whose content is a string, which the projection of its content (`public_tool_value` of
-/// `tool_execution_value`) leaves as it is.
+/// Whether a tool result's part is one the observer does not present and carries as written: a retry prompt
+/// (which the general path accepts too, though the reference's loader refuses one in a result event), or a
+/// `tool-return` with an outcome other than success whose metadata is null and whose content is a string, which
+/// the projection of its content (`public_tool_value` of `tool_execution_value`) leaves as it is. Either with the
+/// call id and content the source check requires of a result's part (`source::classify`); any other part is
+/// the general path's to refuse.
 fn unpresented_result(part: &PartFields<'_>) -> bool {
     let part_kind = part.part_kind.as_deref();
-    if presents_tool_result(part_kind, part.outcome.as_deref()) {
+    let checked = matches!(part_kind, Some(source_key::TOOL_RETURN | source_key::RETRY_PROMPT))
+        && part.tool_call_id.is_some()
+        && part.content.is_some();
+    if !checked || presents_tool_result(part_kind, part.outcome.as_deref()) {
         return false;
     }
-    part_kind != Some(source_key::TOOL_RETURN) || (part.metadata == Some("null") && part.string_content)
+    part_kind == Some(source_key::RETRY_PROMPT)
+        || (part.metadata == Some("null") && part.content.is_some_and(|content| content.starts_with('"')))
 }
 
 /// The name of a carried function tool call.
@@ -244,8 +249,8 @@ struct PartFields<'a> {
     outcome: Option<Cow<'a, str>>,
     /// A result's metadata, as written.
     metadata: Option<&'a str>,
-    /// Whether the part's `content` is a string.
-    string_content: bool,
+    /// The part's `content`, as written.
+    content: Option<&'a str>,
 }
 
 /// The kind, call id, tool name and a result's outcome of the part at the scanner, which moves past it (strings
@@ -259,11 +264,7 @@ fn part_fields<'a>(scanner: &mut Scanner<'a>) -> Option<PartFields<'a>> {
         "tool_name" => fields.tool_name.replace(scanner.string()?).is_none().then_some(()),
         "outcome" => fields.outcome.replace(scanner.string()?).is_none().then_some(()),
         "metadata" => fields.metadata.replace(scanner.raw_value()?).is_none().then_some(()),
-        "content" => {
-            let content = scanner.raw_value()?;
-            fields.string_content = content.starts_with('"');
-            Some(())
-        }
+        "content" => fields.content.replace(scanner.raw_value()?).is_none().then_some(()),
         _ => scanner.skip_value(),
     })?;
     Some(fields)
@@ -309,8 +310,18 @@ mod tests {
             (failed, r#""event_kind":"function_tool_result""#),
             // An outcome that is not a string is the general path's to refuse.
             (r#""content":"no","metadata":null,"outcome":7,"part_kind":"tool-return""#, function),
+            // So are a part of another kind and a retry prompt without content.
+            (r#""content":"no","metadata":null,"outcome":"failed","part_kind":"text""#, function),
+            (r#""content":"no","metadata":null,"outcome":"failed","part_kind":"tool-return ""#, function),
+            (r#""content":"no","part_kind":"builtin-tool-return""#, function),
+            (r#""part_kind":"retry-prompt""#, function),
         ] {
             let line = result(part, event);
+            assert_eq!(carried(&line), None, "{line}");
+        }
+        // And a part without its call's id.
+        for part in [failed, retry] {
+            let line = result(part, function).replace(r#""tool_call_id":"c","#, "");
             assert_eq!(carried(&line), None, "{line}");
         }
     }
