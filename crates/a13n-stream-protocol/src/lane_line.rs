@@ -61,6 +61,7 @@ impl<'a> LineHead<'a> {
             return None;
         }
         let time = SourceTime::parse(occurred_at).ok()?;
+        time.timestamp_refused().is_none().then_some(())?;
         let timestamp = time.timestamp_ms();
         let at = UtcTime::from_epoch_ms(timestamp)?;
         Some(LineHead { thread_id, run_id, sequence, time, timestamp, at })

@@ -122,6 +122,18 @@ impl Validation {
         false
     }
 
+    /// A field of Python `int`s from 0 to `max` (`Field(ge=0, le=max)`): an `input` that is an integer outside them
+    /// is an error; any other input is not this check's to judge.
+    pub(crate) fn count(&mut self, field: &str, input: &Value, max: u64) {
+        let Value::Number(number) = input else { return };
+        let crate::json::PyNumber::Int(digits) = crate::json::PyNumber::of_number(number) else { return };
+        if digits.starts_with('-') {
+            self.push(Some(field), "Input should be greater than or equal to 0".into(), "greater_than_equal", input);
+        } else if digits.parse::<u64>().is_ok_and(|count| count > max) || digits.parse::<u64>().is_err() {
+            self.push(Some(field), format!("Input should be less than or equal to {max}"), "less_than_equal", input);
+        }
+    }
+
     /// A model validator's `ValueError`.
     pub(crate) fn value_error(&mut self, message: &str, object: &Value) {
         self.push(None, format!("Value error, {message}"), "value_error", object);

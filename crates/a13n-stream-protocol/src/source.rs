@@ -250,7 +250,13 @@ impl SourceItem {
             None => return Err(InputError::missing("sequence")),
         };
         let occurred_at = match object.get("occurred_at") {
-            Some(Value::String(text)) => SourceTime::parse(text).map_err(|e| InputError::new("occurred_at", e))?,
+            Some(Value::String(text)) => {
+                let time = SourceTime::parse(text).map_err(|e| InputError::new("occurred_at", e))?;
+                if let Some(why) = time.timestamp_refused() {
+                    return Err(InputError::new("occurred_at", format!("{why}: {text:?} has no timestamp")));
+                }
+                time
+            }
             Some(other) => {
                 return Err(InputError::wrong_type(
                     "occurred_at",

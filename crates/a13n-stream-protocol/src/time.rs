@@ -59,6 +59,14 @@ impl SourceTime {
         SourceTime { micros: wall - i64::from(offset) * MICROS_PER_SECOND, offset: None, naive_zone: offset }
     }
 
+    /// Why Python cannot take this time's `timestamp()`, when it cannot: it reads a naive time in the local zone
+    /// by looking the zone up a day before the wall clock too, which before 0001-01-02 falls before year 1.
+    pub(crate) fn timestamp_refused(self) -> Option<&'static str> {
+        let wall = self.micros + i64::from(self.naive_zone) * MICROS_PER_SECOND;
+        (self.offset.is_none() && wall < MIN_MICROS + SECONDS_PER_DAY * MICROS_PER_SECOND)
+            .then_some("year 0 is out of range")
+    }
+
     /// Whether the time was written without an offset.
     pub fn is_naive(self) -> bool {
         self.offset.is_none()

@@ -28,6 +28,12 @@ fn malformed_source() -> Vec<(String, &'static str, &'static str)> {
             "occurred_at",
             "out of range",
         ),
+        // Python reads a naive time's zone a day before it too: before 0001-01-02 it has no timestamp.
+        (
+            r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"0001-01-01T23:59:59","event":{"schema_version":"1","kind":"lifecycle","payload":{"type":"model_request_started","request_id":"m","request_index":0,"message_count":1}}}"#.into(),
+            "occurred_at",
+            "year 0 is out of range",
+        ),
         (format!("{{{ENVELOPE}}}"), "", "missing field `event`"),
         (line(r#""event":{"kind":"state","payload":1},"result":{}"#), "", "not both"),
         (line(r#""event":[1]"#), "event", "expected an object"),
@@ -87,6 +93,40 @@ fn malformed_source_lines_name_the_field() {
         assert!(error.to_string().contains(words), "{input}: {error}");
         assert_eq!(error.clone().at_line(7).to_string(), format!("line 7: {error}"));
     }
+}
+
+/// The fast lanes refuse what decoding refuses: a naive time with no timestamp (the line would take the carried
+/// lane) is an error for the observer and the fold too, and changes nothing.
+#[test]
+fn a_naive_time_with_no_timestamp_is_refused_on_every_path() {
+    let start = r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00+00:00","event":{"schema_version":"1","kind":"lifecycle","payload":{"type":"run_started"}}}"#;
+    let (input, _, words) = malformed_source().into_iter().find(|(_, _, words)| words.contains("year 0")).unwrap();
+    let mut observer = HarnessAguiStreamObserver::new();
+    observer.observe_line(start, &mut Vec::new()).unwrap();
+    let error = observer.observe_line(&input, &mut Vec::new()).expect_err("observed");
+    assert!(error.to_string().contains(words), "{error}");
+    let mut fold = DisplayFold::new("r");
+    fold.fold_line(start, &mut Vec::new()).unwrap();
+    let before = fold.export_json();
+    let error = fold.fold_line(&input, &mut Vec::new()).expect_err("folded");
+    assert!(error.to_string().contains(words), "{error}");
+    assert_eq!(fold.export_json(), before);
+    let a_day_later = input.replace("0001-01-01T23:59:59", "0001-01-02T00:00:00");
+    fold.fold_line(&a_day_later, &mut Vec::new()).unwrap();
+}
+
+/// Usage counts AG-UI's `TokenUsage` refuses raise its `ValidationError`, with no overflow when input and output
+/// together pass 64 bits.
+#[test]
+fn usage_counts_past_agui_bounds_are_refused() {
+    let start = r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00+00:00","event":{"schema_version":"1","kind":"lifecycle","payload":{"type":"run_started"}}}"#;
+    let result = r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01+00:00","result":{"status":"completed","output":"x","usage":{"input_tokens":18446744073709551615,"output_tokens":1,"cache_read_tokens":0,"cache_write_tokens":0,"details":{}}}}"#;
+    let mut observer = HarnessAguiStreamObserver::new();
+    observer.observe_line(start, &mut Vec::new()).unwrap();
+    let error = observer.observe_line(result, &mut Vec::new()).expect_err("observed");
+    let message = error.to_string();
+    assert!(message.starts_with("2 validation errors for TokenUsage\ninput_tokens\n"), "{message}");
+    assert!(message.contains("total_tokens\n  Input should be less than or equal to 9007199254740991 [type=less_than_equal, input_value=18446744073709551616, input_type=int]"), "{message}");
 }
 
 #[test]

@@ -68,7 +68,7 @@ pub(super) fn convert(
     let event = match &item.body {
         SourceBody::Result(result) => {
             let mut events = close_parts(item, run, changes);
-            events.push(convert_terminal(item, result));
+            events.push(convert_terminal(item, result)?);
             return Ok(events);
         }
         SourceBody::Event(event) => event,

@@ -9,6 +9,7 @@ use super::{
 };
 use crate::content::presents_tool_result;
 use crate::json::Object;
+use crate::pydantic::Validation;
 use crate::source::{EventKind, RunResult, RunStatus};
 use crate::InputError;
 use crate::{names, tool_result_content, Event, ObserveError, SourceEvent, SourceItem};
@@ -55,13 +56,34 @@ pub(super) fn tool_result(timestamp: Option<i64>, tool_call_id: &str, value: &Va
     }))
 }
 
-pub(super) fn agui_usage(result: &RunResult) -> Option<Vec<TokenUsage>> {
+/// The largest count AG-UI's `TokenUsage` takes: `2**53 - 1`, the largest integer every JSON reader keeps.
+const MAX_TOKEN_COUNT: u64 = (1 << 53) - 1;
+
+/// The run's usage as AG-UI's `TokenUsage`, `None` when it counts nothing. Counts the model refuses (more than
+/// [`MAX_TOKEN_COUNT`], the total of input and output included, or a reasoning count below 0) raise its
+/// `ValidationError`, as in the reference.
+pub(super) fn agui_usage(result: &RunResult) -> Result<Option<Vec<TokenUsage>>, ObserveError> {
     let usage = result.usage();
-    let total = usage.input_tokens + usage.output_tokens;
+    let total = u128::from(usage.input_tokens) + u128::from(usage.output_tokens);
     if total == 0 && usage.cache_read_tokens == 0 && usage.cache_write_tokens == 0 {
-        return None;
+        return Ok(None);
     }
-    Some(vec![TokenUsage {
+    // The reasoning count as written: any Python `int` reaches the model (one `usage` reads as none is not 0 or more
+    // within 64 bits).
+    let reasoning = result.field("usage").and_then(|usage| usage.get("details")?.get("reasoning_tokens"));
+    let total_value = serde_json::from_str(&total.to_string()).unwrap_or(Value::Null);
+    let mut check = Validation::new("TokenUsage");
+    check.count("input_tokens", &usage.input_tokens.into(), MAX_TOKEN_COUNT);
+    check.count("output_tokens", &usage.output_tokens.into(), MAX_TOKEN_COUNT);
+    check.count("total_tokens", &total_value, MAX_TOKEN_COUNT);
+    check.count("reasoning_tokens", reasoning.unwrap_or(&Value::Null), MAX_TOKEN_COUNT);
+    check.count("cached_input_tokens", &usage.cache_read_tokens.into(), MAX_TOKEN_COUNT);
+    check.count("cache_write_input_tokens", &usage.cache_write_tokens.into(), MAX_TOKEN_COUNT);
+    if !check.is_empty() {
+        return Err(ObserveError::Validation(check.message()));
+    }
+    let total = total as u64;
+    Ok(Some(vec![TokenUsage {
         input_tokens: Some(usage.input_tokens),
         output_tokens: Some(usage.output_tokens),
         total_tokens: Some(total),
@@ -69,12 +91,12 @@ pub(super) fn agui_usage(result: &RunResult) -> Option<Vec<TokenUsage>> {
         cached_input_tokens: Some(usage.cache_read_tokens),
         cache_write_input_tokens: Some(usage.cache_write_tokens),
         ..TokenUsage::default()
-    }])
+    }]))
 }
 
-pub(super) fn convert_terminal(item: &SourceItem, result: &RunResult) -> Event {
+pub(super) fn convert_terminal(item: &SourceItem, result: &RunResult) -> Result<Event, ObserveError> {
     let timestamp = Some(item.occurred_at.timestamp_ms());
-    let usage = agui_usage(result);
+    let usage = agui_usage(result)?;
     let mut raw = Object::new();
     raw.insert("thread_id".into(), item.thread_id.clone().into());
     raw.insert("run_id".into(), item.run_id.clone().into());
@@ -93,7 +115,7 @@ pub(super) fn convert_terminal(item: &SourceItem, result: &RunResult) -> Event {
             ..RunFinishedEvent::default()
         })
     };
-    match result.status {
+    Ok(match result.status {
         RunStatus::Completed => {
             let omitted = result.field("output_omitted").and_then(Value::as_bool) == Some(true);
             if omitted {
@@ -162,5 +184,5 @@ pub(super) fn convert_terminal(item: &SourceItem, result: &RunResult) -> Event {
             })
         }
         RunStatus::Cancelled => finished(raw, None, RunFinishedOutcome::Cancelled, usage),
-    }
+    })
 }
