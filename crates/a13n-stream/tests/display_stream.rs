@@ -120,7 +120,7 @@ fn display_frames_rebuild_the_fold_at_every_batch_boundary() {
         std::thread::sleep(Duration::from_millis(50));
         let mut fold = DisplayFold::new(run.clone());
         let mut client = Client::default();
-        let mut refused = false;
+        let (mut refused, mut ended) = (false, false);
         for (index, batch) in lines.chunks(3).enumerate() {
             let body = batch.join("\n") + "\n";
             let path = format!("/v1/runs/{run}/source?offset={}&on_reject=skip", index * 3);
@@ -132,7 +132,8 @@ fn display_frames_rebuild_the_fold_at_every_batch_boundary() {
             }
             for line in batch {
                 if let Ok(item) = SourceItem::from_json(line) {
-                    let _ = fold.fold_source(&item);
+                    // A Run's result ends the run only when it folds (the host skips one the observer refuses).
+                    ended = fold.fold_source(&item).is_ok() && item.event().is_none();
                 }
             }
             let position =
@@ -143,9 +144,8 @@ fn display_frames_rebuild_the_fold_at_every_batch_boundary() {
             checked += 1;
         }
         streams += 1;
-        let complete = lines.last().is_some_and(|line| line.contains("\"result\""));
         // A run without its terminal result keeps its stream open: only complete runs are followed to the end.
-        if refused || !complete {
+        if refused || !ended {
             continue;
         }
         let followed = live.join().unwrap();
