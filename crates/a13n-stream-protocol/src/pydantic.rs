@@ -17,7 +17,7 @@
 
 use serde_json::Value;
 
-use crate::json::char_len;
+use crate::json::{char_len, PyNumber};
 use crate::pystr::is_printable;
 
 /// Where Pydantic's error pages live, for the version the reference was recorded with.
@@ -126,10 +126,10 @@ impl Validation {
     /// is an error; any other input is not this check's to judge.
     pub(crate) fn count(&mut self, field: &str, input: &Value, max: u64) {
         let Value::Number(number) = input else { return };
-        let crate::json::PyNumber::Int(digits) = crate::json::PyNumber::of_number(number) else { return };
+        let PyNumber::Int(digits) = PyNumber::of_number(number) else { return };
         if digits.starts_with('-') {
             self.push(Some(field), "Input should be greater than or equal to 0".into(), "greater_than_equal", input);
-        } else if digits.parse::<u64>().is_ok_and(|count| count > max) || digits.parse::<u64>().is_err() {
+        } else if !digits.parse::<u64>().is_ok_and(|count| count <= max) {
             self.push(Some(field), format!("Input should be less than or equal to {max}"), "less_than_equal", input);
         }
     }
@@ -167,9 +167,9 @@ pub(crate) fn python_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "NoneType",
         Value::Bool(_) => "bool",
-        Value::Number(number) => match crate::json::PyNumber::of_number(number) {
-            crate::json::PyNumber::Int(_) => "int",
-            crate::json::PyNumber::Float(_) => "float",
+        Value::Number(number) => match PyNumber::of_number(number) {
+            PyNumber::Int(_) => "int",
+            PyNumber::Float(_) => "float",
         },
         Value::String(_) => "str",
         Value::Array(_) => "list",
@@ -206,7 +206,7 @@ fn write_repr(value: &Value, out: &mut String) {
         Value::Null => out.push_str("None"),
         Value::Bool(true) => out.push_str("True"),
         Value::Bool(false) => out.push_str("False"),
-        Value::Number(number) => out.push_str(&crate::json::PyNumber::of_number(number).repr()),
+        Value::Number(number) => out.push_str(&PyNumber::of_number(number).repr()),
         Value::String(text) => write_str_repr(text, out),
         Value::Array(items) => {
             out.push('[');

@@ -87,7 +87,8 @@
 //! `CUSTOM` event holding the source item as written, so the observer's carried lane copies it (the classification
 //! calls the conversion's own `presents_tool_result`). The fold reads that event back from the copied bytes and folds
 //! it with the general path's own steps (`observation`, then `failed_result` and `fail_tool_call`, which fail the
-//! call's item), so no source tree is decoded and no event converted. Lowered results (their marker is in the metadata) and every other result take the general path.
+//! call's item), so no source tree is decoded and no event converted. Lowered results (their marker is in the
+//! metadata) and every other result take the general path.
 //!
 //! A text input (a capability event of kind `a13n.input.text`: a user's message, steering, a context block) takes the
 //! input lane (`lanes/input_line.rs`): its scan reads the fields the conversion reads (metadata as canonical JSON,

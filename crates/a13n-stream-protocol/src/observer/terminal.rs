@@ -68,8 +68,8 @@ pub(super) fn agui_usage(result: &RunResult) -> Result<Option<Vec<TokenUsage>>, 
     if total == 0 && usage.cache_read_tokens == 0 && usage.cache_write_tokens == 0 {
         return Ok(None);
     }
-    // The reasoning count as written: any Python `int` reaches the model (one `usage` reads as none is not 0 or more
-    // within 64 bits).
+    // The reasoning count as written: the reference hands the model any Python `int`, where `usage()` keeps only
+    // those from 0 to 2**64 - 1.
     let reasoning = result.field("usage").and_then(|usage| usage.get("details")?.get("reasoning_tokens"));
     let total_value = serde_json::from_str(&total.to_string()).unwrap_or(Value::Null);
     let mut check = Validation::new("TokenUsage");
