@@ -96,6 +96,10 @@ pub(crate) mod source_key {
         /// A Harness event's (or a capability event's) kind.
         KIND = "kind",
         CAPABILITY_ID = "capability_id",
+        /// A custom event's name.
+        NAME = "name",
+        /// Where Pydantic AI's unknown event envelopes hold the payload of an event no class of theirs has.
+        DATA = "data",
         /// An input's metadata: whether a display shows it, where it came from, whether it is media.
         DISPLAY = "display",
         SOURCE_ID = "source_id",
@@ -134,11 +138,14 @@ pub(crate) mod source_key {
         ["user", "steering", "context", "recovery", "async_subagent", "background_process"];
     /// The call and capability fields of an input event, which its model holds as a string or `None`.
     pub(crate) const INPUT_IDS: [&str; 3] = [CAPABILITY_ID, TOOL_CALL_ID, TOOL_NAME];
+    /// The call fields of a custom event, which its model holds as a string or `None`.
+    pub(crate) const CUSTOM_IDS: [&str; 2] = [TOOL_CALL_ID, TOOL_NAME];
 }
 
 /// The `event_kind`s of the Pydantic AI and Harness events a source line may carry that a rule names.
 pub(crate) mod event_kind {
     pub(crate) const CAPABILITY: &str = "capability";
+    pub(crate) const CUSTOM: &str = "custom";
     pub(crate) const ENQUEUED_MESSAGES: &str = "enqueued_messages";
     pub(crate) const DEFERRED_TOOL_RESULTS: &str = "deferred_tool_results";
     pub(crate) const PART_START: &str = "part_start";

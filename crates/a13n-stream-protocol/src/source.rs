@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::error::{InputError, InputKind};
 use crate::fields::event_kind as kinds;
-use crate::fields::source_key::{self, INPUT_IDS, INPUT_SOURCES};
+use crate::fields::source_key::{self, CUSTOM_IDS, INPUT_IDS, INPUT_SOURCES};
 use crate::json::{finite_numbers, py_u64, Object};
 use crate::lax::lax_bool;
 use crate::names;
@@ -580,7 +580,12 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
     };
     Ok(match event_kind {
         kinds::CAPABILITY => {
-            let kind = check.string("kind")?;
+            // An event without a kind has one by now: `normalize_event` laid it out as the unknown envelope.
+            let kind = check.string(source_key::KIND)?;
+            // Every capability class holds these as its envelope.
+            for key in INPUT_IDS {
+                check.opt_string(key)?;
+            }
             match kind {
                 names::INPUT_TEXT | names::INPUT_MEDIA => {
                     check.string("input_id")?;
@@ -595,6 +600,17 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
                 }
                 _ => EventKind::Capability,
             }
+        }
+        kinds::CUSTOM => {
+            // Pydantic AI's `CustomEvent` refuses an empty name when it is built (`UserError`).
+            if check.string(source_key::NAME)?.is_empty() {
+                let message = "a custom event requires a `name`".into();
+                return Err(check.err(InputKind::Invalid, source_key::NAME, message));
+            }
+            for key in CUSTOM_IDS {
+                check.opt_string(key)?;
+            }
+            EventKind::Other
         }
         kinds::ENQUEUED_MESSAGES => {
             check.string("enqueue_id")?;

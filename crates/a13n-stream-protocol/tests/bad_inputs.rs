@@ -65,6 +65,13 @@ fn malformed_source() -> Vec<(String, &'static str, &'static str)> {
             "event.content",
             "expected a string",
         ),
+        // The envelopes of capability and custom events (every class of theirs has them), whatever the kind.
+        (line(r#""event":{"event_kind":"capability","kind":null}"#), "event.kind", "expected a string"),
+        (line(r#""event":{"event_kind":"capability","kind":"x.y","capability_id":5}"#), "event.capability_id", "string or null"),
+        (line(r#""event":{"tool_name":[],"event_kind":"capability"}"#), "event.tool_name", "string or null"),
+        (line(r#""event":{"event_kind":"custom","x":1}"#), "event.name", "missing field"),
+        (line(r#""event":{"event_kind":"custom","name":""}"#), "event.name", "requires a `name`"),
+        (line(r#""event":{"event_kind":"custom","name":"x.y","tool_call_id":5}"#), "event.tool_call_id", "string or null"),
         (line(r#""result":{"status":"done"}"#), "result.status", "completed, suspended"),
         (line(r#""result":{"status":"completed"}"#), "result.usage", "missing field"),
         (

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::error::{InputError, InputKind};
-use crate::fields::source_key;
+use crate::fields::event_kind as kinds;
+use crate::fields::source_key::{self, INPUT_IDS};
 use crate::json::Object;
 
 pub(crate) mod laid_out;
@@ -114,11 +115,32 @@ pub(crate) fn choose<'v>(
 
 /// `event` in its model's layout: what dumping the object a Python host validates it into writes.
 pub(crate) fn normalize_event(event: Object) -> Result<Object, InputError> {
+    let capability = event.get(source_key::EVENT_KIND).and_then(Value::as_str) == Some(kinds::CAPABILITY);
+    if capability && !event.contains_key(source_key::KIND) {
+        return Ok(unknown_capability(event));
+    }
     let choices = match event.get(source_key::EVENT_KIND) {
         None => event_models(None),
         Some(kind) => event_models(Some(kind.as_str().unwrap_or_default())),
     };
     normalize_object(event, choices)
+}
+
+/// A capability event without a `kind`, in the layout of the unknown envelope every process reads it into (no
+/// class has the empty kind): the payload's keys first, as written (a `data` key among them), then the envelope's
+/// fields (`kind` `""`, the ids as given or `null`, `event_kind`); with no payload, `"data": null` last. Every
+/// other capability event is the dump of a class its writer had, and stays as written.
+fn unknown_capability(mut event: Object) -> Object {
+    let ids = INPUT_IDS.map(|key| event.shift_remove(key).unwrap_or(Value::Null));
+    let event_kind = event.shift_remove(source_key::EVENT_KIND).unwrap_or(Value::Null);
+    let empty = event.is_empty();
+    event.insert(source_key::KIND.into(), Value::String(String::new()));
+    event.extend(INPUT_IDS.into_iter().map(String::from).zip(ids));
+    event.insert(source_key::EVENT_KIND.into(), event_kind);
+    if empty {
+        event.insert(source_key::DATA.into(), Value::Null);
+    }
+    event
 }
 
 /// A Run result's `failure` and `deferred` in their models' layouts (the reference dumps the failure into the

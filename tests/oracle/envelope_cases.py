@@ -1,0 +1,63 @@
+"""Record the reference on capability events written without a `kind`.
+
+usage (with a13n-harness==0.21.0 and the reference under Python 3.13):
+    python tests/oracle/envelope_cases.py tests/cases
+
+Pydantic AI reads a capability event whose `kind` names no class of the reading process into its unknown
+envelope, and dumps that envelope with the payload's keys first and the envelope's fields after them. An event
+written with a `kind` is the dump of a class its writer had, so a host with that class reads it back as written;
+an event without a `kind` has no class anywhere (the kind defaults to `""`), so every host reads it into the
+envelope. The case is a short run holding such events in several spellings (payload keys in any order, a payload
+key named `data`, ids given or not, no payload at all, `event_kind` first, large and negative-zero integers);
+the reference's output is recorded by the shared oracle's `record()` on the native objects the lines load into.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from layout_cases import record_lines  # noqa: E402  (the shared oracle's recorder on journal lines)
+
+HEAD = '{"thread_id":"t1","run_id":"r1","sequence":%d,"occurred_at":"2026-12-07T04:33:%02d.261216+00:00",%s}'
+
+START = [
+    '"event":{"schema_version":"1","kind":"lifecycle","payload":{"type":"run_started"}}',
+    '"event":{"schema_version":"1","kind":"lifecycle","payload":{"type":"model_request_started",'
+    '"request_id":"m1","request_index":0,"message_count":1}}',
+    '"event":{"index":0,"part":{"content":"hi","part_kind":"text"},"event_kind":"part_start"}',
+]
+
+KINDLESS = [
+    '{"event_kind":"capability","capability_id":"cap-1","zeta":1,"alpha":{"b":2,"a":1}}',
+    '{"event_kind":"capability"}',
+    '{"data":{"x":1},"tool_name":"t","event_kind":"capability","y":[18446744073709551616,-0]}',
+    '{"tool_call_id":"c1","event_kind":"capability","tool_name":null,"capability_id":null}',
+    '{"event_kind":"capability","data":null,"note":"caf\\u00e9 \\ud83d\\ude00"}',
+]
+
+END = [
+    '"event":{"index":0,"part":{"content":"hi","part_kind":"text"},"event_kind":"part_end"}',
+    '"result":{"status":"completed","output":"hi","usage":{"input_tokens":3,"output_tokens":2,"cache_read_tokens":0,"cache_write_tokens":0,"details":{}}}',
+]
+
+
+def journal() -> list[str]:
+    bodies = START + ['"event":' + event for event in KINDLESS] + END
+    return [HEAD % (n, 10 + n, body) for n, body in enumerate(bodies)]
+
+
+def main() -> None:
+    for line in journal():
+        json.loads(line)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "Unknown event kind None": the envelope is what this case records
+        record_lines(Path(sys.argv[1]) / "capability-without-kind", journal())
+
+
+if __name__ == "__main__":
+    main()
