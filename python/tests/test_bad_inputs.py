@@ -578,7 +578,7 @@ def test_a_processor_calling_back_into_its_observer_is_told_why() -> None:
     box["observer"] = observer
     line = json.dumps({
         "thread_id": "t", "run_id": "r", "sequence": 0, "occurred_at": "2026-11-29T12:00:00+00:00",
-        "event": {"kind": "lifecycle", "payload": {"type": "run_started"}, "event_kind": "extension"},
+        "event": {"schema_version": "1", "kind": "lifecycle", "payload": {"type": "run_started"}},
     })
     with pytest.raises(RuntimeError, match="its own processor called back into it"):
         observer.observe(line)

@@ -90,6 +90,37 @@ impl<'a> PyNumber<'a> {
     }
 }
 
+/// The most digits Python 3.13 converts from text to an `int` (`sys.get_int_max_str_digits()`'s default): its
+/// `json.loads` refuses a line holding a longer integer.
+pub(crate) const PY_INT_MAX_DIGITS: usize = 4300;
+
+/// The path and digit count of the first integer in `value` longer than [`PY_INT_MAX_DIGITS`].
+pub(crate) fn long_integer(value: &Value) -> Option<(String, usize)> {
+    let nested = |key: &str, child: &Value| {
+        long_integer(child).map(|(path, digits)| {
+            let path = if path.is_empty() { key.to_owned() } else { format!("{key}.{path}") };
+            (path, digits)
+        })
+    };
+    match value {
+        Value::Number(number) => {
+            let digits = number.as_str().trim_start_matches('-');
+            let integer = !digits.bytes().any(|byte| matches!(byte, b'.' | b'e' | b'E'));
+            (integer && digits.len() > PY_INT_MAX_DIGITS).then(|| (String::new(), digits.len()))
+        }
+        Value::Array(items) => items.iter().enumerate().find_map(|(at, item)| nested(&at.to_string(), item)),
+        Value::Object(fields) => fields.iter().find_map(|(key, child)| nested(key, child)),
+        _ => None,
+    }
+}
+
+/// Whether `line` may hold an integer longer than [`PY_INT_MAX_DIGITS`]: a run of more digits than that anywhere in
+/// it (in a string too). The lanes leave such a line to the general path, which tells ([`long_integer`]).
+pub(crate) fn may_hold_long_integer(line: &str) -> bool {
+    line.len() > PY_INT_MAX_DIGITS
+        && line.as_bytes().split(|byte| !byte.is_ascii_digit()).any(|run| run.len() > PY_INT_MAX_DIGITS)
+}
+
 /// `value` when it is an integer from 0 to 2**64 - 1 as Python reads it (`-0` is `0`).
 pub(crate) fn py_u64(value: &Value) -> Option<u64> {
     match value {

@@ -128,6 +128,7 @@ mod pystr_word;
 mod read_ahead;
 pub mod recorded;
 mod redact;
+mod request_index;
 mod scan;
 mod sink;
 mod skeleton;

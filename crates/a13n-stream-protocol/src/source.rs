@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::error::{InputError, InputKind};
 use crate::fields::event_kind as kinds;
 use crate::fields::source_key::{self, CUSTOM_IDS, INPUT_IDS, INPUT_SOURCES};
-use crate::json::{finite_numbers, py_u64, Object};
+use crate::json::{finite_numbers, py_u64, Object, PY_INT_MAX_DIGITS};
 use crate::lax::lax_bool;
 use crate::names;
 use crate::time::SourceTime;
@@ -226,6 +226,16 @@ impl SourceItem {
             ));
         }
         let value: Value = serde_json::from_str(line).map_err(json_error)?;
+        // Only a line longer than the limit can hold an integer past it.
+        if line.len() > PY_INT_MAX_DIGITS {
+            if let Some((path, digits)) = crate::json::long_integer(&value) {
+                let message = format!(
+                    "Exceeds the limit ({PY_INT_MAX_DIGITS} digits) for integer string conversion: value has {digits} \
+                     digits"
+                );
+                return Err(InputError::of(InputKind::Invalid, path, message));
+            }
+        }
         SourceItem::from_value(value)
     }
 
@@ -685,6 +695,11 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
             } else {
                 EventKind::OutputToolResult
             }
+        }
+        // Pydantic AI's event union is tagged by `event_kind`: a tag none of its events has is refused.
+        other if crate::source_model::event_models(Some(other)).is_empty() => {
+            let message = format!("{other:?} is no event kind of Pydantic AI's `AgentStreamEvent`");
+            return Err(check.err(InputKind::Invalid, source_key::EVENT_KIND, message));
         }
         _ => EventKind::Other,
     })

@@ -66,6 +66,7 @@ fn malformed_source() -> Vec<(String, &'static str, &'static str)> {
             "expected a string",
         ),
         // The envelopes of capability and custom events (every class of theirs has them), whatever the kind.
+        (line(r#""event":{"event_kind":"Capability"}"#), "event.event_kind", "no event kind"),
         (line(r#""event":{"event_kind":"capability","kind":null}"#), "event.kind", "expected a string"),
         (line(r#""event":{"event_kind":"capability","kind":"x.y","capability_id":5}"#), "event.capability_id", "string or null"),
         (line(r#""event":{"tool_name":[],"event_kind":"capability"}"#), "event.tool_name", "string or null"),
@@ -89,6 +90,12 @@ fn malformed_source() -> Vec<(String, &'static str, &'static str)> {
             "integer from 0 to 2**64 - 1",
         ),
         (line(&format!(r#""event":{{"kind":"state","payload":{deep}}}"#)), "", "nested deeper than 128 levels"),
+        // Python's `json.loads` converts no integer of more than 4,300 digits.
+        (
+            line(&format!(r#""event":{{"kind":"state","payload":{{"n":[1,-{}]}}}}"#, "9".repeat(4301))),
+            "event.payload.n.1",
+            "Exceeds the limit (4300 digits) for integer string conversion: value has 4301 digits",
+        ),
     ]
 }
 
@@ -120,6 +127,36 @@ fn a_naive_time_with_no_timestamp_is_refused_on_every_path() {
     assert_eq!(fold.export_json(), before);
     let a_day_later = input.replace("0001-01-01T23:59:59", "0001-01-02T00:00:00");
     fold.fold_line(&a_day_later, &mut Vec::new()).unwrap();
+}
+
+/// An integer of more than 4,300 digits, which Python's `json` does not convert, is refused on every path: a key
+/// the model drops holds it, so a lane would take the line laid out without it.
+#[test]
+fn an_integer_python_does_not_convert_is_refused_on_every_path() {
+    let start = r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00+00:00","event":{"schema_version":"1","kind":"lifecycle","payload":{"type":"run_started"}}}"#;
+    let part = |digits: usize| {
+        let part = r#"{"content":"hi","id":null,"provider_name":null,"provider_details":null,"part_kind":"text"}"#;
+        let event = format!(
+            r#"{{"index":0,"part":{part},"previous_part_kind":null,"event_kind":"part_start","x":{}}}"#,
+            "9".repeat(digits)
+        );
+        format!(
+            r#"{{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01+00:00","event":{event}}}"#
+        )
+    };
+    let words = "Exceeds the limit (4300 digits) for integer string conversion: value has 4301 digits";
+    let mut observer = HarnessAguiStreamObserver::new();
+    observer.observe_line(start, &mut Vec::new()).unwrap();
+    let error = observer.observe_line(&part(4301), &mut Vec::new()).expect_err("observed");
+    assert!(error.to_string().contains(words), "{error}");
+    observer.observe_line(&part(4300), &mut Vec::new()).unwrap();
+    let mut fold = DisplayFold::new("r");
+    fold.fold_line(start, &mut Vec::new()).unwrap();
+    let before = fold.export_json();
+    let error = fold.fold_line(&part(4301), &mut Vec::new()).expect_err("folded");
+    assert!(error.to_string().contains(words), "{error}");
+    assert_eq!(fold.export_json(), before);
+    fold.fold_line(&part(4300), &mut Vec::new()).unwrap();
 }
 
 /// Usage counts AG-UI's `TokenUsage` refuses raise its `ValidationError`, with no overflow when input and output

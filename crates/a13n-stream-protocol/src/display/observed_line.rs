@@ -62,7 +62,7 @@ mod tests {
     use super::*;
     use crate::display::{DisplayFold, Observed};
 
-    const RUN: &str = r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00+00:00","event":{"event_kind":"run_started","run_id":"r","thread_id":"t"}}"#;
+    const RUN: &str = r#"{"thread_id":"t","run_id":"r","sequence":0,"occurred_at":"2026-11-29T12:00:00+00:00","event":{"schema_version":"1","kind":"lifecycle","payload":{"type":"run_started"}}}"#;
 
     #[test]
     fn a_fold_lines_entries_split_into_event_and_item() {

@@ -18,6 +18,7 @@ use crate::lane_line::{scan_line, LineHead};
 use crate::lanes::event_head::describe_event_head;
 use crate::names;
 use crate::redact;
+use crate::request_index::RequestIndex;
 use crate::scan::{once, Scanner};
 use crate::sink::{Bytes, JsonSink};
 use crate::source::schema_version_fits;
@@ -71,7 +72,7 @@ struct EventFields<'a> {
 struct Payload<'a> {
     text: &'a str,
     payload_type: Option<Cow<'a, str>>,
-    request_index: Option<i64>,
+    request_index: Option<RequestIndex>,
 }
 
 impl<'a> CarriedLine<'a> {
@@ -221,7 +222,7 @@ const FUNCTION_TOOL_CALL: &str = "a13n.pydantic_ai.function_tool_call";
 
 /// The `type` and `request_index` (a plain integer) of the payload at the scanner, which moves past it; `None`
 /// when it is not an object.
-fn payload_fields<'a>(scanner: &mut Scanner<'a>) -> Option<(Option<Cow<'a, str>>, Option<i64>)> {
+fn payload_fields<'a>(scanner: &mut Scanner<'a>) -> Option<(Option<Cow<'a, str>>, Option<RequestIndex>)> {
     let (mut payload_type, mut request_index) = (None, None);
     scanner.object(|scanner, key| match key.as_ref() {
         // Read as the general path reads them: a `type` that is not a string is none, and a `request_index`
@@ -231,7 +232,7 @@ fn payload_fields<'a>(scanner: &mut Scanner<'a>) -> Option<(Option<Cow<'a, str>>
             Some(())
         }
         "request_index" => {
-            request_index = Scanner::new(scanner.raw_value()?).integer();
+            request_index = RequestIndex::of_payload_text(scanner.raw_value()?);
             Some(())
         }
         _ => scanner.skip_value(),

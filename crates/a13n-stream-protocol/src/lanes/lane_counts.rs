@@ -51,7 +51,8 @@ pub enum LanePath {
     /// A fast lane folded it written in its model's layout (keys in order, defaults written, keys the model drops
     /// left out; `source_model/laid_out.rs`), compact, after refusing it as spelled.
     LaidOut(FastLane),
-    /// No lane is for its kind (a run result, a capability event other than a text input, ...): the general path.
+    /// No lane is for its kind (a run result, a capability event other than a text input, ...), or for a line that
+    /// may hold an integer Python's `json` refuses (more than 4,300 digits): the general path.
     NoLane,
     /// Its event is not spelled as its model writes it, and no lane took it written in that layout either (an escaped
     /// discriminator, a key given twice, a key its model refuses; or a lane's scan or state declined the laid-out

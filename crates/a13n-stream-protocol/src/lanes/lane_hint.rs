@@ -9,6 +9,7 @@ use memchr::memmem::{Finder, FinderRev};
 
 use crate::fields::event_kind as kinds;
 use crate::fields::source_key;
+use crate::json::may_hold_long_integer;
 use crate::lanes::carried_line::CarriedLine;
 use crate::lanes::compact::compacted;
 use crate::lanes::delta_line::{ArgsDelta, ContentDelta, LaneLine};
@@ -201,6 +202,10 @@ fn take_spelled(lanes: &mut impl Lanes, line: &str, out: &mut Vec<u8>) -> Result
 /// the line ahead of a fold, on another thread), an argument delta read in full, which may open a stream, also makes the
 /// stream's identity ([`ArgsDelta::prepare`]).
 pub(crate) fn scan_for_lane<'a>(memos: &mut LaneMemos, line: &'a str, for_fold: bool) -> Scanned<'a> {
+    // The lanes copy numbers as written: one Python's `json` would refuse is the general path's to refuse.
+    if may_hold_long_integer(line) {
+        return Scanned::General(LanePath::NoLane);
+    }
     match memos.delta.read(line) {
         Some(LaneLine::Arguments(delta)) => return Scanned::Arguments(delta),
         Some(LaneLine::Content(delta)) => return Scanned::Content(delta),

@@ -86,7 +86,7 @@ impl Observer<RootStream> {
         }
         let change = match carried {
             Carried::Harness(Extension::ModelRequestStarted { request_index: Some(index) }) => {
-                RunChange::RequestIndex(*index)
+                RunChange::RequestIndex(index.clone())
             }
             Carried::ToolCallStart { index, tool_call_id, tool_name } => {
                 let body = PartBody::ToolCall {
@@ -97,7 +97,7 @@ impl Observer<RootStream> {
                 };
                 // A tool call's start opens its cursor and converts to no event of its own.
                 let Some(run) = self.cursors_of(run_id, child) else { return };
-                part_start(run_id, run.request_index, *index, &body, None).1
+                part_start(run_id, &run.request_index, *index, &body, None).1
             }
             // A delegation's change is its plan's, applied above.
             Carried::Harness(_) | Carried::ToolCall | Carried::UnpresentedResult | Carried::Delegation { .. } => return,

@@ -91,6 +91,7 @@ const NOT_AN_EVENT: &str = "The event processor returned a non-AG-UI value";
 const INVALID_EVENT: &str = "The event processor returned an invalid AG-UI event";
 
 pub use crate::part_kind::PartKind;
+pub use crate::request_index::RequestIndex;
 
 /// The presentation state of one open model response part.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,7 +118,7 @@ pub struct PartCursor {
 pub struct ObserverState {
     /// The index of the model request in progress.
     #[serde(default)]
-    pub request_index: i64,
+    pub request_index: RequestIndex,
     /// Open parts by part index, in the order they opened.
     #[serde(default)]
     pub parts: IndexMap<i64, PartCursor>,

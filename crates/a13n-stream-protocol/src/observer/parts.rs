@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::plan::RunChange;
 use super::{
     ObserverState, PartCursor, ReasoningEncryptedValueEvent, ReasoningMessageContentEvent, ReasoningMessageEndEvent,
-    ReasoningMessageStartEvent, TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent, ToolCallArgsEvent,
-    ToolCallEndEvent, ToolCallStartEvent,
+    ReasoningMessageStartEvent, RequestIndex, TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent,
+    ToolCallArgsEvent, ToolCallEndEvent, ToolCallStartEvent,
 };
 use crate::json::Object;
 use crate::json::PyDumps;
@@ -35,7 +35,7 @@ pub(super) fn closing_events(timestamp: Option<i64>, run: &ObserverState) -> Vec
         .collect()
 }
 
-pub(super) fn part_id(run_id: &str, request_index: i64, part_index: i64, kind: &str) -> String {
+pub(super) fn part_id(run_id: &str, request_index: &RequestIndex, part_index: i64, kind: &str) -> String {
     format!("{run_id}:request-{request_index}:part-{part_index}:{kind}")
 }
 
@@ -143,7 +143,7 @@ pub(super) fn part_boundary(
     timestamp: Option<i64>,
 ) -> Result<(Vec<Event>, RunChange), ObserveError> {
     match boundary {
-        Boundary::Start => Ok(part_start(run_id, run.request_index, index, body, timestamp)),
+        Boundary::Start => Ok(part_start(run_id, &run.request_index, index, body, timestamp)),
         Boundary::End => Ok((part_end(run_id, run, index, body, timestamp)?, RunChange::ClosePart(index))),
     }
 }
@@ -152,7 +152,7 @@ pub(super) fn part_boundary(
 /// `index`.
 pub(super) fn part_start(
     run_id: &str,
-    request_index: i64,
+    request_index: &RequestIndex,
     index: i64,
     body: &PartBody<'_>,
     timestamp: Option<i64>,
@@ -198,7 +198,7 @@ fn part_end(
     timestamp: Option<i64>,
 ) -> Result<Vec<Event>, ObserveError> {
     let existing = run.parts.get(&index);
-    let positional = |suffix| part_id(run_id, run.request_index, index, suffix);
+    let positional = |suffix| part_id(run_id, &run.request_index, index, suffix);
     let mut events = Vec::with_capacity(3);
     match body {
         PartBody::Text { content, id } => {
@@ -306,7 +306,7 @@ pub(super) fn content_delta(
     let (message_id, opening) = match run.parts.get(&index) {
         Some(cursor) if cursor.kind != kind => return Err(kind_changed()),
         Some(cursor) => (Cow::Borrowed(cursor.part_id.as_str()), false),
-        None => (Cow::Owned(part_id(run_id, run.request_index, index, message_suffix(kind))), true),
+        None => (Cow::Owned(part_id(run_id, &run.request_index, index, message_suffix(kind))), true),
     };
     let mut events = Vec::with_capacity(3);
     let (emitted_content, emitted_signature) = (text.is_some(), signature.is_some());
@@ -343,7 +343,7 @@ pub(super) fn tool_call_delta(
 ) -> Result<Option<RunChange>, ObserveError> {
     let cursor = match run.parts.get(&index) {
         None => {
-            let part_id = call_id.map_or_else(|| part_id(run_id, run.request_index, index, "tool"), str::to_owned);
+            let part_id = call_id.map_or_else(|| part_id(run_id, &run.request_index, index, "tool"), str::to_owned);
             opened(PartKind::ToolCall, part_id)
         }
         Some(cursor) if cursor.kind != PartKind::ToolCall => return Err(kind_changed()),

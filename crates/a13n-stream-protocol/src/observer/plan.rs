@@ -32,7 +32,7 @@ pub(crate) enum Change<'a> {
 #[derive(Debug)]
 pub(crate) enum RunChange {
     /// The model request in progress.
-    RequestIndex(i64),
+    RequestIndex(super::RequestIndex),
     /// A part's cursor opened, or replaced in its place.
     PutPart(i64, PartCursor),
     /// A part's cursor closed (nothing changes when it has none).
