@@ -14,7 +14,6 @@ the reference's output is recorded by the shared oracle's `record()` on the nati
 
 from __future__ import annotations
 
-import json
 import sys
 import warnings
 from pathlib import Path
@@ -22,15 +21,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from layout_cases import record_lines  # noqa: E402  (the shared oracle's recorder on journal lines)
+from usage_cases import HEAD, RUN  # noqa: E402  (a short run's lines: its start, a request, a text part)
 
-HEAD = '{"thread_id":"t1","run_id":"r1","sequence":%d,"occurred_at":"2026-12-07T04:33:%02d.261216+00:00",%s}'
-
-START = [
-    '"event":{"schema_version":"1","kind":"lifecycle","payload":{"type":"run_started"}}',
-    '"event":{"schema_version":"1","kind":"lifecycle","payload":{"type":"model_request_started",'
-    '"request_id":"m1","request_index":0,"message_count":1}}',
-    '"event":{"index":0,"part":{"content":"hi","part_kind":"text"},"event_kind":"part_start"}',
-]
+START, PART_END = RUN[:3], RUN[3]
 
 KINDLESS = [
     '{"event_kind":"capability","capability_id":"cap-1","zeta":1,"alpha":{"b":2,"a":1}}',
@@ -41,8 +34,9 @@ KINDLESS = [
 ]
 
 END = [
-    '"event":{"index":0,"part":{"content":"hi","part_kind":"text"},"event_kind":"part_end"}',
-    '"result":{"status":"completed","output":"hi","usage":{"input_tokens":3,"output_tokens":2,"cache_read_tokens":0,"cache_write_tokens":0,"details":{}}}',
+    PART_END,
+    '"result":{"status":"completed","output":"hi","usage":{"input_tokens":3,"output_tokens":2,"cache_read_tokens":0,'
+    '"cache_write_tokens":0,"details":{}}}',
 ]
 
 
@@ -52,8 +46,6 @@ def journal() -> list[str]:
 
 
 def main() -> None:
-    for line in journal():
-        json.loads(line)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "Unknown event kind None": the envelope is what this case records
         record_lines(Path(sys.argv[1]) / "capability-without-kind", journal())

@@ -19,8 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from layout_cases import record_lines  # noqa: E402  (the shared oracle's recorder on journal lines)
-
-HEAD = '{"thread_id":"t1","run_id":"r1","sequence":%d,"occurred_at":"2026-12-07T04:33:%02d.261216+00:00",%s}'
+from usage_cases import HEAD  # noqa: E402  (a journal line's head)
 
 START = '"event":{"schema_version":"1","kind":"lifecycle","payload":{"type":"run_started"}}'
 REQUEST = ('"event":{"schema_version":"1","kind":"lifecycle","payload":{"type":"model_request_started",'

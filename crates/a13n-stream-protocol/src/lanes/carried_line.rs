@@ -220,7 +220,7 @@ fn unpresented_result(part: &PartFields<'_>) -> bool {
 /// The name of a carried function tool call.
 const FUNCTION_TOOL_CALL: &str = "a13n.pydantic_ai.function_tool_call";
 
-/// The `type` and `request_index` (a plain integer) of the payload at the scanner, which moves past it; `None`
+/// The `type` and `request_index` (an integer of any size) of the payload at the scanner, which moves past it; `None`
 /// when it is not an object.
 fn payload_fields<'a>(scanner: &mut Scanner<'a>) -> Option<(Option<Cow<'a, str>>, Option<RequestIndex>)> {
     let (mut payload_type, mut request_index) = (None, None);
