@@ -6,7 +6,7 @@ usage (with a13n-harness==0.21.0 and the reference under Python 3.13):
 A `model_request_started` payload's `request_index`, when an `int` of 0 or more, names the positional ids of the
 request's parts (`RUN:request-INDEX:part-N:KIND`) and is kept in the observer's state, and so in every checkpoint.
 Python's `int` has no size limit and `json` reads `-0` as `0`; a float (`1.0`) or a negative index changes
-nothing. The case is a short run of four requests with such indexes, each with text and thinking parts whose ids
+nothing. The case is a short run of five requests with such indexes (past 128 bits too), each with text and thinking parts whose ids
 are positional; the reference's output is recorded by the shared oracle's `record()` on the native objects the
 lines load into.
 """
@@ -36,7 +36,7 @@ PARTS = [
     '"event":{"index":1,"part":{"content":"hi there","id":null,"provider_name":null,"provider_details":null,'
     '"part_kind":"text"},"next_part_kind":null,"event_kind":"part_end"}',
 ]
-INDEXES = ["18446744073709551616", "-0", "1.0", "99999999999999999999999999999999999999"]
+INDEXES = ["18446744073709551616", "-0", "1.0", "99999999999999999999999999999999999999", "1" + "0" * 44]
 RESULT = ('"result":{"status":"completed","output":"hi there","usage":{"input_tokens":3,"output_tokens":2,'
           '"cache_read_tokens":0,"cache_write_tokens":0,"details":{}}}')
 

@@ -2,6 +2,7 @@
 //! payload's `type` and a model request's index. The observer's general path and the carried lane's scan both
 //! classify through [`Extension::of`], so the lifecycle rules are stated once.
 
+use crate::fields::source_key::MODEL_REQUEST_STARTED;
 use crate::names;
 use crate::request_index::RequestIndex;
 
@@ -34,7 +35,7 @@ impl Extension {
     pub(crate) fn of(kind: Option<&str>, payload_type: Option<&str>, request_index: Option<RequestIndex>) -> Extension {
         match (kind, payload_type) {
             (Some(LIFECYCLE), Some("run_started")) => Extension::RunStarted,
-            (Some(LIFECYCLE), Some("model_request_started")) => Extension::ModelRequestStarted { request_index },
+            (Some(LIFECYCLE), Some(MODEL_REQUEST_STARTED)) => Extension::ModelRequestStarted { request_index },
             (Some(LIFECYCLE), _) => Extension::Lifecycle,
             (Some(DELEGATION), Some("inline_delegation")) => Extension::InlineDelegation,
             (Some(USAGE), _) => Extension::Usage,

@@ -96,6 +96,8 @@ pub(crate) mod source_key {
         /// A Harness event's (or a capability event's) kind.
         KIND = "kind",
         CAPABILITY_ID = "capability_id",
+        /// A model request's index, in a lifecycle payload.
+        REQUEST_INDEX = "request_index",
         /// A custom event's name.
         NAME = "name",
         /// Where Pydantic AI's unknown event envelopes hold the payload of an event no class of theirs has.
@@ -136,8 +138,9 @@ pub(crate) mod source_key {
     /// The sources an input may name: the `Literal` of `InputTextEvent.source` and `InputMediaEvent.source`.
     pub(crate) const INPUT_SOURCES: [&str; 6] =
         ["user", "steering", "context", "recovery", "async_subagent", "background_process"];
-    /// The call and capability fields of an input event, which its model holds as a string or `None`.
-    pub(crate) const INPUT_IDS: [&str; 3] = [CAPABILITY_ID, TOOL_CALL_ID, TOOL_NAME];
+    /// The capability and call fields of every capability event's envelope, in its dump's order, which its model
+    /// holds as a string or `None`.
+    pub(crate) const CAPABILITY_IDS: [&str; 3] = [CAPABILITY_ID, TOOL_CALL_ID, TOOL_NAME];
     /// The call fields of a custom event, which its model holds as a string or `None`.
     pub(crate) const CUSTOM_IDS: [&str; 2] = [TOOL_CALL_ID, TOOL_NAME];
 }

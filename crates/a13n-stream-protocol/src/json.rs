@@ -96,11 +96,9 @@ pub(crate) const PY_INT_MAX_DIGITS: usize = 4300;
 
 /// The path and digit count of the first integer in `value` longer than [`PY_INT_MAX_DIGITS`].
 pub(crate) fn long_integer(value: &Value) -> Option<(String, usize)> {
-    let nested = |key: &str, child: &Value| {
-        long_integer(child).map(|(path, digits)| {
-            let path = if path.is_empty() { key.to_owned() } else { format!("{key}.{path}") };
-            (path, digits)
-        })
+    // The path is written only for the integer found.
+    let nested = |key: &dyn std::fmt::Display, (path, digits): (String, usize)| {
+        (if path.is_empty() { key.to_string() } else { format!("{key}.{path}") }, digits)
     };
     match value {
         Value::Number(number) => {
@@ -108,17 +106,27 @@ pub(crate) fn long_integer(value: &Value) -> Option<(String, usize)> {
             let integer = !digits.bytes().any(|byte| matches!(byte, b'.' | b'e' | b'E'));
             (integer && digits.len() > PY_INT_MAX_DIGITS).then(|| (String::new(), digits.len()))
         }
-        Value::Array(items) => items.iter().enumerate().find_map(|(at, item)| nested(&at.to_string(), item)),
-        Value::Object(fields) => fields.iter().find_map(|(key, child)| nested(key, child)),
+        Value::Array(items) => {
+            items.iter().enumerate().find_map(|(at, item)| long_integer(item).map(|found| nested(&at, found)))
+        }
+        Value::Object(fields) => {
+            fields.iter().find_map(|(key, child)| long_integer(child).map(|found| nested(key, found)))
+        }
         _ => None,
     }
 }
 
 /// Whether `line` may hold an integer longer than [`PY_INT_MAX_DIGITS`]: a run of more digits than that anywhere in
-/// it (in a string too). The lanes leave such a line to the general path, which tells ([`long_integer`]).
+/// it (in a string too). The lanes leave such a line to the general path, which tells ([`long_integer`]). Such a run
+/// covers one of every `PY_INT_MAX_DIGITS + 1` bytes, so only those are looked at, and the run around a digit there.
 pub(crate) fn may_hold_long_integer(line: &str) -> bool {
-    line.len() > PY_INT_MAX_DIGITS
-        && line.as_bytes().split(|byte| !byte.is_ascii_digit()).any(|run| run.len() > PY_INT_MAX_DIGITS)
+    let bytes = line.as_bytes();
+    let digit = |byte: &&u8| byte.is_ascii_digit();
+    (PY_INT_MAX_DIGITS..bytes.len()).step_by(PY_INT_MAX_DIGITS + 1).any(|at| {
+        bytes[at].is_ascii_digit()
+            && bytes[..at].iter().rev().take_while(digit).count() + bytes[at..].iter().take_while(digit).count()
+                > PY_INT_MAX_DIGITS
+    })
 }
 
 /// `value` when it is an integer from 0 to 2**64 - 1 as Python reads it (`-0` is `0`).
@@ -708,6 +716,18 @@ pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A run of more digits than Python converts is found wherever it starts, and a run of as many is not.
+    #[test]
+    fn runs_of_digits_past_pythons_limit_are_found_at_every_offset() {
+        for (run, found) in [(PY_INT_MAX_DIGITS + 1, true), (PY_INT_MAX_DIGITS, false)] {
+            for start in [0, 1, 7, PY_INT_MAX_DIGITS - 1, PY_INT_MAX_DIGITS, PY_INT_MAX_DIGITS + 1, 9000] {
+                let line = format!("{}{}x{}", "a".repeat(start), "7".repeat(run), "b".repeat(start % 3));
+                assert_eq!(may_hold_long_integer(&line), found, "a run of {run} at {start}");
+            }
+        }
+        assert!(!may_hold_long_integer(&"1a".repeat(PY_INT_MAX_DIGITS * 2)));
+    }
 
     /// What `json.dumps` wrote, respelled, is what Pydantic writes: floats of every exponent, numbers too large
     /// for a float, and strings that look like them.

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::error::{InputError, InputKind};
 use crate::fields::event_kind as kinds;
-use crate::fields::source_key::{self, CUSTOM_IDS, INPUT_IDS, INPUT_SOURCES};
+use crate::fields::source_key::{self, CAPABILITY_IDS, CUSTOM_IDS, INPUT_SOURCES};
 use crate::json::{finite_numbers, py_u64, Object, PY_INT_MAX_DIGITS};
 use crate::lax::lax_bool;
 use crate::names;
@@ -226,8 +226,8 @@ impl SourceItem {
             ));
         }
         let value: Value = serde_json::from_str(line).map_err(json_error)?;
-        // Only a line longer than the limit can hold an integer past it.
-        if line.len() > PY_INT_MAX_DIGITS {
+        // Only a line with a run of more digits than the limit can hold an integer past it.
+        if crate::json::may_hold_long_integer(line) {
             if let Some((path, digits)) = crate::json::long_integer(&value) {
                 let message = format!(
                     "Exceeds the limit ({PY_INT_MAX_DIGITS} digits) for integer string conversion: value has {digits} \
@@ -426,17 +426,13 @@ fn take_id(object: &mut Object, key: &str) -> Result<String, InputError> {
     }
 }
 
-/// What an input event's model refuses of the fields besides its id and content: a `source` not one of
-/// `INPUT_SOURCES`, an id of `INPUT_IDS` that is not a string or null, or metadata that is not an object or that
-/// [`metadata_error`] refuses.
+/// What an input event's model refuses of the fields besides its id, content and envelope: a `source` not one of
+/// `INPUT_SOURCES`, or metadata that is not an object or that [`metadata_error`] refuses.
 fn check_input(check: &Check<'_>) -> Result<(), InputError> {
     let source = check.string(source_key::SOURCE)?;
     if !INPUT_SOURCES.contains(&source) {
         let message = format!("expected one of {}, found {}", INPUT_SOURCES.join(", "), Value::from(source));
         return Err(check.err(InputKind::Invalid, source_key::SOURCE, message));
-    }
-    for key in INPUT_IDS {
-        check.opt_string(key)?;
     }
     if check.object.contains_key(source_key::METADATA) {
         let mut path = String::new();
@@ -593,7 +589,7 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
             // An event without a kind has one by now: `normalize_event` laid it out as the unknown envelope.
             let kind = check.string(source_key::KIND)?;
             // Every capability class holds these as its envelope.
-            for key in INPUT_IDS {
+            for key in CAPABILITY_IDS {
                 check.opt_string(key)?;
             }
             match kind {

@@ -65,8 +65,9 @@ fn malformed_source() -> Vec<(String, &'static str, &'static str)> {
             "event.content",
             "expected a string",
         ),
-        // The envelopes of capability and custom events (every class of theirs has them), whatever the kind.
+        // Pydantic AI's event union is tagged by `event_kind`, of which it knows the tags.
         (line(r#""event":{"event_kind":"Capability"}"#), "event.event_kind", "no event kind"),
+        // The envelopes of capability and custom events (every class of theirs has them), whatever the kind.
         (line(r#""event":{"event_kind":"capability","kind":null}"#), "event.kind", "expected a string"),
         (line(r#""event":{"event_kind":"capability","kind":"x.y","capability_id":5}"#), "event.capability_id", "string or null"),
         (line(r#""event":{"tool_name":[],"event_kind":"capability"}"#), "event.tool_name", "string or null"),

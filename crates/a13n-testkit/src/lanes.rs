@@ -73,8 +73,13 @@ pub fn into_child_run(stream: &[String], call: &[String]) -> Vec<String> {
     lines
 }
 
+/// A JSON number as written (the workspace's `serde_json` keeps its literal).
+fn number(literal: &str) -> Value {
+    serde_json::from_str(literal).expect("a JSON number")
+}
+
 /// How many distinct changes [`mutate_carried_line`] makes.
-pub const CARRIED_MUTATIONS: u64 = 33;
+pub const CARRIED_MUTATIONS: u64 = 35;
 
 /// Change a line the observer carries through whole (a Harness lifecycle event, a tool-call part's start, a
 /// function tool call) in one of [`CARRIED_MUTATIONS`] ways: spellings that are not canonical JSON, values of
@@ -122,6 +127,9 @@ pub fn mutate_carried_line(line: &str, choice: u64) -> String {
             item["event"]["payload"]["type"] = json!("model_request_started");
             item["event"]["payload"]["request_index"] = json!(4);
         }
+        // Indexes Python reads as an `int` that 64 bits do not hold, or spelled `-0`.
+        32 => item["event"]["payload"]["request_index"] = number("18446744073709551616"),
+        33 => item["event"]["payload"]["request_index"] = number("-0"),
         _ => return format!("{line} x"),
     }
     item.to_string()

@@ -231,7 +231,7 @@ fn payload_fields<'a>(scanner: &mut Scanner<'a>) -> Option<(Option<Cow<'a, str>>
             payload_type = Scanner::new(scanner.raw_value()?).string();
             Some(())
         }
-        "request_index" => {
+        source_key::REQUEST_INDEX => {
             request_index = RequestIndex::of_payload_text(scanner.raw_value()?);
             Some(())
         }

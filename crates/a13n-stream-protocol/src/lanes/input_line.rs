@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::fields::event_kind as kinds;
-use crate::fields::source_key::{self, INPUT_IDS, INPUT_SOURCES};
+use crate::fields::source_key::{self, CAPABILITY_IDS, INPUT_SOURCES};
 use crate::fragments::WHOLE_EVENT_BYTES;
 use crate::json::Object;
 use crate::lane_line::{scan_line, LineHead};
@@ -52,7 +52,7 @@ impl<'a> InputLine<'a> {
                 source_key::CONTENT => once(&mut content, scanner.string()),
                 source_key::METADATA => once(&mut metadata, scanner.canonical_value()),
                 // A string or null, as the model holds them; not read by the conversion.
-                key if INPUT_IDS.contains(&key) => scanner.literal(b"null").or_else(|| scanner.string().map(drop)),
+                key if CAPABILITY_IDS.contains(&key) => scanner.literal(b"null").or_else(|| scanner.string().map(drop)),
                 _ => scanner.skip_value(),
             })
         })?;

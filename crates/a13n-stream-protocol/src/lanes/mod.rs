@@ -95,7 +95,7 @@
 //! parsed into a small tree), and the observer converts them by the general path's own `input_event`
 //! (`observer/custom.rs`, which a decoded item's fields reach the same way), so the rule exists once; the fold
 //! folds the event through the general path's own fold of a converted item (`fold_observed`). An input its model
-//! refuses is declined by the general path's own checks (`source::INPUT_SOURCES`, `INPUT_IDS`, `metadata_error`),
+//! refuses is declined by the general path's own checks (`source::INPUT_SOURCES`, `CAPABILITY_IDS`, `metadata_error`),
 //! and the general path refuses it. A child run's first line, which binds the run, takes the general path. Inputs
 //! mutated in 34 ways are compared in both lane tests.
 //!

@@ -12,6 +12,7 @@ use super::plan::{Change, Plan, RunChange};
 use super::terminal::{convert_terminal, convert_tool_result};
 use super::{custom, ObserverState, RequestIndex, RunStartedEvent};
 use crate::extension::Extension;
+use crate::fields::source_key;
 use crate::json::Object;
 use crate::part_kind::Boundary;
 use crate::source::EventKind;
@@ -77,7 +78,8 @@ pub(super) fn convert(
         EventKind::Extension => {
             let payload = event.raw().get("payload").and_then(Value::as_object);
             let payload_type = payload.and_then(|p| p.get("type")).and_then(Value::as_str);
-            let request_index = payload.and_then(|p| p.get("request_index")).and_then(RequestIndex::of_payload);
+            let request_index =
+                payload.and_then(|p| p.get(source_key::REQUEST_INDEX)).and_then(RequestIndex::of_payload);
             match Extension::of(event.str_field("kind"), payload_type, request_index) {
                 Extension::RunStarted => {
                     return Ok(vec![Event::RunStarted(RunStartedEvent {

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::error::{InputError, InputKind};
 use crate::fields::event_kind as kinds;
-use crate::fields::source_key::{self, INPUT_IDS};
+use crate::fields::source_key::{self, CAPABILITY_IDS};
 use crate::json::Object;
 
 pub(crate) mod laid_out;
@@ -116,7 +116,7 @@ pub(crate) fn choose<'v>(
 /// `event` in its model's layout: what dumping the object a Python host validates it into writes.
 pub(crate) fn normalize_event(event: Object) -> Result<Object, InputError> {
     let capability = event.get(source_key::EVENT_KIND).and_then(Value::as_str) == Some(kinds::CAPABILITY);
-    if capability && !event.contains_key(source_key::KIND) {
+    if capability && no_class_has(event.get(source_key::KIND)) {
         return Ok(unknown_capability(event));
     }
     let choices = match event.get(source_key::EVENT_KIND) {
@@ -126,16 +126,30 @@ pub(crate) fn normalize_event(event: Object) -> Result<Object, InputError> {
     normalize_object(event, choices)
 }
 
-/// A capability event without a `kind`, in the layout of the unknown envelope every process reads it into (no
-/// class has the empty kind): the payload's keys first, as written (a `data` key among them), then the envelope's
-/// fields (`kind` `""`, the ids as given or `null`, `event_kind`); with no payload, `"data": null` last. Every
+/// Whether no capability class can have this `kind`: none given (the model's default is `""`), or a string that is
+/// not `NAMESPACE.NAME` with both parts non-empty, which Pydantic AI registers every class under. (Any other kind may
+/// be a class of the writer's, and a kind that is not a string is refused.)
+fn no_class_has(kind: Option<&Value>) -> bool {
+    match kind {
+        None => true,
+        Some(Value::String(kind)) => {
+            !kind.split_once('.').is_some_and(|(space, name)| !space.is_empty() && !name.is_empty())
+        }
+        Some(_) => false,
+    }
+}
+
+/// A capability event of a kind no class has ([`no_class_has`]), in the layout of the unknown envelope every process
+/// reads it into: the payload's keys first, as written (a `data` key among them), then the envelope's fields
+/// (`kind` as given or `""`, the ids as given or `null`, `event_kind`); with no payload, `"data": null` last. Every
 /// other capability event is the dump of a class its writer had, and stays as written.
 fn unknown_capability(mut event: Object) -> Object {
-    let ids = INPUT_IDS.map(|key| event.shift_remove(key).unwrap_or(Value::Null));
+    let kind = event.shift_remove(source_key::KIND).unwrap_or_else(|| Value::String(String::new()));
+    let ids = CAPABILITY_IDS.map(|key| event.shift_remove(key).unwrap_or(Value::Null));
     let event_kind = event.shift_remove(source_key::EVENT_KIND).unwrap_or(Value::Null);
     let empty = event.is_empty();
-    event.insert(source_key::KIND.into(), Value::String(String::new()));
-    event.extend(INPUT_IDS.into_iter().map(String::from).zip(ids));
+    event.insert(source_key::KIND.into(), kind);
+    event.extend(CAPABILITY_IDS.into_iter().map(String::from).zip(ids));
     event.insert(source_key::EVENT_KIND.into(), event_kind);
     if empty {
         event.insert(source_key::DATA.into(), Value::Null);
