@@ -101,11 +101,13 @@ pub(crate) fn long_integer(value: &Value) -> Option<(String, usize)> {
         (if path.is_empty() { key.to_string() } else { format!("{key}.{path}") }, digits)
     };
     match value {
-        Value::Number(number) => {
-            let digits = number.as_str().trim_start_matches('-');
-            let integer = !digits.bytes().any(|byte| matches!(byte, b'.' | b'e' | b'E'));
-            (integer && digits.len() > PY_INT_MAX_DIGITS).then(|| (String::new(), digits.len()))
-        }
+        Value::Number(number) => match PyNumber::of_number(number) {
+            PyNumber::Int(digits) => {
+                let digits = digits.trim_start_matches('-').len();
+                (digits > PY_INT_MAX_DIGITS).then(|| (String::new(), digits))
+            }
+            PyNumber::Float(_) => None,
+        },
         Value::Array(items) => {
             items.iter().enumerate().find_map(|(at, item)| long_integer(item).map(|found| nested(&at, found)))
         }

@@ -34,7 +34,7 @@ impl RequestIndex {
     /// [`of_payload`](Self::of_payload) of a value's JSON text as written (the carried lane reads it so).
     pub(crate) fn of_payload_text(text: &str) -> Option<RequestIndex> {
         let number = text.starts_with(|first: char| first == '-' || first.is_ascii_digit());
-        number.then(|| Self::of_literal(text)).flatten().filter(|index| !index.0.starts_with('-'))
+        number.then_some(text).and_then(Self::of_literal).filter(|index| !index.0.starts_with('-'))
     }
 
     /// The integer a JSON literal is, in Python's digits (`None` for a float).

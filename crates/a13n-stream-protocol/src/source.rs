@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::error::{InputError, InputKind};
 use crate::fields::event_kind as kinds;
 use crate::fields::source_key::{self, CAPABILITY_IDS, CUSTOM_IDS, INPUT_SOURCES};
-use crate::json::{finite_numbers, py_u64, Object, PY_INT_MAX_DIGITS};
+use crate::json::{finite_numbers, long_integer, may_hold_long_integer, py_u64, Object, PY_INT_MAX_DIGITS};
 use crate::lax::lax_bool;
 use crate::names;
 use crate::time::SourceTime;
@@ -227,8 +227,8 @@ impl SourceItem {
         }
         let value: Value = serde_json::from_str(line).map_err(json_error)?;
         // Only a line with a run of more digits than the limit can hold an integer past it.
-        if crate::json::may_hold_long_integer(line) {
-            if let Some((path, digits)) = crate::json::long_integer(&value) {
+        if may_hold_long_integer(line) {
+            if let Some((path, digits)) = long_integer(&value) {
                 let message = format!(
                     "Exceeds the limit ({PY_INT_MAX_DIGITS} digits) for integer string conversion: value has {digits} \
                      digits"

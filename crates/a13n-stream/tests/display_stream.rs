@@ -131,10 +131,9 @@ fn display_frames_rebuild_the_fold_at_every_batch_boundary() {
                 break;
             }
             for line in batch {
-                if let Ok(item) = SourceItem::from_json(line) {
-                    // A Run's result ends the run only when it folds (the host skips one the observer refuses).
-                    ended = fold.fold_source(&item).is_ok() && item.event().is_none();
-                }
+                // A Run's result ends the run only when it folds (the host skips one the observer refuses).
+                ended = SourceItem::from_json(line)
+                    .is_ok_and(|item| fold.fold_source(&item).is_ok() && item.event().is_none());
             }
             let position =
                 serde_json::from_str::<Value>(&response.body).unwrap()["position"].as_str().unwrap().to_owned();

@@ -57,7 +57,6 @@ fn sequence(position: &str) -> u64 {
     position.split_once('-').unwrap().1.parse().unwrap()
 }
 
-/// The entries the fold handed out, as JSON values.
 /// The entries `fold` gives for `lines`, and whether the last of them is a Run's result it took: the run ended
 /// there (the host skips a result the observer refuses, and the run stays open).
 fn fold_entries(fold: &mut DisplayFold, lines: &[String]) -> (Vec<Value>, bool) {
