@@ -56,19 +56,31 @@ impl LineSplitter {
     }
 
     /// The next complete line from `input`, advancing it past what was consumed; `None` once `input` is used up
-    /// (bytes of an unfinished line are kept for the next call).
-    pub fn next_line(&mut self, input: &mut &[u8]) -> Option<Line<'_>> {
+    /// (bytes of an unfinished line are kept for the next call). A line that lies whole in `input` is handed out
+    /// from it; only a line begun in an earlier call is copied.
+    pub fn next_line<'s, 'i: 's>(&'s mut self, input: &mut &'i [u8]) -> Option<Line<'s>> {
         loop {
-            let end = memchr::memchr(b'\n', input);
-            let (piece, rest) = match end {
-                Some(end) => (&input[..end], &input[end + 1..]),
-                None => (*input, &[][..]),
+            let Some(end) = memchr::memchr(b'\n', input) else {
+                self.take(input);
+                *input = &[];
+                return None;
             };
-            self.take(piece);
+            let (piece, rest) = (&input[..end], &input[end + 1..]);
             *input = rest;
-            // An unfinished line waits for more input.
-            end?;
             self.number += 1;
+            if self.handed {
+                self.reset();
+            }
+            if self.line.is_empty() && !self.oversized {
+                if piece.len() > self.limit {
+                    return Some((self.number, Err(LineError::TooLong { limit: self.limit })));
+                }
+                if !is_blank(piece) {
+                    return Some((self.number, line_text(piece)));
+                }
+                continue;
+            }
+            self.take(piece);
             if !self.blank() {
                 return Some(self.hand_out());
             }
@@ -117,7 +129,7 @@ impl LineSplitter {
     }
 
     fn blank(&self) -> bool {
-        !self.oversized && self.line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
+        !self.oversized && is_blank(&self.line)
     }
 
     fn reset(&mut self) {
@@ -131,12 +143,19 @@ impl LineSplitter {
         if self.oversized {
             return (self.number, Err(LineError::TooLong { limit: self.limit }));
         }
-        while self.line.last() == Some(&b'\r') {
-            self.line.pop();
-        }
-        let text = std::str::from_utf8(&self.line).map_err(|e| LineError::NotUtf8 { valid_up_to: e.valid_up_to() });
-        (self.number, text)
+        (self.number, line_text(&self.line))
     }
+}
+
+/// Whether a line holds JSON white space only (or carriage returns): no item.
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
+}
+
+/// A line's text without its trailing carriage returns, or why it has none.
+fn line_text(line: &[u8]) -> Result<&str, LineError> {
+    let end = line.iter().rposition(|&b| b != b'\r').map_or(0, |last| last + 1);
+    std::str::from_utf8(&line[..end]).map_err(|e| LineError::NotUtf8 { valid_up_to: e.valid_up_to() })
 }
 
 /// Every line of a whole text, by the same rules (no length limit).
@@ -187,6 +206,30 @@ mod tests {
         assert_eq!(all(&bytes, 10), expected);
         assert_eq!(split_text("{\"a\":1}\r\n\n  \n{\"b\":2}"), vec![(1, "{\"a\":1}"), (4, "{\"b\":2}")]);
         assert!(all(&[b"\n\n"], 10).is_empty());
+    }
+
+    /// A line that lies whole in the bytes given is handed out from them, one begun in an earlier call from the
+    /// splitter's copy: the same lines either way, at every split of the input.
+    #[test]
+    fn lines_handed_out_from_the_input_are_the_copied_ones() {
+        let text: &[u8] = b"0123456789\r\n\r\r\n01234567890\nok\r\r\n \t\r\n\xc3\xa9\n\xc3\n\n{}\r";
+        let whole = all(&[text], 10);
+        assert_eq!(
+            whole,
+            vec![
+                // The limit counts a line's carriage returns.
+                (1, Err(LineError::TooLong { limit: 10 })),
+                (3, Err(LineError::TooLong { limit: 10 })),
+                (4, Ok("ok".to_owned())),
+                (6, Ok("\u{e9}".to_owned())),
+                (7, Err(LineError::NotUtf8 { valid_up_to: 0 })),
+                (9, Ok("{}".to_owned())),
+            ]
+        );
+        for at in 0..=text.len() {
+            let (head, tail) = text.split_at(at);
+            assert_eq!(all(&[head, tail], 10), whole, "split at {at}");
+        }
     }
 
     /// A line longer than the limit is known as soon as its bytes pass the limit, before it ends (a reader of a
