@@ -341,8 +341,18 @@ impl PyDumps {
     pub const DEFAULT: PyDumps = PyDumps { ensure_ascii: true, sort_keys: false, compact: false };
 
     pub fn dumps(self, value: &Value) -> String {
+        self.dumps_as(value, false)
+    }
+
+    /// `json.dumps` of `value` once Pydantic has dumped it in JSON mode (`dump_python(mode="json")`): a float that
+    /// is not finite is `null` there.
+    pub fn dumps_of_dump(self, value: &Value) -> String {
+        self.dumps_as(value, true)
+    }
+
+    fn dumps_as(self, value: &Value, dumped: bool) -> String {
         let mut out = Vec::with_capacity(64);
-        let mut ser = serde_json::Serializer::with_formatter(&mut out, PyFormatter { options: self, dumped: false });
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, PyFormatter { options: self, dumped });
         let result = if self.sort_keys { Sorted(value).serialize(&mut ser) } else { value.serialize(&mut ser) };
         // Serializing a `Value` into memory cannot fail.
         debug_assert!(result.is_ok());

@@ -134,6 +134,14 @@ impl Validation {
         }
     }
 
+    /// A list field that needs an item (`Field(min_length=1)`), given `length` items.
+    pub(crate) fn non_empty(&mut self, field: &str, length: usize) {
+        if length == 0 {
+            let message = "List should have at least 1 item after validation, not 0".to_owned();
+            self.push(Some(field), message, "too_short", &Value::Array(Vec::new()));
+        }
+    }
+
     /// A model validator's `ValueError`.
     pub(crate) fn value_error(&mut self, message: &str, object: &Value) {
         self.push(None, format!("Value error, {message}"), "value_error", object);

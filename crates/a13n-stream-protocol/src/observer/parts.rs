@@ -426,10 +426,11 @@ pub(super) fn tool_call_events(
     events
 }
 
-/// A tool call's argument text: given as text, or written sorted as the reference writes an object.
+/// A tool call's argument text: given as text, or written sorted as the reference writes an object once dumped in
+/// JSON mode (a number Python reads as infinite, `1e400`, is `null` there).
 fn tool_args_text(args: &Value) -> Cow<'_, str> {
     match args {
         Value::String(text) => Cow::Borrowed(text),
-        other => Cow::Owned(PyDumps::SORTED_TEXT.dumps(other)),
+        other => Cow::Owned(PyDumps::SORTED_TEXT.dumps_of_dump(other)),
     }
 }

@@ -167,6 +167,12 @@ pub(super) fn convert_terminal(item: &SourceItem, result: &RunResult) -> Result<
                     });
                 }
             }
+            // The outcome's model needs an interrupt: a suspension deferring nothing is refused.
+            let mut check = Validation::new("RunFinishedInterruptOutcome");
+            check.non_empty("interrupts", interrupts.len());
+            if !check.is_empty() {
+                return Err(ObserveError::Validation(check.message()));
+            }
             finished(raw, None, RunFinishedOutcome::Interrupt { interrupts }, usage)
         }
         RunStatus::Failed => {
