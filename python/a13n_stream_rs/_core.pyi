@@ -3,6 +3,7 @@
 from os import PathLike
 from typing import Any, AsyncIterable, Callable, Coroutine, Iterable, Optional, Union, overload
 
+from a13n_harness.events import HarnessStreamEvent
 from ag_ui.core import CustomEvent, Event
 from typing_extensions import Self, disjoint_base
 
@@ -20,7 +21,7 @@ from ._views import Changed, Items
 _Line = Union[str, bytes, dict[str, Any]]
 """A source item's journal line: its JSON as str or bytes (UTF-8), or the equivalent dict."""
 
-_Source = Any
+_Source = Union[HarnessStreamEvent[Any], _Line]
 """A source item: a native ``HarnessEvent`` / ``HarnessRunResultEvent``, or its journal line (``_Line``)."""
 
 _Json = Union[str, bytes, Any]

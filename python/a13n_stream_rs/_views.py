@@ -61,7 +61,8 @@ class Items(MutableMapping[str, Item]):
         return iter(self._fold._item_ids())
 
     def __reversed__(self) -> Iterator[str]:
-        return reversed(self._fold._item_ids())
+        ids: list[str] = self._fold._item_ids()
+        return reversed(ids)
 
     def clear(self) -> None:
         for key in self._fold._item_ids():

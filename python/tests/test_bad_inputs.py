@@ -62,6 +62,10 @@ def test_malformed_lines_raise_input_errors_naming_the_field_and_change_nothing(
         fold.events(TEXT_START.replace('"sequence":1', '"sequence":"one"'))
     with pytest.raises(TypeError):
         fold.events(42)
+    # Found by helper-62: the message read as a statement ("events[0] is an AG-UI event dict").
+    for event, found in [("x", "str"), (1, "int"), (None, "NoneType")]:
+        with pytest.raises(TypeError, match=rf"^events\[0\] must be an AG-UI event dict, not {found}$"):
+            fold.fold([event])
     assert fold.export() == before
     assert fold.export_json() == before.model_dump_json()
     assert fold.position == StreamPosition(attempt=0, sequence=1)

@@ -306,7 +306,8 @@ impl PyDisplayFold {
         for (index, event) in events.try_iter()?.enumerate() {
             let event = event?;
             let Ok(dict) = event.cast::<PyDict>() else {
-                return Err(PyTypeError::new_err(format!("events[{index}] is an AG-UI event dict")));
+                let found = event.get_type().name().map_or_else(|_| "?".to_owned(), |name| name.to_string());
+                return Err(PyTypeError::new_err(format!("events[{index}] must be an AG-UI event dict, not {found}")));
             };
             let unchanged = issued.get_mut(index).and_then(Option::as_mut).and_then(|i| i.take_if_unchanged(dict));
             match unchanged {
