@@ -12,29 +12,53 @@ use crate::errors::input_error;
 /// Nesting deeper than this is refused rather than risking the stack (serde_json's own limit is 128).
 const MAX_DEPTH: usize = 128;
 
-/// A JSON value as plain Python objects: `dict` (key order kept), `list`, `str`, `int`, `float`, `bool`, `None`.
+/// A JSON value as plain Python objects, as Pydantic's JSON-mode dump of an event holds it: `dict` (key order
+/// kept), `list`, `str`, `int`, `float`, `bool`, `None`; a number too large for a float (`1e400`), which the
+/// reference's dump has made `None`, is `None`.
 pub(crate) fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    convert(py, value, Numbers::Dumped)
+}
+
+/// A source item's JSON value as `json.loads` makes it: `1e400` is `float("inf")`.
+pub(crate) fn source_to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    convert(py, value, Numbers::Loaded)
+}
+
+/// How a number too large for a float converts.
+#[derive(Clone, Copy)]
+enum Numbers {
+    /// As Pydantic's JSON-mode dump holds it: `None`.
+    Dumped,
+    /// As `json.loads` reads it: an infinite float.
+    Loaded,
+}
+
+fn convert<'py>(py: Python<'py>, value: &Value, numbers: Numbers) -> PyResult<Bound<'py, PyAny>> {
     Ok(match value {
         Value::Null => py.None().into_bound(py),
         Value::Bool(flag) => PyBool::new(py, *flag).to_owned().into_any(),
-        Value::Number(number) => number_to_python(py, number)?,
+        Value::Number(number) => number_to_python(py, number, numbers)?,
         Value::String(text) => PyString::new(py, text).into_any(),
         Value::Array(items) => {
             let list = PyList::empty(py);
             for item in items {
-                list.append(to_python(py, item)?)?;
+                list.append(convert(py, item, numbers)?)?;
             }
             list.into_any()
         }
-        Value::Object(object) => object_to_python(py, object)?.into_any(),
+        Value::Object(object) => convert_object(py, object, numbers)?.into_any(),
     })
 }
 
 pub(crate) fn object_to_python<'py>(py: Python<'py>, object: &Map<String, Value>) -> PyResult<Bound<'py, PyDict>> {
+    convert_object(py, object, Numbers::Dumped)
+}
+
+fn convert_object<'py>(py: Python<'py>, object: &Map<String, Value>, numbers: Numbers) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     let keys = known_keys(py);
     for (key, value) in object {
-        let value = to_python(py, value)?;
+        let value = convert(py, value, numbers)?;
         match keys.get(key.as_str()) {
             Some(known) => dict.set_item(known.bind(py), value)?,
             None => dict.set_item(key, value)?,
@@ -109,7 +133,7 @@ fn known_keys(py: Python<'_>) -> &'static FxHashMap<&'static str, Py<PyString>> 
     KEYS.get_or_init(py, || KNOWN_KEYS.iter().map(|key| (*key, PyString::intern(py, key).unbind())).collect())
 }
 
-fn number_to_python<'py>(py: Python<'py>, number: &Number) -> PyResult<Bound<'py, PyAny>> {
+fn number_to_python<'py>(py: Python<'py>, number: &Number, numbers: Numbers) -> PyResult<Bound<'py, PyAny>> {
     if let Some(value) = number.as_i64() {
         return Ok(value.into_pyobject(py)?.into_any());
     }
@@ -121,8 +145,12 @@ fn number_to_python<'py>(py: Python<'py>, number: &Number) -> PyResult<Bound<'py
         // An integer beyond 64 bits: Python's `int` of its digits, as `json.loads` makes it.
         return Ok(py.get_type::<pyo3::types::PyInt>().call1((literal,))?.into_any());
     }
-    // `json.loads` reads a literal too large for a float as infinity.
-    Ok(PyFloat::new(py, literal.parse::<f64>().unwrap_or(f64::NAN)).into_any())
+    // `json.loads` reads a literal too large for a float as infinity, which a JSON-mode dump makes `None`.
+    let float = literal.parse::<f64>().unwrap_or(f64::NAN);
+    if !float.is_finite() && matches!(numbers, Numbers::Dumped) {
+        return Ok(py.None().into_bound(py));
+    }
+    Ok(PyFloat::new(py, float).into_any())
 }
 
 /// Why a Python value has no JSON form: a Python error, or a refusal at a field (its path built on the way out,

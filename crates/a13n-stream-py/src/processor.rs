@@ -21,7 +21,7 @@ use pyo3::types::{PyDict, PyString};
 use pyo3::{PyTraverseError, PyVisit};
 use serde_json::Value;
 
-use crate::convert::{from_python, to_python};
+use crate::convert::{from_python, source_to_python, to_python};
 use crate::errors::{observation_error, FailureSlot};
 use crate::models::models;
 
@@ -228,7 +228,7 @@ fn call_models(
 
 /// The JSON contract: the source and the event as dicts.
 fn call_json(py: Python<'_>, callable: &Py<PyAny>, source: &SourceItem, event: &Event) -> PyResult<Outcome> {
-    let source = to_python(py, &source.to_value())?;
+    let source = source_to_python(py, &source.to_value())?;
     let result = callable.bind(py).call1((source, to_python(py, &event.to_value())?))?;
     if result.is_none() {
         return Ok(Ok(None));
