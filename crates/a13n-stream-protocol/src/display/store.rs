@@ -77,7 +77,9 @@ impl Stored {
 /// The items of a fold and their change tracking.
 #[derive(Debug, Default)]
 pub(super) struct Store {
-    items: IndexMap<String, Stored, FxBuildHasher>,
+    /// Boxed: a map grown by doubling moves its entries into new memory, and a box moves as a pointer where an
+    /// item would move whole (a 7,059-line run holds about 3,000 items).
+    items: IndexMap<String, Box<Stored>, FxBuildHasher>,
     pub(super) next: u64,
     changed: Changes,
     checkpoint_changed: Changes,
@@ -112,7 +114,7 @@ impl Store {
             let positions = (item.first_stream_id.as_str(), item.last_stream_id.as_str());
             let header =
                 Header::from_text(item.ordinal, item.kind, item.state, positions, item.started_at, item.ended_at);
-            store.items.insert(item.id, Stored::committed(header, content, Some(item.content_refs)));
+            store.items.insert(item.id, Box::new(Stored::committed(header, content, Some(item.content_refs))));
         }
         store.mark_committed();
         store
@@ -135,7 +137,7 @@ impl Store {
         content: Content,
         content_refs: Option<IndexMap<String, ContentRef>>,
     ) -> (usize, bool) {
-        let (index, replaced) = self.items.insert_full(id, Stored::committed(header, content, content_refs));
+        let (index, replaced) = self.items.insert_full(id, Box::new(Stored::committed(header, content, content_refs)));
         (index, replaced.is_some())
     }
 
@@ -383,7 +385,7 @@ impl Store {
             content_refs: None,
         };
         self.next += 1;
-        self.items.insert_full(key.to_owned(), stored).0
+        self.items.insert_full(key.to_owned(), Box::new(stored)).0
     }
 
     /// Apply one change to the item at `index`: edit its content, set its kind, state (`None` keeps it) and
