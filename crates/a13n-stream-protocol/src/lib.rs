@@ -118,6 +118,7 @@ pub mod lines;
 mod memory;
 pub mod names;
 pub mod observer;
+mod part_index;
 mod part_kind;
 mod pydantic;
 mod pystr;
@@ -134,6 +135,7 @@ mod sink;
 mod skeleton;
 pub mod source;
 mod source_model;
+mod source_sequence;
 mod time;
 
 pub use agui::Event;
@@ -150,6 +152,8 @@ pub use observer::{
     infallible, AguiEventProcessor, HarnessAguiObserver, HarnessAguiStreamObserver, Observer, ObserverContinuation,
     ProcessorRefusal,
 };
+pub use part_index::PartIndex;
 pub use read_ahead::{ReadAhead, ScannedLine};
 pub use source::{SourceBody, SourceEvent, SourceItem, MAX_SOURCE_LINE_BYTES};
+pub use source_sequence::SourceSequence;
 pub use time::{SourceTime, UtcTime};

@@ -16,6 +16,7 @@ use crate::json::{finite_numbers, long_integer, may_hold_long_integer, py_u64, O
 use crate::lax::lax_bool;
 use crate::names;
 use crate::time::SourceTime;
+use crate::{PartIndex, SourceSequence};
 
 /// One public Harness source item: a native event or the terminal Run result.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,7 +26,7 @@ pub struct SourceItem {
     /// The Harness Run this item belongs to (a root Run or one of its inline children).
     pub run_id: String,
     /// The item's position in its Run's stream.
-    pub sequence: u64,
+    pub sequence: SourceSequence,
     /// When the item occurred, with the offset it was written with.
     pub occurred_at: SourceTime,
     /// The event or the terminal result.
@@ -103,8 +104,8 @@ impl SourceEvent {
         self.raw.get(key).and_then(Value::as_str)
     }
 
-    pub(crate) fn index(&self) -> i64 {
-        self.raw.get("index").and_then(Value::as_i64).unwrap_or(0)
+    pub(crate) fn index(&self) -> PartIndex {
+        self.raw.get("index").and_then(PartIndex::of_value).unwrap_or(PartIndex::from(0))
     }
 
     pub(crate) fn object(&self, key: &str) -> Option<&Object> {
@@ -250,13 +251,9 @@ impl SourceItem {
         let thread_id = take_id(&mut object, "thread_id")?;
         let run_id = take_id(&mut object, "run_id")?;
         let sequence = match object.get("sequence") {
-            Some(value) if py_u64(value).is_some() => py_u64(value).unwrap_or(0),
-            Some(other) => {
-                return Err(InputError::wrong_type(
-                    "sequence",
-                    format!("expected an integer from 0 to 2**64 - 1, found {other}"),
-                ))
-            }
+            Some(value) => SourceSequence::of_value(value).ok_or_else(|| {
+                InputError::wrong_type("sequence", format!("expected an integer of 0 or more, found {value}"))
+            })?,
             None => return Err(InputError::missing("sequence")),
         };
         let occurred_at = match object.get("occurred_at") {
@@ -326,7 +323,7 @@ impl SourceItem {
         ItemIdentity {
             thread_id: &self.thread_id,
             run_id: &self.run_id,
-            sequence: self.sequence,
+            sequence: &self.sequence,
             occurred_at: self.occurred_at,
         }
     }
@@ -354,7 +351,7 @@ pub(crate) struct ItemIdentity<'a> {
     /// As [`SourceItem`]'s fields of the same names.
     pub(crate) thread_id: &'a str,
     pub(crate) run_id: &'a str,
-    pub(crate) sequence: u64,
+    pub(crate) sequence: &'a SourceSequence,
     pub(crate) occurred_at: SourceTime,
 }
 
@@ -369,7 +366,7 @@ impl ItemIdentity<'_> {
         let mut object = Object::with_capacity(5);
         object.insert("thread_id".into(), self.thread_id.into());
         object.insert("run_id".into(), self.run_id.into());
-        object.insert("sequence".into(), self.sequence.into());
+        object.insert("sequence".into(), self.sequence.to_value());
         object.insert("occurred_at".into(), self.occurred_at.isoformat().into());
         object.insert(key.into(), body);
         Value::Object(object)
@@ -498,15 +495,11 @@ impl<'a> Check<'a> {
         }
     }
 
-    fn int(&self, key: &str) -> Result<i64, InputError> {
-        match self.require(key)? {
-            Value::Number(number) if number.is_i64() => Ok(number.as_i64().unwrap_or(0)),
-            other => Err(self.err(
-                InputKind::WrongType,
-                key,
-                format!("expected an integer from -2**63 to 2**63 - 1, found {other}"),
-            )),
-        }
+    /// A part's index: an integer of any size, as Python's `int`.
+    fn index(&self, key: &str) -> Result<PartIndex, InputError> {
+        let value = self.require(key)?;
+        PartIndex::of_value(value)
+            .ok_or_else(|| self.err(InputKind::WrongType, key, format!("expected an integer, found {value}")))
     }
 
     fn object(&self, key: &str) -> Result<&'a Object, InputError> {
@@ -630,7 +623,7 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
             EventKind::DeferredToolResults
         }
         kinds::PART_START | kinds::PART_END => {
-            check.int("index")?;
+            check.index("index")?;
             let mut path = String::new();
             let part = check.nested("part", &mut path)?;
             check_part(&part)?;
@@ -641,7 +634,7 @@ fn classify(raw: &Object) -> Result<EventKind, InputError> {
             }
         }
         kinds::PART_DELTA => {
-            check.int("index")?;
+            check.index("index")?;
             let mut path = String::new();
             let delta = check.nested("delta", &mut path)?;
             match delta.string("part_delta_kind")? {
@@ -931,10 +924,23 @@ mod tests {
         assert_eq!(item.sequence, 0);
         let text = crate::json::PyDumps::TEXT.dumps(&item.to_value());
         assert!(text.contains(r#""input_tokens":0,"output_tokens":1,"cache_read_tokens":0,"#), "{text}");
-        for refused in ["-1", "1.0", "18446744073709551616"] {
+        for refused in ["-1", "1.0"] {
             let line = line.replace(r#""sequence":-0"#, &format!(r#""sequence":{refused}"#));
             assert_eq!(SourceItem::from_json(&line).unwrap_err().path(), "sequence", "{refused}");
         }
+    }
+
+    /// Found by helper-61's sweep: Python's `int` has no size limit, and the reference carries a sequence past
+    /// 64 bits into the observations (here refused as "expected an integer from 0 to 2**64 - 1").
+    #[test]
+    fn a_sequence_past_64_bits_is_carried_as_written() {
+        let large = "18446744073709551616";
+        let line = format!(
+            r#"{{"thread_id":"t","run_id":"r","sequence":{large},"occurred_at":"2026-11-29T12:00:00+00:00","event":{{"schema_version":"1","kind":"state","payload":{{}}}}}}"#
+        );
+        let item = SourceItem::from_json(&line).unwrap();
+        assert_eq!((item.sequence.to_string().as_str(), item.sequence.as_u64()), (large, None));
+        assert_eq!(item.to_line(), line);
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::lane_line::{scan_line, LineHead};
 use crate::names;
 use crate::scan::once;
 use crate::source::{metadata_error, Input, ItemIdentity};
+use crate::SourceSequence;
 
 /// The longest line the lane takes, so that its event stays whole, as the general path would leave it: every
 /// string and number of the event comes from the line, written no longer than the line spells it, and none more
@@ -27,8 +28,8 @@ const _: () =
 pub(crate) struct InputLine<'a> {
     /// The line's identity and time.
     pub(crate) head: LineHead<'a>,
-    /// The head's sequence, which an item's identity holds as an unsigned number.
-    sequence: u64,
+    /// The head's sequence, as an item's identity holds it.
+    sequence: SourceSequence,
     /// The input's `input_id`, `source` (one its model names) and `content`.
     input_id: Cow<'a, str>,
     source: Cow<'a, str>,
@@ -60,7 +61,7 @@ impl<'a> InputLine<'a> {
         let source = source.filter(|source| INPUT_SOURCES.contains(&source.as_ref()))?;
         let Value::Object(metadata) = serde_json::from_str(metadata?).ok()? else { return None };
         metadata_error(&metadata).is_none().then_some(())?;
-        let sequence = u64::try_from(head.sequence).ok()?;
+        let sequence = SourceSequence::from(u64::try_from(head.sequence).ok()?);
         Some(InputLine { head, sequence, input_id: input_id?, source, content: content?, metadata })
     }
 
@@ -70,7 +71,7 @@ impl<'a> InputLine<'a> {
             item: ItemIdentity {
                 thread_id: &self.head.thread_id,
                 run_id: &self.head.run_id,
-                sequence: self.sequence,
+                sequence: &self.sequence,
                 occurred_at: self.head.time,
             },
             media: false,

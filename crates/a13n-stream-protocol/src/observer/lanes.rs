@@ -21,6 +21,7 @@ use crate::lanes::carried_line::{Carried, CarriedLine};
 use crate::lanes::delta_line::ContentDelta;
 use crate::lanes::input_line::InputLine;
 use crate::lanes::part_line::{PartLine, ToolReturnLine};
+use crate::PartIndex;
 
 impl Observer<RootStream> {
     /// The part id of the open part `index` of `kind` in the root run or one of its inline children, when a
@@ -35,7 +36,7 @@ impl Observer<RootStream> {
         kind: PartKind,
     ) -> Option<(&str, bool)> {
         let (state, child) = self.lane_run(thread_id, run_id)?;
-        let cursor = state.parts.get(&index).filter(|cursor| cursor.kind == kind)?;
+        let cursor = state.parts.get(&PartIndex::from(index)).filter(|cursor| cursor.kind == kind)?;
         Some((&cursor.part_id, child))
     }
 
@@ -97,7 +98,7 @@ impl Observer<RootStream> {
                 };
                 // A tool call's start opens its cursor and converts to no event of its own.
                 let Some(run) = self.cursors_of(run_id, child) else { return };
-                part_start(run_id, &run.request_index, *index, &body, None).1
+                part_start(run_id, &run.request_index, PartIndex::from(*index), &body, None).1
             }
             // A delegation's change is its plan's, applied above.
             Carried::Harness(_) | Carried::ToolCall | Carried::UnpresentedResult | Carried::Delegation { .. } => return,
@@ -126,12 +127,12 @@ impl Observer<RootStream> {
         call_id: Option<&str>,
     ) -> Option<bool> {
         let (state, child) = self.lane_run(thread_id, run_id)?;
-        matches!(tool_call_delta(run_id, state, index, call_id, None), Ok(None)).then_some(child)
+        matches!(tool_call_delta(run_id, state, PartIndex::from(index), call_id, None), Ok(None)).then_some(child)
     }
 
     /// Commit what [`Observer::observe`] commits for the content delta [`Observer::open_part_in_any_run`] accepted.
     pub(crate) fn commit_open_part_content_in(&mut self, run_id: &str, child: bool, index: i64) {
-        let emitted = RunChange::Emitted { index, content: true, signature: false };
+        let emitted = RunChange::Emitted { index: PartIndex::from(index), content: true, signature: false };
         self.core.state.apply(Change::Run(child.then_some(run_id), emitted));
     }
 
@@ -146,7 +147,8 @@ impl Observer<RootStream> {
     pub(crate) fn part_in_any_run<'l>(&self, line: &'l PartLine<'_>) -> Option<Plan<'l>> {
         let (state, child) = self.lane_run(&line.head.thread_id, &line.head.run_id)?;
         let (run_id, timestamp) = (line.head.run_id.as_ref(), Some(line.head.timestamp));
-        let (events, change) = part_boundary(run_id, state, line.index, line.boundary, &line.body, timestamp).ok()?;
+        let index = PartIndex::from(line.index);
+        let (events, change) = part_boundary(run_id, state, index, line.boundary, &line.body, timestamp).ok()?;
         // A part converted to no event (a tool call's start) is carried through whole by the general path.
         (!events.is_empty()).then_some(())?;
         let changes = vec![Change::Run(child.then_some(run_id), change)];
@@ -159,7 +161,7 @@ impl Observer<RootStream> {
     pub(crate) fn opening_delta_in_any_run<'l>(&self, delta: &'l ContentDelta<'_>) -> Option<Plan<'l>> {
         let head = &delta.line.head;
         let (state, child, bound) = self.lane_run_or_unbound(&head.thread_id, &head.run_id)?;
-        let (run_id, index, kind) = (head.run_id.as_ref(), delta.line.index, delta.part_kind);
+        let (run_id, index, kind) = (head.run_id.as_ref(), PartIndex::from(delta.line.index), delta.part_kind);
         if state.parts.contains_key(&index) || kind == PartKind::ToolCall {
             return None;
         }

@@ -21,6 +21,7 @@ mod parts;
 mod plan;
 mod terminal;
 
+use crate::PartIndex;
 use convert::convert;
 use convert::plan_stream;
 use custom::custom;
@@ -121,7 +122,7 @@ pub struct ObserverState {
     pub request_index: RequestIndex,
     /// Open parts by part index, in the order they opened.
     #[serde(default)]
-    pub parts: IndexMap<i64, PartCursor>,
+    pub parts: IndexMap<PartIndex, PartCursor>,
     /// Inline children's cursors by Run.
     #[serde(default)]
     pub children: IndexMap<String, ObserverState>,
@@ -567,7 +568,7 @@ mod tests {
     fn continuation_json_matches_the_reference_layout() {
         let mut state = ObserverState::default();
         state.parts.insert(
-            0,
+            PartIndex::from(0),
             PartCursor {
                 kind: PartKind::ToolCall,
                 part_id: "c".into(),

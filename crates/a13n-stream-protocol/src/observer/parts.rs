@@ -14,7 +14,7 @@ use super::{
 use crate::json::Object;
 use crate::json::PyDumps;
 use crate::part_kind::{Boundary, PartBody, PartKind};
-use crate::{Event, ObservationKind, ObserveError, SourceEvent, SourceItem};
+use crate::{Event, ObservationKind, ObserveError, PartIndex, SourceEvent, SourceItem};
 
 /// Settle open text and reasoning parts at an authoritative execution boundary: their end events; the parts are
 /// cleared.
@@ -35,7 +35,7 @@ pub(super) fn closing_events(timestamp: Option<i64>, run: &ObserverState) -> Vec
         .collect()
 }
 
-pub(super) fn part_id(run_id: &str, request_index: &RequestIndex, part_index: i64, kind: &str) -> String {
+pub(super) fn part_id(run_id: &str, request_index: &RequestIndex, part_index: &PartIndex, kind: &str) -> String {
     format!("{run_id}:request-{request_index}:part-{part_index}:{kind}")
 }
 
@@ -137,14 +137,14 @@ fn part_body(part: &Object, boundary: Boundary) -> Option<PartBody<'_>> {
 pub(super) fn part_boundary(
     run_id: &str,
     run: &ObserverState,
-    index: i64,
+    index: PartIndex,
     boundary: Boundary,
     body: &PartBody<'_>,
     timestamp: Option<i64>,
 ) -> Result<(Vec<Event>, RunChange), ObserveError> {
     match boundary {
         Boundary::Start => Ok(part_start(run_id, &run.request_index, index, body, timestamp)),
-        Boundary::End => Ok((part_end(run_id, run, index, body, timestamp)?, RunChange::ClosePart(index))),
+        Boundary::End => Ok((part_end(run_id, run, &index, body, timestamp)?, RunChange::ClosePart(index))),
     }
 }
 
@@ -153,7 +153,7 @@ pub(super) fn part_boundary(
 pub(super) fn part_start(
     run_id: &str,
     request_index: &RequestIndex,
-    index: i64,
+    index: PartIndex,
     body: &PartBody<'_>,
     timestamp: Option<i64>,
 ) -> (Vec<Event>, RunChange) {
@@ -161,7 +161,7 @@ pub(super) fn part_start(
     let cursor = match body {
         PartBody::Text { content, id } => {
             let message_id =
-                filled(id.as_deref()).map_or_else(|| part_id(run_id, request_index, index, "text"), str::to_owned);
+                filled(id.as_deref()).map_or_else(|| part_id(run_id, request_index, &index, "text"), str::to_owned);
             let content = filled(Some(content));
             events.push(text_start(timestamp, &message_id));
             events.extend(content.map(|content| text_content(timestamp, &message_id, content)));
@@ -169,7 +169,7 @@ pub(super) fn part_start(
         }
         PartBody::Thinking { content, signature } => {
             // A provider reasoning item can hold several summary parts with one id: identity is positional.
-            let message_id = part_id(run_id, request_index, index, "reasoning");
+            let message_id = part_id(run_id, request_index, &index, "reasoning");
             let (content, signature) = (filled(Some(content)), filled(signature.as_deref()));
             events.push(reasoning_start(timestamp, &message_id));
             events.extend(content.map(|content| reasoning_content(timestamp, &message_id, content)));
@@ -193,11 +193,11 @@ pub(super) fn part_start(
 fn part_end(
     run_id: &str,
     run: &ObserverState,
-    index: i64,
+    index: &PartIndex,
     body: &PartBody<'_>,
     timestamp: Option<i64>,
 ) -> Result<Vec<Event>, ObserveError> {
-    let existing = run.parts.get(&index);
+    let existing = run.parts.get(index);
     let positional = |suffix| part_id(run_id, &run.request_index, index, suffix);
     let mut events = Vec::with_capacity(3);
     match body {
@@ -297,7 +297,7 @@ pub(super) fn convert_part_delta(
 pub(super) fn content_delta(
     run_id: &str,
     run: &ObserverState,
-    index: i64,
+    index: PartIndex,
     kind: PartKind,
     text: Option<&str>,
     signature: Option<&str>,
@@ -306,7 +306,7 @@ pub(super) fn content_delta(
     let (message_id, opening) = match run.parts.get(&index) {
         Some(cursor) if cursor.kind != kind => return Err(kind_changed()),
         Some(cursor) => (Cow::Borrowed(cursor.part_id.as_str()), false),
-        None => (Cow::Owned(part_id(run_id, &run.request_index, index, message_suffix(kind))), true),
+        None => (Cow::Owned(part_id(run_id, &run.request_index, &index, message_suffix(kind))), true),
     };
     let mut events = Vec::with_capacity(3);
     let (emitted_content, emitted_signature) = (text.is_some(), signature.is_some());
@@ -337,13 +337,13 @@ pub(super) fn content_delta(
 pub(super) fn tool_call_delta(
     run_id: &str,
     run: &ObserverState,
-    index: i64,
+    index: PartIndex,
     call_id: Option<&str>,
     name: Option<&str>,
 ) -> Result<Option<RunChange>, ObserveError> {
     let cursor = match run.parts.get(&index) {
         None => {
-            let part_id = call_id.map_or_else(|| part_id(run_id, &run.request_index, index, "tool"), str::to_owned);
+            let part_id = call_id.map_or_else(|| part_id(run_id, &run.request_index, &index, "tool"), str::to_owned);
             opened(PartKind::ToolCall, part_id)
         }
         Some(cursor) if cursor.kind != PartKind::ToolCall => return Err(kind_changed()),

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 
 use super::{ObserverState, PartCursor};
-use crate::Event;
+use crate::{Event, PartIndex};
 
 /// What one item converts to: its events and the changes it makes, applied in order.
 #[derive(Debug)]
@@ -34,13 +34,13 @@ pub(crate) enum RunChange {
     /// The model request in progress.
     RequestIndex(super::RequestIndex),
     /// A part's cursor opened, or replaced in its place.
-    PutPart(i64, PartCursor),
+    PutPart(PartIndex, PartCursor),
     /// A part's cursor closed (nothing changes when it has none).
-    ClosePart(i64),
+    ClosePart(PartIndex),
     /// Every open part settled.
     ClearParts,
     /// An open part's content (`content`) or signature (`signature`) was emitted.
-    Emitted { index: i64, content: bool, signature: bool },
+    Emitted { index: PartIndex, content: bool, signature: bool },
 }
 
 impl ObserverState {

@@ -100,7 +100,7 @@ pub(super) fn convert_terminal(item: &SourceItem, result: &RunResult) -> Result<
     let mut raw = Object::new();
     raw.insert("thread_id".into(), item.thread_id.clone().into());
     raw.insert("run_id".into(), item.run_id.clone().into());
-    raw.insert("sequence".into(), item.sequence.into());
+    raw.insert("sequence".into(), item.sequence.to_value());
     raw.insert("occurred_at".into(), item.occurred_at.isoformat().into());
     raw.insert("status".into(), result.status.as_str().into());
     let finished = |raw: Object, result: Option<Value>, outcome: RunFinishedOutcome, usage| {

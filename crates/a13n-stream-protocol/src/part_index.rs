@@ -1,0 +1,134 @@
+//! A model response part's `index`, as Python holds it: an `int` of any size. It names the part's positional ids
+//! (`RUN:request-N:part-INDEX:KIND`) and keys the observer's open parts, in its state and so in every checkpoint.
+
+use std::fmt;
+
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use crate::json::PyNumber;
+
+/// A part's index: any integer (`-0` is `0`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PartIndex(Repr);
+
+/// Almost every index fits 64 bits, and is held so.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Repr {
+    Small(i64),
+    /// The digits of a larger one, as `str(int)` writes them.
+    Large(Box<str>),
+}
+
+impl PartIndex {
+    /// The index a JSON value is: an integer; `None` for anything else.
+    pub(crate) fn of_value(value: &Value) -> Option<PartIndex> {
+        let Value::Number(number) = value else { return None };
+        match PyNumber::of_number(number) {
+            PyNumber::Int(digits) => Some(PartIndex::of_digits(digits)),
+            PyNumber::Float(_) => None,
+        }
+    }
+
+    /// The index of decimal digits as Python writes them (a sign only when negative, no leading zero).
+    fn of_digits(digits: &str) -> PartIndex {
+        match digits.parse() {
+            Ok(small) => PartIndex(Repr::Small(small)),
+            Err(_) => PartIndex(Repr::Large(digits.into())),
+        }
+    }
+}
+
+impl From<i64> for PartIndex {
+    fn from(index: i64) -> PartIndex {
+        PartIndex(Repr::Small(index))
+    }
+}
+
+impl fmt::Display for PartIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Repr::Small(small) => write!(f, "{small}"),
+            Repr::Large(digits) => f.write_str(digits),
+        }
+    }
+}
+
+/// A checkpoint holds an index as the key of the open parts' map, a JSON string of its digits.
+impl Serialize for PartIndex {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Repr::Small(small) => serializer.serialize_i64(*small),
+            Repr::Large(digits) => serializer.serialize_str(digits),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PartIndex {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(IndexVisitor)
+    }
+}
+
+struct IndexVisitor;
+
+impl Visitor<'_> for IndexVisitor {
+    type Value = PartIndex;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a part index: an integer, or its digits as a map key")
+    }
+
+    fn visit_i64<E: de::Error>(self, index: i64) -> Result<PartIndex, E> {
+        Ok(PartIndex::from(index))
+    }
+
+    fn visit_u64<E: de::Error>(self, index: u64) -> Result<PartIndex, E> {
+        Ok(PartIndex::of_digits(&index.to_string()))
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<PartIndex, E> {
+        if let Ok(small) = text.parse::<i64>() {
+            return Ok(PartIndex::from(small));
+        }
+        // A larger key is the digits Python's `str(int)` writes: a sign only when negative, no leading zero.
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        if !digits.starts_with('0') && !digits.is_empty() && digits.bytes().all(|byte| byte.is_ascii_digit()) {
+            return Ok(PartIndex(Repr::Large(text.into())));
+        }
+        Err(E::custom(format!("a part index: expected an integer, found {text:?}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use indexmap::IndexMap;
+
+    use super::*;
+
+    #[test]
+    fn indexes_are_integers_of_any_size() {
+        let of = |text: &str| PartIndex::of_value(&serde_json::from_str(text).unwrap()).map(|i| i.to_string());
+        for (given, held) in [("3", "3"), ("-1", "-1"), ("-0", "0"), ("9223372036854775808", "9223372036854775808")] {
+            assert_eq!(of(given).as_deref(), Some(held), "{given}");
+        }
+        assert_eq!(of("-18446744073709551623").as_deref(), Some("-18446744073709551623"));
+        for refused in ["1.0", "1e3", "true", "\"1\"", "null"] {
+            assert_eq!(of(refused), None, "{refused}");
+        }
+        assert_eq!(PartIndex::of_value(&serde_json::json!(7)), Some(PartIndex::from(7)));
+    }
+
+    /// The open parts' map keys, as the reference's checkpoint writes them, read back and written again.
+    #[test]
+    fn map_keys_round_trip_at_any_size() {
+        let text = r#"{"0":1,"-5":2,"9223372036854775808":3,"-99999999999999999999":4}"#;
+        let parts: IndexMap<PartIndex, u8> = serde_json::from_str(text).unwrap();
+        assert_eq!(parts.get(&PartIndex::from(-5)), Some(&2));
+        assert_eq!(serde_json::to_string(&parts).unwrap(), text);
+        for refused in [r#"{"1.0":1}"#, r#"{"x":1}"#, r#"{"099999999999999999999":1}"#] {
+            assert!(serde_json::from_str::<IndexMap<PartIndex, u8>>(refused).is_err(), "{refused}");
+        }
+    }
+}
