@@ -175,7 +175,8 @@ impl RunResult {
         let reasoning =
             usage.and_then(|u| u.get("details")).and_then(|d| d.get("reasoning_tokens")).and_then(|v| match v {
                 Value::Bool(flag) => Some(u64::from(*flag)),
-                Value::Number(_) if v.is_i64() || v.is_u64() => v.as_u64(),
+                // As Python reads it: `-0` is `0`.
+                Value::Number(_) => py_u64(v),
                 _ => None,
             });
         Usage {
