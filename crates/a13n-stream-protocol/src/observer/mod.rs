@@ -21,7 +21,6 @@ mod parts;
 mod plan;
 mod terminal;
 
-use crate::PartIndex;
 use convert::convert;
 use convert::plan_stream;
 use custom::custom;
@@ -49,6 +48,7 @@ use crate::fragments::fragment_lazily;
 use crate::lanes::args_event::EventTemplate;
 use crate::lanes::lane_hint::LaneMemos;
 use crate::source::SourceItem;
+use crate::PartIndex;
 
 /// A host processor: sees each converted event with its source item and returns it, a replacement, or `None` to
 /// drop it. A replacement may change only the event type's mutable fields (text and argument deltas, encrypted
