@@ -22,13 +22,15 @@ _Line = Union[str, bytes, dict[str, Any]]
 """A source item's journal line: its JSON as str or bytes (UTF-8), or the equivalent dict."""
 
 _Source = Union[HarnessStreamEvent[Any], _Line]
-"""A source item: a native ``HarnessEvent`` / ``HarnessRunResultEvent``, or its journal line (``_Line``)."""
+"""A source item: a native ``HarnessEvent`` / ``HarnessRunResultEvent``, or its journal line (``_Line``). Where
+``a13n_harness`` is not installed, a type checker reads the native half as ``Any``."""
 
 _Json = Union[str, bytes, Any]
 """A model with ``model_dump_json()`` (this package's or the reference's), or its JSON text."""
 
 _Processor = Callable[[Any, Event], Optional[Event]]
-"""processor(source, event): the source item as given and an ``ag_ui`` event model; the event, a replacement or None."""
+"""processor(source, event): the source item as given and an ``ag_ui`` event model; the event, a replacement or None.
+The source is ``Any`` so that a processor typed for the reference's native items fits."""
 
 _JsonProcessor = Callable[[dict[str, Any], dict[str, Any]], Optional[dict[str, Any]]]
 """json_processor(source, event): the same over JSON dicts."""

@@ -6,8 +6,8 @@ usage (with a13n-harness==0.21.0 and the reference under Python 3.13):
 The observer turns a Run's usage into AG-UI's `TokenUsage`, whose counts go from 0 to 2**53 - 1; the Harness's
 own usage model bounds them less. A count past that bound (the total of input and output too), or a negative
 reasoning count, makes the model raise its `ValidationError` at the Run's result; a reasoning count of `-0` is the
-count 0. Each case is a short run whose result holds one such usage; the reference's output is recorded by the shared oracle's `record()` on the native
-objects the lines load into.
+count 0. Each case is a short run whose result holds one such usage; the reference's output is recorded by the
+shared oracle's `record()` on the native objects the lines load into.
 """
 
 from __future__ import annotations
@@ -40,7 +40,9 @@ CASES: dict[str, dict] = {
     "result-usage-cache-read-over-bound": {"input_tokens": 1, "output_tokens": 2, "cache_read_tokens": BOUND + 1},
     "result-usage-reasoning-negative": {"input_tokens": 5, "output_tokens": 7, "details": {"reasoning_tokens": -1}},
     # Python's `json` reads `-0` as the integer 0, a count like any other (found by helper-63).
-    "result-usage-reasoning-negative-zero": {"input_tokens": 5, "output_tokens": 7, "details": {"reasoning_tokens": NEG_ZERO}},
+    "result-usage-reasoning-negative-zero": {
+        "input_tokens": 5, "output_tokens": 7, "details": {"reasoning_tokens": NEG_ZERO},
+    },
 }
 
 
@@ -48,7 +50,8 @@ def journal(counts: dict) -> list[str]:
     usage = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0, "details": {}}
     usage.update(counts)
     result = {"status": "completed", "output": "hi", "usage": usage}
-    bodies = RUN + ['"result":' + json.dumps(result, separators=(",", ":")).replace(f'"{NEG_ZERO}"', "-0")]
+    dumped = json.dumps(result, separators=(",", ":")).replace(f'"{NEG_ZERO}"', "-0")
+    bodies = RUN + ['"result":' + dumped]
     return [HEAD % (n, 51 + 2 * n, body) for n, body in enumerate(bodies)]
 
 

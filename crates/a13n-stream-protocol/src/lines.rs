@@ -2,7 +2,8 @@
 //! conformance runner (sans-IO: the caller feeds bytes as it reads them).
 //!
 //! - A line ends at `\n`; the last line may end at the end of input instead. Trailing `\r`s are dropped.
-//! - A line of JSON whitespace only (space, tab) is skipped: it is not an item and takes no position.
+//! - A line of JSON whitespace only (spaces, tabs, carriage returns) is skipped: it is not an item and takes no
+//!   position.
 //! - A line longer than the limit is reported as [`LineError::TooLong`] without being held; a line that is not
 //!   UTF-8 as [`LineError::NotUtf8`]. Either still takes its position, so later lines keep their numbers.
 
@@ -45,7 +46,7 @@ pub struct LineSplitter {
     line: Vec<u8>,
     oversized: bool,
     number: u64,
-    /// The previous line was handed out: clear it before taking more bytes.
+    /// The previous line was handed out of `line`: clear it before taking more bytes.
     handed: bool,
 }
 
@@ -163,7 +164,7 @@ pub fn split_text(text: &str) -> Vec<(u64, &str)> {
     let mut out = Vec::new();
     for (index, line) in text.split('\n').enumerate() {
         let line = line.trim_end_matches('\r');
-        if !line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+        if !is_blank(line.as_bytes()) {
             out.push((index as u64 + 1, line));
         }
     }

@@ -55,13 +55,10 @@ impl fmt::Display for PartIndex {
     }
 }
 
-/// A checkpoint holds an index as the key of the open parts' map, a JSON string of its digits.
+/// A checkpoint holds an index only as a key of the open parts' map: a JSON string of its digits.
 impl Serialize for PartIndex {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match &self.0 {
-            Repr::Small(small) => serializer.serialize_i64(*small),
-            Repr::Large(digits) => serializer.serialize_str(digits),
-        }
+        serializer.collect_str(self)
     }
 }
 
@@ -88,16 +85,23 @@ impl Visitor<'_> for IndexVisitor {
         Ok(PartIndex::of_digits(&index.to_string()))
     }
 
+    /// A key's digits, with a sign and leading zeros as Rust's integer parsing allows them at any size.
     fn visit_str<E: de::Error>(self, text: &str) -> Result<PartIndex, E> {
-        if let Ok(small) = text.parse::<i64>() {
-            return Ok(PartIndex::from(small));
+        let (negative, unsigned) = match text.as_bytes().first() {
+            Some(b'-') => (true, &text[1..]),
+            Some(b'+') => (false, &text[1..]),
+            _ => (false, text),
+        };
+        if unsigned.is_empty() || !unsigned.bytes().all(|byte| byte.is_ascii_digit()) {
+            return Err(E::custom(format!("a part index: expected an integer, found {text:?}")));
         }
-        // A larger key is the digits Python's `str(int)` writes: a sign only when negative, no leading zero.
-        let digits = text.strip_prefix('-').unwrap_or(text);
-        if !digits.starts_with('0') && !digits.is_empty() && digits.bytes().all(|byte| byte.is_ascii_digit()) {
-            return Ok(PartIndex(Repr::Large(text.into())));
-        }
-        Err(E::custom(format!("a part index: expected an integer, found {text:?}")))
+        let magnitude = unsigned.trim_start_matches('0');
+        let digits = match (negative && !magnitude.is_empty(), magnitude.is_empty()) {
+            (_, true) => "0".to_owned(),
+            (true, false) => format!("-{magnitude}"),
+            (false, false) => magnitude.to_owned(),
+        };
+        Ok(PartIndex::of_digits(&digits))
     }
 }
 
@@ -127,7 +131,11 @@ mod tests {
         let parts: IndexMap<PartIndex, u8> = serde_json::from_str(text).unwrap();
         assert_eq!(parts.get(&PartIndex::from(-5)), Some(&2));
         assert_eq!(serde_json::to_string(&parts).unwrap(), text);
-        for refused in [r#"{"1.0":1}"#, r#"{"x":1}"#, r#"{"099999999999999999999":1}"#] {
+        // Signs and leading zeros at any size, as the 64-bit keys read before; the index written back as Python does.
+        let spelled: IndexMap<PartIndex, u8> =
+            serde_json::from_str(r#"{"+5":1,"007":2,"-000":3,"-0099999999999999999999":4}"#).unwrap();
+        assert_eq!(serde_json::to_string(&spelled).unwrap(), r#"{"5":1,"7":2,"0":3,"-99999999999999999999":4}"#);
+        for refused in [r#"{"1.0":1}"#, r#"{"x":1}"#, r#"{"":1}"#, r#"{"-":1}"#, r#"{"1_0":1}"#] {
             assert!(serde_json::from_str::<IndexMap<PartIndex, u8>>(refused).is_err(), "{refused}");
         }
     }
