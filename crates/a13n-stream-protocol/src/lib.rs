@@ -120,6 +120,7 @@ pub mod names;
 pub mod observer;
 mod part_index;
 mod part_kind;
+mod py_int;
 mod pydantic;
 mod pystr;
 #[rustfmt::skip] // generated: kept as the generator writes it

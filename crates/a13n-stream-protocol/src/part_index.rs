@@ -7,51 +7,28 @@ use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::json::PyNumber;
+use crate::py_int::PyInt;
 
 /// A part's index: any integer (`-0` is `0`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PartIndex(Repr);
-
-/// Almost every index fits 64 bits, and is held so.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Repr {
-    Small(i64),
-    /// The digits of a larger one, as `str(int)` writes them.
-    Large(Box<str>),
-}
+pub struct PartIndex(PyInt);
 
 impl PartIndex {
     /// The index a JSON value is: an integer; `None` for anything else.
     pub(crate) fn of_value(value: &Value) -> Option<PartIndex> {
-        let Value::Number(number) = value else { return None };
-        match PyNumber::of_number(number) {
-            PyNumber::Int(digits) => Some(PartIndex::of_digits(digits)),
-            PyNumber::Float(_) => None,
-        }
-    }
-
-    /// The index of decimal digits as Python writes them (a sign only when negative, no leading zero).
-    fn of_digits(digits: &str) -> PartIndex {
-        match digits.parse() {
-            Ok(small) => PartIndex(Repr::Small(small)),
-            Err(_) => PartIndex(Repr::Large(digits.into())),
-        }
+        PyInt::of_value(value).map(PartIndex)
     }
 }
 
 impl From<i64> for PartIndex {
     fn from(index: i64) -> PartIndex {
-        PartIndex(Repr::Small(index))
+        PartIndex(PyInt::Small(index))
     }
 }
 
 impl fmt::Display for PartIndex {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            Repr::Small(small) => write!(f, "{small}"),
-            Repr::Large(digits) => f.write_str(digits),
-        }
+        self.0.fmt(f)
     }
 }
 
@@ -82,7 +59,7 @@ impl Visitor<'_> for IndexVisitor {
     }
 
     fn visit_u64<E: de::Error>(self, index: u64) -> Result<PartIndex, E> {
-        Ok(PartIndex::of_digits(&index.to_string()))
+        Ok(PartIndex(PyInt::of_digits(&index.to_string())))
     }
 
     /// A key's digits, with a sign and leading zeros as Rust's integer parsing allows them at any size.
@@ -101,7 +78,7 @@ impl Visitor<'_> for IndexVisitor {
             (true, false) => format!("-{magnitude}"),
             (false, false) => magnitude.to_owned(),
         };
-        Ok(PartIndex::of_digits(&digits))
+        Ok(PartIndex(PyInt::of_digits(&digits)))
     }
 }
 

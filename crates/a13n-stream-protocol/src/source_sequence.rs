@@ -4,61 +4,37 @@
 
 use std::fmt;
 
-use serde_json::{Number, Value};
+use serde_json::Value;
 
-use crate::json::PyNumber;
+use crate::py_int::PyInt;
 
 /// A source item's `sequence`: an integer of 0 or more (`-0` is `0`), of any size.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct SourceSequence(Repr);
-
-/// Almost every sequence fits 64 bits, and is held so.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Repr {
-    Small(u64),
-    /// The digits of a larger one, as `str(int)` writes them.
-    Large(Box<str>),
-}
+pub struct SourceSequence(PyInt);
 
 impl SourceSequence {
     /// The sequence a JSON value is: an integer of 0 or more; `None` for anything else.
     pub(crate) fn of_value(value: &Value) -> Option<SourceSequence> {
-        let Value::Number(number) = value else { return None };
-        match PyNumber::of_number(number) {
-            PyNumber::Int(digits) if !digits.starts_with('-') => Some(SourceSequence::of_digits(digits)),
-            _ => None,
-        }
-    }
-
-    /// The sequence of non-negative decimal digits as Python writes them (no sign, no leading zero).
-    fn of_digits(digits: &str) -> SourceSequence {
-        match digits.parse() {
-            Ok(small) => SourceSequence(Repr::Small(small)),
-            Err(_) => SourceSequence(Repr::Large(digits.into())),
-        }
+        PyInt::of_value(value).filter(|int| !int.is_negative()).map(SourceSequence)
     }
 
     /// The sequence, when it fits 64 bits.
     pub fn as_u64(&self) -> Option<u64> {
-        match self.0 {
-            Repr::Small(small) => Some(small),
-            Repr::Large(_) => None,
+        match &self.0 {
+            PyInt::Small(small) => u64::try_from(*small).ok(),
+            PyInt::Large(digits) => digits.parse().ok(),
         }
     }
 
     /// The sequence as a JSON number.
     pub fn to_value(&self) -> Value {
-        match &self.0 {
-            Repr::Small(small) => Value::from(*small),
-            // Digits are a JSON integer, and `serde_json` keeps a number's literal as it is.
-            Repr::Large(digits) => digits.parse::<Number>().map_or(Value::Null, Value::Number),
-        }
+        self.0.to_value()
     }
 }
 
 impl From<u64> for SourceSequence {
     fn from(sequence: u64) -> SourceSequence {
-        SourceSequence(Repr::Small(sequence))
+        SourceSequence(i64::try_from(sequence).map_or_else(|_| PyInt::of_digits(&sequence.to_string()), PyInt::Small))
     }
 }
 
@@ -70,10 +46,7 @@ impl PartialEq<u64> for SourceSequence {
 
 impl fmt::Display for SourceSequence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            Repr::Small(small) => write!(f, "{small}"),
-            Repr::Large(digits) => f.write_str(digits),
-        }
+        self.0.fmt(f)
     }
 }
 

@@ -12,9 +12,9 @@ use crate::errors::input_error;
 /// Nesting deeper than this is refused rather than risking the stack (serde_json's own limit is 128).
 const MAX_DEPTH: usize = 128;
 
-/// A JSON value as plain Python objects, as Pydantic's JSON-mode dump of an event holds it: `dict` (key order
-/// kept), `list`, `str`, `int`, `float`, `bool`, `None`; a number too large for a float (`1e400`), which the
-/// reference's dump has made `None`, is `None`.
+/// A JSON value as plain Python objects, as the reference's JSON-mode dumps hold it (its events, and what its
+/// helpers return): `dict` (key order kept), `list`, `str`, `int`, `float`, `bool`, `None`; a number too large for
+/// a float (`1e400`), which such a dump has made `None`, is `None`.
 pub(crate) fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
     convert(py, value, Numbers::Dumped)
 }
