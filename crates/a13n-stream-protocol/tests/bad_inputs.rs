@@ -39,7 +39,7 @@ fn malformed_source() -> Vec<(String, &'static str, &'static str)> {
         (line(r#""event":[1]"#), "event", "expected an object"),
         (line(r#""event":{"payload":1}"#), "event.kind", "missing field"),
         (line(r#""event":{"event_kind":5}"#), "event.event_kind", "expected a string"),
-        (line(r#""event":{"index":"0","delta":{},"event_kind":"part_delta"}"#), "event.index", "expected an integer"),
+        (line(r#""event":{"index":"0.5","delta":{},"event_kind":"part_delta"}"#), "event.index", "expected an integer"),
         (
             line(
                 r#""event":{"index":0,"delta":{"content_delta":null,"part_delta_kind":"text"},"event_kind":"part_delta"}"#,
@@ -367,7 +367,7 @@ fn input_errors_say_what_kind_of_wrong_they_are() {
         (r#"{"thread_id":7,"run_id":"r"}"#.to_owned(), InputKind::WrongType),
         (r#"{"thread_id":"  ","run_id":"r"}"#.to_owned(), InputKind::Invalid),
         (format!("{{{ENVELOPE}}}"), InputKind::Missing),
-        (line(r#""event":{"index":"0","delta":{},"event_kind":"part_delta"}"#), InputKind::WrongType),
+        (line(r#""event":{"index":"0.5","delta":{},"event_kind":"part_delta"}"#), InputKind::WrongType),
         (line(r#""event":{"index":0,"event_kind":"part_start"}"#), InputKind::Missing),
     ];
     for (input, kind) in rows {

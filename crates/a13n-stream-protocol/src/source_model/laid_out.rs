@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use super::layout::Entries;
+use super::scalar::written_as_held;
 use super::{choose, Default, Extra, Ty};
 use crate::fields::source_key;
 use crate::scan::Scanner;
@@ -190,6 +191,8 @@ fn value(text: &str, ty: &Ty, out: &mut Writer<'_>) -> Option<()> {
             }
             Some(())
         }
+        // A scalar lax mode reads as another value: the general path writes it.
+        Ty::Scalar(scalar) if !written_as_held(text, *scalar) => None,
         _ => {
             out.copy(text);
             Some(())

@@ -5,7 +5,8 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use super::{choose, Extra, Model, Ty};
+use super::scalar::written_as_held;
+use super::{choose, Extra, Model, Scalar, Ty};
 use crate::canonical::{canonical_end, Scratch};
 use crate::canonical_token::{integer_end, string_end};
 use crate::fields::source_key;
@@ -130,6 +131,7 @@ fn value_in_layout(text: &str, ty: &Ty) -> Option<bool> {
             let written = scanner.string()?;
             Some(crate::time::pydantic_datetime(&written).is_none_or(|pydantic| pydantic == written))
         }
+        Ty::Scalar(scalar) => Some(written_as_held(text, *scalar)),
         _ => Some(true),
     }
 }
@@ -198,6 +200,9 @@ enum Hole {
     Number,
     /// A date-time as Pydantic writes it.
     Time,
+    /// The value of an `int`, `bool` or `float` field (a string or, for `string` false, a number) held as written
+    /// ([`written_as_held`]: `3.0` is not an `int` field's layout).
+    Scalar { scalar: Scalar, string: bool },
 }
 
 impl LayoutMemo {
@@ -239,10 +244,11 @@ impl Shape {
     /// Pydantic writes it (see [`Known`]); `false` otherwise.
     fn remember_outside(&mut self, line: &[u8]) -> bool {
         self.remember_line(line)
-            && self
-                .holes
-                .iter()
-                .all(|&(start, end, hole)| hole != Hole::Time || pydantic_time(&line[start + 1..end - 1]))
+            && self.holes.iter().all(|&(start, end, hole)| match hole {
+                Hole::Time => pydantic_time(&line[start + 1..end - 1]),
+                Hole::Scalar { scalar, .. } => scalar_held(&line[start..end], scalar),
+                Hole::String | Hole::Number => true,
+            })
     }
 
     /// Remember `line`, whose event is at `event`, and find its holes: every string value but a
@@ -272,7 +278,11 @@ impl Shape {
                         key = &line[at + 1..end];
                         self.unfollowed_keys |= key.contains(&b'\\');
                     } else if !literal_key(key) {
-                        let hole = if time_key(key) { Hole::Time } else { Hole::String };
+                        let hole = match scalar_key(key) {
+                            _ if time_key(key) => Hole::Time,
+                            Some(scalar) => Hole::Scalar { scalar, string: true },
+                            None => Hole::String,
+                        };
                         self.holes.push((at, end + 1, hole));
                     }
                     at = end + 1;
@@ -288,7 +298,8 @@ impl Shape {
                     while line.get(at).is_some_and(|&byte| number_byte(byte)) {
                         at += 1;
                     }
-                    self.holes.push((start, at, Hole::Number));
+                    let hole = scalar_key(key).map_or(Hole::Number, |scalar| Hole::Scalar { scalar, string: false });
+                    self.holes.push((start, at, hole));
                 }
                 // (Conservative: the last key seen may be an earlier element's in an array.)
                 b'{' | b'[' => {
@@ -341,6 +352,13 @@ impl Shape {
             at = match hole {
                 Hole::Number => number_hole(other, at, canonical.as_deref_mut())?,
                 Hole::String | Hole::Time => string_hole(other, at, hole, canonical.as_deref_mut())?,
+                Hole::Scalar { scalar, string } => {
+                    let end = match string {
+                        true => string_hole(other, at, Hole::String, canonical.as_deref_mut())?,
+                        false => number_hole(other, at, canonical.as_deref_mut())?,
+                    };
+                    scalar_held(&other[at..end], scalar).then_some(end)?
+                }
             };
             each(value..at);
             from = end;
@@ -443,15 +461,21 @@ fn pydantic_time(text: &[u8]) -> bool {
     !text.contains('\\') && crate::time::pydantic_datetime(text).is_some_and(|written| written == text)
 }
 
+/// Whether a scalar field's value (its text in a line) is written as the field holds it.
+fn scalar_held(text: &[u8], scalar: Scalar) -> bool {
+    std::str::from_utf8(text).is_ok_and(|text| written_as_held(text, scalar))
+}
+
 fn number_byte(byte: u8) -> bool {
     matches!(byte, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
 }
 
-/// The keys of the models' fields whose value takes part in choosing a model (a `Literal` field), and of their
-/// date-time fields; a key of both kinds is a literal one.
+/// The keys of the models' fields whose value takes part in choosing a model (a `Literal` field), of their
+/// date-time fields, and of their scalar fields; a key of two kinds is the first kind's.
 struct SpecialKeys {
     literal: rustc_hash::FxHashSet<&'static [u8]>,
     time: rustc_hash::FxHashSet<&'static [u8]>,
+    scalar: rustc_hash::FxHashMap<&'static [u8], Scalar>,
 }
 
 fn special_keys() -> &'static SpecialKeys {
@@ -464,8 +488,16 @@ fn special_keys() -> &'static SpecialKeys {
             .filter(|field| matches!(field.ty, Ty::Time))
             .map(|field| field.key.as_bytes())
             .filter(|key| !literal.contains(key))
+            .collect::<rustc_hash::FxHashSet<_>>();
+        // No key is a scalar of two types (`layout::tests::each_scalar_key_has_one_type`).
+        let scalar = fields()
+            .filter_map(|field| match field.ty {
+                Ty::Scalar(scalar) => Some((field.key.as_bytes(), scalar)),
+                _ => None,
+            })
+            .filter(|(key, _)| !literal.contains(key) && !time.contains(key))
             .collect();
-        SpecialKeys { literal, time }
+        SpecialKeys { literal, time, scalar }
     })
 }
 
@@ -477,6 +509,11 @@ fn literal_key(key: &[u8]) -> bool {
 /// A key of a date-time field: its value must be written as Pydantic writes it.
 fn time_key(key: &[u8]) -> bool {
     special_keys().time.contains(key)
+}
+
+/// A key of a scalar field (and of no `Literal` or date-time field): its value must be written as the field holds it.
+fn scalar_key(key: &[u8]) -> Option<Scalar> {
+    special_keys().scalar.get(key).copied()
 }
 
 /// A key whose value takes part in choosing a model (a `Literal` field) or in its layout (a date-time).
@@ -598,6 +635,43 @@ mod tests {
             let good = start("{}", "2");
             assert!(memo.in_layout(0, &good).is_some(), "{bad} then {good}");
         }
+    }
+
+    #[test]
+    fn each_scalar_key_has_one_type() {
+        let mut types = std::collections::HashMap::new();
+        for field in super::super::table::MODELS.iter().flat_map(|model| model.fields) {
+            if let Ty::Scalar(scalar) = field.ty {
+                assert_eq!(*types.entry(field.key).or_insert(scalar), scalar, "{}", field.key);
+            }
+        }
+    }
+
+    /// A line of a remembered shape in layout is in layout only where each scalar field holds its value as
+    /// written: a part's `index` of `-0.0` or `3.0`, a `force_download` of `"yes"`, are read by the model's lax
+    /// mode, and the line must be laid out again.
+    #[test]
+    fn a_scalar_spelled_as_lax_mode_reads_it_is_not_in_layout() {
+        let start = |index: &str| {
+            line(&format!(
+                r#"{{"index":{index},"part":{{"content":"hi","id":null,"provider_name":null,"provider_details":null,"citations":null,"part_kind":"text"}},"previous_part_kind":null,"event_kind":"part_start"}}"#
+            ))
+        };
+        let mut memo = LayoutMemo::default();
+        assert!(memo.in_layout(0, &start("0")).is_some());
+        assert!(memo.in_layout(0, &start("12")).is_some());
+        for lax in ["3.0", "-0.0", "1e1"] {
+            assert!(laid_out_event(&start(lax)).is_none(), "{lax}");
+            assert!(memo.in_layout(0, &start(lax)).is_none(), "{lax}");
+        }
+        let event = |force: &str| {
+            format!(
+                r#"{{"enqueue_id":"e","messages":[{{"parts":[{{"content":[{{"url":"https://x/a.png","force_download":"{force}","vendor_metadata":null,"kind":"image-url","media_type":"image/png","identifier":"c1"}}],"timestamp":"2026-11-29T18:59:18.959984Z","part_kind":"user-prompt"}}],"timestamp":null,"instructions":null,"kind":"request","run_id":null,"conversation_id":null,"metadata":null,"state":"complete"}}],"parts":[],"event_kind":"enqueued_messages"}}"#
+            )
+        };
+        let mut memo = LayoutMemo::default();
+        assert!(memo.in_layout(0, &line(&event("allow-local"))).is_some());
+        assert!(memo.in_layout(0, &line(&event("yes"))).is_none());
     }
 
     /// The memo says where a line's event is, as canonical JSON, only when the canonical recogniser would accept

@@ -19,6 +19,9 @@ use crate::json::Object;
 pub(crate) mod laid_out;
 pub(crate) mod laid_out_memo;
 pub(crate) mod layout;
+mod scalar;
+
+pub(crate) use scalar::Scalar;
 #[rustfmt::skip] // generated: kept as the generator writes it
 mod table;
 
@@ -55,6 +58,8 @@ pub(crate) enum Ty {
     Dict(&'static [usize]),
     /// A date-time, dumped in Pydantic's layout.
     Time,
+    /// An `int`, `bool` or `float`, read in Pydantic's lax mode ([`scalar`]).
+    Scalar(Scalar),
 }
 
 /// An omitted field's value.
@@ -225,6 +230,7 @@ fn normalize_value(value: Value, ty: &Ty) -> Result<Value, InputError> {
             Value::Object(out)
         }
         (Ty::Time, Value::String(text)) => Value::String(crate::time::pydantic_datetime(&text).unwrap_or(text)),
+        (Ty::Scalar(scalar), value) => scalar::held(&value, *scalar).unwrap_or(value),
         (_, value) => value,
     })
 }
@@ -247,6 +253,7 @@ fn value_in_layout(value: &Value, ty: &Ty) -> bool {
             entries.values().all(|item| value_in_layout(item, &Ty::One(choices)))
         }
         (Ty::Time, Value::String(text)) => crate::time::pydantic_datetime(text).is_none_or(|written| written == *text),
+        (Ty::Scalar(scalar), value) => scalar::held(value, *scalar).is_none(),
         _ => true,
     }
 }
@@ -269,5 +276,19 @@ mod tests {
         let without = spelled.replace(r#""identifier":"4effda","#, "");
         let item = SourceItem::from_json(&format!("{head}{without}}}")).unwrap();
         assert_eq!(item.to_line(), format!("{head}{}}}", dumped.replace(r#","identifier":"4effda""#, "")));
+    }
+
+    /// A part's `index` written `"3"` was read as no index, so the part was not one and its events became
+    /// observations; the model's lax mode holds 3 (found comparing `tests/oracle/lax_cases.py` with the reference).
+    #[test]
+    fn scalar_fields_hold_what_lax_mode_reads() {
+        let head = r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01+00:00","event":"#;
+        let start = r#"{"index":" +3 ","part":{"content":"hi","part_kind":"text"},"event_kind":"part_start"}"#;
+        let item = SourceItem::from_json(&format!("{head}{start}}}")).unwrap();
+        assert!(item.to_line().contains(r#""event":{"index":3,"part":"#), "{}", item.to_line());
+        let call = r#"{"part":{"tool_name":"f","args":{"n":"1"},"tool_call_id":"c1","part_kind":"tool-call"},"args_valid":"yes","event_kind":"function_tool_call"}"#;
+        let line = SourceItem::from_json(&format!("{head}{call}}}")).unwrap().to_line();
+        // The declared `bool` is read; a free-form value is kept as written.
+        assert!(line.contains(r#""args":{"n":"1"}"#) && line.contains(r#""args_valid":true"#), "{line}");
     }
 }
