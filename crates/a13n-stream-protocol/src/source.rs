@@ -708,6 +708,11 @@ fn check_part(part: &Check<'_>) -> Result<(), InputError> {
         "tool-call" | "builtin-tool-call" => {
             part.string("tool_name")?;
             part.string("tool_call_id")?;
+            // The model's `str | dict[str, Any] | None`: a list or a number is refused, as Pydantic refuses it.
+            if let Some(args @ (Value::Array(_) | Value::Number(_) | Value::Bool(_))) = part.object.get("args") {
+                let message = format!("expected a string, an object or null, found {}", type_name(args));
+                return Err(part.err(InputKind::WrongType, "args", message));
+            }
         }
         _ => {}
     }
@@ -914,6 +919,25 @@ mod tests {
         assert_eq!(error.path(), "thread_id");
         let error = SourceItem::from_json("{not json").unwrap_err();
         assert!(error.to_string().starts_with("invalid JSON"), "{error}");
+    }
+
+    /// A tool call's `args` is `str | dict | None` in its model, which refuses a list or a number as the line loads;
+    /// they were converted (found by helper-61's sweep).
+    #[test]
+    fn tool_call_args_of_another_type_are_refused() {
+        let line = |args: &str| {
+            format!(
+                r#"{{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-01-01T00:00:00+00:00","event":{{"index":0,"part":{{"tool_name":"f","args":{args},"tool_call_id":"c","part_kind":"tool-call"}},"event_kind":"part_end"}}}}"#
+            )
+        };
+        for args in ["[1]", "5", "true"] {
+            let error = SourceItem::from_json(&line(args)).unwrap_err();
+            assert_eq!((error.kind(), error.path()), (InputKind::WrongType, "event.part.args"), "{args}");
+            assert!(error.to_string().contains("expected a string, an object or null"), "{error}");
+        }
+        for args in [r#""{}""#, r#"{"a":[1]}"#, "null"] {
+            assert!(SourceItem::from_json(&line(args)).is_ok(), "{args}");
+        }
     }
 
     /// Found by a differential sweep: `-0` is Python's `0`, but a sequence or a usage count spelled so was refused
