@@ -25,7 +25,8 @@ import a13n_harness.events as harness_events
 import pydantic_ai.messages as m
 from a13n_harness.result import SafeFailure
 from a13n_harness.tools.deferred import DeferredToolRequests
-from pydantic import BaseModel, TypeAdapter
+from pydantic import AliasChoices, BaseModel, TypeAdapter
+from typing_extensions import is_typeddict  # also knows `typing_extensions.TypedDict`, which Pydantic AI uses
 
 # Every capability and custom event class the Harness defines registers itself when its module is imported; a
 # Harness that emits one has imported it, so all are imported here.
@@ -47,12 +48,12 @@ FAMILIES = {m.CapabilityEvent: ("kind", m.CAPABILITY_EVENT_TYPES, m.UnknownCapab
 
 
 def is_model(t: Any) -> bool:
-    return isinstance(t, type) and (dataclasses.is_dataclass(t) or issubclass(t, BaseModel) or typing.is_typeddict(t))
+    return isinstance(t, type) and (dataclasses.is_dataclass(t) or issubclass(t, BaseModel) or is_typeddict(t))
 
 
 def members(t: Any) -> list[Any]:
     origin = typing.get_origin(t)
-    if origin is typing.Annotated:
+    if origin in (typing.Annotated, typing.NotRequired, typing.Required):
         return members(typing.get_args(t)[0])
     if origin in (typing.Union, types.UnionType):
         return [x for a in typing.get_args(t) for x in members(a)]
@@ -138,6 +139,20 @@ def default_json(field_type: Any, value: Any) -> str:
     return json.dumps(TypeAdapter(field_type).dump_python(value, mode="json"), separators=(",", ":"))
 
 
+def read_as(key: str, infos: list[Any]) -> list[str]:
+    """The keys a field is read under, in the order Pydantic tries them (its `validation_alias`); empty when it is
+    read under its key alone."""
+    for info in infos:
+        alias = info.validation_alias
+        if alias is None:
+            continue
+        choices = list(alias.choices) if isinstance(alias, AliasChoices) else [alias]
+        if not all(isinstance(choice, str) for choice in choices):
+            raise SystemExit(f"{key}: an alias path is not modelled")
+        return choices
+    return []
+
+
 def model(cls: type, tag: tuple[str, str] | None = None) -> int:
     if cls in INDEX:
         return INDEX[cls]
@@ -146,11 +161,11 @@ def model(cls: type, tag: tuple[str, str] | None = None) -> int:
     MODELS.append(entry)
     hints = typing.get_type_hints(cls, include_extras=True)
     rows = []
-    if typing.is_typeddict(cls):
+    if is_typeddict(cls):
         # Keys in declaration order; an absent key that is not required stays absent.
         extra = "ignore"
         for name, hint in hints.items():
-            rows.append((name, hint, "Default::Required" if name in cls.__required_keys__ else "Default::Factory"))
+            rows.append((name, hint, "Default::Required" if name in cls.__required_keys__ else "Default::Factory", []))
     elif dataclasses.is_dataclass(cls) and not issubclass(cls, BaseModel):
         config = getattr(cls, "__pydantic_config__", {}) or {}
         extra = config.get("extra", "ignore")
@@ -169,12 +184,12 @@ def model(cls: type, tag: tuple[str, str] | None = None) -> int:
                 default = "Default::Factory"
             else:
                 default = "Default::Required"
-            rows.append((f.name, hints[f.name], default))
+            rows.append((f.name, hints[f.name], default, read_as(f.name, info)))
         decorators = getattr(cls, "__pydantic_decorators__", None)
         for name in decorators.computed_fields if decorators is not None else ():
             if name not in given:
                 raise SystemExit(f"{cls.__qualname__}.{name}: a computed field of no input; not modelled")
-            rows.append((name, Any, "Default::Computed"))
+            rows.append((name, Any, "Default::Computed", []))
     else:
         extra = cls.model_config.get("extra") or "ignore"
         excluded = {}
@@ -192,16 +207,16 @@ def model(cls: type, tag: tuple[str, str] | None = None) -> int:
                            if value is not None else "Default::Factory")
             else:
                 default = f"Default::Json({json.dumps(default_json(info.annotation, info.default))})"
-            rows.append((key, info.annotation, default))
+            rows.append((key, info.annotation, default, read_as(key, [info])))
         for name in cls.model_computed_fields:
             info = excluded.get(name)
             if info is None:
                 raise SystemExit(f"{cls.__qualname__}.{name}: a computed field of no input; not modelled")
             value = json.loads(info.default) if isinstance(info.default, bytes) else info.default
-            rows.append((name, Any, f"Default::Json({json.dumps(json.dumps(value, separators=(',', ':')))})"))
+            rows.append((name, Any, f"Default::Json({json.dumps(json.dumps(value, separators=(',', ':')))})", []))
     entry["extra"] = {"ignore": "Extra::Ignore", "forbid": "Extra::Forbid", "allow": "Extra::Allow"}[extra]
     fields = []
-    for key, annotation, default in rows:
+    for key, annotation, default, keys in rows:
         # A family's registered class is told apart by its tag (the registry's key), whatever its annotation; a
         # typed part (a tool search call, ...) is chosen only for a successful outcome.
         lit = [tag[1]] if tag and key == tag[0] else literal(annotation)
@@ -209,7 +224,8 @@ def model(cls: type, tag: tuple[str, str] | None = None) -> int:
             lit = ["success"]
         lit_rust = f"&[{', '.join(json.dumps(v) for v in lit)}]" if lit else "&[]"
         is_tag = key in TAG_KEYS or (cls in TYPED_PARTS and key == "tool_kind")
-        fields.append((key, shape(annotation), default, lit_rust, is_tag))
+        read_rust = f"&[{', '.join(json.dumps(k) for k in keys)}]"
+        fields.append((key, shape(annotation), default, lit_rust, is_tag, read_rust))
     entry["fields"] = fields
     return INDEX[cls]
 
@@ -218,7 +234,7 @@ def main() -> None:
     by_kind: dict[str, list[int]] = {}
     for t in members(m.AgentStreamEvent):
         for idx in family(t) if t in FAMILIES else [model(t)]:
-            for key, _, _, lit, _ in MODELS[idx]["fields"]:
+            for key, _, _, lit, _, _ in MODELS[idx]["fields"]:
                 if key == "event_kind":
                     for kind in json.loads("[" + lit[2:-1] + "]"):
                         by_kind.setdefault(kind, []).append(idx)
@@ -239,9 +255,9 @@ def main() -> None:
     for i, entry in enumerate(MODELS):
         print(f"    // {i}")
         print(f"    Model {{ name: {json.dumps(entry['name'])}, extra: {entry['extra']}, fields: &[")
-        for key, ty, default, lit, is_tag in entry["fields"]:
+        for key, ty, default, lit, is_tag, read in entry["fields"]:
             print(f"        Field {{ key: {json.dumps(key)}, ty: {ty}, default: {default}, literal: {lit}, "
-                  f"tag: {'true' if is_tag else 'false'} }},")
+                  f"tag: {'true' if is_tag else 'false'}, read_as: {read} }},")
         print("    ] },")
     print("];")
 

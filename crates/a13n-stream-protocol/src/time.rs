@@ -431,9 +431,14 @@ fn parse_datetime(text: &str) -> Result<SourceTime, String> {
 }
 
 /// The text Pydantic's JSON mode writes for the date-time `text` reads as: local fields, `.ffffff` when not
-/// zero, then `Z` for UTC, `±HH:MM` for another offset, nothing for a naive time. `None` when it is not one.
+/// zero, then `Z` for UTC, `±HH:MM` for another offset, nothing for a naive time. A date alone (`YYYY-MM-DD`) is
+/// its midnight, naive. `None` when it is not one.
 pub(crate) fn pydantic_datetime(text: &str) -> Option<String> {
-    let time = parse_datetime(text).ok()?;
+    let date_alone = text.len() == 10 && text.bytes().all(|byte| byte.is_ascii_digit() || byte == b'-');
+    let time = match date_alone {
+        true => parse_datetime(&format!("{text}T00:00:00")).ok()?,
+        false => parse_datetime(text).ok()?,
+    };
     if time.offset == Some(0) {
         return Some(utc_text(time.micros));
     }
@@ -591,6 +596,22 @@ fn parse_any_layout(text: &str) -> Result<SourceTime, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What Pydantic's JSON mode wrote for a date-time field given each text (recorded with the reference's
+    /// Pydantic; `None` where it raised). A date alone was kept as written here (found by helper-65).
+    #[test]
+    fn date_times_are_written_as_pydantic_writes_them() {
+        let cases = [
+            ("2026-01-01", Some("2026-01-01T00:00:00")),
+            ("2026-02-30", None),
+            ("2026-11-29T12:00", Some("2026-11-29T12:00:00")),
+            ("2026-11-29 12:00:00.5+01:00", Some("2026-11-29T12:00:00.500000+01:00")),
+            ("2026-11-29T12:00:00+00:00", Some("2026-11-29T12:00:00Z")),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(pydantic_datetime(text).as_deref(), expected, "{text}");
+        }
+    }
 
     /// A naive time read in a zone keeps its text and moves its instant; a time with an offset is unmoved.
     #[test]

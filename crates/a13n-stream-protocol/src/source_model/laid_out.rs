@@ -112,6 +112,10 @@ fn object(text: &str, entries: &Entries<'_>, choices: &[usize], out: &mut Writer
         out.copy(text);
         return Some(());
     };
+    // A key read as another's (an alias): the general path reads it.
+    if entries.keys.iter().any(|(key, _)| model.fields.iter().any(|field| field.read_under(key))) {
+        return None;
+    }
     let declared = |key: &str| model.fields.iter().any(|field| field.key == key);
     let undeclared = entries.keys.iter().any(|(key, _)| !declared(key));
     if undeclared && model.extra != Extra::Ignore {

@@ -1,8 +1,9 @@
 //! The source events' models: what a Python host's objects make of an event, whatever its line's layout.
 //!
-//! The reference consumes native objects, so an event's dump follows its model: fields in declaration order,
-//! defaults for omitted fields, unknown keys dropped (or, where the model says so, kept or refused). A journal
-//! line may spell the same event otherwise (keys in another order, defaults left out, keys no model has); the
+//! The reference consumes native objects, so an event's dump follows its model: fields in declaration order (a
+//! field given under an alias dumped under its own key), defaults for omitted fields, unknown keys dropped (or,
+//! where the model says so, kept or refused; a typed dict drops them), scalars as the model's lax mode reads them.
+//! A journal line may spell the same event otherwise (keys in another order, defaults left out, keys no model has); the
 //! general path decodes it into the model's layout here ([`normalize_event`]), and the fast lanes, which copy
 //! what they scan, take a line only when it is already in that layout ([`layout`]), or once it is written in it by
 //! the same table ([`laid_out`]).
@@ -44,6 +45,28 @@ pub(crate) struct Field {
     /// A field a discriminator reads (`part_kind`, `event_kind`, a family's `kind`, a typed part's `tool_kind`):
     /// where a value may be one of several models, it must be present to choose this one.
     pub(crate) tag: bool,
+    /// The keys the field is read under, in the order Pydantic tries them (its `validation_alias`:
+    /// `tools_added`, then `added`); empty when it is read under its key alone.
+    pub(crate) read_as: &'static [&'static str],
+}
+
+impl Field {
+    /// The value `object` gives the field: under its key, or the first of the keys it is read under; every one of
+    /// those keys is taken out of `object`.
+    fn take(&self, object: &mut Object) -> Option<Value> {
+        if self.read_as.is_empty() {
+            return object.shift_remove(self.key);
+        }
+        self.read_as.iter().fold(None, |found, key| {
+            let value = object.shift_remove(*key);
+            found.or(value)
+        })
+    }
+
+    /// Whether `key` is one the field is read under but does not dump as.
+    pub(crate) fn read_under(&self, key: &str) -> bool {
+        key != self.key && self.read_as.contains(&key)
+    }
 }
 
 /// What a field's value is, as far as its layout goes.
@@ -186,7 +209,7 @@ fn normalize_object(mut object: Object, choices: &[usize]) -> Result<Object, Inp
     }
     let mut out = Object::with_capacity(model.fields.len());
     for field in model.fields {
-        match object.shift_remove(field.key) {
+        match field.take(&mut object) {
             Some(value) => {
                 let value = normalize_value(value, &field.ty).map_err(|e| e.nested(field.key))?;
                 out.insert(field.key.to_owned(), value);
@@ -290,5 +313,27 @@ mod tests {
         let line = SourceItem::from_json(&format!("{head}{call}}}")).unwrap().to_line();
         // The declared `bool` is read; a free-form value is kept as written.
         assert!(line.contains(r#""args":{"n":"1"}"#) && line.contains(r#""args_valid":true"#), "{line}");
+    }
+
+    /// Found by helper-65: `tools_added` given under its alias `added` was dropped as an unknown key (the change
+    /// then named no tool), and a tool search's arguments kept keys its typed dict drops.
+    #[test]
+    fn aliases_are_read_and_typed_dicts_drop_what_they_do_not_declare() {
+        let head = r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01+00:00","event":"#;
+        let line = |event: &str| SourceItem::from_json(&format!("{head}{event}}}")).unwrap().to_line();
+        let change = |part: &str| line(&format!(r#"{{"part":{part},"event_kind":"tool_availability_delta"}}"#));
+        let dumped = |added: &str| {
+            format!(
+                r#"{{"part":{{"tools_added":{added},"tool_call_id":null,"part_kind":"tool-availability-delta"}},"event_kind":"tool_availability_delta"}}"#
+            )
+        };
+        assert!(change(r#"{"added":["x"],"part_kind":"tool-availability-delta"}"#)
+            .ends_with(&format!("{}}}", dumped(r#"["x"]"#))));
+        let both = change(r#"{"added":["x"],"tools_added":["y"],"part_kind":"tool-availability-delta"}"#);
+        assert!(both.ends_with(&format!("{}}}", dumped(r#"["y"]"#))), "{both}");
+        let search = line(
+            r#"{"index":0,"part":{"tool_name":"search_tools","args":{"k":1,"queries":["q"]},"tool_call_id":"c","tool_kind":"tool-search","part_kind":"tool-call"},"event_kind":"part_start"}"#,
+        );
+        assert!(search.contains(r#""args":{"queries":["q"]},"#), "{search}");
     }
 }

@@ -2,747 +2,768 @@
 use super::{Default, Extra, Field, Model, Scalar, Ty};
 
 /// A Harness extension event (a line's `event` without `event_kind`).
-pub(crate) const EXTENSION: usize = 87;
+pub(crate) const EXTENSION: usize = 92;
 
 /// A Run result's `failure`.
-pub(crate) const FAILURE: usize = 88;
+pub(crate) const FAILURE: usize = 93;
 
 /// A Run result's `deferred` tool requests.
-pub(crate) const DEFERRED: usize = 89;
+pub(crate) const DEFERRED: usize = 94;
 
 /// The models an `event` may be, by its `event_kind`, in the order they are tried.
 pub(crate) static EVENTS: &[(&str, &[usize])] = &[
     ("part_start", &[0]),
-    ("part_delta", &[19]),
-    ("part_end", &[24]),
-    ("final_result", &[25]),
-    ("enqueued_messages", &[26]),
-    ("function_tool_call", &[58]),
-    ("function_tool_result", &[59]),
-    ("tool_availability_delta", &[60]),
-    ("output_tool_call", &[61]),
-    ("output_tool_result", &[62]),
-    ("deferred_tool_requests", &[63]),
-    ("deferred_tool_results", &[65]),
-    ("realtime_turn_complete", &[70]),
-    ("realtime_input_speech_start", &[71]),
-    ("realtime_input_speech_end", &[72]),
-    ("realtime_output_speech_start", &[73]),
-    ("realtime_output_speech_end", &[74]),
-    ("realtime_response_interrupted", &[75]),
-    ("realtime_input_transcription_error", &[76]),
-    ("realtime_session_reconnect", &[77]),
-    ("realtime_session_error", &[78]),
-    ("capability", &[79, 81, 82, 83, 84, 85, 86]),
+    ("part_delta", &[23]),
+    ("part_end", &[28]),
+    ("final_result", &[29]),
+    ("enqueued_messages", &[30]),
+    ("function_tool_call", &[63]),
+    ("function_tool_result", &[64]),
+    ("tool_availability_delta", &[65]),
+    ("output_tool_call", &[66]),
+    ("output_tool_result", &[67]),
+    ("deferred_tool_requests", &[68]),
+    ("deferred_tool_results", &[70]),
+    ("realtime_turn_complete", &[75]),
+    ("realtime_input_speech_start", &[76]),
+    ("realtime_input_speech_end", &[77]),
+    ("realtime_output_speech_start", &[78]),
+    ("realtime_output_speech_end", &[79]),
+    ("realtime_response_interrupted", &[80]),
+    ("realtime_input_transcription_error", &[81]),
+    ("realtime_session_reconnect", &[82]),
+    ("realtime_session_error", &[83]),
+    ("capability", &[84, 86, 87, 88, 89, 90, 91]),
 ];
 
 pub(crate) static MODELS: &[Model] = &[
     // 0
     Model { name: "PartStartEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "index", ty: Ty::Scalar(Scalar::Int), default: Default::Required, literal: &[], tag: false },
-        Field { key: "part", ty: Ty::One(&[1, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "previous_part_kind", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"part_start\""), literal: &["part_start"], tag: true },
+        Field { key: "index", ty: Ty::Scalar(Scalar::Int), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "part", ty: Ty::One(&[1, 7, 9, 11, 12, 13, 14, 17, 18, 19, 20, 22]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "previous_part_kind", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"part_start\""), literal: &["part_start"], tag: true, read_as: &[] },
     ] },
     // 1
     Model { name: "TextPart", extra: Extra::Ignore, fields: &[
-        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "citations", ty: Ty::List(&[2]), default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"text\""), literal: &["text"], tag: true },
+        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "citations", ty: Ty::List(&[2]), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"text\""), literal: &["text"], tag: true, read_as: &[] },
     ] },
     // 2
     Model { name: "Citation", extra: Extra::Ignore, fields: &[
-        Field { key: "sources", ty: Ty::List(&[3, 4]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "anchor", ty: Ty::One(&[5, 6]), default: Default::Json("null"), literal: &[], tag: false },
+        Field { key: "sources", ty: Ty::List(&[3, 4]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "anchor", ty: Ty::One(&[5, 6]), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
     ] },
     // 3
     Model { name: "WebCitationSource", extra: Extra::Ignore, fields: &[
-        Field { key: "url", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "title", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "excerpts", ty: Ty::Any, default: Default::Json("[]"), literal: &[], tag: false },
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"web\""), literal: &["web"], tag: true },
+        Field { key: "url", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "title", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "excerpts", ty: Ty::Any, default: Default::Json("[]"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"web\""), literal: &["web"], tag: true, read_as: &[] },
     ] },
     // 4
     Model { name: "DocumentCitationSource", extra: Extra::Ignore, fields: &[
-        Field { key: "document_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "title", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "excerpts", ty: Ty::Any, default: Default::Json("[]"), literal: &[], tag: false },
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"document\""), literal: &["document"], tag: true },
+        Field { key: "document_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "title", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "excerpts", ty: Ty::Any, default: Default::Json("[]"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"document\""), literal: &["document"], tag: true, read_as: &[] },
     ] },
     // 5
     Model { name: "ContentCitationAnchor", extra: Extra::Ignore, fields: &[
-        Field { key: "start", ty: Ty::Scalar(Scalar::Int), default: Default::Required, literal: &[], tag: false },
-        Field { key: "end", ty: Ty::Scalar(Scalar::Int), default: Default::Required, literal: &[], tag: false },
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"content\""), literal: &["content"], tag: true },
+        Field { key: "start", ty: Ty::Scalar(Scalar::Int), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "end", ty: Ty::Scalar(Scalar::Int), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"content\""), literal: &["content"], tag: true, read_as: &[] },
     ] },
     // 6
     Model { name: "MarkerCitationAnchor", extra: Extra::Ignore, fields: &[
-        Field { key: "start", ty: Ty::Scalar(Scalar::Int), default: Default::Required, literal: &[], tag: false },
-        Field { key: "end", ty: Ty::Scalar(Scalar::Int), default: Default::Required, literal: &[], tag: false },
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"marker\""), literal: &["marker"], tag: true },
+        Field { key: "start", ty: Ty::Scalar(Scalar::Int), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "end", ty: Ty::Scalar(Scalar::Int), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"marker\""), literal: &["marker"], tag: true, read_as: &[] },
     ] },
     // 7
     Model { name: "ToolSearchCallPart", extra: Extra::Ignore, fields: &[
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("\"search_tools\""), literal: &["search_tools"], tag: false },
-        Field { key: "args", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("\"tool-search\""), literal: &["tool-search"], tag: true },
-        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"tool-call\""), literal: &["tool-call"], tag: true },
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("\"search_tools\""), literal: &["search_tools"], tag: false, read_as: &[] },
+        Field { key: "args", ty: Ty::One(&[8]), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("\"tool-search\""), literal: &["tool-search"], tag: true, read_as: &[] },
+        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"tool-call\""), literal: &["tool-call"], tag: true, read_as: &[] },
     ] },
     // 8
-    Model { name: "LoadCapabilityCallPart", extra: Extra::Ignore, fields: &[
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("\"load_capability\""), literal: &["load_capability"], tag: false },
-        Field { key: "args", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("\"capability-load\""), literal: &["capability-load"], tag: true },
-        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"tool-call\""), literal: &["tool-call"], tag: true },
+    Model { name: "ToolSearchArgs", extra: Extra::Ignore, fields: &[
+        Field { key: "queries", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
     ] },
     // 9
-    Model { name: "ToolCallPart", extra: Extra::Ignore, fields: &[
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "args", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"tool-call\""), literal: &["tool-call"], tag: true },
+    Model { name: "LoadCapabilityCallPart", extra: Extra::Ignore, fields: &[
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("\"load_capability\""), literal: &["load_capability"], tag: false, read_as: &[] },
+        Field { key: "args", ty: Ty::One(&[10]), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("\"capability-load\""), literal: &["capability-load"], tag: true, read_as: &[] },
+        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"tool-call\""), literal: &["tool-call"], tag: true, read_as: &[] },
     ] },
     // 10
-    Model { name: "NativeToolSearchCallPart", extra: Extra::Ignore, fields: &[
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("\"tool_search\""), literal: &["tool_search"], tag: false },
-        Field { key: "args", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("\"tool-search\""), literal: &["tool-search"], tag: true },
-        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"builtin-tool-call\""), literal: &["builtin-tool-call"], tag: true },
+    Model { name: "LoadCapabilityArgs", extra: Extra::Ignore, fields: &[
+        Field { key: "id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
     ] },
     // 11
-    Model { name: "NativeToolCallPart", extra: Extra::Ignore, fields: &[
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "args", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"builtin-tool-call\""), literal: &["builtin-tool-call"], tag: true },
+    Model { name: "ToolCallPart", extra: Extra::Ignore, fields: &[
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "args", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"tool-call\""), literal: &["tool-call"], tag: true, read_as: &[] },
     ] },
     // 12
-    Model { name: "NativeToolSearchReturnPart", extra: Extra::Ignore, fields: &[
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("\"tool_search\""), literal: &["tool_search"], tag: false },
-        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("\"tool-search\""), literal: &["tool-search"], tag: true },
-        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "outcome", ty: Ty::Any, default: Default::Json("\"success\""), literal: &["success"], tag: false },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"builtin-tool-return\""), literal: &["builtin-tool-return"], tag: true },
+    Model { name: "NativeToolSearchCallPart", extra: Extra::Ignore, fields: &[
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("\"tool_search\""), literal: &["tool_search"], tag: false, read_as: &[] },
+        Field { key: "args", ty: Ty::One(&[8]), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("\"tool-search\""), literal: &["tool-search"], tag: true, read_as: &[] },
+        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"builtin-tool-call\""), literal: &["builtin-tool-call"], tag: true, read_as: &[] },
     ] },
     // 13
-    Model { name: "NativeToolReturnPart", extra: Extra::Ignore, fields: &[
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "outcome", ty: Ty::Any, default: Default::Json("\"success\""), literal: &["success", "failed", "denied", "interrupted", "retried"], tag: false },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"builtin-tool-return\""), literal: &["builtin-tool-return"], tag: true },
+    Model { name: "NativeToolCallPart", extra: Extra::Ignore, fields: &[
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "args", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"builtin-tool-call\""), literal: &["builtin-tool-call"], tag: true, read_as: &[] },
     ] },
     // 14
-    Model { name: "ThinkingPart", extra: Extra::Ignore, fields: &[
-        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "signature", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"thinking\""), literal: &["thinking"], tag: true },
+    Model { name: "NativeToolSearchReturnPart", extra: Extra::Ignore, fields: &[
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("\"tool_search\""), literal: &["tool_search"], tag: false, read_as: &[] },
+        Field { key: "content", ty: Ty::One(&[15]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("\"tool-search\""), literal: &["tool-search"], tag: true, read_as: &[] },
+        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "outcome", ty: Ty::Any, default: Default::Json("\"success\""), literal: &["success"], tag: false, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"builtin-tool-return\""), literal: &["builtin-tool-return"], tag: true, read_as: &[] },
     ] },
     // 15
-    Model { name: "CompactionPart", extra: Extra::Ignore, fields: &[
-        Field { key: "content", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"compaction\""), literal: &["compaction"], tag: true },
+    Model { name: "ToolSearchReturnContent", extra: Extra::Ignore, fields: &[
+        Field { key: "discovered_tools", ty: Ty::List(&[16]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "message", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
     ] },
     // 16
-    Model { name: "FilePart", extra: Extra::Ignore, fields: &[
-        Field { key: "content", ty: Ty::One(&[17]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"file\""), literal: &["file"], tag: true },
+    Model { name: "ToolSearchMatch", extra: Extra::Ignore, fields: &[
+        Field { key: "name", ty: Ty::Any, default: Default::Required, literal: &[], tag: true, read_as: &[] },
     ] },
     // 17
-    Model { name: "BinaryContent", extra: Extra::Ignore, fields: &[
-        Field { key: "data", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "media_type", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"binary\""), literal: &["binary"], tag: true },
-        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
+    Model { name: "NativeToolReturnPart", extra: Extra::Ignore, fields: &[
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "outcome", ty: Ty::Any, default: Default::Json("\"success\""), literal: &["success", "failed", "denied", "interrupted", "retried"], tag: false, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"builtin-tool-return\""), literal: &["builtin-tool-return"], tag: true, read_as: &[] },
     ] },
     // 18
-    Model { name: "SpeechPart", extra: Extra::Ignore, fields: &[
-        Field { key: "speaker", ty: Ty::Any, default: Default::Required, literal: &["user", "assistant"], tag: false },
-        Field { key: "transcript", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "audio", ty: Ty::One(&[17]), default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "interrupted_at_ms", ty: Ty::Scalar(Scalar::Int), default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"speech\""), literal: &["speech"], tag: true },
+    Model { name: "ThinkingPart", extra: Extra::Ignore, fields: &[
+        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "signature", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"thinking\""), literal: &["thinking"], tag: true, read_as: &[] },
     ] },
     // 19
-    Model { name: "PartDeltaEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "index", ty: Ty::Scalar(Scalar::Int), default: Default::Required, literal: &[], tag: false },
-        Field { key: "delta", ty: Ty::One(&[20, 21, 22, 23]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"part_delta\""), literal: &["part_delta"], tag: true },
+    Model { name: "CompactionPart", extra: Extra::Ignore, fields: &[
+        Field { key: "content", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"compaction\""), literal: &["compaction"], tag: true, read_as: &[] },
     ] },
     // 20
-    Model { name: "TextPartDelta", extra: Extra::Ignore, fields: &[
-        Field { key: "content_delta", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "citations_delta", ty: Ty::List(&[2]), default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_delta_kind", ty: Ty::Any, default: Default::Json("\"text\""), literal: &["text"], tag: true },
+    Model { name: "FilePart", extra: Extra::Ignore, fields: &[
+        Field { key: "content", ty: Ty::One(&[21]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"file\""), literal: &["file"], tag: true, read_as: &[] },
     ] },
     // 21
-    Model { name: "ThinkingPartDelta", extra: Extra::Ignore, fields: &[
-        Field { key: "content_delta", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "signature_delta", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_delta_kind", ty: Ty::Any, default: Default::Json("\"thinking\""), literal: &["thinking"], tag: true },
+    Model { name: "BinaryContent", extra: Extra::Ignore, fields: &[
+        Field { key: "data", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "media_type", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"binary\""), literal: &["binary"], tag: true, read_as: &[] },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
     ] },
     // 22
-    Model { name: "ToolCallPartDelta", extra: Extra::Ignore, fields: &[
-        Field { key: "tool_name_delta", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "args_delta", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_delta_kind", ty: Ty::Any, default: Default::Json("\"tool_call\""), literal: &["tool_call"], tag: true },
+    Model { name: "SpeechPart", extra: Extra::Ignore, fields: &[
+        Field { key: "speaker", ty: Ty::Any, default: Default::Required, literal: &["user", "assistant"], tag: false, read_as: &[] },
+        Field { key: "transcript", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "audio", ty: Ty::One(&[21]), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "interrupted_at_ms", ty: Ty::Scalar(Scalar::Int), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"speech\""), literal: &["speech"], tag: true, read_as: &[] },
     ] },
     // 23
-    Model { name: "SpeechPartDelta", extra: Extra::Ignore, fields: &[
-        Field { key: "speaker", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "transcript_delta", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "transcript", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "audio_chunk", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_delta_kind", ty: Ty::Any, default: Default::Json("\"speech\""), literal: &["speech"], tag: true },
+    Model { name: "PartDeltaEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "index", ty: Ty::Scalar(Scalar::Int), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "delta", ty: Ty::One(&[24, 25, 26, 27]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"part_delta\""), literal: &["part_delta"], tag: true, read_as: &[] },
     ] },
     // 24
-    Model { name: "PartEndEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "index", ty: Ty::Scalar(Scalar::Int), default: Default::Required, literal: &[], tag: false },
-        Field { key: "part", ty: Ty::One(&[1, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "next_part_kind", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"part_end\""), literal: &["part_end"], tag: true },
+    Model { name: "TextPartDelta", extra: Extra::Ignore, fields: &[
+        Field { key: "content_delta", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "citations_delta", ty: Ty::List(&[2]), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_delta_kind", ty: Ty::Any, default: Default::Json("\"text\""), literal: &["text"], tag: true, read_as: &[] },
     ] },
     // 25
-    Model { name: "FinalResultEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"final_result\""), literal: &["final_result"], tag: true },
+    Model { name: "ThinkingPartDelta", extra: Extra::Ignore, fields: &[
+        Field { key: "content_delta", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "signature_delta", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_delta_kind", ty: Ty::Any, default: Default::Json("\"thinking\""), literal: &["thinking"], tag: true, read_as: &[] },
     ] },
     // 26
-    Model { name: "EnqueuedMessagesEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "enqueue_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "messages", ty: Ty::List(&[27, 54]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "parts", ty: Ty::List(&[28, 29, 18, 37, 39, 40, 41, 43, 44, 45, 51, 40, 43]), default: Default::Json("[]"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"enqueued_messages\""), literal: &["enqueued_messages"], tag: true },
+    Model { name: "ToolCallPartDelta", extra: Extra::Ignore, fields: &[
+        Field { key: "tool_name_delta", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "args_delta", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_delta_kind", ty: Ty::Any, default: Default::Json("\"tool_call\""), literal: &["tool_call"], tag: true, read_as: &[] },
     ] },
     // 27
-    Model { name: "ModelRequest", extra: Extra::Ignore, fields: &[
-        Field { key: "parts", ty: Ty::List(&[28, 29, 18, 37, 39, 40, 41, 43, 44, 45, 51, 40, 43]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "timestamp", ty: Ty::Time, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "instructions", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"request\""), literal: &["request"], tag: true },
-        Field { key: "run_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "conversation_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "state", ty: Ty::Any, default: Default::Json("\"complete\""), literal: &["complete", "interrupted"], tag: false },
+    Model { name: "SpeechPartDelta", extra: Extra::Ignore, fields: &[
+        Field { key: "speaker", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "transcript_delta", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "transcript", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "audio_chunk", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_delta_kind", ty: Ty::Any, default: Default::Json("\"speech\""), literal: &["speech"], tag: true, read_as: &[] },
     ] },
     // 28
-    Model { name: "SystemPromptPart", extra: Extra::Ignore, fields: &[
-        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "dynamic_ref", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "scope", ty: Ty::Any, default: Default::Json("\"conversation\""), literal: &["conversation", "request"], tag: false },
-        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"system-prompt\""), literal: &["system-prompt"], tag: true },
+    Model { name: "PartEndEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "index", ty: Ty::Scalar(Scalar::Int), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "part", ty: Ty::One(&[1, 7, 9, 11, 12, 13, 14, 17, 18, 19, 20, 22]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "next_part_kind", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"part_end\""), literal: &["part_end"], tag: true, read_as: &[] },
     ] },
     // 29
-    Model { name: "UserPromptPart", extra: Extra::Ignore, fields: &[
-        Field { key: "content", ty: Ty::List(&[30, 31, 32, 33, 34, 17, 35, 36]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"user-prompt\""), literal: &["user-prompt"], tag: true },
+    Model { name: "FinalResultEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"final_result\""), literal: &["final_result"], tag: true, read_as: &[] },
     ] },
     // 30
-    Model { name: "TextContent", extra: Extra::Ignore, fields: &[
-        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"text-content\""), literal: &["text-content"], tag: true },
+    Model { name: "EnqueuedMessagesEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "enqueue_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "messages", ty: Ty::List(&[31, 59]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "parts", ty: Ty::List(&[32, 33, 22, 41, 43, 45, 46, 48, 49, 50, 56, 45, 48]), default: Default::Json("[]"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"enqueued_messages\""), literal: &["enqueued_messages"], tag: true, read_as: &[] },
     ] },
     // 31
-    Model { name: "ImageUrl", extra: Extra::Ignore, fields: &[
-        Field { key: "url", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "force_download", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false },
-        Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"image-url\""), literal: &["image-url"], tag: true },
-        Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
-        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
+    Model { name: "ModelRequest", extra: Extra::Ignore, fields: &[
+        Field { key: "parts", ty: Ty::List(&[32, 33, 22, 41, 43, 45, 46, 48, 49, 50, 56, 45, 48]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "timestamp", ty: Ty::Time, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "instructions", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"request\""), literal: &["request"], tag: true, read_as: &[] },
+        Field { key: "run_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "conversation_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "state", ty: Ty::Any, default: Default::Json("\"complete\""), literal: &["complete", "interrupted"], tag: false, read_as: &[] },
     ] },
     // 32
-    Model { name: "AudioUrl", extra: Extra::Ignore, fields: &[
-        Field { key: "url", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "force_download", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false },
-        Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"audio-url\""), literal: &["audio-url"], tag: true },
-        Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
-        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
+    Model { name: "SystemPromptPart", extra: Extra::Ignore, fields: &[
+        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "dynamic_ref", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "scope", ty: Ty::Any, default: Default::Json("\"conversation\""), literal: &["conversation", "request"], tag: false, read_as: &[] },
+        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"system-prompt\""), literal: &["system-prompt"], tag: true, read_as: &[] },
     ] },
     // 33
-    Model { name: "DocumentUrl", extra: Extra::Ignore, fields: &[
-        Field { key: "url", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "force_download", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false },
-        Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"document-url\""), literal: &["document-url"], tag: true },
-        Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
-        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
+    Model { name: "UserPromptPart", extra: Extra::Ignore, fields: &[
+        Field { key: "content", ty: Ty::List(&[34, 35, 36, 37, 38, 21, 39, 40]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"user-prompt\""), literal: &["user-prompt"], tag: true, read_as: &[] },
     ] },
     // 34
-    Model { name: "VideoUrl", extra: Extra::Ignore, fields: &[
-        Field { key: "url", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "force_download", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false },
-        Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"video-url\""), literal: &["video-url"], tag: true },
-        Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
-        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
+    Model { name: "TextContent", extra: Extra::Ignore, fields: &[
+        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"text-content\""), literal: &["text-content"], tag: true, read_as: &[] },
     ] },
     // 35
-    Model { name: "UploadedFile", extra: Extra::Ignore, fields: &[
-        Field { key: "file_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Required, literal: &["anthropic", "openai", "google", "google-cloud", "google-gla", "google-vertex", "bedrock", "xai"], tag: false },
-        Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"uploaded-file\""), literal: &["uploaded-file"], tag: true },
-        Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
-        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false },
+    Model { name: "ImageUrl", extra: Extra::Ignore, fields: &[
+        Field { key: "url", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "force_download", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"image-url\""), literal: &["image-url"], tag: true, read_as: &[] },
+        Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
     ] },
     // 36
-    Model { name: "CachePoint", extra: Extra::Ignore, fields: &[
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"cache-point\""), literal: &["cache-point"], tag: true },
-        Field { key: "ttl", ty: Ty::Any, default: Default::Json("\"5m\""), literal: &["5m", "1h"], tag: false },
+    Model { name: "AudioUrl", extra: Extra::Ignore, fields: &[
+        Field { key: "url", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "force_download", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"audio-url\""), literal: &["audio-url"], tag: true, read_as: &[] },
+        Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
     ] },
     // 37
-    Model { name: "ToolSearchReturnPart", extra: Extra::Ignore, fields: &[
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("\"search_tools\""), literal: &["search_tools"], tag: false },
-        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("\"tool-search\""), literal: &["tool-search"], tag: true },
-        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "outcome", ty: Ty::Any, default: Default::Json("\"success\""), literal: &["success"], tag: false },
-        Field { key: "retry", ty: Ty::One(&[38]), default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"tool-return\""), literal: &["tool-return"], tag: true },
+    Model { name: "DocumentUrl", extra: Extra::Ignore, fields: &[
+        Field { key: "url", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "force_download", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"document-url\""), literal: &["document-url"], tag: true, read_as: &[] },
+        Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
     ] },
     // 38
-    Model { name: "RetryInfo", extra: Extra::Ignore, fields: &[
-        Field { key: "cause", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "attempt", ty: Ty::Scalar(Scalar::Int), default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "max_retries", ty: Ty::Scalar(Scalar::Int), default: Default::Json("null"), literal: &[], tag: false },
+    Model { name: "VideoUrl", extra: Extra::Ignore, fields: &[
+        Field { key: "url", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "force_download", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"video-url\""), literal: &["video-url"], tag: true, read_as: &[] },
+        Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
     ] },
     // 39
-    Model { name: "LoadCapabilityReturnPart", extra: Extra::Ignore, fields: &[
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("\"load_capability\""), literal: &["load_capability"], tag: false },
-        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("\"capability-load\""), literal: &["capability-load"], tag: true },
-        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "outcome", ty: Ty::Any, default: Default::Json("\"success\""), literal: &["success"], tag: false },
-        Field { key: "retry", ty: Ty::One(&[38]), default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"tool-return\""), literal: &["tool-return"], tag: true },
+    Model { name: "UploadedFile", extra: Extra::Ignore, fields: &[
+        Field { key: "file_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Required, literal: &["anthropic", "openai", "google", "google-cloud", "google-gla", "google-vertex", "bedrock", "xai"], tag: false, read_as: &[] },
+        Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"uploaded-file\""), literal: &["uploaded-file"], tag: true, read_as: &[] },
+        Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
     ] },
     // 40
-    Model { name: "ToolReturnPart", extra: Extra::Ignore, fields: &[
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "outcome", ty: Ty::Any, default: Default::Json("\"success\""), literal: &["success", "failed", "denied", "interrupted", "retried"], tag: false },
-        Field { key: "retry", ty: Ty::One(&[38]), default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"tool-return\""), literal: &["tool-return"], tag: true },
+    Model { name: "CachePoint", extra: Extra::Ignore, fields: &[
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"cache-point\""), literal: &["cache-point"], tag: true, read_as: &[] },
+        Field { key: "ttl", ty: Ty::Any, default: Default::Json("\"5m\""), literal: &["5m", "1h"], tag: false, read_as: &[] },
     ] },
     // 41
-    Model { name: "RetryPromptPart", extra: Extra::Ignore, fields: &[
-        Field { key: "content", ty: Ty::List(&[42]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"retry-prompt\""), literal: &["retry-prompt"], tag: true },
+    Model { name: "ToolSearchReturnPart", extra: Extra::Ignore, fields: &[
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("\"search_tools\""), literal: &["search_tools"], tag: false, read_as: &[] },
+        Field { key: "content", ty: Ty::One(&[15]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("\"tool-search\""), literal: &["tool-search"], tag: true, read_as: &[] },
+        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "outcome", ty: Ty::Any, default: Default::Json("\"success\""), literal: &["success"], tag: false, read_as: &[] },
+        Field { key: "retry", ty: Ty::One(&[42]), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"tool-return\""), literal: &["tool-return"], tag: true, read_as: &[] },
     ] },
     // 42
-    Model { name: "ErrorDetails", extra: Extra::Ignore, fields: &[
-        Field { key: "type", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "loc", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "msg", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "input", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "ctx", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "url", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
+    Model { name: "RetryInfo", extra: Extra::Ignore, fields: &[
+        Field { key: "cause", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "attempt", ty: Ty::Scalar(Scalar::Int), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "max_retries", ty: Ty::Scalar(Scalar::Int), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
     ] },
     // 43
-    Model { name: "RetryFeedbackPart", extra: Extra::Ignore, fields: &[
-        Field { key: "content", ty: Ty::List(&[42]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "retry", ty: Ty::One(&[38]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"retry-feedback\""), literal: &["retry-feedback"], tag: true },
+    Model { name: "LoadCapabilityReturnPart", extra: Extra::Ignore, fields: &[
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("\"load_capability\""), literal: &["load_capability"], tag: false, read_as: &[] },
+        Field { key: "content", ty: Ty::One(&[44]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("\"capability-load\""), literal: &["capability-load"], tag: true, read_as: &[] },
+        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "outcome", ty: Ty::Any, default: Default::Json("\"success\""), literal: &["success"], tag: false, read_as: &[] },
+        Field { key: "retry", ty: Ty::One(&[42]), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"tool-return\""), literal: &["tool-return"], tag: true, read_as: &[] },
     ] },
     // 44
-    Model { name: "ToolAvailabilityDeltaPart", extra: Extra::Ignore, fields: &[
-        Field { key: "tools_added", ty: Ty::Any, default: Default::Json("[]"), literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"tool-availability-delta\""), literal: &["tool-availability-delta"], tag: true },
+    Model { name: "LoadCapabilityReturn", extra: Extra::Ignore, fields: &[
+        Field { key: "instructions", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
     ] },
     // 45
-    Model { name: "InstructionDeltaPart", extra: Extra::Ignore, fields: &[
-        Field { key: "id", ty: Ty::One(&[46]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "base_hash", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"instruction-delta\""), literal: &["instruction-delta"], tag: true },
+    Model { name: "ToolReturnPart", extra: Extra::Ignore, fields: &[
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_kind", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "outcome", ty: Ty::Any, default: Default::Json("\"success\""), literal: &["success", "failed", "denied", "interrupted", "retried"], tag: false, read_as: &[] },
+        Field { key: "retry", ty: Ty::One(&[42]), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"tool-return\""), literal: &["tool-return"], tag: true, read_as: &[] },
     ] },
     // 46
-    Model { name: "InstructionId", extra: Extra::Ignore, fields: &[
-        Field { key: "source", ty: Ty::One(&[47, 48, 49, 50]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: true },
+    Model { name: "RetryPromptPart", extra: Extra::Ignore, fields: &[
+        Field { key: "content", ty: Ty::List(&[47]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"retry-prompt\""), literal: &["retry-prompt"], tag: true, read_as: &[] },
     ] },
     // 47
-    Model { name: "AgentInstructionSource", extra: Extra::Ignore, fields: &[
+    Model { name: "ErrorDetails", extra: Extra::Ignore, fields: &[
+        Field { key: "type", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "loc", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "msg", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "input", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "ctx", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "url", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
     ] },
     // 48
-    Model { name: "ToolsetInstructionSource", extra: Extra::Ignore, fields: &[
-        Field { key: "id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
+    Model { name: "RetryFeedbackPart", extra: Extra::Ignore, fields: &[
+        Field { key: "content", ty: Ty::List(&[47]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "retry", ty: Ty::One(&[42]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"retry-feedback\""), literal: &["retry-feedback"], tag: true, read_as: &[] },
     ] },
     // 49
-    Model { name: "CapabilityInstructionSource", extra: Extra::Ignore, fields: &[
-        Field { key: "id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
+    Model { name: "ToolAvailabilityDeltaPart", extra: Extra::Ignore, fields: &[
+        Field { key: "tools_added", ty: Ty::Any, default: Default::Json("[]"), literal: &[], tag: false, read_as: &["tools_added", "added"] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"tool-availability-delta\""), literal: &["tool-availability-delta"], tag: true, read_as: &[] },
     ] },
     // 50
-    Model { name: "RunInstructionSource", extra: Extra::Ignore, fields: &[
+    Model { name: "InstructionDeltaPart", extra: Extra::Ignore, fields: &[
+        Field { key: "id", ty: Ty::One(&[51]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "base_hash", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"instruction-delta\""), literal: &["instruction-delta"], tag: true, read_as: &[] },
     ] },
     // 51
-    Model { name: "InstructionBaselinePart", extra: Extra::Ignore, fields: &[
-        Field { key: "instructions", ty: Ty::List(&[52, 53]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"instruction-baseline\""), literal: &["instruction-baseline"], tag: true },
+    Model { name: "InstructionId", extra: Extra::Ignore, fields: &[
+        Field { key: "source", ty: Ty::One(&[52, 53, 54, 55]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: true, read_as: &[] },
     ] },
     // 52
-    Model { name: "InstructionPart", extra: Extra::Ignore, fields: &[
-        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "dynamic", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false },
-        Field { key: "on_change", ty: Ty::Any, default: Default::Json("\"rewrite\""), literal: &["rewrite", "append"], tag: false },
-        Field { key: "name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: true },
-        Field { key: "id", ty: Ty::One(&[46]), default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"instruction\""), literal: &["instruction"], tag: true },
+    Model { name: "AgentInstructionSource", extra: Extra::Ignore, fields: &[
     ] },
     // 53
-    Model { name: "InstructionDigest", extra: Extra::Ignore, fields: &[
-        Field { key: "id", ty: Ty::One(&[46]), default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "dynamic", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false },
-        Field { key: "content_hash", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"instruction-digest\""), literal: &["instruction-digest"], tag: true },
+    Model { name: "ToolsetInstructionSource", extra: Extra::Ignore, fields: &[
+        Field { key: "id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
     ] },
     // 54
-    Model { name: "ModelResponse", extra: Extra::Ignore, fields: &[
-        Field { key: "parts", ty: Ty::List(&[1, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "usage", ty: Ty::One(&[55]), default: Default::Json("{\"input_tokens\":0,\"cache_write_tokens\":0,\"cache_write_1h_tokens\":0,\"cache_read_tokens\":0,\"output_tokens\":0,\"output_reasoning_tokens\":0,\"input_audio_tokens\":0,\"cache_audio_read_tokens\":0,\"output_audio_tokens\":0,\"audio_seconds\":0.0,\"details\":{},\"cost\":null}"), literal: &[], tag: false },
-        Field { key: "model_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false },
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"response\""), literal: &["response"], tag: true },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_url", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "provider_response_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "finish_reason", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "run_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "conversation_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "workspace_ref", ty: Ty::One(&[56]), default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "history_digest", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "failed_attempts", ty: Ty::List(&[57]), default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "state", ty: Ty::Any, default: Default::Json("\"complete\""), literal: &["complete", "incomplete", "suspended", "interrupted"], tag: false },
+    Model { name: "CapabilityInstructionSource", extra: Extra::Ignore, fields: &[
+        Field { key: "id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
     ] },
     // 55
-    Model { name: "RequestUsage", extra: Extra::Ignore, fields: &[
-        Field { key: "input_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false },
-        Field { key: "cache_write_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false },
-        Field { key: "cache_write_1h_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false },
-        Field { key: "cache_read_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false },
-        Field { key: "output_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false },
-        Field { key: "unmeasured_requests", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false },
-        Field { key: "output_reasoning_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false },
-        Field { key: "input_audio_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false },
-        Field { key: "cache_audio_read_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false },
-        Field { key: "output_audio_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false },
-        Field { key: "audio_seconds", ty: Ty::Scalar(Scalar::Float), default: Default::Json("0.0"), literal: &[], tag: false },
-        Field { key: "details", ty: Ty::Any, default: Default::Json("{}"), literal: &[], tag: false },
-        Field { key: "cost", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
+    Model { name: "RunInstructionSource", extra: Extra::Ignore, fields: &[
     ] },
     // 56
-    Model { name: "WorkspaceRef", extra: Extra::Ignore, fields: &[
-        Field { key: "provider", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
+    Model { name: "InstructionBaselinePart", extra: Extra::Ignore, fields: &[
+        Field { key: "instructions", ty: Ty::List(&[57, 58]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"instruction-baseline\""), literal: &["instruction-baseline"], tag: true, read_as: &[] },
     ] },
     // 57
-    Model { name: "ModelRequestAttempt", extra: Extra::Ignore, fields: &[
-        Field { key: "model_name", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "outcome", ty: Ty::Any, default: Default::Required, literal: &["error", "rejected"], tag: false },
-        Field { key: "error", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "timestamp", ty: Ty::Time, default: Default::Required, literal: &[], tag: false },
-        Field { key: "duration", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "usage", ty: Ty::One(&[55]), default: Default::Json("null"), literal: &[], tag: false },
+    Model { name: "InstructionPart", extra: Extra::Ignore, fields: &[
+        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "dynamic", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "on_change", ty: Ty::Any, default: Default::Json("\"rewrite\""), literal: &["rewrite", "append"], tag: false, read_as: &[] },
+        Field { key: "name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: true, read_as: &[] },
+        Field { key: "id", ty: Ty::One(&[51]), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"instruction\""), literal: &["instruction"], tag: true, read_as: &[] },
     ] },
     // 58
-    Model { name: "FunctionToolCallEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "part", ty: Ty::One(&[9]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "args_valid", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"function_tool_call\""), literal: &["function_tool_call"], tag: true },
+    Model { name: "InstructionDigest", extra: Extra::Ignore, fields: &[
+        Field { key: "id", ty: Ty::One(&[51]), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "dynamic", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "content_hash", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "part_kind", ty: Ty::Any, default: Default::Json("\"instruction-digest\""), literal: &["instruction-digest"], tag: true, read_as: &[] },
     ] },
     // 59
-    Model { name: "FunctionToolResultEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "part", ty: Ty::One(&[40]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "content", ty: Ty::List(&[30, 31, 32, 33, 34, 17, 35, 36]), default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"function_tool_result\""), literal: &["function_tool_result"], tag: true },
+    Model { name: "ModelResponse", extra: Extra::Ignore, fields: &[
+        Field { key: "parts", ty: Ty::List(&[1, 7, 9, 11, 12, 13, 14, 17, 18, 19, 20, 22]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "usage", ty: Ty::One(&[60]), default: Default::Json("{\"input_tokens\":0,\"cache_write_tokens\":0,\"cache_write_1h_tokens\":0,\"cache_read_tokens\":0,\"output_tokens\":0,\"output_reasoning_tokens\":0,\"input_audio_tokens\":0,\"cache_audio_read_tokens\":0,\"output_audio_tokens\":0,\"audio_seconds\":0.0,\"details\":{},\"cost\":null}"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "model_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "timestamp", ty: Ty::Time, default: Default::Factory, literal: &[], tag: false, read_as: &[] },
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"response\""), literal: &["response"], tag: true, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_url", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_details", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &["provider_details", "vendor_details"] },
+        Field { key: "provider_response_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &["provider_response_id", "vendor_id"] },
+        Field { key: "finish_reason", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "run_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "conversation_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "workspace_ref", ty: Ty::One(&[61]), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "history_digest", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "failed_attempts", ty: Ty::List(&[62]), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "state", ty: Ty::Any, default: Default::Json("\"complete\""), literal: &["complete", "incomplete", "suspended", "interrupted"], tag: false, read_as: &[] },
     ] },
     // 60
-    Model { name: "ToolAvailabilityDeltaEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "part", ty: Ty::One(&[44]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"tool_availability_delta\""), literal: &["tool_availability_delta"], tag: true },
+    Model { name: "RequestUsage", extra: Extra::Ignore, fields: &[
+        Field { key: "input_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false, read_as: &["input_tokens", "request_tokens"] },
+        Field { key: "cache_write_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "cache_write_1h_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "cache_read_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "output_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false, read_as: &["output_tokens", "response_tokens"] },
+        Field { key: "unmeasured_requests", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "output_reasoning_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "input_audio_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "cache_audio_read_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "output_audio_tokens", ty: Ty::Scalar(Scalar::Int), default: Default::Json("0"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "audio_seconds", ty: Ty::Scalar(Scalar::Float), default: Default::Json("0.0"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "details", ty: Ty::Any, default: Default::Json("{}"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "cost", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
     ] },
     // 61
-    Model { name: "OutputToolCallEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "part", ty: Ty::One(&[9]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "args_valid", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"output_tool_call\""), literal: &["output_tool_call"], tag: true },
+    Model { name: "WorkspaceRef", extra: Extra::Ignore, fields: &[
+        Field { key: "provider", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
     ] },
     // 62
-    Model { name: "OutputToolResultEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "part", ty: Ty::One(&[40]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"output_tool_result\""), literal: &["output_tool_result"], tag: true },
+    Model { name: "ModelRequestAttempt", extra: Extra::Ignore, fields: &[
+        Field { key: "model_name", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "provider_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "outcome", ty: Ty::Any, default: Default::Required, literal: &["error", "rejected"], tag: false, read_as: &[] },
+        Field { key: "error", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "timestamp", ty: Ty::Time, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "duration", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "usage", ty: Ty::One(&[60]), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
     ] },
     // 63
-    Model { name: "DeferredToolRequestsEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "requests", ty: Ty::One(&[64]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"deferred_tool_requests\""), literal: &["deferred_tool_requests"], tag: true },
+    Model { name: "FunctionToolCallEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "part", ty: Ty::One(&[11]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "args_valid", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"function_tool_call\""), literal: &["function_tool_call"], tag: true, read_as: &[] },
     ] },
     // 64
-    Model { name: "DeferredToolRequests", extra: Extra::Ignore, fields: &[
-        Field { key: "calls", ty: Ty::List(&[9]), default: Default::Json("[]"), literal: &[], tag: false },
-        Field { key: "approvals", ty: Ty::List(&[9]), default: Default::Json("[]"), literal: &[], tag: false },
-        Field { key: "metadata", ty: Ty::Any, default: Default::Json("{}"), literal: &[], tag: false },
+    Model { name: "FunctionToolResultEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "part", ty: Ty::One(&[45]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "content", ty: Ty::List(&[34, 35, 36, 37, 38, 21, 39, 40]), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"function_tool_result\""), literal: &["function_tool_result"], tag: true, read_as: &[] },
     ] },
     // 65
-    Model { name: "DeferredToolResultsEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "results", ty: Ty::One(&[66]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"deferred_tool_results\""), literal: &["deferred_tool_results"], tag: true },
+    Model { name: "ToolAvailabilityDeltaEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "part", ty: Ty::One(&[49]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"tool_availability_delta\""), literal: &["tool_availability_delta"], tag: true, read_as: &[] },
     ] },
     // 66
-    Model { name: "DeferredToolResults", extra: Extra::Ignore, fields: &[
-        Field { key: "calls", ty: Ty::Dict(&[67, 41]), default: Default::Json("{}"), literal: &[], tag: false },
-        Field { key: "approvals", ty: Ty::Dict(&[68, 69]), default: Default::Json("{}"), literal: &[], tag: false },
-        Field { key: "metadata", ty: Ty::Any, default: Default::Json("{}"), literal: &[], tag: false },
+    Model { name: "OutputToolCallEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "part", ty: Ty::One(&[11]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "args_valid", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"output_tool_call\""), literal: &["output_tool_call"], tag: true, read_as: &[] },
     ] },
     // 67
-    Model { name: "ToolReturn", extra: Extra::Ignore, fields: &[
-        Field { key: "return_value", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "content", ty: Ty::List(&[30, 31, 32, 33, 34, 17, 35, 36]), default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tools", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"tool-return\""), literal: &["tool-return"], tag: true },
+    Model { name: "OutputToolResultEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "part", ty: Ty::One(&[45]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"output_tool_result\""), literal: &["output_tool_result"], tag: true, read_as: &[] },
     ] },
     // 68
-    Model { name: "ToolApproved", extra: Extra::Ignore, fields: &[
-        Field { key: "override_args", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"tool-approved\""), literal: &["tool-approved"], tag: true },
+    Model { name: "DeferredToolRequestsEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "requests", ty: Ty::One(&[69]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"deferred_tool_requests\""), literal: &["deferred_tool_requests"], tag: true, read_as: &[] },
     ] },
     // 69
-    Model { name: "ToolDenied", extra: Extra::Ignore, fields: &[
-        Field { key: "message", ty: Ty::Any, default: Default::Json("\"The tool call was denied.\""), literal: &[], tag: false },
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"tool-denied\""), literal: &["tool-denied"], tag: true },
+    Model { name: "DeferredToolRequests", extra: Extra::Ignore, fields: &[
+        Field { key: "calls", ty: Ty::List(&[11]), default: Default::Json("[]"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "approvals", ty: Ty::List(&[11]), default: Default::Json("[]"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "metadata", ty: Ty::Any, default: Default::Json("{}"), literal: &[], tag: false, read_as: &[] },
     ] },
     // 70
-    Model { name: "RealtimeTurnCompleteEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_turn_complete\""), literal: &["realtime_turn_complete"], tag: true },
+    Model { name: "DeferredToolResultsEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "results", ty: Ty::One(&[71]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"deferred_tool_results\""), literal: &["deferred_tool_results"], tag: true, read_as: &[] },
     ] },
     // 71
-    Model { name: "RealtimeInputSpeechStartEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "item_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_input_speech_start\""), literal: &["realtime_input_speech_start"], tag: true },
+    Model { name: "DeferredToolResults", extra: Extra::Ignore, fields: &[
+        Field { key: "calls", ty: Ty::Dict(&[72, 46]), default: Default::Json("{}"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "approvals", ty: Ty::Dict(&[73, 74]), default: Default::Json("{}"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "metadata", ty: Ty::Any, default: Default::Json("{}"), literal: &[], tag: false, read_as: &[] },
     ] },
     // 72
-    Model { name: "RealtimeInputSpeechEndEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "item_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_input_speech_end\""), literal: &["realtime_input_speech_end"], tag: true },
+    Model { name: "ToolReturn", extra: Extra::Ignore, fields: &[
+        Field { key: "return_value", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "content", ty: Ty::List(&[34, 35, 36, 37, 38, 21, 39, 40]), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tools", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"tool-return\""), literal: &["tool-return"], tag: true, read_as: &[] },
     ] },
     // 73
-    Model { name: "RealtimeOutputSpeechStartEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_output_speech_start\""), literal: &["realtime_output_speech_start"], tag: true },
+    Model { name: "ToolApproved", extra: Extra::Ignore, fields: &[
+        Field { key: "override_args", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"tool-approved\""), literal: &["tool-approved"], tag: true, read_as: &[] },
     ] },
     // 74
-    Model { name: "RealtimeOutputSpeechEndEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_output_speech_end\""), literal: &["realtime_output_speech_end"], tag: true },
+    Model { name: "ToolDenied", extra: Extra::Ignore, fields: &[
+        Field { key: "message", ty: Ty::Any, default: Default::Json("\"The tool call was denied.\""), literal: &[], tag: false, read_as: &[] },
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"tool-denied\""), literal: &["tool-denied"], tag: true, read_as: &[] },
     ] },
     // 75
-    Model { name: "RealtimeResponseInterruptedEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_response_interrupted\""), literal: &["realtime_response_interrupted"], tag: true },
+    Model { name: "RealtimeTurnCompleteEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_turn_complete\""), literal: &["realtime_turn_complete"], tag: true, read_as: &[] },
     ] },
     // 76
-    Model { name: "RealtimeInputTranscriptionErrorEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "message", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "type", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "code", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "item_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "content_index", ty: Ty::Scalar(Scalar::Int), default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_input_transcription_error\""), literal: &["realtime_input_transcription_error"], tag: true },
+    Model { name: "RealtimeInputSpeechStartEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "item_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_input_speech_start\""), literal: &["realtime_input_speech_start"], tag: true, read_as: &[] },
     ] },
     // 77
-    Model { name: "RealtimeSessionReconnectEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "state_restored", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_session_reconnect\""), literal: &["realtime_session_reconnect"], tag: true },
+    Model { name: "RealtimeInputSpeechEndEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "item_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_input_speech_end\""), literal: &["realtime_input_speech_end"], tag: true, read_as: &[] },
     ] },
     // 78
-    Model { name: "RealtimeSessionErrorEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "message", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "type", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "code", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "recoverable", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("true"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_session_error\""), literal: &["realtime_session_error"], tag: true },
+    Model { name: "RealtimeOutputSpeechStartEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_output_speech_start\""), literal: &["realtime_output_speech_start"], tag: true, read_as: &[] },
     ] },
     // 79
-    Model { name: "InputTextEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"a13n.input.text\""), literal: &["a13n.input.text"], tag: true },
-        Field { key: "capability_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"capability\""), literal: &["capability"], tag: true },
-        Field { key: "input_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "source", ty: Ty::Any, default: Default::Required, literal: &["user", "steering", "context", "recovery", "async_subagent", "background_process"], tag: false },
-        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "metadata", ty: Ty::One(&[80]), default: Default::Json("{\"display\":true,\"source_id\":null,\"media\":false}"), literal: &[], tag: false },
+    Model { name: "RealtimeOutputSpeechEndEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_output_speech_end\""), literal: &["realtime_output_speech_end"], tag: true, read_as: &[] },
     ] },
     // 80
-    Model { name: "ContentMetadata", extra: Extra::Allow, fields: &[
-        Field { key: "display", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("true"), literal: &[], tag: false },
-        Field { key: "source_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "media", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false },
+    Model { name: "RealtimeResponseInterruptedEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_response_interrupted\""), literal: &["realtime_response_interrupted"], tag: true, read_as: &[] },
     ] },
     // 81
-    Model { name: "InputMediaEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"a13n.input.media\""), literal: &["a13n.input.media"], tag: true },
-        Field { key: "capability_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"capability\""), literal: &["capability"], tag: true },
-        Field { key: "input_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "source", ty: Ty::Any, default: Default::Required, literal: &["user", "steering", "context", "recovery", "async_subagent", "background_process"], tag: false },
-        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "metadata", ty: Ty::One(&[80]), default: Default::Json("{\"display\":true,\"source_id\":null,\"media\":true}"), literal: &[], tag: false },
+    Model { name: "RealtimeInputTranscriptionErrorEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "message", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "type", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "code", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "item_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "content_index", ty: Ty::Scalar(Scalar::Int), default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_input_transcription_error\""), literal: &["realtime_input_transcription_error"], tag: true, read_as: &[] },
     ] },
     // 82
-    Model { name: "FileEditAppliedEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"a13n.filesystem.edit_applied\""), literal: &["a13n.filesystem.edit_applied"], tag: true },
-        Field { key: "capability_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"capability\""), literal: &["capability"], tag: true },
-        Field { key: "file_path", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "before", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "after", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
+    Model { name: "RealtimeSessionReconnectEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "state_restored", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_session_reconnect\""), literal: &["realtime_session_reconnect"], tag: true, read_as: &[] },
     ] },
     // 83
-    Model { name: "HandoffSummaryEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"a13n.context.handoff_summary\""), literal: &["a13n.context.handoff_summary"], tag: true },
-        Field { key: "capability_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"capability\""), literal: &["capability"], tag: true },
-        Field { key: "operation_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "summary", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "files", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
+    Model { name: "RealtimeSessionErrorEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "message", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "type", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "code", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "recoverable", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("true"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"realtime_session_error\""), literal: &["realtime_session_error"], tag: true, read_as: &[] },
     ] },
     // 84
-    Model { name: "ShellStatusEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"a13n.shell.status\""), literal: &["a13n.shell.status"], tag: true },
-        Field { key: "capability_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"capability\""), literal: &["capability"], tag: true },
-        Field { key: "process_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "phase", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "exit_code", ty: Ty::Scalar(Scalar::Int), default: Default::Required, literal: &[], tag: false },
-        Field { key: "callback", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false },
+    Model { name: "InputTextEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"a13n.input.text\""), literal: &["a13n.input.text"], tag: true, read_as: &[] },
+        Field { key: "capability_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"capability\""), literal: &["capability"], tag: true, read_as: &[] },
+        Field { key: "input_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "source", ty: Ty::Any, default: Default::Required, literal: &["user", "steering", "context", "recovery", "async_subagent", "background_process"], tag: false, read_as: &[] },
+        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "metadata", ty: Ty::One(&[85]), default: Default::Json("{\"display\":true,\"source_id\":null,\"media\":false}"), literal: &[], tag: false, read_as: &[] },
     ] },
     // 85
-    Model { name: "ContextRestoredEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"a13n.context.restored\""), literal: &["a13n.context.restored"], tag: true },
-        Field { key: "capability_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"capability\""), literal: &["capability"], tag: true },
-        Field { key: "source", ty: Ty::Any, default: Default::Required, literal: &["summarize", "compact"], tag: false },
-        Field { key: "operation_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
+    Model { name: "ContentMetadata", extra: Extra::Allow, fields: &[
+        Field { key: "display", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("true"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "source_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "media", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false, read_as: &[] },
     ] },
     // 86
-    Model { name: "CompactionSummaryEvent", extra: Extra::Ignore, fields: &[
-        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"a13n.context.compaction_summary\""), literal: &["a13n.context.compaction_summary"], tag: true },
-        Field { key: "capability_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false },
-        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"capability\""), literal: &["capability"], tag: true },
-        Field { key: "operation_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "summary", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
+    Model { name: "InputMediaEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"a13n.input.media\""), literal: &["a13n.input.media"], tag: true, read_as: &[] },
+        Field { key: "capability_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"capability\""), literal: &["capability"], tag: true, read_as: &[] },
+        Field { key: "input_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "source", ty: Ty::Any, default: Default::Required, literal: &["user", "steering", "context", "recovery", "async_subagent", "background_process"], tag: false, read_as: &[] },
+        Field { key: "content", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "metadata", ty: Ty::One(&[85]), default: Default::Json("{\"display\":true,\"source_id\":null,\"media\":true}"), literal: &[], tag: false, read_as: &[] },
     ] },
     // 87
-    Model { name: "HarnessExtensionEvent", extra: Extra::Forbid, fields: &[
-        Field { key: "schema_version", ty: Ty::Any, default: Default::Json("\"1\""), literal: &[], tag: false },
-        Field { key: "kind", ty: Ty::Any, default: Default::Required, literal: &["context", "state", "recovery", "invocation", "delegation", "usage", "lifecycle", "tool", "diagnostic"], tag: true },
-        Field { key: "payload", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
+    Model { name: "FileEditAppliedEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"a13n.filesystem.edit_applied\""), literal: &["a13n.filesystem.edit_applied"], tag: true, read_as: &[] },
+        Field { key: "capability_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"capability\""), literal: &["capability"], tag: true, read_as: &[] },
+        Field { key: "file_path", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "before", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "after", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
     ] },
     // 88
-    Model { name: "SafeFailure", extra: Extra::Forbid, fields: &[
-        Field { key: "code", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "message", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
-        Field { key: "retry_hint", ty: Ty::Any, default: Default::Json("\"none\""), literal: &["none", "new_run", "dependency_change"], tag: false },
-        Field { key: "details", ty: Ty::Any, default: Default::Json("{}"), literal: &[], tag: false },
+    Model { name: "HandoffSummaryEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"a13n.context.handoff_summary\""), literal: &["a13n.context.handoff_summary"], tag: true, read_as: &[] },
+        Field { key: "capability_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"capability\""), literal: &["capability"], tag: true, read_as: &[] },
+        Field { key: "operation_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "summary", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "files", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
     ] },
     // 89
-    Model { name: "DeferredToolRequests", extra: Extra::Ignore, fields: &[
-        Field { key: "calls", ty: Ty::List(&[90]), default: Default::Json("[]"), literal: &[], tag: false },
-        Field { key: "approvals", ty: Ty::List(&[90]), default: Default::Json("[]"), literal: &[], tag: false },
-        Field { key: "metadata", ty: Ty::Any, default: Default::Json("{}"), literal: &[], tag: false },
+    Model { name: "ShellStatusEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"a13n.shell.status\""), literal: &["a13n.shell.status"], tag: true, read_as: &[] },
+        Field { key: "capability_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"capability\""), literal: &["capability"], tag: true, read_as: &[] },
+        Field { key: "process_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "phase", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "exit_code", ty: Ty::Scalar(Scalar::Int), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "callback", ty: Ty::Scalar(Scalar::Bool), default: Default::Json("false"), literal: &[], tag: false, read_as: &[] },
     ] },
     // 90
+    Model { name: "ContextRestoredEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"a13n.context.restored\""), literal: &["a13n.context.restored"], tag: true, read_as: &[] },
+        Field { key: "capability_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"capability\""), literal: &["capability"], tag: true, read_as: &[] },
+        Field { key: "source", ty: Ty::Any, default: Default::Required, literal: &["summarize", "compact"], tag: false, read_as: &[] },
+        Field { key: "operation_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+    ] },
+    // 91
+    Model { name: "CompactionSummaryEvent", extra: Extra::Ignore, fields: &[
+        Field { key: "kind", ty: Ty::Any, default: Default::Json("\"a13n.context.compaction_summary\""), literal: &["a13n.context.compaction_summary"], tag: true, read_as: &[] },
+        Field { key: "capability_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_call_id", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "tool_name", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "event_kind", ty: Ty::Any, default: Default::Json("\"capability\""), literal: &["capability"], tag: true, read_as: &[] },
+        Field { key: "operation_id", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "summary", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+    ] },
+    // 92
+    Model { name: "HarnessExtensionEvent", extra: Extra::Forbid, fields: &[
+        Field { key: "schema_version", ty: Ty::Any, default: Default::Json("\"1\""), literal: &[], tag: false, read_as: &[] },
+        Field { key: "kind", ty: Ty::Any, default: Default::Required, literal: &["context", "state", "recovery", "invocation", "delegation", "usage", "lifecycle", "tool", "diagnostic"], tag: true, read_as: &[] },
+        Field { key: "payload", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+    ] },
+    // 93
+    Model { name: "SafeFailure", extra: Extra::Forbid, fields: &[
+        Field { key: "code", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "message", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "retry_hint", ty: Ty::Any, default: Default::Json("\"none\""), literal: &["none", "new_run", "dependency_change"], tag: false, read_as: &[] },
+        Field { key: "details", ty: Ty::Any, default: Default::Json("{}"), literal: &[], tag: false, read_as: &[] },
+    ] },
+    // 94
+    Model { name: "DeferredToolRequests", extra: Extra::Ignore, fields: &[
+        Field { key: "calls", ty: Ty::List(&[95]), default: Default::Json("[]"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "approvals", ty: Ty::List(&[95]), default: Default::Json("[]"), literal: &[], tag: false, read_as: &[] },
+        Field { key: "metadata", ty: Ty::Any, default: Default::Json("{}"), literal: &[], tag: false, read_as: &[] },
+    ] },
+    // 95
     Model { name: "DeferredToolCall", extra: Extra::Ignore, fields: &[
-        Field { key: "model_call", ty: Ty::One(&[9]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "target_call", ty: Ty::One(&[9]), default: Default::Required, literal: &[], tag: false },
-        Field { key: "target_identity", ty: Ty::Any, default: Default::Required, literal: &[], tag: false },
+        Field { key: "model_call", ty: Ty::One(&[11]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "target_call", ty: Ty::One(&[11]), default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "target_identity", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
     ] },
 ];
