@@ -5,10 +5,11 @@ usage (with a13n-harness==0.21.0 and the reference under Python 3.13):
 
 A host loads a journal line's event into its Pydantic AI model, which reads a field under an alias (a tool
 availability change's `tools_added` given as `added`), drops the keys a typed dict does not declare (a tool-search
-call's `args`, a capability load's `args`, a tool search's result and its matches), and reads a date alone as its
-midnight (a tool return's `timestamp`); the reference dumps what the model holds. One short run holds each, some
-keys reversed; its output is recorded by the shared oracle's `record()` on the native objects the lines load into.
-Found by helper-65's sweep.
+call's `args`, a capability load's `args`, a tool search's result and its matches), reads a date alone as its
+midnight (a tool return's `timestamp`), reads a content's bytes from base64 in either alphabet, padded or not, and
+computes a content's `identifier` when none or an empty one is given (from its bytes or its URL); the reference
+dumps what the model holds. Two short runs hold them, some keys reversed; their output is recorded by the shared
+oracle's `record()` on the native objects the lines load into. Found by helper-65's sweep.
 """
 
 from __future__ import annotations
@@ -53,13 +54,24 @@ def events() -> list[dict]:
     ]
 
 
-def journal() -> list[str]:
-    bodies = RUN[:2] + ['"event":' + json.dumps(event, separators=(",", ":")) for event in events()] + [RESULT]
+def contents() -> list[dict]:
+    file = {"content": {"data": "aGVsbG/7/w", "media_type": "image/png", "kind": "binary"}, "part_kind": "file"}
+    named = {"content": {"kind": "binary", "identifier": "", "media_type": "image/png", "data": "-_8"}, "part_kind": "file"}
+    speech = {"speaker": "assistant", "transcript": "hi", "part_kind": "speech",
+              "audio": {"data": "+/8=", "media_type": "audio/wav", "kind": "binary", "identifier": None}}
+    media = {"kind": "a13n.input.media", "event_kind": "capability", "input_id": "i", "source": "user",
+             "content": {"kind": "image-url", "url": "https://example.com/a.png"}}
+    return [*boundaries(0, file), *boundaries(1, named), *boundaries(2, speech), media]
+
+
+def journal(events: list[dict]) -> list[str]:
+    bodies = RUN[:2] + ['"event":' + json.dumps(event, separators=(",", ":")) for event in events] + [RESULT]
     return [HEAD % (n, n, body) for n, body in enumerate(bodies)]
 
 
 def main() -> None:
-    record_lines(Path(sys.argv[1]) / "model-aliases-typed-dicts-dates", journal())
+    record_lines(Path(sys.argv[1]) / "model-aliases-typed-dicts-dates", journal(events()))
+    record_lines(Path(sys.argv[1]) / "model-binary-content", journal(contents()))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import inspect
+import re
 import pkgutil
 import datetime
 import json
@@ -42,6 +44,8 @@ TAG_KEYS = {"event_kind", "part_kind", "part_delta_kind", "kind", "name"}
 TYPED_PARTS = set(m._TYPED_PART_TAGS_BY_TYPE)  # noqa: SLF001
 
 MODELS: list[dict] = []
+# A computed field returning the value given under its alias, or else the start of the SHA-1 of another field.
+DIGEST = re.compile(r"return self\._\w+ or _multi_modal_content_identifier\(self\.(\w+)\)")
 INDEX: dict[type, int] = {}
 FAMILIES = {m.CapabilityEvent: ("kind", m.CAPABILITY_EVENT_TYPES, m.UnknownCapabilityEvent),
             m.CustomEvent: ("name", m.CUSTOM_EVENT_TYPES, m.UnknownCustomEvent)}
@@ -139,6 +143,19 @@ def default_json(field_type: Any, value: Any) -> str:
     return json.dumps(TypeAdapter(field_type).dump_python(value, mode="json"), separators=(",", ":"))
 
 
+def computed(cls: type, name: str) -> str:
+    """The default of a computed field that reads a given value: a digest of another field (`identifier`), or
+    nothing this table can compute (a URL's `media_type`, guessed from its extension)."""
+    found = DIGEST.search(inspect.getsource(cls.__pydantic_decorators__.computed_fields[name].func))
+    return f"Default::Digest({json.dumps(found.group(1))})" if found else "Default::Computed"
+
+
+def base64_bytes(config: dict, annotation: Any) -> bool:
+    """A `bytes` field of a model that reads and writes bytes as base64 text."""
+    given = [x for x in members(annotation) if x is not type(None)]
+    return config.get("val_json_bytes") == "base64" and bool(given) and all(x is bytes for x in given)
+
+
 def read_as(key: str, infos: list[Any]) -> list[str]:
     """The keys a field is read under, in the order Pydantic tries them (its `validation_alias`); empty when it is
     read under its key alone."""
@@ -161,6 +178,7 @@ def model(cls: type, tag: tuple[str, str] | None = None) -> int:
     MODELS.append(entry)
     hints = typing.get_type_hints(cls, include_extras=True)
     rows = []
+    config: dict = {}
     if is_typeddict(cls):
         # Keys in declaration order; an absent key that is not required stays absent.
         extra = "ignore"
@@ -189,9 +207,10 @@ def model(cls: type, tag: tuple[str, str] | None = None) -> int:
         for name in decorators.computed_fields if decorators is not None else ():
             if name not in given:
                 raise SystemExit(f"{cls.__qualname__}.{name}: a computed field of no input; not modelled")
-            rows.append((name, Any, "Default::Computed", []))
+            rows.append((name, Any, computed(cls, name), []))
     else:
-        extra = cls.model_config.get("extra") or "ignore"
+        config = dict(cls.model_config)
+        extra = config.get("extra") or "ignore"
         excluded = {}
         for name, info in cls.model_fields.items():
             key = info.serialization_alias or info.alias or name
@@ -223,9 +242,10 @@ def model(cls: type, tag: tuple[str, str] | None = None) -> int:
         if cls in TYPED_PARTS and key == "outcome":
             lit = ["success"]
         lit_rust = f"&[{', '.join(json.dumps(v) for v in lit)}]" if lit else "&[]"
+        ty = "Ty::Scalar(Scalar::Base64)" if base64_bytes(config, annotation) else shape(annotation)
         is_tag = key in TAG_KEYS or (cls in TYPED_PARTS and key == "tool_kind")
         read_rust = f"&[{', '.join(json.dumps(k) for k in keys)}]"
-        fields.append((key, shape(annotation), default, lit_rust, is_tag, read_rust))
+        fields.append((key, ty, default, lit_rust, is_tag, read_rust))
     entry["fields"] = fields
     return INDEX[cls]
 

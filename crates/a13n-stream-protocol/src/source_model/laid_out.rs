@@ -126,10 +126,13 @@ fn object(text: &str, entries: &Entries<'_>, choices: &[usize], out: &mut Writer
     for field in model.fields {
         // The value given, or else the default's text.
         let (given, default) = match (entries.value(field.key), &field.default) {
+            // An identifier to compute from the content: the general path computes it.
+            (Some("null" | "\"\""), Default::Digest(_)) => return None,
             (Some(given), _) => (Some(given), ""),
             (None, Default::Json(text)) => (None, *text),
             (None, Default::Required) => return None,
             (None, Default::Factory | Default::Computed) => continue,
+            (None, Default::Digest(_)) => return None,
         };
         if !std::mem::take(&mut first) {
             out.push(",");

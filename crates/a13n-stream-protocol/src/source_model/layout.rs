@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use super::scalar::written_as_held;
-use super::{choose, Extra, Model, Scalar, Ty};
+use super::{choose, Default, Extra, Model, Scalar, Ty};
 use crate::canonical::{canonical_end, Scratch};
 use crate::canonical_token::{integer_end, string_end};
 use crate::fields::source_key;
@@ -100,7 +100,9 @@ fn fields_in_layout(entries: &Entries<'_>, model: &Model) -> bool {
     let exact = entries.keys.len() == declared || (model.extra == Extra::Allow && entries.keys.len() > declared);
     exact
         && entries.keys.iter().zip(model.fields).all(|((key, range), field)| {
-            key == field.key && value_in_layout(&entries.text[range.clone()], &field.ty).unwrap_or(false)
+            let text = &entries.text[range.clone()];
+            let computed = matches!(field.default, Default::Digest(_)) && matches!(text, "null" | "\"\"");
+            key == field.key && !computed && value_in_layout(text, &field.ty).unwrap_or(false)
         })
 }
 
@@ -203,6 +205,9 @@ enum Hole {
     /// The value of an `int`, `bool` or `float` field (a string or, for `string` false, a number) held as written
     /// ([`written_as_held`]: `3.0` is not an `int` field's layout).
     Scalar { scalar: Scalar, string: bool },
+    /// A computed identifier given ([`Default::Digest`]): any string but an empty one, which the model computes
+    /// in place of.
+    Digest,
 }
 
 impl LayoutMemo {
@@ -247,6 +252,7 @@ impl Shape {
             && self.holes.iter().all(|&(start, end, hole)| match hole {
                 Hole::Time => pydantic_time(&line[start + 1..end - 1]),
                 Hole::Scalar { scalar, .. } => scalar_held(&line[start..end], scalar),
+                Hole::Digest => end - start > 2,
                 Hole::String | Hole::Number => true,
             })
     }
@@ -281,6 +287,7 @@ impl Shape {
                         let hole = match scalar_key(key) {
                             _ if time_key(key) => Hole::Time,
                             Some(scalar) => Hole::Scalar { scalar, string: true },
+                            None if digest_key(key) => Hole::Digest,
                             None => Hole::String,
                         };
                         self.holes.push((at, end + 1, hole));
@@ -358,6 +365,10 @@ impl Shape {
                         false => number_hole(other, at, canonical.as_deref_mut())?,
                     };
                     scalar_held(&other[at..end], scalar).then_some(end)?
+                }
+                Hole::Digest => {
+                    let end = string_hole(other, at, Hole::String, canonical.as_deref_mut())?;
+                    (end - at > 2).then_some(end)?
                 }
             };
             each(value..at);
@@ -476,6 +487,7 @@ struct SpecialKeys {
     literal: rustc_hash::FxHashSet<&'static [u8]>,
     time: rustc_hash::FxHashSet<&'static [u8]>,
     scalar: rustc_hash::FxHashMap<&'static [u8], Scalar>,
+    digest: rustc_hash::FxHashSet<&'static [u8]>,
 }
 
 fn special_keys() -> &'static SpecialKeys {
@@ -497,7 +509,12 @@ fn special_keys() -> &'static SpecialKeys {
             })
             .filter(|(key, _)| !literal.contains(key) && !time.contains(key))
             .collect();
-        SpecialKeys { literal, time, scalar }
+        let digest = fields()
+            .filter(|field| matches!(field.default, Default::Digest(_)))
+            .map(|field| field.key.as_bytes())
+            .filter(|key| !literal.contains(key) && !time.contains(key))
+            .collect();
+        SpecialKeys { literal, time, scalar, digest }
     })
 }
 
@@ -514,6 +531,11 @@ fn time_key(key: &[u8]) -> bool {
 /// A key of a scalar field (and of no `Literal` or date-time field): its value must be written as the field holds it.
 fn scalar_key(key: &[u8]) -> Option<Scalar> {
     special_keys().scalar.get(key).copied()
+}
+
+/// A key of a computed identifier ([`Default::Digest`]): an empty string is not its layout.
+fn digest_key(key: &[u8]) -> bool {
+    special_keys().digest.contains(key)
 }
 
 /// A key whose value takes part in choosing a model (a `Literal` field) or in its layout (a date-time).
@@ -672,6 +694,24 @@ mod tests {
         let mut memo = LayoutMemo::default();
         assert!(memo.in_layout(0, &line(&event("allow-local"))).is_some());
         assert!(memo.in_layout(0, &line(&event("yes"))).is_none());
+    }
+
+    /// A content's bytes must be written as URL-safe, padded base64, and its identifier given, for a line to be in
+    /// layout; a line of a remembered shape with other base64 or an empty identifier is not.
+    #[test]
+    fn binary_content_is_in_layout_only_as_the_model_writes_it() {
+        let file = |data: &str, identifier: &str| {
+            line(&format!(
+                r#"{{"index":0,"part":{{"content":{{"data":"{data}","media_type":"image/png","vendor_metadata":null,"kind":"binary","identifier":"{identifier}"}},"id":null,"provider_name":null,"provider_details":null,"part_kind":"file"}},"previous_part_kind":null,"event_kind":"part_start"}}"#
+            ))
+        };
+        let mut memo = LayoutMemo::default();
+        assert!(memo.in_layout(0, &file("aGVsbG_7_w==", "154738")).is_some());
+        assert!(memo.in_layout(0, &file("YQ==", "86f7e4")).is_some());
+        for (data, identifier) in [("aGVsbG/7/w==", "154738"), ("YQ", "86f7e4"), ("YQ==", "")] {
+            assert!(laid_out_event(&file(data, identifier)).is_none(), "{data} {identifier}");
+            assert!(memo.in_layout(0, &file(data, identifier)).is_none(), "{data} {identifier}");
+        }
     }
 
     /// The memo says where a line's event is, as canonical JSON, only when the canonical recogniser would accept

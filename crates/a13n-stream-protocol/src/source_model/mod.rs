@@ -94,10 +94,12 @@ pub(crate) enum Default {
     /// Made when the object is (a fresh id, the current time): no journal line can stand for it, so it stays
     /// absent.
     Factory,
-    /// A computed field that reads a given value (a content's `identifier`, a URL's `media_type`): dumped after the
-    /// fields, as given; a line without it stays without it here, where the reference computes it from the other
-    /// fields (a hash of the content, the media type of the URL's extension).
+    /// A computed field that reads a given value (a URL's `media_type`): dumped after the fields, as given; a line
+    /// without it stays without it here, where the reference computes it from the URL's extension.
     Computed,
+    /// A computed field that reads a given value, or where none or an empty one is given, is the first six hex
+    /// digits of the SHA-1 of the named field (a content's `identifier`, of its bytes or its URL) ([`digest`]).
+    Digest(&'static str),
 }
 
 /// What a model does with keys it does not declare.
@@ -209,7 +211,12 @@ fn normalize_object(mut object: Object, choices: &[usize]) -> Result<Object, Inp
     }
     let mut out = Object::with_capacity(model.fields.len());
     for field in model.fields {
-        match field.take(&mut object) {
+        let given = match (field.take(&mut object), &field.default) {
+            (Some(value), Default::Digest(of)) if unset(&value) => digest(&out, model, of).or(Some(value)),
+            (None, Default::Digest(of)) => digest(&out, model, of),
+            (given, _) => given,
+        };
+        match given {
             Some(value) => {
                 let value = normalize_value(value, &field.ty).map_err(|e| e.nested(field.key))?;
                 out.insert(field.key.to_owned(), value);
@@ -232,6 +239,25 @@ fn normalize_object(mut object: Object, choices: &[usize]) -> Result<Object, Inp
         }
     }
     Ok(out)
+}
+
+/// A value a [`Default::Digest`] field computes in place of: none given (`null`) or an empty one.
+fn unset(value: &Value) -> bool {
+    value.is_null() || value.as_str() == Some("")
+}
+
+/// The identifier Pydantic AI computes for a content from field `of` of `object` (its fields so far): the first six
+/// hex digits of the SHA-1 of its bytes (decoded, for base64 bytes) or its text's UTF-8. `None` when it is not text
+/// the model reads (the line is then refused by the rules that read it, or kept as given).
+fn digest(object: &Object, model: &Model, of: &str) -> Option<Value> {
+    use sha1::{Digest, Sha1};
+    let text = object.get(of)?.as_str()?;
+    let base64 = model.fields.iter().any(|field| field.key == of && matches!(field.ty, Ty::Scalar(Scalar::Base64)));
+    let hash = match base64 {
+        true => Sha1::digest(scalar::base64_bytes(text)?),
+        false => Sha1::digest(text.as_bytes()),
+    };
+    Some(Value::String(hash[..3].iter().map(|byte| format!("{byte:02x}")).collect()))
 }
 
 fn normalize_value(value: Value, ty: &Ty) -> Result<Value, InputError> {
@@ -263,7 +289,11 @@ fn in_layout(object: &Object, model: &Model) -> bool {
     if object.len() != model.fields.len() {
         return false;
     }
-    object.iter().zip(model.fields).all(|((key, value), field)| key == field.key && value_in_layout(value, &field.ty))
+    object.iter().zip(model.fields).all(|((key, value), field)| {
+        key == field.key
+            && value_in_layout(value, &field.ty)
+            && !(matches!(field.default, Default::Digest(_)) && unset(value))
+    })
 }
 
 fn value_in_layout(value: &Value, ty: &Ty) -> bool {
@@ -295,10 +325,10 @@ mod tests {
         let item = SourceItem::from_json(&format!("{head}{spelled}}}")).unwrap();
         let dumped = r#"{"index":0,"part":{"content":{"data":"iVBORw==","media_type":"image/png","vendor_metadata":null,"kind":"binary","identifier":"4effda"},"id":null,"provider_name":null,"provider_details":null,"part_kind":"file"},"previous_part_kind":null,"event_kind":"part_start"}"#;
         assert_eq!(item.to_line(), format!("{head}{dumped}}}"));
-        // Not given, it stays absent: the reference computes it (a hash of the data), which this library does not.
+        // Not given, it is computed from the data, as the model wrote it.
         let without = spelled.replace(r#""identifier":"4effda","#, "");
         let item = SourceItem::from_json(&format!("{head}{without}}}")).unwrap();
-        assert_eq!(item.to_line(), format!("{head}{}}}", dumped.replace(r#","identifier":"4effda""#, "")));
+        assert_eq!(item.to_line(), format!("{head}{dumped}}}"));
     }
 
     /// A part's `index` written `"3"` was read as no index, so the part was not one and its events became
@@ -335,5 +365,32 @@ mod tests {
             r#"{"index":0,"part":{"tool_name":"search_tools","args":{"k":1,"queries":["q"]},"tool_call_id":"c","tool_kind":"tool-search","part_kind":"tool-call"},"event_kind":"part_start"}"#,
         );
         assert!(search.contains(r#""args":{"queries":["q"]},"#), "{search}");
+    }
+
+    /// Found by helper-65: a content's bytes are read from base64 in either alphabet, padded or not, and written
+    /// URL-safe and padded; its `identifier`, when none or an empty one is given, is computed from them. Both were
+    /// kept as given.
+    #[test]
+    fn binary_content_is_held_as_bytes_and_named_by_their_digest() {
+        let head = r#"{"thread_id":"t","run_id":"r","sequence":1,"occurred_at":"2026-11-29T12:00:01+00:00","event":"#;
+        let file = |content: &str| {
+            let line = format!(
+                r#"{head}{{"index":0,"part":{{"content":{content},"part_kind":"file"}},"event_kind":"part_start"}}}}"#
+            );
+            SourceItem::from_json(&line).unwrap().to_line()
+        };
+        let held = r#""content":{"data":"aGVsbG_7_w==","media_type":"image/png","vendor_metadata":null,"kind":"binary","identifier":"154738"}"#;
+        for content in [
+            r#"{"data":"aGVsbG/7/w","media_type":"image/png","kind":"binary"}"#,
+            r#"{"data":"aGVsbG_7_w==","media_type":"image/png","kind":"binary","identifier":null}"#,
+            r#"{"identifier":"","kind":"binary","media_type":"image/png","data":"aGVsbG/7/w=="}"#,
+        ] {
+            assert!(file(content).contains(held), "{}", file(content));
+        }
+        // Given, it is kept; bytes the model refuses are kept as written, and nothing is computed from them.
+        let given = file(r#"{"data":"YQ","media_type":"image/png","kind":"binary","identifier":"mine"}"#);
+        assert!(given.contains(r#""data":"YQ==","#) && given.contains(r#""identifier":"mine"}"#), "{given}");
+        let refused = file(r#"{"data":"YR==","media_type":"image/png","kind":"binary"}"#);
+        assert!(refused.contains(r#""data":"YR==","#) && !refused.contains("identifier"), "{refused}");
     }
 }

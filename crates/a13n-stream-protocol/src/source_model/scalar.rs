@@ -1,8 +1,12 @@
 //! A scalar field's value as the model holds it. Pydantic validates a journal line's event in its lax mode, so a
 //! field declared `int` holds 3 whether the line says `3`, `3.0`, `"3"` or (for 1) `true`, a `bool` field `true`
-//! for `"yes"` or `1`, and a `float` field `3.0` for `3`; the dump writes what the field holds. A value lax mode
-//! refuses is kept as given here, and the rules that read the field refuse it.
+//! for `"yes"` or `1`, and a `float` field `3.0` for `3`; a `bytes` field of a model that reads base64 holds the
+//! bytes the text decodes to, and its dump writes them in URL-safe base64 with padding. The dump writes what the
+//! field holds. A value the model refuses is kept as given here, and the rules that read the field refuse it.
 
+use base64::alphabet::{STANDARD, URL_SAFE};
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use base64::Engine;
 use serde_json::{Number, Value};
 
 use crate::json::PyNumber;
@@ -17,6 +21,22 @@ pub(crate) enum Scalar {
     Bool,
     /// A `float`.
     Float,
+    /// `bytes`, read and written as base64 text ([`base64_bytes`]).
+    Base64,
+}
+
+/// The bytes Pydantic's base64 mode reads `text` as: the standard alphabet when the text holds `+` or `/`, else the
+/// URL-safe one; padding optional but never more than needed; no bits left over in the last character; no white
+/// space. `None` where it refuses the text.
+pub(crate) fn base64_bytes(text: &str) -> Option<Vec<u8>> {
+    let config = GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
+    let alphabet = if text.contains(['+', '/']) { &STANDARD } else { &URL_SAFE };
+    GeneralPurpose::new(alphabet, config).decode(text).ok()
+}
+
+/// Bytes as Pydantic's base64 mode writes them: URL-safe, padded.
+fn base64_text(bytes: &[u8]) -> String {
+    GeneralPurpose::new(&URL_SAFE, GeneralPurposeConfig::new()).encode(bytes)
 }
 
 /// The value a field of type `scalar` holds when given `value`, where that is not `value` as written; `None` when it
@@ -36,6 +56,10 @@ pub(super) fn held(value: &Value, scalar: Scalar) -> Option<Value> {
             PyNumber::Float(_) => None,
         },
         (Scalar::Float, Value::Bool(flag)) => Number::from_f64(f64::from(u8::from(*flag))).map(Value::Number),
+        (Scalar::Base64, Value::String(text)) => {
+            let written = base64_text(&base64_bytes(text)?);
+            (written != *text).then_some(Value::String(written))
+        }
         // Text Pydantic reads as a float (`"2.5"`, `"inf"`) is kept as given: a difference left (docs/TESTING.md).
         _ => None,
     }
@@ -47,8 +71,15 @@ pub(super) fn written_as_held(text: &str, scalar: Scalar) -> bool {
         let digits = text.strip_prefix('-').unwrap_or(text);
         !digits.is_empty() && digits.bytes().all(|byte| byte.is_ascii_digit())
     };
+    // URL-safe base64 padded to whole quanta: as written once decoded, or refused (kept as given).
+    let url_safe_quanta = || {
+        let inner = text.strip_prefix('"').and_then(|text| text.strip_suffix('"')).unwrap_or("\\");
+        let unpadded = inner.trim_end_matches('=');
+        inner.len() % 4 == 0 && unpadded.bytes().all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_'))
+    };
     match scalar {
         Scalar::Int if integer() => true,
+        Scalar::Base64 if url_safe_quanta() => true,
         Scalar::Bool if matches!(text, "true" | "false") => true,
         _ if text == "null" => true,
         _ => serde_json::from_str::<Value>(text).is_ok_and(|value| held(&value, scalar).is_none()),
@@ -64,7 +95,7 @@ mod tests {
     /// What the reference's Pydantic made of each value, by field type (`None`: held as written).
     #[test]
     fn scalars_are_held_as_lax_mode_reads_them() {
-        let cases: [(Scalar, Value, Option<&str>); 16] = [
+        let cases: [(Scalar, Value, Option<&str>); 24] = [
             (Scalar::Int, json!(3), None),
             (Scalar::Int, json!("3"), Some("3")),
             (Scalar::Int, json!(" +3 "), Some("3")),
@@ -81,6 +112,14 @@ mod tests {
             (Scalar::Float, json!(3), Some("3.0")),
             (Scalar::Float, json!(false), Some("0.0")),
             (Scalar::Float, json!("2.5"), None),
+            (Scalar::Base64, json!("aGVsbG8="), None),
+            (Scalar::Base64, json!("aGVsbG8"), Some(r#""aGVsbG8=""#)),
+            (Scalar::Base64, json!("YQ="), Some(r#""YQ==""#)),
+            (Scalar::Base64, json!("aGVsbG/7/w=="), Some(r#""aGVsbG_7_w==""#)),
+            (Scalar::Base64, json!("+/8"), Some(r#""-_8=""#)),
+            (Scalar::Base64, json!("aGVsbG8=="), None),
+            (Scalar::Base64, json!("YR=="), None),
+            (Scalar::Base64, json!("+_-/"), None),
         ];
         for (scalar, value, expected) in cases {
             let held = held(&value, scalar).map(|held| serde_json::to_string(&held).unwrap());

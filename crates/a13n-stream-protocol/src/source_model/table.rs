@@ -209,11 +209,11 @@ pub(crate) static MODELS: &[Model] = &[
     ] },
     // 21
     Model { name: "BinaryContent", extra: Extra::Ignore, fields: &[
-        Field { key: "data", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
+        Field { key: "data", ty: Ty::Scalar(Scalar::Base64), default: Default::Required, literal: &[], tag: false, read_as: &[] },
         Field { key: "media_type", ty: Ty::Any, default: Default::Required, literal: &[], tag: false, read_as: &[] },
         Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
         Field { key: "kind", ty: Ty::Any, default: Default::Json("\"binary\""), literal: &["binary"], tag: true, read_as: &[] },
-        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Digest("data"), literal: &[], tag: false, read_as: &[] },
     ] },
     // 22
     Model { name: "SpeechPart", extra: Extra::Ignore, fields: &[
@@ -324,7 +324,7 @@ pub(crate) static MODELS: &[Model] = &[
         Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
         Field { key: "kind", ty: Ty::Any, default: Default::Json("\"image-url\""), literal: &["image-url"], tag: true, read_as: &[] },
         Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
-        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Digest("url"), literal: &[], tag: false, read_as: &[] },
     ] },
     // 36
     Model { name: "AudioUrl", extra: Extra::Ignore, fields: &[
@@ -333,7 +333,7 @@ pub(crate) static MODELS: &[Model] = &[
         Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
         Field { key: "kind", ty: Ty::Any, default: Default::Json("\"audio-url\""), literal: &["audio-url"], tag: true, read_as: &[] },
         Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
-        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Digest("url"), literal: &[], tag: false, read_as: &[] },
     ] },
     // 37
     Model { name: "DocumentUrl", extra: Extra::Ignore, fields: &[
@@ -342,7 +342,7 @@ pub(crate) static MODELS: &[Model] = &[
         Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
         Field { key: "kind", ty: Ty::Any, default: Default::Json("\"document-url\""), literal: &["document-url"], tag: true, read_as: &[] },
         Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
-        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Digest("url"), literal: &[], tag: false, read_as: &[] },
     ] },
     // 38
     Model { name: "VideoUrl", extra: Extra::Ignore, fields: &[
@@ -351,7 +351,7 @@ pub(crate) static MODELS: &[Model] = &[
         Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
         Field { key: "kind", ty: Ty::Any, default: Default::Json("\"video-url\""), literal: &["video-url"], tag: true, read_as: &[] },
         Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
-        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Digest("url"), literal: &[], tag: false, read_as: &[] },
     ] },
     // 39
     Model { name: "UploadedFile", extra: Extra::Ignore, fields: &[
@@ -360,7 +360,7 @@ pub(crate) static MODELS: &[Model] = &[
         Field { key: "vendor_metadata", ty: Ty::Any, default: Default::Json("null"), literal: &[], tag: false, read_as: &[] },
         Field { key: "kind", ty: Ty::Any, default: Default::Json("\"uploaded-file\""), literal: &["uploaded-file"], tag: true, read_as: &[] },
         Field { key: "media_type", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
-        Field { key: "identifier", ty: Ty::Any, default: Default::Computed, literal: &[], tag: false, read_as: &[] },
+        Field { key: "identifier", ty: Ty::Any, default: Default::Digest("file_id"), literal: &[], tag: false, read_as: &[] },
     ] },
     // 40
     Model { name: "CachePoint", extra: Extra::Ignore, fields: &[
