@@ -113,7 +113,8 @@ fn object(text: &str, entries: &Entries<'_>, choices: &[usize], out: &mut Writer
         return Some(());
     };
     // A key read as another's (an alias): the general path reads it.
-    if entries.keys.iter().any(|(key, _)| model.fields.iter().any(|field| field.read_under(key))) {
+    let mut aliased = model.fields.iter().filter(|field| !field.read_as.is_empty());
+    if aliased.any(|field| entries.keys.iter().any(|(key, _)| field.read_under(key))) {
         return None;
     }
     let declared = |key: &str| model.fields.iter().any(|field| field.key == key);

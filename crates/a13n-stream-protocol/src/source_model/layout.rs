@@ -258,7 +258,7 @@ impl Shape {
     }
 
     /// Remember `line`, whose event is at `event`, and find its holes: every string value but a
-    /// [`literal_key`]'s, and every number.
+    /// literal key's ([`KeyKind::Literal`]), and every number.
     fn remember(&mut self, line: &[u8], event: Range<usize>) {
         // Whether a laid-out memo could follow the line's keys does not matter here: it is in layout as it stands.
         self.remember_line(line);
@@ -274,23 +274,26 @@ impl Shape {
     /// the scan cannot follow is forgotten (its text cleared), so no line matches it.
     fn find_holes(&mut self, line: &[u8]) {
         self.unfollowed_keys = false;
-        let (mut at, mut key): (usize, &[u8]) = (0, b"");
+        // What the key last seen asks of its value.
+        let (mut at, mut kind) = (0, None);
         while at < line.len() {
             match line[at] {
                 b'"' => {
                     let Some(end) = json_string_end(line, at + 1) else { return self.line.clear() };
                     let is_key = line[end + 1..].iter().find(|byte| !byte.is_ascii_whitespace()) == Some(&b':');
                     if is_key {
-                        key = &line[at + 1..end];
+                        let key = &line[at + 1..end];
                         self.unfollowed_keys |= key.contains(&b'\\');
-                    } else if !literal_key(key) {
-                        let hole = match scalar_key(key) {
-                            _ if time_key(key) => Hole::Time,
-                            Some(scalar) => Hole::Scalar { scalar, string: true },
-                            None if digest_key(key) => Hole::Digest,
-                            None => Hole::String,
+                        kind = key_kind(key);
+                    } else {
+                        let hole = match kind {
+                            Some(KeyKind::Literal) => None,
+                            Some(KeyKind::Time) => Some(Hole::Time),
+                            Some(KeyKind::Scalar(scalar)) => Some(Hole::Scalar { scalar, string: true }),
+                            Some(KeyKind::Digest) => Some(Hole::Digest),
+                            None => Some(Hole::String),
                         };
-                        self.holes.push((at, end + 1, hole));
+                        self.holes.extend(hole.map(|hole| (at, end + 1, hole)));
                     }
                     at = end + 1;
                 }
@@ -305,12 +308,15 @@ impl Shape {
                     while line.get(at).is_some_and(|&byte| number_byte(byte)) {
                         at += 1;
                     }
-                    let hole = scalar_key(key).map_or(Hole::Number, |scalar| Hole::Scalar { scalar, string: false });
+                    let hole = match kind {
+                        Some(KeyKind::Scalar(scalar)) => Hole::Scalar { scalar, string: false },
+                        _ => Hole::Number,
+                    };
                     self.holes.push((start, at, hole));
                 }
                 // (Conservative: the last key seen may be an earlier element's in an array.)
                 b'{' | b'[' => {
-                    self.unfollowed_keys |= fixed_key(key);
+                    self.unfollowed_keys |= matches!(kind, Some(KeyKind::Literal | KeyKind::Time));
                     at += 1;
                 }
                 _ => at += 1,
@@ -481,66 +487,47 @@ fn number_byte(byte: u8) -> bool {
     matches!(byte, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
 }
 
-/// The keys of the models' fields whose value takes part in choosing a model (a `Literal` field), of their
-/// date-time fields, and of their scalar fields; a key of two kinds is the first kind's.
-struct SpecialKeys {
-    literal: rustc_hash::FxHashSet<&'static [u8]>,
-    time: rustc_hash::FxHashSet<&'static [u8]>,
-    scalar: rustc_hash::FxHashMap<&'static [u8], Scalar>,
-    digest: rustc_hash::FxHashSet<&'static [u8]>,
+/// What a key of the models' fields asks of its value where the layout reads it: a key of two kinds is the first
+/// kind's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KeyKind {
+    /// Its value takes part in choosing a model (a `Literal` field): compared as written.
+    Literal,
+    /// A date-time field's: its value must be written as Pydantic writes it.
+    Time,
+    /// A scalar field's: its value must be written as the field holds it.
+    Scalar(Scalar),
+    /// A computed identifier's ([`Default::Digest`]): an empty string is not its layout.
+    Digest,
 }
 
-fn special_keys() -> &'static SpecialKeys {
-    static KEYS: std::sync::OnceLock<SpecialKeys> = std::sync::OnceLock::new();
-    KEYS.get_or_init(|| {
+/// What `key` asks of its value, if it is one of the models' keys that ask something.
+fn key_kind(key: &[u8]) -> Option<KeyKind> {
+    static KEYS: std::sync::OnceLock<rustc_hash::FxHashMap<&'static [u8], KeyKind>> = std::sync::OnceLock::new();
+    let keys = KEYS.get_or_init(|| {
         let fields = || super::table::MODELS.iter().flat_map(|model| model.fields);
-        let literal: rustc_hash::FxHashSet<&'static [u8]> =
-            fields().filter(|field| !field.literal.is_empty()).map(|field| field.key.as_bytes()).collect();
-        let time = fields()
-            .filter(|field| matches!(field.ty, Ty::Time))
-            .map(|field| field.key.as_bytes())
-            .filter(|key| !literal.contains(key))
-            .collect::<rustc_hash::FxHashSet<_>>();
+        let literal = fields().filter(|field| !field.literal.is_empty()).map(|field| (field.key, KeyKind::Literal));
+        let time = fields().filter(|field| matches!(field.ty, Ty::Time)).map(|field| (field.key, KeyKind::Time));
         // No key is a scalar of two types (`layout::tests::each_scalar_key_has_one_type`).
-        let scalar = fields()
-            .filter_map(|field| match field.ty {
-                Ty::Scalar(scalar) => Some((field.key.as_bytes(), scalar)),
-                _ => None,
-            })
-            .filter(|(key, _)| !literal.contains(key) && !time.contains(key))
-            .collect();
+        let scalar = fields().filter_map(|field| match field.ty {
+            Ty::Scalar(scalar) => Some((field.key, KeyKind::Scalar(scalar))),
+            _ => None,
+        });
         let digest = fields()
             .filter(|field| matches!(field.default, Default::Digest(_)))
-            .map(|field| field.key.as_bytes())
-            .filter(|key| !literal.contains(key) && !time.contains(key))
-            .collect();
-        SpecialKeys { literal, time, scalar, digest }
-    })
-}
-
-/// A key whose value takes part in choosing a model (a `Literal` field): compared as written.
-fn literal_key(key: &[u8]) -> bool {
-    special_keys().literal.contains(key)
-}
-
-/// A key of a date-time field: its value must be written as Pydantic writes it.
-fn time_key(key: &[u8]) -> bool {
-    special_keys().time.contains(key)
-}
-
-/// A key of a scalar field (and of no `Literal` or date-time field): its value must be written as the field holds it.
-fn scalar_key(key: &[u8]) -> Option<Scalar> {
-    special_keys().scalar.get(key).copied()
-}
-
-/// A key of a computed identifier ([`Default::Digest`]): an empty string is not its layout.
-fn digest_key(key: &[u8]) -> bool {
-    special_keys().digest.contains(key)
+            .map(|field| (field.key, KeyKind::Digest));
+        let mut keys = rustc_hash::FxHashMap::default();
+        for (key, kind) in literal.chain(time).chain(scalar).chain(digest) {
+            keys.entry(key.as_bytes()).or_insert(kind);
+        }
+        keys
+    });
+    keys.get(key).copied()
 }
 
 /// A key whose value takes part in choosing a model (a `Literal` field) or in its layout (a date-time).
 fn fixed_key(key: &[u8]) -> bool {
-    literal_key(key) || time_key(key)
+    matches!(key_kind(key), Some(KeyKind::Literal | KeyKind::Time))
 }
 
 #[cfg(test)]
