@@ -25,29 +25,33 @@ pub(crate) fn lax_bool(value: &Value) -> Option<bool> {
     }
 }
 
-/// The integer Pydantic reads `value` as in its lax mode: an integer; a boolean (1 or 0); a float with no fraction
-/// strictly between -2**63 and 2**63; or text that is, once trimmed of white space, an integer as Python's
-/// `int()` spells one (a sign, digits with single underscores between them) with at most a fraction of zeros
-/// (`" +1_0.00 "` is 10). `None` for anything else, and for an integer beyond what an `i128` holds. (Pydantic also
-/// reads some text after stripping leading zeros and underscores, `"0__9"` as 9 and `"0-0"` as 0, which Python's
-/// `int()` refuses; this refuses it too.)
-pub(crate) fn lax_int(value: &Value) -> Option<i128> {
+/// The integer Pydantic reads `value` as in its lax mode, of any size, as the digits `str(int)` writes (a sign
+/// when negative, no leading zero): an integer; a boolean (1 or 0); a float with no fraction strictly between
+/// -2**63 and 2**63; or text that is, once trimmed of white space, an integer as Python's `int()` spells one (a
+/// sign, digits with single underscores between them) with at most a fraction of zeros (`" +1_0.00 "` is 10).
+/// `None` for anything else. (Pydantic also reads some text after stripping leading zeros and underscores,
+/// `"0__9"` as 9 and `"0-0"` as 0, which Python's `int()` refuses; this refuses it too.)
+pub(crate) fn lax_int_digits(value: &Value) -> Option<String> {
     match value {
-        Value::Bool(flag) => Some(i128::from(*flag)),
+        Value::Bool(flag) => Some(u8::from(*flag).to_string()),
         Value::Number(number) => match PyNumber::of_number(number) {
-            PyNumber::Int(digits) => digits.parse().ok(),
+            PyNumber::Int(digits) => Some(digits.to_owned()),
             // Pydantic takes a float only strictly between -2**63 and 2**63 (found by helper-56: both refused).
-            PyNumber::Float(float) => {
-                (float.fract() == 0.0 && float > i64::MIN as f64 && float < i64::MAX as f64).then_some(float as i128)
-            }
+            PyNumber::Float(float) => (float.fract() == 0.0 && float > i64::MIN as f64 && float < i64::MAX as f64)
+                .then(|| (float as i64).to_string()),
         },
         Value::String(text) => int_text(text.trim()),
         _ => None,
     }
 }
 
-/// `text` as Pydantic's lax mode reads an integer from a string.
-fn int_text(text: &str) -> Option<i128> {
+/// [`lax_int_digits`], for an integer an `i128` holds.
+pub(crate) fn lax_int(value: &Value) -> Option<i128> {
+    lax_int_digits(value)?.parse().ok()
+}
+
+/// `text` as Pydantic's lax mode reads an integer from a string, as `str(int)` writes it.
+fn int_text(text: &str) -> Option<String> {
     let (whole, fraction) = text.split_once('.').unwrap_or((text, "0"));
     if fraction.is_empty() || fraction.bytes().any(|byte| byte != b'0') {
         return None;
@@ -60,8 +64,13 @@ fn int_text(text: &str) -> Option<i128> {
     if !digits.split('_').all(|piece| !piece.is_empty() && piece.bytes().all(|byte| byte.is_ascii_digit())) {
         return None;
     }
-    let magnitude: i128 = digits.replace('_', "").parse().ok()?;
-    Some(if negative { -magnitude } else { magnitude })
+    let magnitude = digits.replace('_', "");
+    let magnitude = magnitude.trim_start_matches('0');
+    Some(match (negative, magnitude) {
+        (_, "") => "0".to_owned(),
+        (true, magnitude) => format!("-{magnitude}"),
+        (false, magnitude) => magnitude.to_owned(),
+    })
 }
 
 #[cfg(test)]
@@ -123,5 +132,11 @@ mod tests {
         }
         assert_eq!(lax_int(&json!("99999999999999999999.0")), Some(99_999_999_999_999_999_999));
         assert_eq!(lax_int(&json!([1])), None);
+        // Of any size, as Python's `int` (found by helper-66: beyond an `i128`, text was not read).
+        let big = "170141183460469231731687303715884105728";
+        assert_eq!(lax_int_digits(&json!(format!(" +000{big}.00 "))).as_deref(), Some(big));
+        assert_eq!(lax_int_digits(&json!(format!("-{big}"))).as_deref(), Some(&*format!("-{big}")));
+        assert_eq!(lax_int_digits(&json!("-0_0")).as_deref(), Some("0"));
+        assert_eq!(lax_int(&json!(big)), None);
     }
 }

@@ -10,7 +10,7 @@ use base64::Engine;
 use serde_json::{Number, Value};
 
 use crate::json::PyNumber;
-use crate::lax::{lax_bool, lax_int};
+use crate::lax::{lax_bool, lax_int_digits};
 
 /// A scalar field's type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,7 +46,7 @@ pub(super) fn held(value: &Value, scalar: Scalar) -> Option<Value> {
         (Scalar::Int, Value::Number(number)) if matches!(PyNumber::of_number(number), PyNumber::Int(_)) => None,
         (Scalar::Int, Value::Null) => None,
         (Scalar::Int, value) => {
-            lax_int(value).and_then(|int| int.to_string().parse::<Number>().ok()).map(Value::Number)
+            lax_int_digits(value).and_then(|digits| digits.parse::<Number>().ok()).map(Value::Number)
         }
         (Scalar::Bool, Value::Bool(_) | Value::Null) => None,
         (Scalar::Bool, value) => lax_bool(value).map(Value::Bool),
