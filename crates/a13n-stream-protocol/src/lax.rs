@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use crate::json::PyNumber;
+use crate::py_int::PyInt;
 
 /// The boolean Pydantic reads `value` as in its lax mode: a boolean, 0 or 1 (an integer or a float), or one of its
 /// words for true and false in any case; `None` for anything else.
@@ -64,13 +65,7 @@ fn int_text(text: &str) -> Option<String> {
     if !digits.split('_').all(|piece| !piece.is_empty() && piece.bytes().all(|byte| byte.is_ascii_digit())) {
         return None;
     }
-    let magnitude = digits.replace('_', "");
-    let magnitude = magnitude.trim_start_matches('0');
-    Some(match (negative, magnitude) {
-        (_, "") => "0".to_owned(),
-        (true, magnitude) => format!("-{magnitude}"),
-        (false, magnitude) => magnitude.to_owned(),
-    })
+    Some(PyInt::canonical_digits(negative, &digits.replace('_', "")))
 }
 
 #[cfg(test)]

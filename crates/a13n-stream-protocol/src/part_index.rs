@@ -72,13 +72,7 @@ impl Visitor<'_> for IndexVisitor {
         if unsigned.is_empty() || !unsigned.bytes().all(|byte| byte.is_ascii_digit()) {
             return Err(E::custom(format!("a part index: expected an integer, found {text:?}")));
         }
-        let magnitude = unsigned.trim_start_matches('0');
-        let digits = match (negative && !magnitude.is_empty(), magnitude.is_empty()) {
-            (_, true) => "0".to_owned(),
-            (true, false) => format!("-{magnitude}"),
-            (false, false) => magnitude.to_owned(),
-        };
-        Ok(PartIndex(PyInt::of_digits(&digits)))
+        Ok(PartIndex(PyInt::of_digits(&PyInt::canonical_digits(negative, unsigned))))
     }
 }
 

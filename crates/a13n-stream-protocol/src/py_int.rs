@@ -25,6 +25,16 @@ impl PyInt {
         }
     }
 
+    /// The integer a sign and decimal digits spell (leading zeros allowed), as Python writes it: a sign only when
+    /// negative, no leading zero (`-000` is `0`).
+    pub(crate) fn canonical_digits(negative: bool, digits: &str) -> String {
+        match (negative, digits.trim_start_matches('0')) {
+            (_, "") => "0".to_owned(),
+            (true, magnitude) => format!("-{magnitude}"),
+            (false, magnitude) => magnitude.to_owned(),
+        }
+    }
+
     /// The integer of decimal digits as Python writes them.
     pub(crate) fn of_digits(digits: &str) -> PyInt {
         match digits.parse() {

@@ -708,7 +708,7 @@ fn check_part(part: &Check<'_>) -> Result<(), InputError> {
         "tool-call" | "builtin-tool-call" => {
             part.string("tool_name")?;
             part.string("tool_call_id")?;
-            // The model's `str | dict[str, Any] | None`: a list or a number is refused, as Pydantic refuses it.
+            // The model's `str | dict[str, Any] | None`: Pydantic refuses a list, a number or a boolean.
             if let Some(args @ (Value::Array(_) | Value::Number(_) | Value::Bool(_))) = part.object.get("args") {
                 let message = format!("expected a string, an object or null, found {}", type_name(args));
                 return Err(part.err(InputKind::WrongType, "args", message));

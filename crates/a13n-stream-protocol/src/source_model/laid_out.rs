@@ -14,7 +14,7 @@ use std::ops::Range;
 
 use super::layout::Entries;
 use super::scalar::written_as_held;
-use super::{choose, Default, Extra, Ty};
+use super::{choose, unset_text, Default, Extra, Ty};
 use crate::fields::source_key;
 use crate::scan::Scanner;
 use crate::time::pydantic_datetime;
@@ -128,7 +128,7 @@ fn object(text: &str, entries: &Entries<'_>, choices: &[usize], out: &mut Writer
         // The value given, or else the default's text.
         let (given, default) = match (entries.value(field.key), &field.default) {
             // An identifier to compute from the content: the general path computes it.
-            (Some("null" | "\"\""), Default::Digest(_)) => return None,
+            (Some(given), Default::Digest(_)) if unset_text(given.as_bytes()) => return None,
             (Some(given), _) => (Some(given), ""),
             (None, Default::Json(text)) => (None, *text),
             (None, Default::Required) => return None,

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use super::scalar::written_as_held;
-use super::{choose, Default, Extra, Model, Scalar, Ty};
+use super::{choose, unset_text, Default, Extra, Model, Scalar, Ty};
 use crate::canonical::{canonical_end, Scratch};
 use crate::canonical_token::{integer_end, string_end};
 use crate::fields::source_key;
@@ -101,7 +101,7 @@ fn fields_in_layout(entries: &Entries<'_>, model: &Model) -> bool {
     exact
         && entries.keys.iter().zip(model.fields).all(|((key, range), field)| {
             let text = &entries.text[range.clone()];
-            let computed = matches!(field.default, Default::Digest(_)) && matches!(text, "null" | "\"\"");
+            let computed = matches!(field.default, Default::Digest(_)) && unset_text(text.as_bytes());
             key == field.key && !computed && value_in_layout(text, &field.ty).unwrap_or(false)
         })
 }
@@ -202,8 +202,8 @@ enum Hole {
     Number,
     /// A date-time as Pydantic writes it.
     Time,
-    /// The value of an `int`, `bool` or `float` field (a string or, for `string` false, a number) held as written
-    /// ([`written_as_held`]: `3.0` is not an `int` field's layout).
+    /// The value of a scalar field (`int`, `bool`, `float`, base64 `bytes`; a string or, for `string` false, a
+    /// number) held as written ([`written_as_held`]: `3.0` is not an `int` field's layout, `+/8=` not base64's).
     Scalar { scalar: Scalar, string: bool },
     /// A computed identifier given ([`Default::Digest`]): any string but an empty one, which the model computes
     /// in place of.
@@ -252,7 +252,7 @@ impl Shape {
             && self.holes.iter().all(|&(start, end, hole)| match hole {
                 Hole::Time => pydantic_time(&line[start + 1..end - 1]),
                 Hole::Scalar { scalar, .. } => scalar_held(&line[start..end], scalar),
-                Hole::Digest => end - start > 2,
+                Hole::Digest => !unset_text(&line[start..end]),
                 Hole::String | Hole::Number => true,
             })
     }
@@ -374,7 +374,7 @@ impl Shape {
                 }
                 Hole::Digest => {
                     let end = string_hole(other, at, Hole::String, canonical.as_deref_mut())?;
-                    (end - at > 2).then_some(end)?
+                    (!unset_text(&other[at..end])).then_some(end)?
                 }
             };
             each(value..at);

@@ -2,11 +2,11 @@
 //!
 //! The reference consumes native objects, so an event's dump follows its model: fields in declaration order (a
 //! field given under an alias dumped under its own key), defaults for omitted fields, unknown keys dropped (or,
-//! where the model says so, kept or refused; a typed dict drops them), scalars as the model's lax mode reads them.
-//! A journal line may spell the same event otherwise (keys in another order, defaults left out, keys no model has); the
-//! general path decodes it into the model's layout here ([`normalize_event`]), and the fast lanes, which copy
-//! what they scan, take a line only when it is already in that layout ([`layout`]), or once it is written in it by
-//! the same table ([`laid_out`]).
+//! where the model says so, kept or refused; a typed dict drops them), scalars as the model's lax mode reads them,
+//! a content's base64 rewritten and its identifier computed. A journal line may spell the same event otherwise
+//! (keys in another order, defaults left out, keys no model has); the general path decodes it into the model's
+//! layout here ([`normalize_event`]), and the fast lanes, which copy what they scan, take a line only when it is
+//! already in that layout ([`layout`]), or once it is written in it by the same table ([`laid_out`]).
 //!
 //! `table.rs` is generated from the models themselves (`tests/oracle/source_models.py`).
 
@@ -81,7 +81,7 @@ pub(crate) enum Ty {
     Dict(&'static [usize]),
     /// A date-time, dumped in Pydantic's layout.
     Time,
-    /// An `int`, `bool` or `float`, read in Pydantic's lax mode ([`scalar`]).
+    /// An `int`, `bool` or `float` read in Pydantic's lax mode, or base64 `bytes` ([`scalar`]).
     Scalar(Scalar),
 }
 
@@ -244,6 +244,11 @@ fn normalize_object(mut object: Object, choices: &[usize]) -> Result<Object, Inp
 /// A value a [`Default::Digest`] field computes in place of: none given (`null`) or an empty one.
 fn unset(value: &Value) -> bool {
     value.is_null() || value.as_str() == Some("")
+}
+
+/// [`unset`], for the value as a line writes it (no escape spells an empty string).
+pub(crate) fn unset_text(text: &[u8]) -> bool {
+    matches!(text, b"null" | b"\"\"")
 }
 
 /// The identifier Pydantic AI computes for a content from field `of` of `object` (its fields so far): the first six

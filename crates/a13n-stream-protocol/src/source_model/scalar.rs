@@ -71,11 +71,11 @@ pub(super) fn written_as_held(text: &str, scalar: Scalar) -> bool {
         let digits = text.strip_prefix('-').unwrap_or(text);
         !digits.is_empty() && digits.bytes().all(|byte| byte.is_ascii_digit())
     };
-    // URL-safe base64 padded to whole quanta: as written once decoded, or refused (kept as given).
+    // A string of URL-safe base64 padded to whole quanta: as written once decoded, or refused (kept as given).
     let url_safe_quanta = || {
-        let inner = text.strip_prefix('"').and_then(|text| text.strip_suffix('"')).unwrap_or("\\");
-        let unpadded = inner.trim_end_matches('=');
-        inner.len() % 4 == 0 && unpadded.bytes().all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_'))
+        let Some(inner) = text.strip_prefix('"').and_then(|text| text.strip_suffix('"')) else { return false };
+        let alphabet = |byte: u8| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_');
+        inner.len() % 4 == 0 && inner.trim_end_matches('=').bytes().all(alphabet)
     };
     match scalar {
         Scalar::Int if integer() => true,
