@@ -6,10 +6,11 @@ usage (with a13n-harness==0.21.0 and the reference under Python 3.13):
 A host loads a journal line's event into its Pydantic AI model, which reads a field under an alias (a tool
 availability change's `tools_added` given as `added`), drops the keys a typed dict does not declare (a tool-search
 call's `args`, a capability load's `args`, a tool search's result and its matches), reads a date alone as its
-midnight (a tool return's `timestamp`), reads a content's bytes from base64 in either alphabet, padded or not, and
-computes a content's `identifier` when none or an empty one is given (from its bytes or its URL); the reference
-dumps what the model holds. Two short runs hold them, some keys reversed; their output is recorded by the shared
-oracle's `record()` on the native objects the lines load into. Found by helper-65's sweep.
+midnight (a tool return's `timestamp`) and a number, or text holding one, as a Unix time, reads a content's bytes
+from base64 in either alphabet, padded or not, and computes a content's `identifier` when none or an empty one is
+given (from its bytes or its URL); the reference dumps what the model holds. Three short runs hold them, some keys
+reversed; their output is recorded by the shared oracle's `record()` on the native objects the lines load into.
+Found by helper-65's sweep (Unix times: session 46).
 """
 
 from __future__ import annotations
@@ -64,14 +65,42 @@ def contents() -> list[dict]:
     return [*boundaries(0, file), *boundaries(1, named), *boundaries(2, speech), media]
 
 
-def journal(events: list[dict]) -> list[str]:
-    bodies = RUN[:2] + ['"event":' + json.dumps(event, separators=(",", ":")) for event in events] + [RESULT]
+# A built-in tool's return and a failed tool result (which the carried lane takes) in their models' layout, the time
+# left to fill: the first line of each is remembered by the layout memo, so the ones after it with a Unix time in
+# that place test the memo's check as well as the general path. Both events are carried whole, in CUSTOM events.
+RETURN_IN_LAYOUT = ('{"index":%d,"part":{"tool_name":"web_search","content":"r","tool_call_id":"w%d","tool_kind":null,'
+                    '"metadata":null,"timestamp":%s,"outcome":"success","provider_name":null,"provider_details":null,'
+                    '"part_kind":"builtin-tool-return"},"previous_part_kind":null,"event_kind":"part_start"}')
+RESULT_IN_LAYOUT = ('{"part":{"tool_name":"f","content":"ok","tool_call_id":"c%d","tool_kind":null,"metadata":null,'
+                    '"timestamp":%s,"outcome":"failed","retry":null,"part_kind":"tool-return"},"content":null,'
+                    '"event_kind":"function_tool_result"}')
+# Unix times Pydantic reads (seconds, milliseconds past 2e10, fractions rounding up to the next second, negative
+# times, text of an integer or a decimal), after the ISO text the memo remembers first.
+UNIX_TIMES = ['"2026-01-01T00:00:00Z"', "1764439540", "1764439540.5", "0.9999995", "-1.25", "20000000001",
+              "1764439540123.5", "2e9", '"1764439540"', '"-.5"', '"1.5e3"', '"20261129"', "-0", "-0.0"]
+
+
+def unix_times() -> list[str]:
+    """Date-time fields given as Unix times: built-in tool returns and tool results in their models' layout, and a
+    file part's time in another."""
+    events = [RETURN_IN_LAYOUT % (n, n, time) for n, time in enumerate(UNIX_TIMES)]
+    events += [RESULT_IN_LAYOUT % (n, time) for n, time in enumerate(UNIX_TIMES)]
+    other = {"tool_name": "web_search", "tool_call_id": "x", "content": "r", "timestamp": 1764439540.25,
+             "part_kind": "builtin-tool-return"}
+    events += [json.dumps(event, separators=(",", ":")) for event in boundaries(len(UNIX_TIMES), other)]
+    return events
+
+
+def journal(events: list[dict], spelled: list[str] = ()) -> list[str]:
+    events = [json.dumps(event, separators=(",", ":")) for event in events] + list(spelled)
+    bodies = RUN[:2] + ['"event":' + event for event in events] + [RESULT]
     return [HEAD % (n, n, body) for n, body in enumerate(bodies)]
 
 
 def main() -> None:
     record_lines(Path(sys.argv[1]) / "model-aliases-typed-dicts-dates", journal(events()))
     record_lines(Path(sys.argv[1]) / "model-binary-content", journal(contents()))
+    record_lines(Path(sys.argv[1]) / "model-unix-times", journal([], unix_times()))
 
 
 if __name__ == "__main__":

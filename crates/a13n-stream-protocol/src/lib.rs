@@ -114,6 +114,7 @@ mod json;
 mod lane_line;
 mod lanes;
 mod lax;
+mod lax_time;
 pub mod lines;
 mod memory;
 pub mod names;

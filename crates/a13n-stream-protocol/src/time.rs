@@ -432,8 +432,12 @@ fn parse_datetime(text: &str) -> Result<SourceTime, String> {
 
 /// The text Pydantic's JSON mode writes for the date-time `text` reads as: local fields, `.ffffff` when not
 /// zero, then `Z` for UTC, `±HH:MM` for another offset, nothing for a naive time. A date alone (`YYYY-MM-DD`) is
-/// its midnight, naive. `None` when it is not one.
+/// its midnight, naive; text holding a Unix time is that instant, UTC ([`crate::lax_time`]). `None` when it is
+/// not one.
 pub(crate) fn pydantic_datetime(text: &str) -> Option<String> {
+    if let Some(time) = crate::lax_time::unix_time_of_text(text) {
+        return Some(time.to_string());
+    }
     let date_alone = text.len() == 10 && text.bytes().all(|byte| byte.is_ascii_digit() || byte == b'-');
     let time = match date_alone {
         true => parse_datetime(&format!("{text}T00:00:00")).ok()?,

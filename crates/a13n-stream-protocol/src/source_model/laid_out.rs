@@ -14,7 +14,7 @@ use std::ops::Range;
 
 use super::layout::Entries;
 use super::scalar::written_as_held;
-use super::{choose, unset_text, Default, Extra, Ty};
+use super::{choose, unix_time_number, unset_text, Default, Extra, Ty};
 use crate::fields::source_key;
 use crate::scan::Scanner;
 use crate::time::pydantic_datetime;
@@ -199,8 +199,9 @@ fn value(text: &str, ty: &Ty, out: &mut Writer<'_>) -> Option<()> {
             }
             Some(())
         }
-        // A scalar lax mode reads as another value: the general path writes it.
+        // A scalar lax mode reads as another value, or a Unix time for a date-time: the general path writes it.
         Ty::Scalar(scalar) if !written_as_held(text, *scalar) => None,
+        Ty::Time if unix_time_number(text) => None,
         _ => {
             out.copy(text);
             Some(())

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use super::scalar::written_as_held;
-use super::{choose, unset_text, Default, Extra, Model, Scalar, Ty};
+use super::{choose, unix_time_number, unset_text, Default, Extra, Model, Scalar, Ty};
 use crate::canonical::{canonical_end, Scratch};
 use crate::canonical_token::{integer_end, string_end};
 use crate::fields::source_key;
@@ -133,6 +133,7 @@ fn value_in_layout(text: &str, ty: &Ty) -> Option<bool> {
             let written = scanner.string()?;
             Some(crate::time::pydantic_datetime(&written).is_none_or(|pydantic| pydantic == written))
         }
+        Ty::Time if unix_time_number(text) => Some(false),
         Ty::Scalar(scalar) => Some(written_as_held(text, *scalar)),
         _ => Some(true),
     }
@@ -310,6 +311,9 @@ impl Shape {
                     }
                     let hole = match kind {
                         Some(KeyKind::Scalar(scalar)) => Hole::Scalar { scalar, string: false },
+                        // A date-time given as a number Pydantic refuses (one it reads is out of layout): a line
+                        // not worth remembering, whose hole would take a number Pydantic reads as a Unix time.
+                        Some(KeyKind::Time) => return self.line.clear(),
                         _ => Hole::Number,
                     };
                     self.holes.push((start, at, hole));
@@ -574,11 +578,12 @@ mod tests {
                 r#"{{"index":0,"delta":{{"content_delta":"{text}","provider_name":null,"provider_details":null,"citations_delta":null,"part_delta_kind":"{kind}"}},"event_kind":"part_delta"}}"#
             ))
         };
-        let tool_return = |time: &str| {
+        let tool_return_at = |time: &str| {
             line(&format!(
-                r#"{{"part":{{"tool_name":"f","content":"ok","tool_call_id":"c","tool_kind":null,"metadata":null,"timestamp":"{time}","outcome":"success","retry":null,"part_kind":"tool-return"}},"content":null,"event_kind":"function_tool_result"}}"#
+                r#"{{"part":{{"tool_name":"f","content":"ok","tool_call_id":"c","tool_kind":null,"metadata":null,"timestamp":{time},"outcome":"success","retry":null,"part_kind":"tool-return"}},"content":null,"event_kind":"function_tool_result"}}"#
             ))
         };
+        let tool_return = |time: &str| tool_return_at(&format!("\"{time}\""));
         let lines = [
             delta("a", "text"),
             delta("a longer \\\"escaped\\\" text", "text"),
@@ -586,6 +591,10 @@ mod tests {
             tool_return("2026-11-29T12:00:00Z"),
             tool_return("2026-11-29T12:00:00+00:00"),
             tool_return("2026-11-29T12:00:00.5Z"),
+            // Unix times: a number and text Pydantic reads (out of layout), a number it refuses (kept as given).
+            tool_return_at("1764439540"),
+            tool_return("1764439540"),
+            tool_return_at("1e400"),
             line(r#"{"schema_version":"1","kind":"lifecycle","payload":{"n":-0,"m":1e5}}"#),
             // Out of layout: keys sorted, with other values, and with each date-time spelling.
             sorted_return("ok", "2026-11-29T12:00:00Z"),
@@ -753,11 +762,12 @@ mod tests {
                 r#"{{"index":1,"part":{{"tool_name":"f","args":"","tool_call_id":"c1","tool_kind":null,"id":null,"provider_name":null,"provider_details":null,"part_kind":"tool-call"}},"previous_part_kind":{previous},"event_kind":"part_start"}}"#
             ))
         };
-        let tool_return = |time: &str| {
+        let tool_return_at = |time: &str| {
             line(&format!(
-                r#"{{"part":{{"tool_name":"f","content":"ok","tool_call_id":"c","tool_kind":null,"metadata":null,"timestamp":"{time}","outcome":"success","retry":null,"part_kind":"tool-return"}},"content":null,"event_kind":"function_tool_result"}}"#
+                r#"{{"part":{{"tool_name":"f","content":"ok","tool_call_id":"c","tool_kind":null,"metadata":null,"timestamp":{time},"outcome":"success","retry":null,"part_kind":"tool-return"}},"content":null,"event_kind":"function_tool_result"}}"#
             ))
         };
+        let tool_return = |time: &str| tool_return_at(&format!("\"{time}\""));
         let lines = [
             start("null"),
             start(r#""thinking""#),

@@ -16,6 +16,7 @@ use crate::error::{InputError, InputKind};
 use crate::fields::event_kind as kinds;
 use crate::fields::source_key::{self, CAPABILITY_IDS};
 use crate::json::Object;
+use crate::lax_time::unix_time_of_number;
 
 pub(crate) mod laid_out;
 pub(crate) mod laid_out_memo;
@@ -251,6 +252,12 @@ pub(crate) fn unset_text(text: &[u8]) -> bool {
     matches!(text, b"null" | b"\"\"")
 }
 
+/// Whether a date-time field's value, as a line writes it, is a number Pydantic reads as a Unix time: the field then
+/// holds that instant, written as text.
+pub(crate) fn unix_time_number(text: &str) -> bool {
+    text.starts_with(|first: char| first == '-' || first.is_ascii_digit()) && unix_time_of_number(text).is_some()
+}
+
 /// The identifier Pydantic AI computes for a content from field `of` of `object` (its fields so far): the first six
 /// hex digits of the SHA-1 of its bytes (decoded, for base64 bytes) or its text's UTF-8. `None` when it is not text
 /// the model reads (the line is then refused by the rules that read it, or kept as given).
@@ -284,6 +291,10 @@ fn normalize_value(value: Value, ty: &Ty) -> Result<Value, InputError> {
             Value::Object(out)
         }
         (Ty::Time, Value::String(text)) => Value::String(crate::time::pydantic_datetime(&text).unwrap_or(text)),
+        (Ty::Time, Value::Number(number)) => match unix_time_of_number(number.as_str()) {
+            Some(time) => Value::String(time.to_string()),
+            None => Value::Number(number),
+        },
         (Ty::Scalar(scalar), value) => scalar::held(&value, *scalar).unwrap_or(value),
         (_, value) => value,
     })
@@ -311,6 +322,7 @@ fn value_in_layout(value: &Value, ty: &Ty) -> bool {
             entries.values().all(|item| value_in_layout(item, &Ty::One(choices)))
         }
         (Ty::Time, Value::String(text)) => crate::time::pydantic_datetime(text).is_none_or(|written| written == *text),
+        (Ty::Time, Value::Number(number)) => unix_time_of_number(number.as_str()).is_none(),
         (Ty::Scalar(scalar), value) => scalar::held(value, *scalar).is_none(),
         _ => true,
     }
