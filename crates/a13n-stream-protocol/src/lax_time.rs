@@ -1,4 +1,4 @@
-//! A date-time field given as a Unix time, as Pydantic's lax mode reads it: a number, or text holding one, is seconds
+//! A date-time field as Pydantic's lax mode reads it. A number, or text holding one, is a Unix time: seconds
 //! since the epoch, or milliseconds once its size passes 2e10; the instant is UTC. A fraction is rounded to the
 //! nearest microsecond. Text takes the digits of an integer (with a sign) or of a decimal with a point (then an
 //! exponent too); anything else is not a Unix time, and is read as ISO 8601 text or refused.
@@ -17,6 +17,16 @@ enum UnixTime {
     Float(f64),
 }
 
+/// The text Pydantic's JSON mode writes for a date-time field given the string `text`: the instant of a Unix time it
+/// holds, UTC, or else the ISO 8601 date-time (or date alone) it spells ([`crate::time::pydantic_iso_datetime`]).
+/// `None` when it is neither.
+pub(crate) fn pydantic_datetime(text: &str) -> Option<String> {
+    match unix_time_of_text(text) {
+        Some(time) => Some(time.to_string()),
+        None => crate::time::pydantic_iso_datetime(text),
+    }
+}
+
 /// The instant a JSON number given for a date-time field stands for; `None` where Pydantic refuses it (an integer
 /// past 64 bits, a float too large to hold, an instant outside Python's years 1 to 9999).
 pub(crate) fn unix_time_of_number(literal: &str) -> Option<UtcTime> {
@@ -29,7 +39,7 @@ pub(crate) fn unix_time_of_number(literal: &str) -> Option<UtcTime> {
 
 /// The instant a string given for a date-time field stands for when it holds a Unix time (`"1764439540"`,
 /// `"-.5"`, `"1.5e3"`); `None` when it holds none, or one Pydantic refuses.
-pub(crate) fn unix_time_of_text(text: &str) -> Option<UtcTime> {
+fn unix_time_of_text(text: &str) -> Option<UtcTime> {
     instant(unix_time_in(text)?)
 }
 
@@ -86,7 +96,7 @@ fn unit_micros(millis: bool) -> i64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{unix_time_of_number, unix_time_of_text};
+    use super::{pydantic_datetime, unix_time_of_number, unix_time_of_text};
 
     /// Every value `tests/oracle/unix_time_cases.py` recorded: what Pydantic writes for it, or its refusal. A
     /// refused string that is no Unix time (an ISO spelling Pydantic's parser refuses) is not this module's.
@@ -99,7 +109,7 @@ mod tests {
             let got = match serde_json::from_str::<serde_json::Value>(&given).expect("a JSON value") {
                 serde_json::Value::String(text) => match unix_time_of_text(&text) {
                     Some(time) => Some(time.to_string()),
-                    None => crate::time::pydantic_datetime(&text).filter(|_| expected.is_some()),
+                    None => pydantic_datetime(&text).filter(|_| expected.is_some()),
                 },
                 serde_json::Value::Number(_) => unix_time_of_number(&given).map(|time| time.to_string()),
                 other => panic!("recorded {other}"),

@@ -430,14 +430,11 @@ fn parse_datetime(text: &str) -> Result<SourceTime, String> {
     parse_any_layout(text)
 }
 
-/// The text Pydantic's JSON mode writes for the date-time `text` reads as: local fields, `.ffffff` when not
-/// zero, then `Z` for UTC, `±HH:MM` for another offset, nothing for a naive time. A date alone (`YYYY-MM-DD`) is
-/// its midnight, naive; text holding a Unix time is that instant, UTC ([`crate::lax_time`]). `None` when it is
-/// not one.
-pub(crate) fn pydantic_datetime(text: &str) -> Option<String> {
-    if let Some(time) = crate::lax_time::unix_time_of_text(text) {
-        return Some(time.to_string());
-    }
+/// The text Pydantic's JSON mode writes for the ISO 8601 date-time `text` reads as: local fields, `.ffffff` when
+/// not zero, then `Z` for UTC, `±HH:MM` for another offset, nothing for a naive time. A date alone (`YYYY-MM-DD`)
+/// is its midnight, naive. `None` when it is not one. (Text holding a Unix time is read before this:
+/// [`crate::lax_time::pydantic_datetime`].)
+pub(crate) fn pydantic_iso_datetime(text: &str) -> Option<String> {
     let date_alone = text.len() == 10 && text.bytes().all(|byte| byte.is_ascii_digit() || byte == b'-');
     let time = match date_alone {
         true => parse_datetime(&format!("{text}T00:00:00")).ok()?,
@@ -613,7 +610,7 @@ mod tests {
             ("2026-11-29T12:00:00+00:00", Some("2026-11-29T12:00:00Z")),
         ];
         for (text, expected) in cases {
-            assert_eq!(pydantic_datetime(text).as_deref(), expected, "{text}");
+            assert_eq!(pydantic_iso_datetime(text).as_deref(), expected, "{text}");
         }
     }
 

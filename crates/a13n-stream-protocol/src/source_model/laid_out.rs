@@ -16,8 +16,8 @@ use super::layout::Entries;
 use super::scalar::written_as_held;
 use super::{choose, unix_time_number, unset_text, Default, Extra, Ty};
 use crate::fields::source_key;
+use crate::lax_time::pydantic_datetime;
 use crate::scan::Scanner;
-use crate::time::pydantic_datetime;
 
 /// A source item's keys, in the order every writer writes them.
 const ITEM_KEYS: [&str; 5] =

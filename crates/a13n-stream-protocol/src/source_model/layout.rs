@@ -131,7 +131,7 @@ fn value_in_layout(text: &str, ty: &Ty) -> Option<bool> {
         }
         Ty::Time if text.starts_with('"') => {
             let written = scanner.string()?;
-            Some(crate::time::pydantic_datetime(&written).is_none_or(|pydantic| pydantic == written))
+            Some(crate::lax_time::pydantic_datetime(&written).is_none_or(|pydantic| pydantic == written))
         }
         Ty::Time if unix_time_number(text) => Some(false),
         Ty::Scalar(scalar) => Some(written_as_held(text, *scalar)),
@@ -479,7 +479,7 @@ fn string_hole(other: &[u8], at: usize, hole: Hole, canonical: Option<&mut bool>
 /// Whether a string value's text is a date-time as Pydantic writes it (no escape, the canonical form).
 fn pydantic_time(text: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(text) else { return false };
-    !text.contains('\\') && crate::time::pydantic_datetime(text).is_some_and(|written| written == text)
+    !text.contains('\\') && crate::lax_time::pydantic_datetime(text).is_some_and(|written| written == text)
 }
 
 /// Whether a scalar field's value (its text in a line) is written as the field holds it.

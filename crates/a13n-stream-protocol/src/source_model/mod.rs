@@ -290,7 +290,7 @@ fn normalize_value(value: Value, ty: &Ty) -> Result<Value, InputError> {
             }
             Value::Object(out)
         }
-        (Ty::Time, Value::String(text)) => Value::String(crate::time::pydantic_datetime(&text).unwrap_or(text)),
+        (Ty::Time, Value::String(text)) => Value::String(crate::lax_time::pydantic_datetime(&text).unwrap_or(text)),
         (Ty::Time, Value::Number(number)) => match unix_time_of_number(number.as_str()) {
             Some(time) => Value::String(time.to_string()),
             None => Value::Number(number),
@@ -321,7 +321,9 @@ fn value_in_layout(value: &Value, ty: &Ty) -> bool {
         (Ty::Dict(choices), Value::Object(entries)) => {
             entries.values().all(|item| value_in_layout(item, &Ty::One(choices)))
         }
-        (Ty::Time, Value::String(text)) => crate::time::pydantic_datetime(text).is_none_or(|written| written == *text),
+        (Ty::Time, Value::String(text)) => {
+            crate::lax_time::pydantic_datetime(text).is_none_or(|written| written == *text)
+        }
         (Ty::Time, Value::Number(number)) => unix_time_of_number(number.as_str()).is_none(),
         (Ty::Scalar(scalar), value) => scalar::held(value, *scalar).is_none(),
         _ => true,
