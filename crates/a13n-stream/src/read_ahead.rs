@@ -96,7 +96,10 @@ fn for_each_scanned_within(
     let starving = Starving::default();
     let reading = {
         let starving = Arc::clone(&starving);
-        std::thread::spawn(move || read_blocks(input, reader, limit, &send, &taken_back, &starving))
+        std::thread::Builder::new()
+            .name("read-ahead".into())
+            .spawn(move || read_blocks(input, reader, limit, &send, &taken_back, &starving))
+            .expect("the reading thread starts")
     };
     let mut bytes = 0u64;
     while let Some(block) = next_block(&receive, &starving) {
