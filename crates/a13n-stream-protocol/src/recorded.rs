@@ -35,17 +35,30 @@ pub fn write_events_line(events: &[Event], out: &mut Vec<u8>) {
 /// Append `{"observed":[...]}` from observed entries written one a line (the layout of
 /// [`DisplayFold::fold_line`](crate::DisplayFold::fold_line) and [`Observed::write_lines`](crate::Observed::write_lines)).
 pub fn write_observed_line(entries: &[u8], out: &mut Vec<u8>) {
+    let body = open_observed_line(out);
+    out.extend_from_slice(entries);
+    close_observed_line(out, body);
+}
+
+/// Append the opening of an observed line, `{"observed":[`; where its entries start is returned, for
+/// [`close_observed_line`] once they are written after it, one a line (so a fold can write them in place).
+pub fn open_observed_line(out: &mut Vec<u8>) -> usize {
     out.extend_from_slice(b"{\"observed\":[");
+    out.len()
+}
+
+/// Make the entries written one a line in `out` from `body` on into the rest of their observed line, in place:
+/// each newline between two becomes a comma, and `]}` closes the list.
+pub fn close_observed_line(out: &mut Vec<u8>, body: usize) {
     // An entry never holds a raw newline (JSON escapes it inside strings): each newline ends one entry.
-    let body = entries.strip_suffix(b"\n").unwrap_or(entries);
-    // Most lines hold one entry: whole runs copied between the few newlines, not a byte at a time.
-    let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', body) {
-        out.extend_from_slice(&body[start..end]);
-        out.push(b',');
-        start = end + 1;
+    let mut from = body;
+    while let Some(at) = memchr::memchr(b'\n', &out[from..]) {
+        out[from + at] = b',';
+        from += at + 1;
     }
-    out.extend_from_slice(&body[start..]);
+    if out.len() > body && out.last() == Some(&b',') {
+        out.pop();
+    }
     out.extend_from_slice(b"]}");
 }
 

@@ -174,9 +174,6 @@ struct Folding<'a> {
     fold: Option<DisplayFold>,
     observed: Option<WriteBehind>,
     outcome: Outcome,
-    /// One line's observed entries, one a line, and the observed line made of them.
-    entries: Vec<u8>,
-    buffer: Vec<u8>,
     /// Lines taken so far (for `--start` and `--stop`).
     index: u64,
 }
@@ -188,16 +185,7 @@ impl<'a> Folding<'a> {
         fold: Option<DisplayFold>,
         observed: Option<WriteBehind>,
     ) -> Folding<'a> {
-        Folding {
-            args,
-            processor,
-            fold,
-            observed,
-            outcome: Outcome::default(),
-            entries: Vec::with_capacity(4096),
-            buffer: Vec::with_capacity(4096),
-            index: 0,
-        }
+        Folding { args, processor, fold, observed, outcome: Outcome::default(), index: 0 }
     }
 
     /// Take the next line (its text, and its scan when it was read ahead), or hand the observed lines on when the
@@ -217,52 +205,20 @@ impl<'a> Folding<'a> {
         if self.args.stop.is_some_and(|stop| self.index > stop) {
             return Ok(false);
         }
-        self.entries.clear();
-        let result = match line {
+        let Folding { args, processor, fold, observed, .. } = self;
+        let mut fold_into = |out: Option<&mut Vec<u8>>| match line {
             Err(error) => Err(InputError::new("", error.to_string()).into()),
-            Ok((line, scanned)) => self.fold_line(line, scanned),
+            Ok((line, scanned)) => fold_line(args, processor, fold, line, scanned, out),
+        };
+        let result = match observed {
+            // Without --observed nothing reads the observed lines: only the state is wanted.
+            None => fold_into(None),
+            Some(out) => out.write_in_place(|out| write_observed(out, fold_into)).map_err(io_error)?,
         };
         if let Err(error) = &result {
             self.outcome.report(number, error.is_observation(), &error.to_string());
         }
-        self.write_observed(result).map(|()| true)
-    }
-
-    /// Fold one line: an AG-UI event, or a source line (the first names a source fold's run).
-    fn fold_line(&mut self, line: &str, scanned: Option<&ScannedLine<'_>>) -> Result<(), FoldError> {
-        let entries = &mut self.entries;
-        if self.args.agui {
-            return self.fold.as_mut().map_or(Ok(()), |fold| fold_event(fold, line, entries));
-        }
-        let fold = match &mut self.fold {
-            Some(fold) => fold,
-            None => {
-                let run_id = SourceItem::from_json(line)?.run_id;
-                self.fold.insert(DisplayFold::with_options(run_id, options(self.args, self.processor.take())))
-            }
-        };
-        // Without --observed nothing reads the observed lines: only the state is wanted.
-        match (scanned, self.observed.is_some()) {
-            (None, false) => fold.replay_line(line).map(drop),
-            (None, true) => fold.fold_line(line, entries).map(drop),
-            (Some(scanned), false) => fold.replay_scanned(scanned).map(drop),
-            (Some(scanned), true) => fold.fold_scanned_line(scanned, entries).map(drop),
-        }
-    }
-
-    /// Write a line's observed line (its entries, or its error), with `--observed`.
-    fn write_observed(&mut self, result: Result<(), FoldError>) -> Result<(), Failure> {
-        let Some(out) = self.observed.as_mut() else { return Ok(()) };
-        self.buffer.clear();
-        match result {
-            Ok(()) => recorded::write_observed_line(&self.entries, &mut self.buffer),
-            Err(error) => {
-                let (kind, message) = recorded::fold_error_parts(&error);
-                recorded::write_error_line(kind, &message, &mut self.buffer);
-            }
-        }
-        self.buffer.push(b'\n');
-        out.write_all(&self.buffer).map_err(io_error)
+        Ok(true)
     }
 
     /// After the last line: the observed lines written whole, then the checkpoint; the exit status.
@@ -287,6 +243,59 @@ impl<'a> Folding<'a> {
         std::mem::forget(fold);
         Ok(self.outcome.exit())
     }
+}
+
+/// Fold one line, an AG-UI event or a source line (the first names a source fold's run), appending its observed
+/// entries one a line to `out` when there is one.
+fn fold_line(
+    args: &FoldArgs,
+    processor: &mut Option<AguiEventProcessor>,
+    fold: &mut Option<DisplayFold>,
+    line: &str,
+    scanned: Option<&ScannedLine<'_>>,
+    out: Option<&mut Vec<u8>>,
+) -> Result<(), FoldError> {
+    if args.agui {
+        return match (fold.as_mut(), out) {
+            (Some(fold), Some(out)) => fold_event(fold, line, out),
+            (Some(fold), None) => fold_event(fold, line, &mut Vec::new()),
+            (None, _) => Ok(()),
+        };
+    }
+    let fold = match fold {
+        Some(fold) => fold,
+        None => {
+            let run_id = SourceItem::from_json(line)?.run_id;
+            fold.insert(DisplayFold::with_options(run_id, options(args, processor.take())))
+        }
+    };
+    match (scanned, out) {
+        (None, None) => fold.replay_line(line).map(drop),
+        (None, Some(out)) => fold.fold_line(line, out).map(drop),
+        (Some(scanned), None) => fold.replay_scanned(scanned).map(drop),
+        (Some(scanned), Some(out)) => fold.fold_scanned_line(scanned, out).map(drop),
+    }
+}
+
+/// Append a line's observed line to `out` (the output's own memory): the entries `fold` writes, in place, or its
+/// error line in their stead.
+fn write_observed(
+    out: &mut Vec<u8>,
+    fold: impl FnOnce(Option<&mut Vec<u8>>) -> Result<(), FoldError>,
+) -> Result<(), FoldError> {
+    let start = out.len();
+    let body = recorded::open_observed_line(out);
+    let result = fold(Some(&mut *out));
+    match &result {
+        Ok(()) => recorded::close_observed_line(out, body),
+        Err(error) => {
+            out.truncate(start);
+            let (kind, message) = recorded::fold_error_parts(error);
+            recorded::write_error_line(kind, &message, out);
+        }
+    }
+    out.push(b'\n');
+    result
 }
 
 /// `--lanes`: on standard error, how many lines took each path through the fold.

@@ -31,17 +31,18 @@ pub fn run(args: ObserveArgs) -> Result<ExitCode, Failure> {
                 Next::Line(number, line) => (number, line),
                 Next::Waiting => return out.hand_on().map(|()| true).map_err(io_error),
             };
-            buffer.clear();
-            let result = match line {
-                Ok((_, Some(scanned))) => observer.observe_scanned(scanned, &mut buffer),
-                // Left by the reader while this thread waited for it.
-                Ok((line, None)) => observer.observe_line(line, &mut buffer),
-                Err(error) => Err(ObserveError::Input(InputError::new("", error.to_string()))),
-            };
+            // The event lines are made in the output's own memory.
+            let result = out
+                .write_in_place(|out| match line {
+                    Ok((_, Some(scanned))) => observer.observe_scanned(scanned, out),
+                    // Left by the reader while this thread waited for it.
+                    Ok((line, None)) => observer.observe_line(line, out),
+                    Err(error) => Err(ObserveError::Input(InputError::new("", error.to_string()))),
+                })
+                .map_err(io_error)?;
             if let Err(error) = result {
                 outcome.report(number, error.is_observation(), &error.to_string());
             }
-            out.write_all(&buffer).map_err(io_error)?;
             Ok(true)
         })?;
         if let Some(reader) = reader {

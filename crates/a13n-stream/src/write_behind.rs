@@ -2,7 +2,8 @@
 //! the writer thread makes the system calls (and, for a file, the page-cache copies) while the main thread goes on
 //! folding or observing.
 //!
-//! Memory is bounded: a chunk never holds more than [`CHUNK_BYTES`] (a longer write fills several), at most
+//! Memory is bounded: a chunk never holds more than [`CHUNK_BYTES`] (a longer write fills several) and what one
+//! write in place ([`WriteBehind::write_in_place`], for a line made straight into the chunk) adds past it, at most
 //! [`CHUNKS_AHEAD`] chunks wait for the writer, and a written chunk goes back to be filled again, so a run of any
 //! length, with lines of any length, touches a few chunks' memory, not its output's. A chunk is handed on when
 //! it holds [`CHUNK_BYTES`], when the caller says the input is waiting ([`WriteBehind::hand_on`]: a live producer's
@@ -18,6 +19,10 @@ use std::thread::JoinHandle;
 
 /// A chunk is handed to the writer once it holds this many bytes.
 pub const CHUNK_BYTES: usize = 1 << 17;
+
+/// Room a chunk keeps past [`CHUNK_BYTES`] for what [`WriteBehind::write_in_place`] writes (an observed line is
+/// about 600 bytes in a Harness run; a longer one grows its chunk, which is then reused at that size).
+pub const IN_PLACE_BYTES: usize = 1 << 14;
 
 /// Chunks that may wait for the writer before the main thread waits for it.
 pub const CHUNKS_AHEAD: usize = 4;
@@ -53,6 +58,25 @@ impl WriteBehind {
         WriteBehind { chunk: Vec::new(), orders: Some(orders), written, writer: Some(writer), failed: None }
     }
 
+    /// Append to the output in place, with no copy: `write` appends to the chunk being filled, which is handed on
+    /// once it holds [`CHUNK_BYTES`]. (A chunk has room for [`IN_PLACE_BYTES`] more: what one call writes past
+    /// that grows it.)
+    pub fn write_in_place<T>(&mut self, write: impl FnOnce(&mut Vec<u8>) -> T) -> io::Result<T> {
+        self.make_room();
+        let made = write(&mut self.chunk);
+        if self.chunk.len() >= CHUNK_BYTES {
+            self.hand_on()?;
+        }
+        Ok(made)
+    }
+
+    /// A new chunk's memory, taken once (a chunk handed on comes back to be filled again).
+    fn make_room(&mut self) {
+        if self.chunk.capacity() == 0 {
+            self.chunk.reserve_exact(CHUNK_BYTES + IN_PLACE_BYTES);
+        }
+    }
+
     /// Hand what is held to the writer now (the input is waiting: what was made of it should be seen).
     pub fn hand_on(&mut self) -> io::Result<()> {
         if self.chunk.is_empty() {
@@ -60,6 +84,8 @@ impl WriteBehind {
         }
         let next = self.written.try_recv().map(|mut chunk| {
             chunk.clear();
+            // One grown by a long line written in place goes back to the usual size.
+            chunk.shrink_to(CHUNK_BYTES + IN_PLACE_BYTES);
             chunk
         });
         let chunk = std::mem::replace(&mut self.chunk, next.unwrap_or_default());
@@ -100,13 +126,11 @@ impl Write for WriteBehind {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         let mut rest = bytes;
         while !rest.is_empty() {
-            if self.chunk.capacity() == 0 {
-                self.chunk.reserve_exact(CHUNK_BYTES);
-            }
-            let (now, later) = rest.split_at(rest.len().min(CHUNK_BYTES - self.chunk.len()));
+            self.make_room();
+            let (now, later) = rest.split_at(rest.len().min(CHUNK_BYTES.saturating_sub(self.chunk.len())));
             self.chunk.extend_from_slice(now);
             rest = later;
-            if self.chunk.len() == CHUNK_BYTES {
+            if self.chunk.len() >= CHUNK_BYTES {
                 self.hand_on()?;
             }
         }
@@ -211,6 +235,33 @@ mod tests {
         assert_eq!(*out.bytes.lock().unwrap(), expected.as_bytes());
     }
 
+    /// Lines made in place, some longer than a chunk's spare room, mixed with copied ones, arrive whole and in
+    /// order; a chunk a long line grew is no larger once it comes back to be filled again.
+    #[test]
+    fn lines_written_in_place_arrive_in_order_and_chunks_keep_their_size() {
+        let out = kept(usize::MAX);
+        let mut writer = WriteBehind::new(Box::new(out.clone()));
+        let mut expected = String::new();
+        let long = format!("{{\"long\":\"{}\"}}\n", "y".repeat(CHUNK_BYTES));
+        for round in 0..4 {
+            // Past the spare room whatever the chunk holds: the chunk grows, then is handed on and comes back.
+            writer.write_in_place(|chunk| chunk.extend_from_slice(long.as_bytes())).unwrap();
+            expected.push_str(&long);
+            writer.flush().unwrap();
+            for n in 0..2_000 {
+                let text = line(round * 2_000 + n);
+                match n % 2 {
+                    0 => writer.write_in_place(|chunk| chunk.extend_from_slice(text.as_bytes())).unwrap(),
+                    _ => writer.write_all(text.as_bytes()).unwrap(),
+                }
+                assert!(writer.chunk.capacity() <= CHUNK_BYTES + IN_PLACE_BYTES, "round {round}, line {n}");
+                expected.push_str(&text);
+            }
+        }
+        writer.flush().unwrap();
+        assert_eq!(*out.bytes.lock().unwrap(), expected.as_bytes());
+    }
+
     #[test]
     fn handing_on_writes_what_is_held_without_a_full_chunk() {
         let out = kept(usize::MAX);
@@ -256,7 +307,7 @@ mod tests {
         assert_eq!(out.bytes.lock().unwrap().len(), long.len() + 3);
         assert!(out.bytes.lock().unwrap()[1..=long.len()] == long[..]);
         assert!(out.writes.lock().unwrap().iter().all(|&size| size <= CHUNK_BYTES));
-        assert!(writer.chunk.capacity() <= CHUNK_BYTES);
+        assert!(writer.chunk.capacity() <= CHUNK_BYTES + IN_PLACE_BYTES);
     }
 
     #[test]
