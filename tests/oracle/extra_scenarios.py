@@ -11,6 +11,7 @@ response groups, memory evidence and the observation size limits.
 
 from __future__ import annotations
 
+import shutil
 import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -265,6 +266,7 @@ def main() -> None:
     cases["extra-large-args-full"] = (large, {"full_content": True})
     for name, (items, options) in cases.items():
         print("case", name, file=sys.stderr)
+        shutil.rmtree(out / name, ignore_errors=True)  # no cut of an earlier recording left behind
         gen.record(out / name, items, **options)
 
 

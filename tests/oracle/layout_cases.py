@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import sys
 from datetime import datetime
 from functools import lru_cache
@@ -95,7 +96,9 @@ def load_item(line: str) -> Any:
 
 
 def record_lines(case: Path, lines: list[str]) -> None:
-    """Record the reference on journal `lines` as spelled (loaded by `load_item`) into the case directory `case`."""
+    """Record the reference on journal `lines` as spelled (loaded by `load_item`) into the case directory `case`,
+    emptied first: the recorder writes the cuts it takes, and a cut an earlier recording took would stay behind."""
+    shutil.rmtree(case, ignore_errors=True)
     gen.record(case, [load_item(line) for line in lines])
     (case / "source.jsonl").write_text("".join(line + "\n" for line in lines))
 

@@ -77,7 +77,9 @@ RESULT_IN_LAYOUT = ('{"part":{"tool_name":"f","content":"ok","tool_call_id":"c%d
 # Unix times Pydantic reads (seconds, milliseconds past 2e10, fractions rounding up to the next second, negative
 # times, text of an integer or a decimal), after the ISO text the memo remembers first.
 UNIX_TIMES = ['"2026-01-01T00:00:00Z"', "1764439540", "1764439540.5", "0.9999995", "-1.25", "20000000001",
-              "1764439540123.5", "2e9", '"1764439540"', '"-.5"', '"1.5e3"', '"20261129"', "-0", "-0.0"]
+              "1764439540123.5", "2e9", '"1764439540"', '"-.5"', '"1.5e3"', '"20261129"', "-0", "-0.0",
+              # ISO text only Pydantic's parser reads so: `_` between date and time, a fraction past nine digits.
+              '"2026-11-29_18:05:39Z"', '"2026-11-29T18:05:39.1234567890123+05:30"']
 
 
 def unix_times() -> list[str]:

@@ -497,7 +497,9 @@ fn parse_common_layout(bytes: &[u8]) -> Option<SourceTime> {
     Some(SourceTime { micros: local - offset, offset: Some(offset), naive_zone: 0 })
 }
 
-/// Any ISO 8601 layout the reference reads.
+/// The ISO 8601 layouts Pydantic's parser reads: `YYYY-MM-DD`, then `T`, `t`, a space or `_`, `HH:MM`, optional
+/// `:SS` and a fraction of any length after `.` or `,` (its first six digits kept), then `Z`, `z`, `±HH:MM` or
+/// `±HHMM`, or nothing.
 fn parse_any_layout(text: &str) -> Result<SourceTime, String> {
     let bad = || format!("invalid ISO 8601 datetime {text:?}");
     let bytes = text.as_bytes();
@@ -524,7 +526,7 @@ fn parse_any_layout(text: &str) -> Result<SourceTime, String> {
     let month = number(2, &mut at)?;
     expect(&mut at, b"-")?;
     let day = number(2, &mut at)?;
-    expect(&mut at, b"Tt ")?;
+    expect(&mut at, b"Tt _")?;
     let hour = number(2, &mut at)?;
     expect(&mut at, b":")?;
     let minute = number(2, &mut at)?;
@@ -540,7 +542,8 @@ fn parse_any_layout(text: &str) -> Result<SourceTime, String> {
                 at += 1;
             }
             let digits = &text[start..at];
-            if digits.is_empty() || digits.len() > 9 {
+            // Pydantic reads any number of digits, the first six kept.
+            if digits.is_empty() {
                 return Err(bad());
             }
             // The first six digits, padded with zeros: microseconds.

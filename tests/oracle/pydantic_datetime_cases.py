@@ -1,14 +1,17 @@
-"""Record what Pydantic's lax mode makes of a date-time field given as a Unix time: a JSON number, or text of one.
+"""Record what Pydantic's lax mode makes of a date-time field's value: ISO 8601 text, a Unix time (a JSON number, or
+text holding one), and their near misses.
 
 usage (Python 3.13 with a13n-stream-protocol 0.21.0, which brings the Pydantic the reference runs on):
-    python tests/oracle/unix_time_cases.py > crates/a13n-stream-protocol/tests/data/pydantic_unix_times.jsonl
+    python tests/oracle/pydantic_datetime_cases.py > crates/a13n-stream-protocol/tests/data/pydantic_datetimes.jsonl
 
 Each output line is [given, written]: `given` is the field's value as a journal line holds it (a JSON number, kept
 as its literal, or a string), `written` what Pydantic's JSON mode writes for the `datetime` it validates into, or
 null where it refuses the value. Values are read as the reference's journal loader reads an event: `json.loads`,
-then `validate_python`. They cover seconds and milliseconds (the switch at 2e10), negative times, fractions that
-round up to the next second, the ends of Python's date range, integers past 64 bits, and the grammar of numbers
-given as text (signs, a bare point, exponents, which text takes only after a point), with seeded random ones.
+then `validate_python`. Unix times cover seconds and milliseconds (the switch at 2e10), negative times, fractions
+that round up to the next second, the ends of Python's date range, integers past 64 bits, and the grammar of
+numbers given as text (signs, a bare point, exponents, which text takes only after a point), with seeded random
+ones. ISO text covers `isoformat_cases.py`'s spellings (those `fromisoformat` reads and their near misses) and
+the separators, fraction lengths and offsets Pydantic's own parser reads.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import json
 import random
 import sys
 from datetime import datetime
+from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -70,10 +74,29 @@ def random_values(rng: random.Random) -> list[object]:
     return out
 
 
+def iso_texts() -> list[str]:
+    """ISO 8601 spellings: `isoformat_cases.py`'s, and every pairing of the separators, clock forms and offsets
+    Pydantic's parser has rules for."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from isoformat_cases import texts  # the spellings Python's `fromisoformat` was recorded on
+
+    out = list(texts())
+    separators = ["T", "t", " ", "_", "x", "-"]
+    clocks = ["18:05", "18:05:39", "18:05:39.5", "18:05:39,5", "18:05:39.", "18:05:39.1234567",
+              "18:05:39.123456789", "18:05:39." + "1234567890" * 4, "18:05:60", "23:59:59.9999999", "24:00", "18"]
+    offsets = ["", "Z", "z", "+00:00", "-00:00", "+0530", "+05:30", "-23:59", "+24:00", "+05", "+05:30:15", " Z"]
+    for date in ["2026-11-29", "0001-01-01", "9999-12-31", "2024-02-29"]:
+        for separator in separators:
+            for clock in clocks:
+                for offset in offsets:
+                    out.append(date + separator + clock + offset)
+    return out
+
+
 def main() -> None:
     adapter = TypeAdapter(datetime)
     rng = random.Random(20261207)
-    givens: list[str] = list(FIXED) + [json.dumps(text) for text in TEXTS]
+    givens: list[str] = list(FIXED) + [json.dumps(text, ensure_ascii=False) for text in TEXTS + iso_texts()]
     for value in random_values(rng):
         givens.append(json.dumps(value[0]) if isinstance(value, list) else value)
     for given in dict.fromkeys(givens):
