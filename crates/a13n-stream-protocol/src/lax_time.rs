@@ -46,6 +46,10 @@ fn unix_time_of_text(text: &str) -> Option<UtcTime> {
 /// Whether `text` holds a Unix time, as text may: an integer's digits (within 64 bits), or a decimal's with its
 /// point, the exponent after it.
 fn unix_time_in(text: &str) -> Option<UnixTime> {
+    // ISO text fails here at its first `T`, space or colon, before any closer look.
+    if !text.bytes().all(|byte| byte.is_ascii_digit() || matches!(byte, b'+' | b'-' | b'.' | b'e' | b'E')) {
+        return None;
+    }
     let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
     let digits = |part: &str| part.bytes().all(|byte| byte.is_ascii_digit());
     if !unsigned.is_empty() && digits(unsigned) {
