@@ -48,11 +48,11 @@ pub fn open_observed_line(out: &mut Vec<u8>) -> usize {
 }
 
 /// Make the entries written one a line in `out` from `body` on into the rest of their observed line, in place:
-/// each newline between two becomes a comma, and `]}` closes the list.
+/// each newline between two becomes a comma, and `]}` closes the list. (A `body` past the end: no entries.)
 pub fn close_observed_line(out: &mut Vec<u8>, body: usize) {
     // An entry never holds a raw newline (JSON escapes it inside strings): each newline ends one entry.
     let mut from = body;
-    while let Some(at) = memchr::memchr(b'\n', &out[from..]) {
+    while let Some(at) = out.get(from..).and_then(|rest| memchr::memchr(b'\n', rest)) {
         out[from + at] = b',';
         from += at + 1;
     }
@@ -104,5 +104,21 @@ mod tests {
         let mut out = Vec::new();
         write_observed_line(b"{\"a\":1}\n{\"b\":\"x\\ny\"}\n", &mut out);
         assert_eq!(String::from_utf8(out).unwrap(), r#"{"observed":[{"a":1},{"b":"x\ny"}]}"#);
+    }
+
+    /// Entries written in place after what the output held become their observed line there: none, one without
+    /// its newline, several; a `body` past the end is no entries, not a panic.
+    #[test]
+    fn entries_written_in_place_close_into_their_observed_line() {
+        for (entries, line) in [("", "[]"), ("{\"a\":1}", "[{\"a\":1}]"), ("{\"a\":1}\n{}\n", "[{\"a\":1},{}]")] {
+            let mut out = b"before\n".to_vec();
+            let body = open_observed_line(&mut out);
+            out.extend_from_slice(entries.as_bytes());
+            close_observed_line(&mut out, body);
+            assert_eq!(String::from_utf8(out).unwrap(), format!("before\n{{\"observed\":{line}}}"));
+        }
+        let mut out = b"x".to_vec();
+        close_observed_line(&mut out, 5);
+        assert_eq!(out, b"x]}");
     }
 }

@@ -59,12 +59,14 @@ fn starting_fold(args: &FoldArgs, processor: &mut Option<AguiEventProcessor>) ->
     Ok(None)
 }
 
-/// Fold one AG-UI event line, writing its observed entries one a line.
-fn fold_event(fold: &mut DisplayFold, line: &str, entries: &mut Vec<u8>) -> Result<(), FoldError> {
+/// Fold one AG-UI event line, writing its observed entries one a line when there is somewhere to write them.
+fn fold_event(fold: &mut DisplayFold, line: &str, entries: Option<&mut Vec<u8>>) -> Result<(), FoldError> {
     match serde_json::from_str::<Value>(line) {
-        Ok(Value::Object(event)) => {
-            fold.fold(vec![event], None).map(|observed| Observed::write_lines(&observed, entries))
-        }
+        Ok(Value::Object(event)) => fold.fold(vec![event], None).map(|observed| {
+            if let Some(entries) = entries {
+                Observed::write_lines(&observed, entries);
+            }
+        }),
         Ok(other) => Err(InputError::new("", format!("expected an AG-UI event object, found {other}")).into()),
         Err(error) => Err(InputError::new("", format!("invalid JSON: {error}")).into()),
     }
@@ -256,11 +258,7 @@ fn fold_line(
     out: Option<&mut Vec<u8>>,
 ) -> Result<(), FoldError> {
     if args.agui {
-        return match (fold.as_mut(), out) {
-            (Some(fold), Some(out)) => fold_event(fold, line, out),
-            (Some(fold), None) => fold_event(fold, line, &mut Vec::new()),
-            (None, _) => Ok(()),
-        };
+        return fold.as_mut().map_or(Ok(()), |fold| fold_event(fold, line, out));
     }
     let fold = match fold {
         Some(fold) => fold,

@@ -24,7 +24,7 @@ use a13n_stream_protocol::{ReadAhead, ScannedLine, MAX_SOURCE_LINE_BYTES};
 use indicatif::ProgressBar;
 use self_cell::self_cell;
 
-use crate::failure::Failure;
+use crate::failure::{io_error, Failure};
 use crate::input::{progress_bar, show_progress, Input, Next};
 
 /// A block is handed on once it holds this many bytes of lines (or the input ends, or has nothing more ready).
@@ -99,7 +99,7 @@ fn for_each_scanned_within(
         std::thread::Builder::new()
             .name("read-ahead".into())
             .spawn(move || read_blocks(input, reader, limit, &send, &taken_back, &starving))
-            .expect("the reading thread starts")
+            .map_err(io_error)?
     };
     let mut bytes = 0u64;
     while let Some(block) = next_block(&receive, &starving) {

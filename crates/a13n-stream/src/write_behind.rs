@@ -21,7 +21,7 @@ use std::thread::JoinHandle;
 pub const CHUNK_BYTES: usize = 1 << 17;
 
 /// Room a chunk keeps past [`CHUNK_BYTES`] for what [`WriteBehind::write_in_place`] writes (an observed line is
-/// about 600 bytes in a Harness run; a longer one grows its chunk, which is then reused at that size).
+/// about 600 bytes in a Harness run; a longer one grows its chunk, which goes back to this size when reused).
 pub const IN_PLACE_BYTES: usize = 1 << 14;
 
 /// Chunks that may wait for the writer before the main thread waits for it.

@@ -185,23 +185,29 @@ fn value(text: &str, ty: &Ty, out: &mut Writer<'_>) -> Option<()> {
             out.push("}");
             Some(())
         }
-        Ty::Time if text.starts_with('"') => {
-            let written = Scanner::new(text).string()?;
-            match pydantic_datetime(&written) {
-                // Pydantic's layout of a date-time is ASCII: no character to escape.
-                Some(pydantic) if pydantic != written => {
+        Ty::Time => {
+            // What Pydantic writes for the value, where that is not the value as written: a date-time's text in its
+            // layout, or the instant a Unix time stands for. Its layout is ASCII: no character to escape.
+            let pydantic = match text.starts_with('"') {
+                true => {
+                    let written = Scanner::new(text).string()?;
+                    pydantic_datetime(&written).filter(|pydantic| *pydantic != written)
+                }
+                false => unix_time_number(text).map(|time| time.to_string()),
+            };
+            match pydantic {
+                Some(pydantic) => {
                     out.laid.rewritten = true;
                     out.push("\"");
                     out.push(&pydantic);
                     out.push("\"");
                 }
-                _ => out.copy(text),
+                None => out.copy(text),
             }
             Some(())
         }
-        // A scalar lax mode reads as another value, or a Unix time for a date-time: the general path writes it.
+        // A scalar lax mode reads as another value: the general path writes it.
         Ty::Scalar(scalar) if !written_as_held(text, *scalar) => None,
-        Ty::Time if unix_time_number(text) => None,
         _ => {
             out.copy(text);
             Some(())

@@ -133,7 +133,7 @@ fn value_in_layout(text: &str, ty: &Ty) -> Option<bool> {
             let written = scanner.string()?;
             Some(crate::lax_time::pydantic_datetime(&written).is_none_or(|pydantic| pydantic == written))
         }
-        Ty::Time if unix_time_number(text) => Some(false),
+        Ty::Time if unix_time_number(text).is_some() => Some(false),
         Ty::Scalar(scalar) => Some(written_as_held(text, *scalar)),
         _ => Some(true),
     }
@@ -203,6 +203,9 @@ enum Hole {
     Number,
     /// A date-time as Pydantic writes it.
     Time,
+    /// A number under a date-time's key, read as a Unix time (`read`) or not, as the remembered line's was: a model's
+    /// field holding one read is out of its layout, and a payload's key of that name holds any number as written.
+    TimeNumber { read: bool },
     /// The value of a scalar field (`int`, `bool`, `float`, base64 `bytes`; a string or, for `string` false, a
     /// number) held as written ([`written_as_held`]: `3.0` is not an `int` field's layout, `+/8=` not base64's).
     Scalar { scalar: Scalar, string: bool },
@@ -254,7 +257,7 @@ impl Shape {
                 Hole::Time => pydantic_time(&line[start + 1..end - 1]),
                 Hole::Scalar { scalar, .. } => scalar_held(&line[start..end], scalar),
                 Hole::Digest => !unset_text(&line[start..end]),
-                Hole::String | Hole::Number => true,
+                Hole::String | Hole::Number | Hole::TimeNumber { .. } => true,
             })
     }
 
@@ -311,9 +314,7 @@ impl Shape {
                     }
                     let hole = match kind {
                         Some(KeyKind::Scalar(scalar)) => Hole::Scalar { scalar, string: false },
-                        // A date-time given as a number Pydantic refuses (one it reads is out of layout): a line
-                        // not worth remembering, whose hole would take a number Pydantic reads as a Unix time.
-                        Some(KeyKind::Time) => return self.line.clear(),
+                        Some(KeyKind::Time) => Hole::TimeNumber { read: time_number_read(&line[start..at]) },
                         _ => Hole::Number,
                     };
                     self.holes.push((start, at, hole));
@@ -368,6 +369,10 @@ impl Shape {
             let value = at;
             at = match hole {
                 Hole::Number => number_hole(other, at, canonical.as_deref_mut())?,
+                Hole::TimeNumber { read } => {
+                    let end = number_hole(other, at, canonical.as_deref_mut())?;
+                    (time_number_read(&other[at..end]) == read).then_some(end)?
+                }
                 Hole::String | Hole::Time => string_hole(other, at, hole, canonical.as_deref_mut())?,
                 Hole::Scalar { scalar, string } => {
                     let end = match string {
@@ -480,6 +485,11 @@ fn string_hole(other: &[u8], at: usize, hole: Hole, canonical: Option<&mut bool>
 fn pydantic_time(text: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(text) else { return false };
     !text.contains('\\') && crate::lax_time::pydantic_datetime(text).is_some_and(|written| written == text)
+}
+
+/// Whether a number (its text in a line) is one Pydantic reads as a Unix time.
+fn time_number_read(text: &[u8]) -> bool {
+    std::str::from_utf8(text).is_ok_and(|text| unix_time_number(text).is_some())
 }
 
 /// Whether a scalar field's value (its text in a line) is written as the field holds it.
@@ -635,6 +645,21 @@ mod tests {
         let mut memo = LayoutMemo::default();
         assert!(memo.in_layout(0, &sorted_return("a", "2026-11-29T12:00:00+00:00")).is_none());
         assert!(memo.known[0].is_empty());
+    }
+
+    /// A payload's key named as a date-time field holds any number as written: a line holding one is remembered,
+    /// and a line of its shape is answered from memory while its number is read as a Unix time as the remembered
+    /// one was (found by a review: such lines were forgotten, and each was checked in full).
+    #[test]
+    fn a_number_under_a_date_times_key_in_a_payload_is_remembered() {
+        let usage =
+            |time: &str| line(&format!(r#"{{"schema_version":"1","kind":"usage","payload":{{"timestamp":{time}}}}}"#));
+        let mut memo = LayoutMemo::default();
+        assert!(memo.in_layout(0, &usage("1764439540")).is_some());
+        assert!(memo.in_layout(0, &usage("1764439541.5")).is_some());
+        assert_eq!(memo.known[0].len(), 1, "answered from memory");
+        assert!(memo.in_layout(0, &usage("1e400")).is_some());
+        assert_eq!(memo.known[0].len(), 2, "a number not read as a Unix time is checked in full");
     }
 
     /// Found by a review: a line the scan refuses (a lone surrogate, a number spelled `01`) was remembered as out of
