@@ -45,7 +45,8 @@ fn escaped_string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
 /// no fraction or exponent after it.
 #[inline]
 pub(crate) fn integer_end(bytes: &[u8], at: usize) -> Option<usize> {
-    let negative = bytes[at] == b'-';
+    // A text that ends where the integer would start (a checkpoint cut short) has none.
+    let negative = bytes.get(at) == Some(&b'-');
     let start = at + usize::from(negative);
     let mut end = start;
     while bytes.get(end).is_some_and(u8::is_ascii_digit) {

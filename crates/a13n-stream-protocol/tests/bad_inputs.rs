@@ -306,6 +306,29 @@ fn bad_checkpoints_are_refused_with_their_reason() {
     assert!(DisplayFold::restore_json(&good, false, None).is_ok());
 }
 
+/// A checkpoint cut short where a number goes (`"sequence":` and the end), its items' shapes already known to the
+/// one-pass reader, is refused, not a panic: found by the `checkpoint` fuzz target (session 46), where the reader's
+/// integer check read the byte past the end.
+#[test]
+fn a_checkpoint_cut_where_a_number_goes_is_refused() {
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/cases/extra-subagent-groups/source.jsonl"
+    ))
+    .expect("a repository case");
+    let mut fold = DisplayFold::new("run-parent");
+    for line in source.lines().filter(|line| !line.trim().is_empty()) {
+        let _ = fold.fold_source(&SourceItem::from_json(line).expect("a recorded line"));
+    }
+    let checkpoint = fold.export_json();
+    let cuts: Vec<usize> = checkpoint.match_indices("\"sequence\":").map(|(at, key)| at + key.len()).collect();
+    assert!(cuts.len() > 5, "the checkpoint holds numbers to cut at");
+    for cut in cuts {
+        let error = DisplayFold::restore_json(&checkpoint[..cut], false, None).unwrap_err();
+        assert!(!error.to_string().is_empty(), "cut at {cut}");
+    }
+}
+
 /// `checkpoint` with the continuation's observer `null`, as the browser package exports it after an entry.
 fn with_observer_null(checkpoint: &str) -> String {
     let mut value: serde_json::Value = serde_json::from_str(checkpoint).unwrap();
