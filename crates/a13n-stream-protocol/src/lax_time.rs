@@ -1,6 +1,6 @@
 //! A date-time field as Pydantic's lax mode reads it. A number, or text holding one, is a Unix time: seconds
 //! since the epoch, or milliseconds once its size passes 2e10; the instant is UTC. A fraction is rounded to the
-//! nearest microsecond. Text takes the digits of an integer (with a sign) or of a decimal with a point (then an
+//! nearest microsecond. Text takes the digits of an integer (signed or not) or of a decimal with a point (then an
 //! exponent too); anything else is not a Unix time, and is read as ISO 8601 text or refused.
 //! `tests/data/pydantic_datetimes.jsonl` records Pydantic on each rule's edges.
 
@@ -27,9 +27,13 @@ pub(crate) fn pydantic_datetime(text: &str) -> Option<String> {
     }
 }
 
-/// The instant a JSON number given for a date-time field stands for; `None` where Pydantic refuses it (an integer
-/// past 64 bits, a float too large to hold, an instant outside Python's years 1 to 9999).
+/// The instant a date-time field holds when a line writes its value, the JSON text `literal`, as a number (the
+/// field's dump then writes the instant as text); `None` for any other value, and where Pydantic refuses the number
+/// (an integer past 64 bits, a float too large to hold, an instant outside Python's years 1 to 9999).
 pub(crate) fn unix_time_of_number(literal: &str) -> Option<UtcTime> {
+    if !literal.starts_with(|first: char| first == '-' || first.is_ascii_digit()) {
+        return None;
+    }
     let time = match PyNumber::of(literal) {
         PyNumber::Int(digits) => UnixTime::Int(digits.parse().ok()?),
         PyNumber::Float(value) => UnixTime::Float(value),

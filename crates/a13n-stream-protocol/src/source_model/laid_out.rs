@@ -14,9 +14,10 @@ use std::ops::Range;
 
 use super::layout::Entries;
 use super::scalar::written_as_held;
-use super::{choose, unix_time_number, unset_text, Default, Extra, Ty};
+use super::{choose, unset_text, Default, Extra, Ty};
 use crate::fields::source_key;
 use crate::lax_time::pydantic_datetime;
+use crate::lax_time::unix_time_of_number;
 use crate::scan::Scanner;
 
 /// A source item's keys, in the order every writer writes them.
@@ -193,7 +194,7 @@ fn value(text: &str, ty: &Ty, out: &mut Writer<'_>) -> Option<()> {
                     let written = Scanner::new(text).string()?;
                     pydantic_datetime(&written).filter(|pydantic| *pydantic != written)
                 }
-                false => unix_time_number(text).map(|time| time.to_string()),
+                false => unix_time_of_number(text).map(|time| time.to_string()),
             };
             match pydantic {
                 Some(pydantic) => {

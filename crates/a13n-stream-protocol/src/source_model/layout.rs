@@ -6,11 +6,12 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use super::scalar::written_as_held;
-use super::{choose, unix_time_number, unset_text, Default, Extra, Model, Scalar, Ty};
+use super::{choose, unset_text, Default, Extra, Model, Scalar, Ty};
 use crate::canonical::{canonical_end, Scratch};
 use crate::canonical_token::{integer_end, string_end};
 use crate::fields::source_key;
 use crate::json::json_string_end;
+use crate::lax_time::unix_time_of_number;
 use crate::scan::Scanner;
 
 /// More keys than this in one object: not a layout the lanes take.
@@ -133,7 +134,7 @@ fn value_in_layout(text: &str, ty: &Ty) -> Option<bool> {
             let written = scanner.string()?;
             Some(crate::lax_time::pydantic_datetime(&written).is_none_or(|pydantic| pydantic == written))
         }
-        Ty::Time if unix_time_number(text).is_some() => Some(false),
+        Ty::Time if unix_time_of_number(text).is_some() => Some(false),
         Ty::Scalar(scalar) => Some(written_as_held(text, *scalar)),
         _ => Some(true),
     }
@@ -489,7 +490,7 @@ fn pydantic_time(text: &[u8]) -> bool {
 
 /// Whether a number (its text in a line) is one Pydantic reads as a Unix time.
 fn time_number_read(text: &[u8]) -> bool {
-    std::str::from_utf8(text).is_ok_and(|text| unix_time_number(text).is_some())
+    std::str::from_utf8(text).is_ok_and(|text| unix_time_of_number(text).is_some())
 }
 
 /// Whether a scalar field's value (its text in a line) is written as the field holds it.

@@ -17,7 +17,6 @@ use crate::fields::event_kind as kinds;
 use crate::fields::source_key::{self, CAPABILITY_IDS};
 use crate::json::Object;
 use crate::lax_time::unix_time_of_number;
-use crate::time::UtcTime;
 
 pub(crate) mod laid_out;
 pub(crate) mod laid_out_memo;
@@ -251,12 +250,6 @@ fn unset(value: &Value) -> bool {
 /// [`unset`], for the value as a line writes it (no escape spells an empty string).
 pub(crate) fn unset_text(text: &[u8]) -> bool {
     matches!(text, b"null" | b"\"\"")
-}
-
-/// The instant a date-time field holds when a line writes its value `text` as a number Pydantic reads as a Unix
-/// time (the field's dump then writes the instant as text); `None` for any other value.
-pub(crate) fn unix_time_number(text: &str) -> Option<UtcTime> {
-    text.starts_with(|first: char| first == '-' || first.is_ascii_digit()).then(|| unix_time_of_number(text))?
 }
 
 /// The identifier Pydantic AI computes for a content from field `of` of `object` (its fields so far): the first six
