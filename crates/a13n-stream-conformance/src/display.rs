@@ -14,25 +14,17 @@ enum Input<'a> {
 
 /// The display line of one input, as the recorded `observed.jsonl` writes it.
 fn fold_line(fold: &mut DisplayFold, input: &Input<'_>) -> String {
-    let mut entries = Vec::with_capacity(512);
-    let result: Result<(), FoldError> = match input {
-        Input::Source(line) => fold.fold_line(line, &mut entries).map(drop),
+    let mut out = Vec::with_capacity(512);
+    let _ = recorded::write_fold_line(&mut out, |entries| match input {
+        Input::Source(line) => fold.fold_line(line, entries).map(drop),
         Input::Agui(line) => match serde_json::from_str::<Value>(line) {
             Ok(Value::Object(event)) => {
-                fold.fold(vec![event], None).map(|observed| Observed::write_lines(&observed, &mut entries))
+                fold.fold(vec![event], None).map(|observed| Observed::write_lines(&observed, entries))
             }
             Ok(_) => Err(a13n_stream_protocol::InputError::new("", "expected an AG-UI event object").into()),
             Err(error) => Err(a13n_stream_protocol::InputError::new("", error.to_string()).into()),
         },
-    };
-    let mut out = Vec::with_capacity(entries.len() + 32);
-    match result {
-        Ok(()) => recorded::write_observed_line(&entries, &mut out),
-        Err(error) => {
-            let (kind, message) = recorded::fold_error_parts(&error);
-            recorded::write_error_line(kind, &message, &mut out);
-        }
-    }
+    });
     String::from_utf8(out).unwrap_or_default()
 }
 

@@ -62,6 +62,26 @@ pub fn close_observed_line(out: &mut Vec<u8>, body: usize) {
     out.extend_from_slice(b"]}");
 }
 
+/// Append one input's display line: the observed entries `fold` appends (one a line) made into their observed line
+/// where they lie, or, when it fails, its error line in their stead. The fold's result is returned.
+pub fn write_fold_line(
+    out: &mut Vec<u8>,
+    fold: impl FnOnce(&mut Vec<u8>) -> Result<(), FoldError>,
+) -> Result<(), FoldError> {
+    let start = out.len();
+    let body = open_observed_line(out);
+    let result = fold(out);
+    match &result {
+        Ok(()) => close_observed_line(out, body),
+        Err(error) => {
+            out.truncate(start);
+            let (kind, message) = fold_error_parts(error);
+            write_error_line(kind, &message, out);
+        }
+    }
+    result
+}
+
 /// Append the error line of a rejected or malformed item.
 pub fn write_error_line(kind: &str, message: &str, out: &mut Vec<u8>) {
     out.extend_from_slice(b"{\"error\":{\"type\":");

@@ -215,7 +215,14 @@ impl<'a> Folding<'a> {
         let result = match observed {
             // Without --observed nothing reads the observed lines: only the state is wanted.
             None => fold_into(None),
-            Some(out) => out.write_in_place(|out| write_observed(out, fold_into)).map_err(io_error)?,
+            // The observed line is made in the output's own memory.
+            Some(out) => out
+                .write_in_place(|out| {
+                    let result = recorded::write_fold_line(out, |out| fold_into(Some(out)));
+                    out.push(b'\n');
+                    result
+                })
+                .map_err(io_error)?,
         };
         if let Err(error) = &result {
             self.outcome.report(number, error.is_observation(), &error.to_string());
@@ -273,27 +280,6 @@ fn fold_line(
         (Some(scanned), None) => fold.replay_scanned(scanned).map(drop),
         (Some(scanned), Some(out)) => fold.fold_scanned_line(scanned, out).map(drop),
     }
-}
-
-/// Append a line's observed line to `out` (the output's own memory): the entries `fold` writes, in place, or its
-/// error line in their stead.
-fn write_observed(
-    out: &mut Vec<u8>,
-    fold: impl FnOnce(Option<&mut Vec<u8>>) -> Result<(), FoldError>,
-) -> Result<(), FoldError> {
-    let start = out.len();
-    let body = recorded::open_observed_line(out);
-    let result = fold(Some(&mut *out));
-    match &result {
-        Ok(()) => recorded::close_observed_line(out, body),
-        Err(error) => {
-            out.truncate(start);
-            let (kind, message) = recorded::fold_error_parts(error);
-            recorded::write_error_line(kind, &message, out);
-        }
-    }
-    out.push(b'\n');
-    result
 }
 
 /// `--lanes`: on standard error, how many lines took each path through the fold.
