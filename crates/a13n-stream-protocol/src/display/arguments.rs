@@ -71,27 +71,43 @@ impl DisplayFold {
     /// Hold a new argument stream whose first delta is `event` (the part-delta observation folded as the current
     /// sequence), sealing the one held before.
     pub(super) fn open_arguments(&mut self, event: Object, stream: Value) {
+        self.hold_new_arguments(event, |fields| Held::Decoded(StreamedArguments { stream, ..fields }));
+    }
+
+    /// [`DisplayFold::open_arguments`] for the argument lane, with the stream's identity as the lane writes it
+    /// ([`ArgsDelta::write_identity`](crate::lanes::delta_line::ArgsDelta::write_identity)): kept as that text.
+    pub(super) fn open_lane_arguments(&mut self, event: Object, identity: &[u8]) {
+        // The lane writes its identities from strings: they are UTF-8.
+        let identity = String::from_utf8_lossy(identity).into();
+        self.hold_new_arguments(event, |fields| Held::Lane { identity, fields });
+    }
+
+    fn hold_new_arguments(&mut self, event: Object, hold: impl FnOnce(StreamedArguments) -> Held) {
         self.seal_arguments();
         self.arguments.open = true;
         let key = observation_id(&self.run_id, self.attempt, self.sequence);
         let size = json_size(event.get(agui_key::VALUE).unwrap_or(&Value::Null)) as u64;
         let at = self.occurred(&event);
-        self.arguments.held =
-            Some(Held::Decoded(StreamedArguments { stream, key, at, sequence: 0, event: Some(event), size }));
+        let fields = StreamedArguments { stream: Value::Null, key, at, sequence: 0, event: Some(event), size };
+        self.arguments.held = Some(hold(fields));
     }
 
-    /// Whether the held stream's last delta was the event just folded and its stream is `stream`: the next delta
-    /// of `stream` continues it.
-    pub(super) fn holds_adjacent(&mut self, stream: Option<&Value>) -> bool {
+    /// Whether the held stream's last delta was the event just folded and, given an argument lane's delta's
+    /// `identity`, its stream is that delta's: the next delta continues it. `stream` makes the delta's stream value,
+    /// compared when the lane did not open the held stream.
+    pub(super) fn holds_adjacent(&mut self, identity: Option<&[u8]>, stream: impl FnOnce() -> Value) -> bool {
         let sequence = self.sequence;
         self.arguments.held.as_mut().is_some_and(|held| {
-            held.sequence() == sequence && stream.is_none_or(|stream| py_equal(&held.decoded().stream, stream))
+            held.sequence() == sequence
+                && identity.is_none_or(|identity| {
+                    held.has_identity(identity).unwrap_or_else(|| py_equal(&held.decoded().stream, &stream()))
+                })
         })
     }
 
     /// Append a continuing delta's text to the held observation.
     pub(super) fn grow_arguments(&mut self, text: &str) {
-        if let Some(held) = self.arguments.held.as_mut().map(Held::decoded) {
+        if let Some(held) = self.arguments.held.as_mut().map(Held::fields) {
             if let Some(event) = held.event.as_mut() {
                 append_args_delta(event, text);
                 held.size = held.size.saturating_add((escaped_str_size(text) - 2) as u64);
@@ -126,7 +142,7 @@ impl DisplayFold {
                     size: 0,
                 })
             })
-            .decoded();
+            .fields();
         held.sequence = sequence;
         if !retain && held.size > MAX_OBSERVATION_BYTES as u64 {
             held.event = None;

@@ -1,14 +1,18 @@
-//! The argument stream a fold holds: decoded, or as the checkpoint text it was restored from.
+//! The argument stream a fold holds: decoded, opened by the fold's lane with its identity as text, or as the
+//! checkpoint text it was restored from.
 //!
 //! Decoding a held stream builds two JSON trees (its identity and its whole observation), which costs a small
 //! checkpoint's restore more than all its items. Most restores never read them: only the next argument delta of
 //! the same stream does. So a restore keeps the checkpoint's text of the held stream when it is exactly what this
-//! library writes for it, and reads it back the first time a delta needs it.
+//! library writes for it, and reads it back the first time a delta needs it. Likewise a stream the argument lane
+//! opens keeps its identity as the text the lane compares identities by, and builds its tree only when another
+//! path, or an export, reads it.
 
 use std::borrow::Cow;
 
 use super::checkpoint::StreamedArguments;
 use crate::canonical::Scratch;
+use crate::lanes::delta_line::stream_of_identity;
 use crate::scan::Scanner;
 use crate::time::{TimeReader, UtcTime};
 
@@ -16,6 +20,13 @@ use crate::time::{TimeReader, UtcTime};
 #[derive(Clone, Debug)]
 pub(super) enum Held {
     Decoded(StreamedArguments),
+    /// Opened by the argument lane: the stream's identity as the JSON text of its value
+    /// ([`ArgsDelta::write_identity`](crate::lanes::delta_line::ArgsDelta::write_identity)), and the other fields,
+    /// whose `stream` is not read.
+    Lane {
+        identity: Box<str>,
+        fields: StreamedArguments,
+    },
     /// The JSON text of a [`StreamedArguments`] exactly as this library writes it, with the two fields the fold
     /// reads without decoding the rest.
     Restored {
@@ -67,7 +78,7 @@ impl Held {
     /// The id of the observation item that holds the stream.
     pub(super) fn key(&self) -> &str {
         match self {
-            Held::Decoded(held) => &held.key,
+            Held::Decoded(held) | Held::Lane { fields: held, .. } => &held.key,
             Held::Restored { key, .. } => key,
         }
     }
@@ -75,7 +86,7 @@ impl Held {
     /// The sequence of the last delta folded in.
     pub(super) fn sequence(&self) -> u64 {
         match self {
-            Held::Decoded(held) => held.sequence,
+            Held::Decoded(held) | Held::Lane { fields: held, .. } => held.sequence,
             Held::Restored { sequence, .. } => *sequence,
         }
     }
@@ -84,6 +95,15 @@ impl Held {
     pub(super) fn decoded(&mut self) -> &mut StreamedArguments {
         match self {
             Held::Decoded(held) => held,
+            Held::Lane { .. } => {
+                // Moved, not copied: the observation it holds may be large. (The stand-in allocates nothing.)
+                let stand_in = Held::Restored { key: String::new(), sequence: 0, text: Box::default() };
+                if let Held::Lane { identity, fields } = std::mem::replace(self, stand_in) {
+                    *self =
+                        Held::Decoded(StreamedArguments { stream: stream_of_identity(identity.as_bytes()), ..fields });
+                }
+                self.decoded()
+            }
             Held::Restored { .. } => {
                 *self = Held::Decoded(self.to_decoded());
                 self.decoded()
@@ -91,10 +111,31 @@ impl Held {
         }
     }
 
+    /// The stream's fields other than its identity, to read or change: a stream the lane opened keeps its identity
+    /// as text (`stream` is then not to be read).
+    pub(super) fn fields(&mut self) -> &mut StreamedArguments {
+        match self {
+            Held::Lane { fields, .. } => fields,
+            held => held.decoded(),
+        }
+    }
+
+    /// Whether the stream's identity is the one `identity` writes, when the lane opened it (`None` otherwise: its
+    /// value is then to be compared).
+    pub(super) fn has_identity(&self, identity: &[u8]) -> Option<bool> {
+        match self {
+            Held::Lane { identity: own, .. } => Some(own.as_bytes() == identity),
+            _ => None,
+        }
+    }
+
     /// A decoded copy.
     pub(super) fn to_decoded(&self) -> StreamedArguments {
         match self {
             Held::Decoded(held) => held.clone(),
+            Held::Lane { identity, fields } => {
+                StreamedArguments { stream: stream_of_identity(identity.as_bytes()), ..fields.clone() }
+            }
             // The text decoded as these fields when it was restored, and it is this library's own writing of
             // them: it decodes again.
             Held::Restored { key, sequence, text } => {
@@ -150,6 +191,25 @@ mod tests {
             assert_eq!(*restored.decoded(), held);
             assert!(matches!(restored, Held::Decoded(_)));
         }
+    }
+
+    /// A stream the lane opened reads as the stream its identity's text is, without the text's fields being
+    /// touched; its identity is compared as text, and nothing else is.
+    #[test]
+    fn a_lane_stream_keeps_its_identity_as_text() {
+        let held = streamed();
+        let identity = crate::json::to_pydantic_json(&held.stream).unwrap();
+        let fields = StreamedArguments { stream: serde_json::Value::Null, ..held.clone() };
+        let mut lane = Held::Lane { identity: identity.clone().into(), fields };
+        assert_eq!((lane.key(), lane.sequence()), ("itm_1", 7));
+        assert_eq!(lane.to_decoded(), held);
+        assert_eq!(lane.has_identity(identity.as_bytes()), Some(true));
+        assert_eq!(lane.has_identity(identity.replace("\"r\"", "\"s\"").as_bytes()), Some(false));
+        lane.fields().sequence = 8;
+        assert!(matches!(lane, Held::Lane { .. }), "reading the fields decodes nothing");
+        assert_eq!(*lane.decoded(), StreamedArguments { sequence: 8, ..held.clone() });
+        assert!(matches!(lane, Held::Decoded(_)));
+        assert_eq!(lane.has_identity(identity.as_bytes()), None);
     }
 
     /// Any other spelling is left to serde, even one that decodes to the same stream.

@@ -207,38 +207,33 @@ impl DisplayFold {
             }
         };
         // The identity a reader made ahead of the fold is what the calls below make (`ArgsDelta::prepare`).
-        let mut prepared = delta.prepared.take();
+        let prepared = delta.prepared.take();
         let (identity, spare, same) = match last {
             Some(last) if delta.memo_line.is_some() && delta.memo_line == last_line => (last, spare, true),
             last => {
                 let mut identity = spare;
                 identity.clear();
                 match &prepared {
-                    Some(prepared) => identity.extend_from_slice(&prepared.bytes),
+                    Some(prepared) => identity.extend_from_slice(prepared),
                     None => delta.write_identity(&mut identity),
                 }
                 let same = last.as_ref() == Some(&identity);
                 (identity, last.unwrap_or_default(), same)
             }
         };
-        let known = same && self.holds_adjacent(None);
-        let stream = match (known, prepared.as_mut()) {
-            (true, _) => None,
-            (false, Some(prepared)) => Some(std::mem::take(&mut prepared.stream)),
-            (false, None) => Some(delta.stream()),
-        };
-        let continued = known || (stream.is_some() && self.holds_adjacent(stream.as_ref()));
-        // A new stream holds the observation whole, as the general path's object, built from the same description
-        // as the bytes; either way the bytes are written straight into the output below.
-        let opened = match (continued, stream) {
-            (true, _) => None,
-            (false, Some(stream)) => Some((delta.event_object(child), stream)),
-            (false, None) => return false,
+        let continued = if same {
+            self.holds_adjacent(None, Value::default)
+        } else {
+            self.holds_adjacent(Some(&identity), || delta.stream())
         };
         self.next_sequence();
-        match opened {
-            None => self.grow_arguments(delta.text()),
-            Some((object, stream)) => self.open_arguments(object, stream),
+        // A new stream holds the observation whole, as the general path's object, built from the same description
+        // as the bytes, and its identity as the text the lane compares identities by; either way the bytes are
+        // written straight into the output below.
+        if continued {
+            self.grow_arguments(delta.text());
+        } else {
+            self.open_lane_arguments(delta.event_object(child), &identity);
         }
         let subagent = child.then(|| Value::String(parsed.head.run_id.to_string()));
         let (sequence, writes) = (self.sequence, self.writes_observed);

@@ -189,7 +189,7 @@ pub(crate) struct ArgsDelta<'a> {
     pub(crate) memo_line: Option<MemoLine>,
     /// The stream's identity, made ahead of the fold ([`ArgsDelta::prepare`]) when a reader scans on another
     /// thread; the lane takes it instead of making it again.
-    pub(crate) prepared: Cell<Option<Box<PreparedIdentity>>>,
+    pub(crate) prepared: Cell<Option<Vec<u8>>>,
 }
 
 /// The name a [`DeltaMemo`](crate::lanes::delta_memo::DeltaMemo) gives a line it remembers, which the deltas read by
@@ -201,12 +201,6 @@ pub(crate) struct MemoLine {
     pub(crate) line: u64,
 }
 
-/// [`ArgsDelta::write_identity`] and [`ArgsDelta::stream`], made beforehand.
-pub(crate) struct PreparedIdentity {
-    pub(crate) bytes: Vec<u8>,
-    pub(crate) stream: Value,
-}
-
 impl<'a> ArgsDelta<'a> {
     /// Make the stream's identity, for a fold that may take it on another thread. (The observation event a stream
     /// opens with is left to the fold: made here, it cost the fold as much to take over as to make, since its tree
@@ -214,7 +208,7 @@ impl<'a> ArgsDelta<'a> {
     pub(crate) fn prepare(&self) {
         let mut bytes = Vec::with_capacity(256);
         self.write_identity(&mut bytes);
-        self.prepared.set(Some(Box::new(PreparedIdentity { bytes, stream: self.stream() })));
+        self.prepared.set(Some(bytes));
     }
 
     fn new(parsed: DeltaLine<'a>) -> Option<ArgsDelta<'a>> {
@@ -305,25 +299,32 @@ impl<'a> ArgsDelta<'a> {
         }
     }
 
-    /// Append what identifies the delta's argument stream, as bytes: thread, run and the source event without
-    /// its text. Two lines with equal identities have equal [`ArgsDelta::stream`] values.
+    /// Append what identifies the delta's argument stream: the JSON text of its [`ArgsDelta::stream`] value (name,
+    /// thread, run and the source event without its text), written canonically, so two lines' identities are equal
+    /// exactly when their streams are.
     pub(crate) fn write_identity(&self, out: &mut Vec<u8>) {
+        out.push(b'[');
+        write_pydantic_str(out, names::PART_DELTA);
+        out.push(b',');
         write_pydantic_str(out, &self.line.head.thread_id);
+        out.push(b',');
         write_pydantic_str(out, &self.line.head.run_id);
+        out.push(b',');
         self.describe_source_event(false, &mut Bytes(out));
+        out.push(b']');
     }
 
     /// The stream identity the display fold holds for an argument observation: name, thread, run, and the source
-    /// event with `null` for its text.
+    /// event with `null` for its text; the value [`ArgsDelta::write_identity`]'s text reads as.
     pub(crate) fn stream(&self) -> Value {
-        let mut event = Tree::default();
-        self.describe_source_event(false, &mut event);
-        let head = &self.line.head;
-        Value::Array(vec![
-            names::PART_DELTA.into(),
-            head.thread_id.as_ref().into(),
-            head.run_id.as_ref().into(),
-            event.into_value(),
-        ])
+        let mut identity = Vec::with_capacity(256);
+        self.write_identity(&mut identity);
+        stream_of_identity(&identity)
     }
+}
+
+/// The stream value an identity's text ([`ArgsDelta::write_identity`]) reads as.
+pub(crate) fn stream_of_identity(identity: &[u8]) -> Value {
+    // The identity is JSON this library wrote from strings and an integer: it always reads.
+    serde_json::from_slice(identity).unwrap_or(Value::Null)
 }

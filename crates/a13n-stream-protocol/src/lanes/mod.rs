@@ -29,8 +29,10 @@
 //! stream's last delta was the event just before, and the delta belongs to the same stream. It writes the
 //! observation's copy of the source event from the scanned fields in its model's key order (the line's too: a lane
 //! takes only a line in its model's layout), each value in
-//! canonical form, so no tree is built. The stream check compares the held stream's value once; after that the lane
-//! remembers the stream's identity bytes (thread, run and the event without its text) and compares those; each delta
+//! canonical form, so no tree is built. A stream's identity is the JSON text of its value (name, thread, run and the
+//! event without its text) written canonically, so two identities are equal exactly when the streams are: the lane
+//! compares identities, and the value's tree is built only when the held stream was opened on the general path or
+//! restored (and for an export, from the text); the lane remembers the last identity it compared; each delta
 //! writes its identity into the buffer the one before last used, so a run of deltas allocates none, and the item
 //! grows in place and reports itself to the observed line by reference (`put_arguments` hands what it changed to the
 //! caller, which writes it or, on the general path, keeps an owned copy). A delta that starts a stream, names
@@ -101,8 +103,8 @@
 //!
 //! The argument lane also opens a stream: the first delta of a call's arguments holds its observation whole. The
 //! lane describes the observation once, as calls on a `sink::JsonSink`; the `Bytes` sink writes the observed line's
-//! event and the `Tree` sink builds the held object (and the stream's identity) from the same calls, so nothing is
-//! written and parsed back and the two cannot drift. Later deltas only append (`value.event.delta.args_delta` is
+//! event and the `Tree` sink builds the held object from the same calls, so nothing is written and parsed back and
+//! the two cannot drift. The held stream keeps the identity's text (`Held::Lane`). Later deltas only append (`value.event.delta.args_delta` is
 //! found by comparing the few keys in order, not by hashing them).
 //!
 //! `DisplayFold::replay_line` folds a line for its state alone: every lane and the general path skip writing the
