@@ -22,7 +22,7 @@ use crate::error::FoldError;
 use crate::fields::item_key;
 use crate::lanes::args_event::EventTemplate;
 use crate::lanes::carried_line::CarriedLine;
-use crate::lanes::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
+use crate::lanes::delta_line::{stream_of_identity, ArgsDelta, ContentDelta, DeltaLine};
 use crate::lanes::input_line::InputLine;
 use crate::lanes::lane_counts::LaneCounts;
 use crate::lanes::lane_hint::{scan_for_lane, take_scanned_or_respelled, LaneMemos, Lanes, Respell, Scanned};
@@ -224,7 +224,7 @@ impl DisplayFold {
         let continued = if same {
             self.holds_adjacent(None, Value::default)
         } else {
-            self.holds_adjacent(Some(&identity), || delta.stream())
+            self.holds_adjacent(Some(&identity), || stream_of_identity(&identity))
         };
         self.next_sequence();
         // A new stream holds the observation whole, as the general path's object, built from the same description

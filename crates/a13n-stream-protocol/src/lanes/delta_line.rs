@@ -299,7 +299,7 @@ impl<'a> ArgsDelta<'a> {
         }
     }
 
-    /// Append what identifies the delta's argument stream: the JSON text of its [`ArgsDelta::stream`] value (name,
+    /// Append what identifies the delta's argument stream: the JSON text of its [`stream_of_identity`] value (name,
     /// thread, run and the source event without its text), written canonically, so two lines' identities are equal
     /// exactly when their streams are.
     pub(crate) fn write_identity(&self, out: &mut Vec<u8>) {
@@ -313,17 +313,10 @@ impl<'a> ArgsDelta<'a> {
         self.describe_source_event(false, &mut Bytes(out));
         out.push(b']');
     }
-
-    /// The stream identity the display fold holds for an argument observation: name, thread, run, and the source
-    /// event with `null` for its text; the value [`ArgsDelta::write_identity`]'s text reads as.
-    pub(crate) fn stream(&self) -> Value {
-        let mut identity = Vec::with_capacity(256);
-        self.write_identity(&mut identity);
-        stream_of_identity(&identity)
-    }
 }
 
-/// The stream value an identity's text ([`ArgsDelta::write_identity`]) reads as.
+/// The stream identity the display fold holds for an argument observation (name, thread, run, and the source event
+/// with `null` for its text): the value an identity's text ([`ArgsDelta::write_identity`]) reads as.
 pub(crate) fn stream_of_identity(identity: &[u8]) -> Value {
     // The identity is JSON this library wrote from strings and an integer: it always reads.
     serde_json::from_slice(identity).unwrap_or(Value::Null)
