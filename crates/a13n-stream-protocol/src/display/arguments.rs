@@ -77,9 +77,7 @@ impl DisplayFold {
     /// [`DisplayFold::open_arguments`] for the argument lane, with the stream's identity as the lane writes it
     /// ([`ArgsDelta::write_identity`](crate::lanes::delta_line::ArgsDelta::write_identity)): kept as that text.
     pub(super) fn open_lane_arguments(&mut self, event: Object, identity: &[u8]) {
-        // The lane writes its identities from strings: they are UTF-8.
-        let identity = String::from_utf8_lossy(identity).into();
-        self.hold_new_arguments(event, |fields| Held::Lane { identity, fields });
+        self.hold_new_arguments(event, |fields| Held::Lane { identity: identity.into(), fields });
     }
 
     fn hold_new_arguments(&mut self, event: Object, hold: impl FnOnce(StreamedArguments) -> Held) {

@@ -24,7 +24,7 @@ pub(super) enum Held {
     /// ([`ArgsDelta::write_identity`](crate::lanes::delta_line::ArgsDelta::write_identity)), and the other fields,
     /// whose `stream` is not read.
     Lane {
-        identity: Box<str>,
+        identity: Box<[u8]>,
         fields: StreamedArguments,
     },
     /// The JSON text of a [`StreamedArguments`] exactly as this library writes it, with the two fields the fold
@@ -99,9 +99,9 @@ impl Held {
                 // Moved, not copied: the observation it holds may be large. (The stand-in allocates nothing.)
                 let stand_in = Held::Restored { key: String::new(), sequence: 0, text: Box::default() };
                 if let Held::Lane { identity, fields } = std::mem::replace(self, stand_in) {
-                    *self =
-                        Held::Decoded(StreamedArguments { stream: stream_of_identity(identity.as_bytes()), ..fields });
+                    *self = Held::Decoded(StreamedArguments { stream: stream_of_identity(&identity), ..fields });
                 }
+                debug_assert!(matches!(self, Held::Decoded(_)), "the stand-in is never kept");
                 self.decoded()
             }
             Held::Restored { .. } => {
@@ -124,7 +124,7 @@ impl Held {
     /// value is then to be compared).
     pub(super) fn has_identity(&self, identity: &[u8]) -> Option<bool> {
         match self {
-            Held::Lane { identity: own, .. } => Some(own.as_bytes() == identity),
+            Held::Lane { identity: own, .. } => Some(**own == *identity),
             _ => None,
         }
     }
@@ -134,7 +134,7 @@ impl Held {
         match self {
             Held::Decoded(held) => held.clone(),
             Held::Lane { identity, fields } => {
-                StreamedArguments { stream: stream_of_identity(identity.as_bytes()), ..fields.clone() }
+                StreamedArguments { stream: stream_of_identity(identity), ..fields.clone() }
             }
             // The text decoded as these fields when it was restored, and it is this library's own writing of
             // them: it decodes again.
@@ -200,7 +200,7 @@ mod tests {
         let held = streamed();
         let identity = crate::json::to_pydantic_json(&held.stream).unwrap();
         let fields = StreamedArguments { stream: serde_json::Value::Null, ..held.clone() };
-        let mut lane = Held::Lane { identity: identity.clone().into(), fields };
+        let mut lane = Held::Lane { identity: identity.as_bytes().into(), fields };
         assert_eq!((lane.key(), lane.sequence()), ("itm_1", 7));
         assert_eq!(lane.to_decoded(), held);
         assert_eq!(lane.has_identity(identity.as_bytes()), Some(true));

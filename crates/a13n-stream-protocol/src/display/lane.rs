@@ -196,7 +196,7 @@ impl DisplayFold {
             delta.tool_call_id(),
         );
         let Some(child) = found else { return false };
-        // The stream identity the lane verified last (against the held stream's value) spares rebuilding it. The
+        // The stream identity the lane compared last (with the held stream's) spares writing it again. The
         // identity is written into the buffer of the one before it, so a run of deltas allocates none; a delta
         // the memo read by the last delta's line has that delta's identity, so it writes none.
         let (spare, last, last_line) = match self.fast.lane.take() {

@@ -319,5 +319,7 @@ impl<'a> ArgsDelta<'a> {
 /// with `null` for its text): the value an identity's text ([`ArgsDelta::write_identity`]) reads as.
 pub(crate) fn stream_of_identity(identity: &[u8]) -> Value {
     // The identity is JSON this library wrote from strings and an integer: it always reads.
-    serde_json::from_slice(identity).unwrap_or(Value::Null)
+    let stream = serde_json::from_slice(identity);
+    debug_assert!(stream.is_ok(), "an identity the lane wrote reads back");
+    stream.unwrap_or(Value::Null)
 }

@@ -104,8 +104,8 @@
 //! The argument lane also opens a stream: the first delta of a call's arguments holds its observation whole. The
 //! lane describes the observation once, as calls on a `sink::JsonSink`; the `Bytes` sink writes the observed line's
 //! event and the `Tree` sink builds the held object from the same calls, so nothing is written and parsed back and
-//! the two cannot drift. The held stream keeps the identity's text (`Held::Lane`). Later deltas only append (`value.event.delta.args_delta` is
-//! found by comparing the few keys in order, not by hashing them).
+//! the two cannot drift. The held stream keeps the identity's text (`Held::Lane`). Later deltas only append
+//! (`value.event.delta.args_delta` is found by comparing the few keys in order, not by hashing them).
 //!
 //! `DisplayFold::replay_line` folds a line for its state alone: every lane and the general path skip writing the
 //! observed lines (a flag on the fold, set only for that call). Rebuilding a fold from a journal (the Python
