@@ -6,13 +6,14 @@
 use serde_json::{json, Value};
 
 use super::bounds::{append_args_delta, append_value_args_delta, omitted};
+use super::held::unset;
 use super::item::{observation_id, ObservedItem};
 use super::{
     Change, CharCounts, Field, Held, ItemContent, ItemKind, ItemState, StreamedArguments, MAX_OBSERVATION_BYTES,
 };
 use crate::fields::{agui_key, source_key};
 use crate::json::{escaped_str_size, json_size, py_equal, Object};
-use crate::{names, DisplayFold, ItemRef, UtcTime};
+use crate::{names, DisplayFold, ItemRef};
 
 /// The argument stream a fold holds: the observation its deltas fold into, and whether that observation is still
 /// live (unsealed) in the store.
@@ -86,7 +87,7 @@ impl DisplayFold {
         let key = observation_id(&self.run_id, self.attempt, self.sequence);
         let size = json_size(event.get(agui_key::VALUE).unwrap_or(&Value::Null)) as u64;
         let at = self.occurred(&event);
-        let fields = StreamedArguments { stream: Value::Null, key, at, sequence: 0, event: Some(event), size };
+        let fields = StreamedArguments { key, at, event: Some(event), size, ..unset() };
         self.arguments.held = Some(hold(fields));
     }
 
@@ -127,20 +128,7 @@ impl DisplayFold {
         let sequence = self.sequence;
         let retain = self.content.retain_content();
         // Set by the caller (a new stream) or held (a continued one); the default is never built.
-        let held = self
-            .arguments
-            .held
-            .get_or_insert_with(|| {
-                Held::Decoded(StreamedArguments {
-                    stream: Value::Null,
-                    key: String::new(),
-                    at: UtcTime::EPOCH,
-                    sequence: 0,
-                    event: None,
-                    size: 0,
-                })
-            })
-            .fields();
+        let held = self.arguments.held.get_or_insert_with(|| Held::Decoded(unset())).fields();
         held.sequence = sequence;
         if !retain && held.size > MAX_OBSERVATION_BYTES as u64 {
             held.event = None;

@@ -95,13 +95,10 @@ impl Held {
     pub(super) fn decoded(&mut self) -> &mut StreamedArguments {
         match self {
             Held::Decoded(held) => held,
-            Held::Lane { .. } => {
-                // Moved, not copied: the observation it holds may be large. (The stand-in allocates nothing.)
-                let stand_in = Held::Restored { key: String::new(), sequence: 0, text: Box::default() };
-                if let Held::Lane { identity, fields } = std::mem::replace(self, stand_in) {
-                    *self = Held::Decoded(StreamedArguments { stream: stream_of_identity(&identity), ..fields });
-                }
-                debug_assert!(matches!(self, Held::Decoded(_)), "the stand-in is never kept");
+            Held::Lane { identity, fields } => {
+                // Moved, not copied: the observation it holds may be large.
+                let stream = stream_of_identity(identity);
+                *self = Held::Decoded(StreamedArguments { stream, ..std::mem::replace(fields, unset()) });
                 self.decoded()
             }
             Held::Restored { .. } => {
@@ -138,17 +135,21 @@ impl Held {
             }
             // The text decoded as these fields when it was restored, and it is this library's own writing of
             // them: it decodes again.
-            Held::Restored { key, sequence, text } => {
-                serde_json::from_str(text).unwrap_or_else(|_| StreamedArguments {
-                    stream: serde_json::Value::Null,
-                    key: key.clone(),
-                    at: UtcTime::EPOCH,
-                    sequence: *sequence,
-                    event: None,
-                    size: 0,
-                })
-            }
+            Held::Restored { key, sequence, text } => serde_json::from_str(text)
+                .unwrap_or_else(|_| StreamedArguments { key: key.clone(), sequence: *sequence, ..unset() }),
         }
+    }
+}
+
+/// A stream's fields with nothing set: no identity, key or observation, the epoch, sequence and size 0.
+pub(super) fn unset() -> StreamedArguments {
+    StreamedArguments {
+        stream: serde_json::Value::Null,
+        key: String::new(),
+        at: UtcTime::EPOCH,
+        sequence: 0,
+        event: None,
+        size: 0,
     }
 }
 
