@@ -48,12 +48,18 @@ pub struct WriteBehind {
 impl WriteBehind {
     /// Write to `out` on a new thread.
     pub fn new(out: Box<dyn Write + Send>) -> WriteBehind {
+        WriteBehind::after(move || Ok(out))
+    }
+
+    /// Write on a new thread to the output `open` makes there first: work on the output (emptying a file) that
+    /// the caller need not wait for. An error from `open` is reported as a failed write is.
+    pub fn after(open: impl FnOnce() -> io::Result<Box<dyn Write + Send>> + Send + 'static) -> WriteBehind {
         let (orders, taken) = sync_channel(CHUNKS_AHEAD);
         // Room for every chunk there can be: giving one back never waits.
         let (give_back, written) = sync_channel(CHUNKS_AHEAD + 2);
         let writer = std::thread::Builder::new()
             .name("write-behind".into())
-            .spawn(move || write_chunks(out, &taken, &give_back))
+            .spawn(move || write_chunks(open()?, &taken, &give_back))
             .expect("the output thread starts");
         WriteBehind { chunk: Vec::new(), orders: Some(orders), written, writer: Some(writer), failed: None }
     }
@@ -317,5 +323,16 @@ mod tests {
         writer.write_all(b"held\n").unwrap();
         drop(writer);
         assert_eq!(*out.bytes.lock().unwrap(), b"held\n");
+    }
+
+    /// An output that could not be made is reported as a failed write is: by the next hand-on or flush, and
+    /// again after.
+    #[test]
+    fn an_output_that_could_not_be_made_is_reported_as_a_failed_write() {
+        let mut writer = WriteBehind::after(|| Err(io::Error::other("out.jsonl: refused")));
+        writer.write_all(b"line\n").unwrap();
+        let error = writer.flush().unwrap_err();
+        assert_eq!(error.to_string(), "out.jsonl: refused");
+        assert_eq!(writer.flush().unwrap_err().to_string(), "out.jsonl: refused");
     }
 }
