@@ -118,7 +118,7 @@ mod tests {
     /// A path that cannot be opened is refused at once, named.
     #[test]
     fn a_path_that_cannot_be_opened_is_refused_at_once() {
-        let path = scratch("missing").with_file_name("no-such-directory").join("out.jsonl");
+        let path = std::env::temp_dir().join(format!("a13n-output-none-{}", std::process::id())).join("out.jsonl");
         let Err(Failure::Io(message)) = create(&path) else { panic!("created {}", path.display()) };
         assert!(message.starts_with(&format!("{}: ", path.display())), "{message}");
     }

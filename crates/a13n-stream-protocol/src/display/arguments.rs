@@ -13,6 +13,7 @@ use super::{
 };
 use crate::fields::{agui_key, source_key};
 use crate::json::{escaped_str_size, json_size, py_equal, Object};
+use crate::lanes::delta_line::stream_of_identity;
 use crate::{names, DisplayFold, ItemRef};
 
 /// The argument stream a fold holds: the observation its deltas fold into, and whether that observation is still
@@ -92,14 +93,15 @@ impl DisplayFold {
     }
 
     /// Whether the held stream's last delta was the event just folded and, given an argument lane's delta's
-    /// `identity`, its stream is that delta's: the next delta continues it. `stream` makes the delta's stream value,
-    /// compared when the lane did not open the held stream.
-    pub(super) fn holds_adjacent(&mut self, identity: Option<&[u8]>, stream: impl FnOnce() -> Value) -> bool {
+    /// `identity`, its stream is that delta's: the next delta continues it. A held stream the lane did not open is
+    /// compared by value, with the value the identity reads as.
+    pub(super) fn holds_adjacent(&mut self, identity: Option<&[u8]>) -> bool {
         let sequence = self.sequence;
         self.arguments.held.as_mut().is_some_and(|held| {
             held.sequence() == sequence
                 && identity.is_none_or(|identity| {
-                    held.has_identity(identity).unwrap_or_else(|| py_equal(&held.decoded().stream, &stream()))
+                    held.has_identity(identity)
+                        .unwrap_or_else(|| py_equal(&held.decoded().stream, &stream_of_identity(identity)))
                 })
         })
     }

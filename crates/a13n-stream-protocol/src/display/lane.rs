@@ -22,7 +22,7 @@ use crate::error::FoldError;
 use crate::fields::item_key;
 use crate::lanes::args_event::EventTemplate;
 use crate::lanes::carried_line::CarriedLine;
-use crate::lanes::delta_line::{stream_of_identity, ArgsDelta, ContentDelta, DeltaLine};
+use crate::lanes::delta_line::{ArgsDelta, ContentDelta, DeltaLine};
 use crate::lanes::input_line::InputLine;
 use crate::lanes::lane_counts::LaneCounts;
 use crate::lanes::lane_hint::{scan_for_lane, take_scanned_or_respelled, LaneMemos, Lanes, Respell, Scanned};
@@ -221,11 +221,8 @@ impl DisplayFold {
                 (identity, last.unwrap_or_default(), same)
             }
         };
-        let continued = if same {
-            self.holds_adjacent(None, Value::default)
-        } else {
-            self.holds_adjacent(Some(&identity), || stream_of_identity(&identity))
-        };
+        // An identity the lane compared last needs no comparing again.
+        let continued = self.holds_adjacent((!same).then_some(identity.as_slice()));
         self.next_sequence();
         // A new stream holds the observation whole, as the general path's object, built from the same description
         // as the bytes, and its identity as the text the lane compares identities by; either way the bytes are
